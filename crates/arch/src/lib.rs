@@ -1,0 +1,1 @@
+//! arch: placeholder, filled by its issue.

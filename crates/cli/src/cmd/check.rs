@@ -1,0 +1,11 @@
+//! `ptxperf check`: placeholder until its issue lands.
+
+use crate::error::CliError;
+
+/// Not built yet.
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> Result<(), CliError> {
+    Err(CliError::user("`ptxperf check` is not built yet"))
+}

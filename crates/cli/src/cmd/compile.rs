@@ -1,0 +1,11 @@
+//! `ptxperf compile`: placeholder until its issue lands.
+
+use crate::error::CliError;
+
+/// Not built yet.
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> Result<(), CliError> {
+    Err(CliError::user("`ptxperf compile` is not built yet"))
+}

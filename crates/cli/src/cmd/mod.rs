@@ -1,0 +1,9 @@
+//! One module per subcommand; each is owned by the issue that builds it.
+
+pub mod cfg;
+pub mod check;
+pub mod compile;
+pub mod fit;
+pub mod gpus;
+pub mod petri;
+pub mod predict;

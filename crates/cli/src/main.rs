@@ -1,0 +1,52 @@
+//! The `ptxperf` binary: the only crate of the workspace that prints.
+//!
+//! Each subcommand lives in its own module under `cmd/`, exposes an `Args`
+//! struct (clap) and a `run(args) -> Result<(), CliError>` function. Exit
+//! status: 0 on success, 1 for a user error (bad input, kernel fault), 2 for
+//! bad usage (clap's own errors).
+
+mod cmd;
+mod error;
+
+use clap::{Parser, Subcommand};
+use error::CliError;
+
+/// Predict and explain how fast a CUDA kernel runs on an NVIDIA GPU, without the GPU.
+///
+/// The data path: CUDA C++ is compiled to PTX with NVRTC (`compile`), the PTX is
+/// parsed and checked (`check`, `cfg`), and the analytical models of the
+/// literature predict its time on a GPU of the catalog (`gpus`).
+#[derive(Parser)]
+#[command(name = "ptxperf", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Compile(cmd::compile::Args),
+    Check(cmd::check::Args),
+    Cfg(cmd::cfg::Args),
+    Gpus(cmd::gpus::Args),
+    Predict(cmd::predict::Args),
+    Petri(cmd::petri::Args),
+    Fit(cmd::fit::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Compile(a) => cmd::compile::run(a),
+        Command::Check(a) => cmd::check::run(a),
+        Command::Cfg(a) => cmd::cfg::run(a),
+        Command::Gpus(a) => cmd::gpus::run(a),
+        Command::Predict(a) => cmd::predict::run(a),
+        Command::Petri(a) => cmd::petri::run(a),
+        Command::Fit(a) => cmd::fit::run(a),
+    };
+    if let Err(e) = result {
+        e.report();
+        std::process::exit(e.code());
+    }
+}

@@ -1,0 +1,1 @@
+//! emu: placeholder, filled by its issue.

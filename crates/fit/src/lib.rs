@@ -1,0 +1,1 @@
+//! fit: placeholder, filled by its issue.

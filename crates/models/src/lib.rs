@@ -1,0 +1,1 @@
+//! models: placeholder, filled by its issue.

@@ -1,0 +1,1 @@
+//! nvrtc: placeholder, filled by its issue.

@@ -1,0 +1,1 @@
+//! petri: placeholder, filled by its issue.

@@ -1,0 +1,1 @@
+//! profile: placeholder, filled by its issue.

@@ -1,0 +1,1 @@
+//! Analyses over the IR, kept as side tables: the IR is never mutated.

@@ -1,0 +1,1 @@
+//! validate: placeholder, filled by its issue.
