@@ -7,3 +7,4 @@ pub mod fit;
 pub mod gpus;
 pub mod petri;
 pub mod predict;
+pub mod run;
