@@ -1,11 +1,420 @@
-//! `ptxperf fit`: placeholder until its issue lands.
+//! `ptxperf fit`: measured cost models (seed 004) and GPU calibration from
+//! microbenchmarks.
 
-use crate::error::CliError;
+use crate::error::{CliError, read_input};
+use clap::Subcommand;
+use comfy_table::Table;
+use fit::check::{check_model, finalise_linear};
+use fit::forms::{Fitted, Form, Model, fit_auto, fit_form};
+use fit::measurements::parse_csv;
+use fit::plot::{PlotSpec, render_svg};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-/// Not built yet.
+/// Fit cost models to measurements, check them, and calibrate GPUs.
+///
+/// Examples:
+///   ptxperf fit csv measurements.csv                  # one model per data set, 10 % check, finalised model
+///   ptxperf fit csv m.csv --form linear --svg plots/  # seed 004's f(x) = A x + B, with plots
+///   ptxperf fit gpu-benches ../shared/data/groundtruth/gpu-benches --write gpus/calibrated
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    #[command(subcommand)]
+    what: What,
+}
 
-pub fn run(_args: Args) -> Result<(), CliError> {
-    Err(CliError::user("`ptxperf fit` is not built yet"))
+#[derive(Subcommand)]
+enum What {
+    /// Fit a measurement CSV (columns gpu,benchmark,x,time,unit,repetition; one data set per repetition).
+    Csv {
+        /// The measurement CSV.
+        file: PathBuf,
+        /// Model form: auto (lowest AIC), linear, hinge, log or power.
+        #[arg(long, default_value = "auto")]
+        form: String,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Write one SVG per data set (points and fitted curve) into this folder.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+    },
+    /// Calibrate bandwidth, latency, cache bandwidth and launch overhead from gpu-benches tables.
+    GpuBenches {
+        /// Folder holding gpu-<benchmark>_<gpu>.txt files.
+        dir: PathBuf,
+        /// Write gpus-calibration TOML files (one per GPU) into this folder.
+        #[arg(long)]
+        write: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Write SVG plots (stream bandwidth vs occupancy, latency vs footprint) into this folder.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+    },
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    match args.what {
+        What::Csv {
+            file,
+            form,
+            json,
+            svg,
+        } => run_csv(&file, &form, json, svg.as_deref()),
+        What::GpuBenches {
+            dir,
+            write,
+            json,
+            svg,
+        } => run_benches(&dir, write.as_deref(), json, svg.as_deref()),
+    }
+}
+
+#[derive(serde::Serialize)]
+struct SetReport {
+    gpu: String,
+    benchmark: String,
+    repetition: u32,
+    unit: &'static str,
+    fitted: Fitted,
+    formula: String,
+    within_10_percent: f64,
+}
+
+fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<(), CliError> {
+    let form = match form {
+        "auto" => None,
+        f => Some(Form::parse(f).ok_or_else(|| {
+            CliError::usage(format!(
+                "unknown form `{f}`: expected auto, linear, hinge, log or power"
+            ))
+        })?),
+    };
+    let text = read_input(file)?;
+    let sets =
+        parse_csv(&file.display().to_string(), &text).map_err(|e| CliError::user(e.to_string()))?;
+    if sets.is_empty() {
+        return Err(CliError::user(format!(
+            "{}: error: no measurements",
+            file.display()
+        )));
+    }
+    let mut reports = Vec::new();
+    for set in &sets {
+        let fitted = match form {
+            None => fit_auto(&set.xs, &set.times),
+            Some(f) => fit_form(f, &set.xs, &set.times),
+        }
+        .map_err(|e| {
+            CliError::user(format!(
+                "{}: error: {} / {} repetition {}: {e}",
+                file.display(),
+                set.key.gpu,
+                set.key.benchmark,
+                set.key.repetition
+            ))
+        })?;
+        let check = check_model(&fitted.model, &set.xs, &set.times);
+        if let Some(dir) = svg {
+            let title = format!(
+                "{} {} rep {}",
+                set.key.gpu, set.key.benchmark, set.key.repetition
+            );
+            let y_label = format!("time ({})", set.unit.name());
+            let plot = PlotSpec {
+                title: &title,
+                x_label: "x",
+                y_label: &y_label,
+                xs: &set.xs,
+                ys: &set.times,
+                model: Some(&fitted.model),
+                log_x: false,
+            };
+            let name = format!(
+                "{}_{}_{}.svg",
+                set.key.gpu, set.key.benchmark, set.key.repetition
+            );
+            write_svg(dir, &name, &plot)?;
+        }
+        reports.push(SetReport {
+            gpu: set.key.gpu.clone(),
+            benchmark: set.key.benchmark.clone(),
+            repetition: set.key.repetition,
+            unit: set.unit.name(),
+            formula: fitted.model.formula(),
+            fitted,
+            within_10_percent: check.share(),
+        });
+    }
+    // Finalisation (seed 004): average A and B of the linear models of each
+    // (GPU, benchmark), then check the finalised model on all its data sets.
+    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for (i, r) in reports.iter().enumerate() {
+        groups
+            .entry((r.gpu.clone(), r.benchmark.clone()))
+            .or_default()
+            .push(i);
+    }
+    let mut finals = Vec::new();
+    for ((gpu, bench), idx) in &groups {
+        let lin: Vec<(f64, f64)> = idx
+            .iter()
+            .filter_map(|&i| match reports[i].fitted.model {
+                Model::Linear { a, b } => Some((a, b)),
+                _ => None,
+            })
+            .collect();
+        if lin.len() != idx.len() {
+            continue; // finalisation averages linear models only
+        }
+        if let Some((a, b)) = finalise_linear(&lin) {
+            let model = Model::Linear { a, b };
+            let (mut within, mut total) = (0, 0);
+            for &i in idx {
+                let set = &sets[i];
+                let c = check_model(&model, &set.xs, &set.times);
+                within += c.within;
+                total += c.total;
+            }
+            let share = if total == 0 {
+                0.0
+            } else {
+                within as f64 / total as f64
+            };
+            finals.push(serde_json::json!({"gpu": gpu, "benchmark": bench, "a": a, "b": b, "data_sets": idx.len(), "within_10_percent": share}));
+        }
+    }
+    if json {
+        let out = serde_json::json!({"schema": 1, "data_sets": reports, "finalised": finals});
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).map_err(|e| CliError::user(e.to_string()))?
+        );
+        return Ok(());
+    }
+    let mut t = Table::new();
+    t.set_header([
+        "gpu",
+        "benchmark",
+        "rep",
+        "form",
+        "model",
+        "R²",
+        "within 10 %",
+    ]);
+    for r in &reports {
+        t.add_row([
+            r.gpu.clone(),
+            r.benchmark.clone(),
+            r.repetition.to_string(),
+            r.fitted.model.form().name().to_string(),
+            format!("{} [{}]", r.formula, r.unit),
+            format!("{:.4}", r.fitted.r2),
+            format!("{:.1} %", 100.0 * r.within_10_percent),
+        ]);
+    }
+    println!("{t}");
+    if !finals.is_empty() {
+        let mut t = Table::new();
+        t.set_header([
+            "gpu",
+            "benchmark",
+            "finalised A",
+            "finalised B",
+            "data sets",
+            "within 10 %",
+        ]);
+        for f in &finals {
+            t.add_row([
+                f["gpu"].as_str().unwrap_or("").to_string(),
+                f["benchmark"].as_str().unwrap_or("").to_string(),
+                format!("{:.6e}", f["a"].as_f64().unwrap_or(f64::NAN)),
+                format!("{:.6e}", f["b"].as_f64().unwrap_or(f64::NAN)),
+                f["data_sets"].to_string(),
+                format!(
+                    "{:.1} %",
+                    100.0 * f["within_10_percent"].as_f64().unwrap_or(0.0)
+                ),
+            ]);
+        }
+        println!("\nFinalised models (A and B averaged over data sets, seed 004):\n{t}");
+    }
+    Ok(())
+}
+
+fn run_benches(
+    dir: &Path,
+    write: Option<&Path>,
+    json: bool,
+    svg: Option<&Path>,
+) -> Result<(), CliError> {
+    let provenance = "te42kyfo/gpu-benches @ 1c36d50 (shared ground-truth folder)";
+    let cals = fit::bench_dir::calibrate_dir(dir, provenance)
+        .map_err(|e| CliError::user(e.to_string()))?;
+    if cals.is_empty() {
+        return Err(CliError::user(format!(
+            "{}: error: no gpu-<benchmark>_<gpu>.txt files found",
+            dir.display()
+        )));
+    }
+    if let Some(out) = write {
+        std::fs::create_dir_all(out).map_err(|e| {
+            CliError::user(format!(
+                "{}: error: cannot create folder: {e}",
+                out.display()
+            ))
+        })?;
+        for c in &cals {
+            let body = toml::to_string(c)
+                .map_err(|e| CliError::user(format!("cannot write TOML: {e}")))?;
+            let text = format!(
+                "# Calibrated parameters of {}, fitted from gpu-benches microbenchmarks.\n\
+                 # Generated by: ptxperf fit gpu-benches <shared>/data/groundtruth/gpu-benches --write gpus/calibrated\n\
+                 # Do not edit by hand; regenerate instead.\n\n{body}",
+                c.gpu
+            );
+            let path = out.join(format!("{}.toml", c.gpu));
+            std::fs::write(&path, text).map_err(|e| {
+                CliError::user(format!("{}: error: cannot write: {e}", path.display()))
+            })?;
+        }
+    }
+    if let Some(svg_dir) = svg {
+        for c in &cals {
+            plot_calibration(svg_dir, dir, c)?;
+        }
+    }
+    if json {
+        let out = serde_json::json!({"schema": 1, "calibrations": cals});
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).map_err(|e| CliError::user(e.to_string()))?
+        );
+        return Ok(());
+    }
+    let mut t = Table::new();
+    t.set_header([
+        "gpu",
+        "stream peak GB/s (fit / file max)",
+        "saturating occupancy",
+        "L1 / L2 / DRAM latency (cycles)",
+        "L1 / L2 bandwidth GB/s",
+        "launch overhead",
+    ]);
+    let opt = |v: Option<f64>, unit: &str| v.map_or("-".to_string(), |v| format!("{v:.1}{unit}"));
+    for c in &cals {
+        let file_max = c.stream.iter().map(|s| s.file_max_gbps).reduce(f64::max);
+        let best = c
+            .stream
+            .iter()
+            .max_by(|a, b| a.peak_gbps.total_cmp(&b.peak_gbps));
+        t.add_row([
+            c.gpu.clone(),
+            format!("{} / {}", opt(c.stream_peak_gbps, ""), opt(file_max, "")),
+            best.map_or("-".into(), |s| {
+                format!("{:.0} % ({})", s.saturation_occupancy_pct, s.kernel)
+            }),
+            c.latency.as_ref().map_or("-".into(), |l| {
+                format!(
+                    "{:.1} / {:.1} / {:.1}",
+                    l.l1_hit_cycles, l.l2_hit_cycles, l.dram_cycles
+                )
+            }),
+            format!(
+                "{} / {}",
+                opt(c.l1_bandwidth.as_ref().map(|b| b.first_level_gbps), ""),
+                opt(c.l2_bandwidth.as_ref().map(|b| b.first_level_gbps), "")
+            ),
+            opt(c.launch.as_ref().map(|l| l.overhead_us), " µs"),
+        ]);
+    }
+    println!("{t}");
+    if let Some(out) = write {
+        println!(
+            "wrote {} calibration file(s) to {}",
+            cals.len(),
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+fn plot_calibration(
+    svg_dir: &Path,
+    data_dir: &Path,
+    c: &fit::bench_dir::Calibration,
+) -> Result<(), CliError> {
+    let suffix = c
+        .source
+        .get("stream")
+        .and_then(|s| s.rsplit("file ").next())
+        .map(str::to_string);
+    if let Some(name) = suffix {
+        let path = data_dir.join(&name);
+        let text = read_input(&path)?;
+        let table =
+            fit::gpubench::parse_stream(&name, &text).map_err(|e| CliError::user(e.to_string()))?;
+        let xs: Vec<f64> = table.rows.iter().map(|r| r.occupancy_pct).collect();
+        if let Some(k) = c
+            .stream
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.peak_gbps.total_cmp(&b.1.peak_gbps))
+            .map(|p| p.0)
+        {
+            let ys: Vec<f64> = table.rows.iter().map(|r| r.gbps[k]).collect();
+            let fitted =
+                fit_form(Form::Hinge, &xs, &ys).map_err(|e| CliError::user(e.to_string()))?;
+            let title = format!(
+                "{}: stream {} bandwidth vs occupancy",
+                c.gpu, c.stream[k].kernel
+            );
+            let plot = PlotSpec {
+                title: &title,
+                x_label: "occupancy (%)",
+                y_label: "GB/s",
+                xs: &xs,
+                ys: &ys,
+                model: Some(&fitted.model),
+                log_x: false,
+            };
+            write_svg(svg_dir, &format!("{}-stream.svg", c.gpu), &plot)?;
+        }
+    }
+    if let Some(lat) = &c.latency {
+        let xs: Vec<f64> = lat
+            .levels
+            .iter()
+            .flat_map(|l| [l.from_kb, l.to_kb])
+            .collect();
+        let ys: Vec<f64> = lat.levels.iter().flat_map(|l| [l.value, l.value]).collect();
+        let title = format!("{}: latency levels vs footprint", c.gpu);
+        let plot = PlotSpec {
+            title: &title,
+            x_label: "footprint (kB)",
+            y_label: "cycles",
+            xs: &xs,
+            ys: &ys,
+            model: None,
+            log_x: true,
+        };
+        write_svg(svg_dir, &format!("{}-latency.svg", c.gpu), &plot)?;
+    }
+    Ok(())
+}
+
+fn write_svg(dir: &Path, name: &str, plot: &PlotSpec<'_>) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::user(format!(
+            "{}: error: cannot create folder: {e}",
+            dir.display()
+        ))
+    })?;
+    let svg = render_svg(plot).map_err(CliError::user)?;
+    let path = dir.join(name);
+    std::fs::write(&path, svg)
+        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
 }
