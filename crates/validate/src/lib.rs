@@ -1,1 +1,50 @@
-//! validate: placeholder, filled by its issue.
+//! validate: scoring predictions against times measured on real GPUs.
+//!
+//! A short tour:
+//! - [`dataset`]: the common result of every importer, a [`Dataset`] of
+//!   [`Row`]s (parameter values and a [`Measured`] time or failure);
+//! - [`kt_cache`] and [`schoonhoven`]: importers for Kernel Tuner cache files
+//!   (JSON, gzipped or not) and the Schoonhoven CSVs; [`read`] gunzips;
+//! - [`experiment`]: experiment files (TOML) saying how a configuration
+//!   becomes the launch Kernel Tuner made ([`Launch`]): grid, block, defines,
+//!   arguments, constant symbols; [`expr`] evaluates their size expressions;
+//! - [`source`]: Kernel Tuner's define prefix and its `loop_unroll_factor`
+//!   rule, applied to a source text;
+//! - [`stats`]: MAPE, median APE, Spearman, Kendall tau-b, top-1 % overlap,
+//!   best-configuration ratio; [`sample`]: seeded choice of configurations.
+//!
+//! Nothing here prints; errors are values naming the file and the place
+//! (line, or JSON / TOML key path).
+
+pub mod dataset;
+pub mod error;
+pub mod experiment;
+pub mod expr;
+pub mod kt_cache;
+pub mod launch;
+pub mod read;
+pub mod sample;
+pub mod schoonhoven;
+pub mod source;
+pub mod stats;
+
+pub use dataset::{Dataset, FailReason, Measured, ParamValue, Row, Summary, Timing};
+pub use error::{FileError, Location};
+pub use experiment::Experiment;
+pub use kt_cache::{import_kt_cache, parse_kt_cache};
+pub use launch::{Init, Launch, LaunchArg, LaunchConstant, ScalarType, ScalarValue};
+pub use schoonhoven::{import_schoonhoven_csv, parse_schoonhoven_csv};
+pub use source::{Define, instantiate_source};
+
+use std::path::Path;
+
+/// Imports any ground-truth file this crate knows, by its name: `.csv` or
+/// `.csv.gz` is a Schoonhoven CSV, anything else a Kernel Tuner cache.
+pub fn import_dataset(path: &Path) -> Result<Dataset, FileError> {
+    let name = path.to_string_lossy();
+    if name.ends_with(".csv") || name.ends_with(".csv.gz") {
+        import_schoonhoven_csv(path)
+    } else {
+        import_kt_cache(path)
+    }
+}

@@ -1,0 +1,544 @@
+//! Experiment files (TOML): how a measured configuration becomes the launch
+//! Kernel Tuner made of it.
+//!
+//! ```toml
+//! source = "../third_party/kernel_tuner/convolution.cu"  # relative to this file
+//! kernel = "convolution_kernel"
+//! problem_size = [4096, 4096]               # integers or expressions, 1 to 3
+//! grid_div = ["block_size_x*tile_size_x", "block_size_y*tile_size_y"]
+//! include_dirs = []                         # -I folders, relative to this file
+//!
+//! [[arg]]
+//! name = "output"
+//! type = "f32*"                             # pointer: a fresh buffer
+//! len = "4096*4096"                         # integer or expression
+//! init = "zeros"                            # as in the launch spec, or { formula = "..." }
+//!
+//! [[constant]]
+//! name = "d_filter"
+//! type = "f32"
+//! len = "filter_width*filter_height"
+//! init = { random = { seed = 7, lo = 0.0, hi = 1.0 } }
+//! ```
+//!
+//! Expressions (`expr`) read the configuration's integer parameters. A
+//! `grid_div` entry left out (or the list shorter than 3) divides by that
+//! dimension's block-size parameter, 1 when the configuration lacks it; the
+//! block is (block_size_x, block_size_y, block_size_z) with Kernel Tuner's
+//! defaults 256, 1, 1 (`util.get_thread_block_dimensions`); grid =
+//! ceil(problem / div) per dimension (`util.get_grid_dimensions`). A
+//! `formula` init is a real expression of the element index `i` and the
+//! parameters, evaluated here into explicit values.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::dataset::ParamValue;
+use crate::error::{FileError, Location};
+use crate::expr::{Expr, ExprError};
+use crate::launch::{Init, Launch, LaunchArg, LaunchConstant, ScalarType, ScalarValue};
+use crate::source::kernel_tuner_defines;
+
+/// Kernel Tuner's block-size parameter names.
+const BLOCK_SIZE_NAMES: [&str; 3] = ["block_size_x", "block_size_y", "block_size_z"];
+/// Kernel Tuner's block dimensions when a block-size parameter is absent.
+const BLOCK_DEFAULTS: [i64; 3] = [256, 1, 1];
+/// Formula-initialised buffers are materialised; keep them small.
+const MAX_FORMULA_LEN: u64 = 1 << 22;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExperiment {
+    #[serde(default)]
+    name: Option<String>,
+    source: String,
+    kernel: String,
+    problem_size: Vec<IntOrExpr>,
+    #[serde(default)]
+    grid_div: Vec<IntOrExpr>,
+    #[serde(default)]
+    include_dirs: Vec<String>,
+    #[serde(default)]
+    arg: Vec<RawArg>,
+    #[serde(default)]
+    constant: Vec<RawConstant>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum IntOrExpr {
+    Int(i64),
+    Expr(String),
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum NumOrExpr {
+    Int(i64),
+    Float(f64),
+    Expr(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArg {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    #[serde(default)]
+    len: Option<IntOrExpr>,
+    #[serde(default)]
+    value: Option<NumOrExpr>,
+    #[serde(default)]
+    init: Option<RawInit>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConstant {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    len: IntOrExpr,
+    #[serde(default)]
+    init: Option<RawInit>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum RawInit {
+    Named(String),
+    Table(InitTable),
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct InitTable {
+    fill: Option<f64>,
+    random: Option<RandomInit>,
+    file: Option<String>,
+    formula: Option<String>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+struct RandomInit {
+    seed: u64,
+    lo: f64,
+    hi: f64,
+}
+
+/// A number fixed in the file or an expression over the parameters.
+#[derive(Debug, Clone, PartialEq)]
+enum Size {
+    Fixed(i64),
+    Expr(Expr),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum InitSpec {
+    Ready(Init),
+    Formula(Expr),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum ArgSpec {
+    Scalar {
+        name: String,
+        ty: ScalarType,
+        value: ScalarSpec,
+    },
+    Buffer {
+        name: String,
+        elem: ScalarType,
+        len: Size,
+        init: InitSpec,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum ScalarSpec {
+    Float(f64),
+    Int(Size),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct ConstantSpec {
+    name: String,
+    elem: ScalarType,
+    len: Size,
+    init: InitSpec,
+}
+
+/// A loaded experiment file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Experiment {
+    /// Label (the `name` key, else the file stem).
+    pub name: String,
+    /// The file it came from, for errors.
+    pub file: String,
+    pub source: PathBuf,
+    pub kernel: String,
+    pub include_dirs: Vec<PathBuf>,
+    problem_size: Vec<Size>,
+    grid_div: Vec<Size>,
+    args: Vec<ArgSpec>,
+    constants: Vec<ConstantSpec>,
+}
+
+impl Experiment {
+    /// Reads and checks an experiment file.
+    pub fn load(path: &Path) -> Result<Experiment, FileError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| FileError::new(&file, Location::File, format!("cannot read: {e}")))?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Experiment::parse(&file, &text, base, &stem)
+    }
+
+    /// Parses experiment text; relative paths resolve against `base`.
+    pub fn parse(
+        file: &str,
+        text: &str,
+        base: &Path,
+        default_name: &str,
+    ) -> Result<Experiment, FileError> {
+        let raw: RawExperiment = toml::from_str(text).map_err(|e| {
+            let at = e.span().map_or(Location::File, |s| line_col(text, s.start));
+            FileError::new(file, at, e.message().to_string())
+        })?;
+        let key_err = |key: String, msg: String| FileError::new(file, Location::Key(key), msg);
+        let size = |key: String, v: &IntOrExpr| -> Result<Size, FileError> {
+            match v {
+                IntOrExpr::Int(i) => Ok(Size::Fixed(*i)),
+                IntOrExpr::Expr(s) => Expr::parse(s)
+                    .map(Size::Expr)
+                    .map_err(|e| key_err(key, format!("`{s}`: {e}"))),
+            }
+        };
+        if raw.problem_size.is_empty() || raw.problem_size.len() > 3 {
+            return Err(key_err(
+                "problem_size".into(),
+                "expected 1 to 3 entries".into(),
+            ));
+        }
+        if raw.grid_div.len() > 3 {
+            return Err(key_err(
+                "grid_div".into(),
+                "expected at most 3 entries".into(),
+            ));
+        }
+        let problem_size = raw
+            .problem_size
+            .iter()
+            .enumerate()
+            .map(|(i, v)| size(format!("problem_size[{i}]"), v))
+            .collect::<Result<_, _>>()?;
+        let grid_div = raw
+            .grid_div
+            .iter()
+            .enumerate()
+            .map(|(i, v)| size(format!("grid_div[{i}]"), v))
+            .collect::<Result<_, _>>()?;
+
+        let mut args = Vec::new();
+        for (i, a) in raw.arg.iter().enumerate() {
+            let key = |field: &str| format!("arg[{i}].{field}");
+            if let Some(elem) = a.ty.strip_suffix('*') {
+                let elem =
+                    parse_type(elem.trim()).ok_or_else(|| key_err(key("type"), bad_type(&a.ty)))?;
+                if a.value.is_some() {
+                    return Err(key_err(
+                        key("value"),
+                        "a buffer takes `len` and `init`, not `value`".into(),
+                    ));
+                }
+                let len = a
+                    .len
+                    .as_ref()
+                    .ok_or_else(|| key_err(key("len"), "a buffer needs `len`".into()))?;
+                args.push(ArgSpec::Buffer {
+                    name: a.name.clone(),
+                    elem,
+                    len: size(key("len"), len)?,
+                    init: init_spec(a.init.as_ref(), base, &key("init"), &key_err)?,
+                });
+            } else {
+                let ty = parse_type(&a.ty).ok_or_else(|| key_err(key("type"), bad_type(&a.ty)))?;
+                if a.len.is_some() || a.init.is_some() {
+                    return Err(key_err(
+                        key("len"),
+                        "a scalar takes `value`, not `len` or `init`".into(),
+                    ));
+                }
+                let value = match &a.value {
+                    None => return Err(key_err(key("value"), "a scalar needs `value`".into())),
+                    Some(NumOrExpr::Float(f)) if ty.is_float() => ScalarSpec::Float(*f),
+                    Some(NumOrExpr::Float(f)) => {
+                        return Err(key_err(
+                            key("value"),
+                            format!("{f} is not an integer for type {ty}"),
+                        ));
+                    }
+                    Some(NumOrExpr::Int(v)) if ty.is_float() => ScalarSpec::Float(*v as f64),
+                    Some(NumOrExpr::Int(v)) => ScalarSpec::Int(Size::Fixed(*v)),
+                    Some(NumOrExpr::Expr(s)) => {
+                        ScalarSpec::Int(size(key("value"), &IntOrExpr::Expr(s.clone()))?)
+                    }
+                };
+                args.push(ArgSpec::Scalar {
+                    name: a.name.clone(),
+                    ty,
+                    value,
+                });
+            }
+        }
+        let mut constants = Vec::new();
+        for (i, c) in raw.constant.iter().enumerate() {
+            let key = |field: &str| format!("constant[{i}].{field}");
+            constants.push(ConstantSpec {
+                name: c.name.clone(),
+                elem: parse_type(&c.ty).ok_or_else(|| key_err(key("type"), bad_type(&c.ty)))?,
+                len: size(key("len"), &c.len)?,
+                init: init_spec(c.init.as_ref(), base, &key("init"), &key_err)?,
+            });
+        }
+
+        Ok(Experiment {
+            name: raw.name.unwrap_or_else(|| default_name.to_string()),
+            file: file.to_string(),
+            source: base.join(&raw.source),
+            kernel: raw.kernel,
+            include_dirs: raw.include_dirs.iter().map(|d| base.join(d)).collect(),
+            problem_size,
+            grid_div,
+            args,
+            constants,
+        })
+    }
+
+    /// The launch of one configuration, given as (name, value) pairs in the
+    /// dataset's parameter order (that order is the order of the defines).
+    pub fn launch(&self, params: &[(&str, &ParamValue)]) -> Result<Launch, FileError> {
+        let key_err =
+            |key: String, msg: String| FileError::new(&self.file, Location::Key(key), msg);
+        let var = |name: &str| -> Option<i64> {
+            params
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, v)| v.as_int())
+        };
+        let eval = |key: String, s: &Size| -> Result<i64, FileError> {
+            match s {
+                Size::Fixed(v) => Ok(*v),
+                Size::Expr(e) => e
+                    .eval_int(&var)
+                    .map_err(|err| key_err(key, err.to_string())),
+            }
+        };
+        let non_negative = |key: String, v: i64| -> Result<u64, FileError> {
+            u64::try_from(v).map_err(|_| key_err(key, format!("evaluates to {v}, expected >= 0")))
+        };
+
+        let mut block = [0u64; 3];
+        for (d, name) in BLOCK_SIZE_NAMES.iter().enumerate() {
+            let v = match params.iter().find(|(n, _)| n == name) {
+                None => BLOCK_DEFAULTS[d],
+                Some((_, ParamValue::Int(v))) => *v,
+                Some((_, other)) => {
+                    return Err(key_err(
+                        format!("block ({name})"),
+                        format!("`{other}` is not an integer"),
+                    ));
+                }
+            };
+            block[d] = u64::try_from(v).ok().filter(|b| *b > 0).ok_or_else(|| {
+                key_err(
+                    format!("block ({name})"),
+                    format!("{v} is not a positive size"),
+                )
+            })?;
+        }
+
+        let mut grid = [1u64; 3];
+        for (d, g) in grid.iter_mut().enumerate() {
+            let problem = match self.problem_size.get(d) {
+                Some(s) => non_negative(
+                    format!("problem_size[{d}]"),
+                    eval(format!("problem_size[{d}]"), s)?,
+                )?,
+                None => 1,
+            };
+            let div = match self.grid_div.get(d) {
+                Some(s) => eval(format!("grid_div[{d}]"), s)?,
+                // Kernel Tuner divides by the block-size parameter, or 1.
+                None => var(BLOCK_SIZE_NAMES[d]).unwrap_or(1),
+            };
+            let div = u64::try_from(div).ok().filter(|v| *v > 0).ok_or_else(|| {
+                key_err(
+                    format!("grid_div[{d}]"),
+                    format!("divisor {div} is not positive"),
+                )
+            })?;
+            *g = problem.div_ceil(div);
+        }
+
+        let defines = kernel_tuner_defines(grid, block, BLOCK_SIZE_NAMES, params);
+
+        let materialise = |key: String, init: &InitSpec, len: u64| -> Result<Init, FileError> {
+            match init {
+                InitSpec::Ready(i) => Ok(i.clone()),
+                InitSpec::Formula(e) => formula_values(e, len, &var)
+                    .map(Init::Values)
+                    .map_err(|err| key_err(key, err)),
+            }
+        };
+        let mut args = Vec::with_capacity(self.args.len());
+        for (i, a) in self.args.iter().enumerate() {
+            args.push(match a {
+                ArgSpec::Scalar { name, ty, value } => LaunchArg::Scalar {
+                    name: name.clone(),
+                    ty: *ty,
+                    value: match value {
+                        ScalarSpec::Float(f) => ScalarValue::Float(*f),
+                        ScalarSpec::Int(s) => ScalarValue::Int(eval(format!("arg[{i}].value"), s)?),
+                    },
+                },
+                ArgSpec::Buffer {
+                    name,
+                    elem,
+                    len,
+                    init,
+                } => {
+                    let key = format!("arg[{i}].len");
+                    let len = non_negative(key.clone(), eval(key, len)?)?;
+                    LaunchArg::Buffer {
+                        name: name.clone(),
+                        elem: *elem,
+                        len,
+                        init: materialise(format!("arg[{i}].init"), init, len)?,
+                    }
+                }
+            });
+        }
+        let mut constants = Vec::with_capacity(self.constants.len());
+        for (i, c) in self.constants.iter().enumerate() {
+            let key = format!("constant[{i}].len");
+            let len = non_negative(key.clone(), eval(key, &c.len)?)?;
+            constants.push(LaunchConstant {
+                name: c.name.clone(),
+                elem: c.elem,
+                len,
+                init: materialise(format!("constant[{i}].init"), &c.init, len)?,
+            });
+        }
+
+        Ok(Launch {
+            source: self.source.clone(),
+            kernel: self.kernel.clone(),
+            defines,
+            include_dirs: self.include_dirs.clone(),
+            grid,
+            block,
+            args,
+            constants,
+        })
+    }
+}
+
+fn parse_type(name: &str) -> Option<ScalarType> {
+    ScalarType::parse(name)
+}
+
+fn bad_type(name: &str) -> String {
+    format!(
+        "unknown type `{name}` (i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64, `*` for a buffer)"
+    )
+}
+
+fn init_spec(
+    raw: Option<&RawInit>,
+    base: &Path,
+    key: &str,
+    key_err: &dyn Fn(String, String) -> FileError,
+) -> Result<InitSpec, FileError> {
+    let err = |msg: &str| key_err(key.to_string(), msg.to_string());
+    Ok(match raw {
+        None => InitSpec::Ready(Init::Zeros),
+        Some(RawInit::Named(s)) => match s.as_str() {
+            "zeros" => InitSpec::Ready(Init::Zeros),
+            "iota" => InitSpec::Ready(Init::Iota),
+            other => {
+                return Err(err(&format!(
+                    "unknown init `{other}` (zeros, iota, or a table)"
+                )));
+            }
+        },
+        Some(RawInit::Table(t)) => {
+            let set = [
+                t.fill.is_some(),
+                t.random.is_some(),
+                t.file.is_some(),
+                t.formula.is_some(),
+            ];
+            if set.iter().filter(|s| **s).count() != 1 {
+                return Err(err("give exactly one of fill, random, file, formula"));
+            }
+            if let Some(v) = t.fill {
+                InitSpec::Ready(Init::Fill(v))
+            } else if let Some(r) = t.random {
+                if r.lo.partial_cmp(&r.hi) != Some(std::cmp::Ordering::Less) {
+                    return Err(err("random needs lo < hi"));
+                }
+                InitSpec::Ready(Init::Random {
+                    seed: r.seed,
+                    lo: r.lo,
+                    hi: r.hi,
+                })
+            } else if let Some(f) = &t.file {
+                InitSpec::Ready(Init::File(base.join(f)))
+            } else {
+                let text = t.formula.as_deref().unwrap_or_default();
+                InitSpec::Formula(Expr::parse(text).map_err(|e| err(&format!("`{text}`: {e}")))?)
+            }
+        }
+    })
+}
+
+/// Evaluates a formula for i = 0..len, parameters readable as reals.
+fn formula_values(
+    e: &Expr,
+    len: u64,
+    var: &dyn Fn(&str) -> Option<i64>,
+) -> Result<Vec<f64>, String> {
+    if len > MAX_FORMULA_LEN {
+        return Err(format!(
+            "{len} elements is too many for a formula (at most {MAX_FORMULA_LEN})"
+        ));
+    }
+    (0..len)
+        .map(|i| {
+            e.eval_f64(&|name| {
+                if name == "i" {
+                    Some(i as f64)
+                } else {
+                    var(name).map(|v| v as f64)
+                }
+            })
+            .map_err(|err: ExprError| err.to_string())
+        })
+        .collect()
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> Location {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Location::LineCol(line, col)
+}

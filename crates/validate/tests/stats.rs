@@ -1,0 +1,172 @@
+//! Accuracy figures against hand-computed values.
+
+use validate::sample::{SplitMix64, sample_indices};
+use validate::stats::{
+    StatsError, average_ranks, best_config_ratio, kendall_tau_b, mape, median_ape, spearman,
+    top_fraction_overlap,
+};
+
+fn close(a: Result<f64, StatsError>, b: f64) {
+    match a {
+        Ok(a) => assert!((a - b).abs() < 1e-9, "{a} != {b}"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn percentage_errors() {
+    // |110-100|/100 = 10 %, |90-100|/100 = 10 %.
+    close(mape(&[110.0, 90.0], &[100.0, 100.0]), 10.0);
+    // 50 % and 50 %: relative to the measured value.
+    close(mape(&[150.0, 100.0], &[100.0, 200.0]), 50.0);
+    // errors 10, 20, 0, 30: mean 15, median (10+20)/2 = 15.
+    close(mape(&[110.0, 80.0, 100.0, 130.0], &[100.0; 4]), 15.0);
+    close(median_ape(&[110.0, 80.0, 100.0, 130.0], &[100.0; 4]), 15.0);
+    // errors 300, 0, 10: mean 103.33, median 10.
+    close(mape(&[4.0, 1.0, 1.1], &[1.0, 1.0, 1.0]), 310.0 / 3.0);
+    close(median_ape(&[4.0, 1.0, 1.1], &[1.0, 1.0, 1.0]), 10.0);
+}
+
+#[test]
+fn ranks_average_ties() {
+    assert_eq!(average_ranks(&[10.0, 30.0, 20.0]), vec![1.0, 3.0, 2.0]);
+    // 2 and 2 share ranks 2 and 3: 2.5 each; the three 7s share 4, 5, 6: 5.
+    assert_eq!(
+        average_ranks(&[1.0, 2.0, 2.0, 7.0, 7.0, 7.0]),
+        vec![1.0, 2.5, 2.5, 5.0, 5.0, 5.0]
+    );
+}
+
+#[test]
+fn spearman_hand_values() {
+    close(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]), 1.0);
+    close(spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), -1.0);
+    // d = -1, 1, -1, 1, 0; sum d^2 = 4; rho = 1 - 6*4/(5*24) = 0.8.
+    close(
+        spearman(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 1.0, 4.0, 3.0, 5.0]),
+        0.8,
+    );
+    // ranks (1, 2.5, 2.5, 4) vs (1, 2, 3, 4): deviations (-1.5, 0, 0, 1.5) and
+    // (-1.5, -0.5, 0.5, 1.5); 4.5 / sqrt(4.5 * 5) = 3 / sqrt(10).
+    close(
+        spearman(&[1.0, 2.0, 2.0, 3.0], &[1.0, 2.0, 3.0, 4.0]),
+        3.0 / 10f64.sqrt(),
+    );
+    // Monotone transforms do not matter.
+    close(spearman(&[1.0, 4.0, 9.0, 16.0], &[0.1, 0.2, 0.3, 0.4]), 1.0);
+}
+
+#[test]
+fn kendall_hand_values() {
+    // 10 pairs, discordant (1,2) and (3,4): (8 - 2) / 10 = 0.6.
+    close(
+        kendall_tau_b(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 1.0, 4.0, 3.0, 5.0]),
+        0.6,
+    );
+    close(kendall_tau_b(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), -1.0);
+    // 6 pairs: 5 concordant, 1 tied in the first only: 5 / sqrt((6-1)*6).
+    close(
+        kendall_tau_b(&[1.0, 2.0, 2.0, 3.0], &[1.0, 2.0, 3.0, 4.0]),
+        5.0 / 30f64.sqrt(),
+    );
+    // Ties on both sides in the same pair count in n1 and n2:
+    // pairs (0,1) tie/tie, (0,2) C, (1,2) C: 2 / sqrt((3-1)*(3-1)) = 1.
+    close(kendall_tau_b(&[1.0, 1.0, 2.0], &[5.0, 5.0, 6.0]), 1.0);
+}
+
+#[test]
+fn top_fraction_and_best_ratio() {
+    // k = ceil(4 * 0.5) = 2: measured best {0, 1}, predicted best {0, 2}: 1 of 2.
+    close(
+        top_fraction_overlap(&[1.0, 3.0, 2.0, 4.0], &[1.0, 2.0, 3.0, 4.0], 0.5),
+        0.5,
+    );
+    // 1 % of 150 is 1.5 -> k = 2; the two best agree.
+    let measured: Vec<f64> = (1..=150).map(f64::from).collect();
+    let mut predicted = measured.clone();
+    close(top_fraction_overlap(&predicted, &measured, 0.01), 1.0);
+    // Swap the best with the worst in the prediction: 1 of 2 remains.
+    predicted.swap(0, 149);
+    close(top_fraction_overlap(&predicted, &measured, 0.01), 0.5);
+    // Fewer than 100: k = 1 at least.
+    close(
+        top_fraction_overlap(&[2.0, 1.0, 3.0], &[1.0, 2.0, 3.0], 0.01),
+        0.0,
+    );
+    // Prediction picks index 1 (measured 2.0); best measured is 1.0: ratio 2.
+    close(best_config_ratio(&[3.0, 1.0, 2.0], &[1.0, 2.0, 3.0]), 2.0);
+    close(best_config_ratio(&[0.5, 1.0, 2.0], &[1.0, 2.0, 3.0]), 1.0);
+    // A tie in the prediction goes to the lowest index: index 0, measured 4.
+    close(best_config_ratio(&[1.0, 1.0, 2.0], &[4.0, 2.0, 3.0]), 2.0);
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    assert_eq!(
+        mape(&[1.0], &[1.0, 2.0]),
+        Err(StatsError::LengthMismatch(1, 2))
+    );
+    assert_eq!(mape(&[], &[]), Err(StatsError::Empty));
+    assert_eq!(
+        mape(&[1.0, 1.0], &[1.0, 0.0]),
+        Err(StatsError::NonPositive(1))
+    );
+    assert_eq!(
+        median_ape(&[f64::NAN], &[1.0]),
+        Err(StatsError::NonFinite(0))
+    );
+    assert_eq!(
+        spearman(&[1.0, 1.0], &[1.0, 2.0]),
+        Err(StatsError::Constant)
+    );
+    assert_eq!(
+        kendall_tau_b(&[1.0, 2.0], &[3.0, 3.0]),
+        Err(StatsError::Constant)
+    );
+    assert_eq!(
+        top_fraction_overlap(&[1.0], &[1.0], 0.0),
+        Err(StatsError::BadFraction(0.0))
+    );
+    assert_eq!(
+        best_config_ratio(&[1.0, 2.0], &[f64::INFINITY, 1.0]),
+        Err(StatsError::NonFinite(0))
+    );
+}
+
+#[test]
+fn splitmix64_reference_outputs() {
+    // SplitMix64 from state 0 (Vigna's reference splitmix64.c).
+    let mut r = SplitMix64::new(0);
+    assert_eq!(r.next_u64(), 0xe220_a839_7b1d_cdaf);
+    assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
+}
+
+#[test]
+fn sampling_is_deterministic_distinct_and_uniform() {
+    let a = sample_indices(1000, 50, 42);
+    assert_eq!(a, sample_indices(1000, 50, 42));
+    assert_ne!(a, sample_indices(1000, 50, 43));
+    assert_eq!(a.len(), 50);
+    assert!(a.windows(2).all(|w| w[0] < w[1]), "ascending and distinct");
+    assert!(a.iter().all(|&i| i < 1000));
+    assert_eq!(sample_indices(5, 9, 1), vec![0, 1, 2, 3, 4]);
+    assert_eq!(sample_indices(0, 3, 1), Vec::<usize>::new());
+    assert_eq!(sample_indices(10, 0, 1), Vec::<usize>::new());
+    // 3 of 10 over 10,000 seeds: each index expected 3,000 times
+    // (binomial sd 46); allow 10 %.
+    let mut counts = [0u32; 10];
+    for seed in 0..10_000 {
+        for i in sample_indices(10, 3, seed) {
+            counts[i] += 1;
+        }
+    }
+    assert!(
+        counts.iter().all(|&c| (2700..=3300).contains(&c)),
+        "{counts:?}"
+    );
+    // below() stays in range and reaches both ends.
+    let mut r = SplitMix64::new(7);
+    let draws: Vec<u64> = (0..1000).map(|_| r.below(3)).collect();
+    assert!(draws.iter().all(|&d| d < 3));
+    assert!(draws.contains(&0) && draws.contains(&2));
+}
