@@ -1,1 +1,35 @@
-//! nvrtc: placeholder, filled by its issue.
+//! nvrtc: CUDA C++ to PTX with NVIDIA's runtime compiler, loaded at run time.
+//!
+//! No CUDA toolkit and no GPU are needed: the library comes from the PyPI wheel
+//! `nvidia-cuda-nvrtc-cu12` (installed into the project's `.venv` by
+//! `bash scripts/setup.sh`) or any other NVRTC 12 on the machine.
+//!
+//! A short tour:
+//! - [`locate`]: where `libnvrtc.so.12` and the CUDA headers are searched, in
+//!   order, with every step recorded for the error message;
+//! - [`library`]: the loaded library, a safe wrapper over its C symbols;
+//! - [`options`]: [`CompileOptions`] and their NVRTC command line (`-lineinfo`
+//!   on by default);
+//! - [`compile`]: [`Compiler`] = library + headers; `compile(source, name,
+//!   options)` gives PTX and the log, or the log as an error;
+//! - [`log`]: NVRTC's log parsed into `file:line:col` diagnostics;
+//! - [`names`]: plain names of mangled C++ entries and kernel lookup by name.
+//!
+//! Every failure is an [`NvrtcError`] value; nothing here panics on bad input
+//! or on a missing library.
+
+pub mod compile;
+pub mod error;
+pub mod library;
+pub mod locate;
+pub mod log;
+pub mod names;
+pub mod options;
+
+pub use compile::{Compiled, Compiler};
+pub use error::{INSTALL_HINT, NvrtcError};
+pub use library::Nvrtc;
+pub use locate::{Located, SearchContext, SearchStep, locate_headers, locate_library};
+pub use log::{Diagnostic, Severity, parse_log, render_log};
+pub use names::{ResolveError, plain_name, resolve_kernel};
+pub use options::CompileOptions;

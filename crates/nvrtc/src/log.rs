@@ -1,0 +1,171 @@
+//! NVRTC's program log, parsed into diagnostics and rendered the house way.
+//!
+//! NVRTC writes (observed with 12.9):
+//! ```text
+//! kernels/a/a.cu(3): error: identifier "foo" is undefined
+//!     x[0]=foo + bar;
+//!          ^
+//!
+//! nvrtc: warning: Architectures prior to '<compute/sm>_75' are deprecated ...
+//! ```
+//! The source line is echoed with two extra leading spaces and a caret marks the
+//! column. We turn that into `file:line:col: error: message`, keep the excerpt,
+//! and drop the trailing summary lines ("2 errors detected ...", "Remark: ...").
+
+use std::fmt;
+
+/// How bad a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Remark,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Remark => "remark",
+        })
+    }
+}
+
+/// One message of the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The program name NVRTC printed; `None` for driver-level messages ("nvrtc: warning: ...").
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// 1-based, from the caret line; `None` when NVRTC gave no caret.
+    pub col: Option<u32>,
+    pub severity: Severity,
+    /// The diagnostic number NVRTC attached (`177-D`), if any.
+    pub code: Option<String>,
+    pub message: String,
+    /// The echoed source line and caret, as NVRTC printed them.
+    pub excerpt: Vec<String>,
+}
+
+impl Diagnostic {
+    /// `file:line:col: severity: message`, then the excerpt lines.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if let Some(file) = &self.file {
+            out.push_str(file);
+            out.push(':');
+            if let Some(line) = self.line {
+                out.push_str(&format!("{line}:"));
+                if let Some(col) = self.col {
+                    out.push_str(&format!("{col}:"));
+                }
+            }
+            out.push(' ');
+        } else {
+            out.push_str("nvrtc: ");
+        }
+        out.push_str(&format!("{}: {}", self.severity, self.message));
+        if let Some(code) = &self.code {
+            out.push_str(&format!(" [#{code}]"));
+        }
+        for l in &self.excerpt {
+            out.push('\n');
+            out.push_str(l);
+        }
+        out
+    }
+}
+
+/// Parse a whole log. Lines that belong to no diagnostic are dropped.
+pub fn parse_log(log: &str) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let mut in_excerpt = false;
+    for line in log.lines() {
+        if let Some(d) = parse_header(line) {
+            out.push(d);
+            in_excerpt = true;
+            continue;
+        }
+        if line.trim().is_empty() {
+            in_excerpt = false;
+            continue;
+        }
+        if !in_excerpt {
+            continue;
+        }
+        let Some(last) = out.last_mut() else { continue };
+        if is_caret_line(line) && last.col.is_none() {
+            let caret = line.find('^').unwrap_or(0);
+            // NVRTC indents the echoed source by two spaces.
+            last.col = Some(u32::try_from(caret.saturating_sub(2) + 1).unwrap_or(u32::MAX));
+        }
+        last.excerpt.push(line.to_string());
+    }
+    out
+}
+
+/// Render every diagnostic of a log, one block per diagnostic.
+pub fn render_log(log: &str) -> String {
+    let diags = parse_log(log);
+    if diags.is_empty() {
+        return log.trim_end().to_string();
+    }
+    diags
+        .iter()
+        .map(Diagnostic::render)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_caret_line(line: &str) -> bool {
+    line.contains('^') && line.chars().all(|c| c == ' ' || c == '^' || c == '~')
+}
+
+/// `name(12): error: msg`, `name(3): warning #177-D: msg`, `nvrtc: warning: msg`.
+fn parse_header(line: &str) -> Option<Diagnostic> {
+    if let Some(rest) = line.strip_prefix("nvrtc: ") {
+        let (kind, message) = rest.split_once(": ")?;
+        let (severity, code) = parse_kind(kind)?;
+        return Some(Diagnostic {
+            file: None,
+            line: None,
+            col: None,
+            severity,
+            code,
+            message: message.to_string(),
+            excerpt: Vec::new(),
+        });
+    }
+    // The location is the last `(digits)` before the first "): " (file names may hold parentheses).
+    let close = line.find("): ")?;
+    let open = line[..close].rfind('(')?;
+    let number: u32 = line[open + 1..close].parse().ok()?;
+    let rest = &line[close + 3..];
+    let (kind, message) = rest.split_once(": ")?;
+    let (severity, code) = parse_kind(kind)?;
+    Some(Diagnostic {
+        file: Some(line[..open].to_string()),
+        line: Some(number),
+        col: None,
+        severity,
+        code,
+        message: message.to_string(),
+        excerpt: Vec::new(),
+    })
+}
+
+/// `error`, `catastrophic error`, `warning #177-D`, `remark #1`.
+fn parse_kind(kind: &str) -> Option<(Severity, Option<String>)> {
+    let (word, code) = match kind.split_once(" #") {
+        Some((w, c)) => (w, Some(c.to_string())),
+        None => (kind, None),
+    };
+    let severity = match word {
+        "error" | "catastrophic error" | "fatal error" | "internal error" => Severity::Error,
+        "warning" => Severity::Warning,
+        "remark" | "note" => Severity::Remark,
+        _ => return None,
+    };
+    Some((severity, code))
+}
