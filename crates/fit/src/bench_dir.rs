@@ -17,10 +17,12 @@ use std::path::Path;
 /// they are, with `_` turned into `-`.
 pub fn catalog_id(suffix: &str) -> String {
     match suffix {
-        "h100_pcie" => "h100-pcie".into(),
-        "h200" => "h200".into(),
-        "a100_80" => "a100-sxm-80gb".into(),
-        "v100" => "v100".into(),
+        "h100_pcie" => "h100-pcie-80gb".into(),
+        "h200" => "h200-sxm-141gb".into(),
+        "a100_80" => "a100-sxm4-80gb".into(),
+        // gpu-benches does not say which V100 board; the SXM2 part is the
+        // common one in the clusters it was run on (assumption).
+        "v100" => "tesla-v100-sxm2-16gb".into(),
         other => other.replace('_', "-"),
     }
 }

@@ -74,7 +74,7 @@ fn gpu_benches_reproduce_peak_stream_bandwidth() {
     let Some(dir) = groundtruth() else { return };
     let cals = calibrate_dir(&dir, "test").expect("calibrate");
     let ids: Vec<&str> = cals.iter().map(|c| c.gpu.as_str()).collect();
-    assert_eq!(ids, ["a100-sxm-80gb", "h100-pcie", "h200", "v100"]);
+    assert_eq!(ids, ["a100-sxm4-80gb", "h100-pcie-80gb", "h200-sxm-141gb", "tesla-v100-sxm2-16gb"]);
     for c in &cals {
         assert!(!c.stream.is_empty(), "{}: no stream fit", c.gpu);
         let file_max = c.stream.iter().map(|s| s.file_max_gbps).fold(0.0, f64::max);
@@ -89,7 +89,7 @@ fn gpu_benches_reproduce_peak_stream_bandwidth() {
     }
     // H100 PCIe latency levels, against the values of the file itself:
     // about 34 cycles while the footprint fits L1, 265 in L2, and 600+ in DRAM.
-    let h100 = cals.iter().find(|c| c.gpu == "h100-pcie").unwrap();
+    let h100 = cals.iter().find(|c| c.gpu == "h100-pcie-80gb").unwrap();
     let lat = h100.latency.as_ref().expect("latency fit");
     assert!(
         (lat.l1_hit_cycles - 34.2).abs() < 1.0,
@@ -106,7 +106,7 @@ fn gpu_benches_reproduce_peak_stream_bandwidth() {
         "DRAM {}",
         lat.dram_cycles
     );
-    let h200 = cals.iter().find(|c| c.gpu == "h200").unwrap();
+    let h200 = cals.iter().find(|c| c.gpu == "h200-sxm-141gb").unwrap();
     let launch = h200.launch.as_ref().expect("launch fit");
     assert!(
         launch.overhead_us > 0.5 && launch.overhead_us < 5.0,

@@ -1,0 +1,214 @@
+//! The GPU catalog: every `gpus/*.toml`, loaded, validated and looked up by id.
+//!
+//! [`Catalog::bundled`] uses the files embedded at build time (build.rs lists
+//! the repository's `gpus/` directory), so the binary needs no data files;
+//! [`Catalog::load_dir`] reads a directory instead (a user's own GPUs).
+
+use std::path::Path;
+
+use crate::error::ArchError;
+use crate::gpu::Gpu;
+use crate::validate::validate;
+
+/// The embedded catalog: `(file name, text)` for each `gpus/*.toml`.
+pub const BUNDLED_FILES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/bundled_gpus.rs"));
+
+/// A set of GPUs, sorted by id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Catalog {
+    gpus: Vec<Gpu>,
+}
+
+/// Byte offset to 1-based (line, column), columns counted in characters.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, col)
+}
+
+/// Parse and validate one GPU file. `file` is the name used in diagnostics;
+/// the id must equal the file stem.
+pub fn parse_gpu(file: &str, text: &str) -> Result<Gpu, ArchError> {
+    let gpu: Gpu = toml::from_str(text).map_err(|e| {
+        let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+        ArchError::Parse {
+            file: file.to_string(),
+            line,
+            col,
+            message: e.message().trim().to_string(),
+        }
+    })?;
+    validate(&gpu, file, text)?;
+    Ok(gpu)
+}
+
+impl Catalog {
+    /// The catalog embedded in the binary.
+    pub fn bundled() -> Result<Self, ArchError> {
+        Self::from_texts(BUNDLED_FILES.iter().map(|(f, t)| (format!("gpus/{f}"), *t)))
+    }
+
+    /// Every `*.toml` directly inside `dir` (subdirectories are not read).
+    pub fn load_dir(dir: &Path) -> Result<Self, ArchError> {
+        let io = |e: std::io::Error| ArchError::Io {
+            path: dir.display().to_string(),
+            message: e.to_string(),
+        };
+        let mut paths = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(io)? {
+            let path = entry.map_err(io)?.path();
+            if path.is_file() && path.extension().is_some_and(|x| x == "toml") {
+                paths.push(path);
+            }
+        }
+        paths.sort();
+        let mut texts = Vec::with_capacity(paths.len());
+        for path in paths {
+            let text = std::fs::read_to_string(&path).map_err(|e| ArchError::Io {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
+            texts.push((path.display().to_string(), text));
+        }
+        Self::from_texts(texts.iter().map(|(f, t)| (f.clone(), t.as_str())))
+    }
+
+    /// Build a catalog from `(file name, text)` pairs; ids must be unique.
+    pub fn from_texts<'a>(
+        files: impl IntoIterator<Item = (String, &'a str)>,
+    ) -> Result<Self, ArchError> {
+        let mut gpus: Vec<(String, Gpu)> = Vec::new();
+        for (file, text) in files {
+            let gpu = parse_gpu(&file, text)?;
+            if let Some((other, _)) = gpus.iter().find(|(_, g)| g.id == gpu.id) {
+                return Err(ArchError::DuplicateId {
+                    file,
+                    id: gpu.id,
+                    other: other.clone(),
+                });
+            }
+            gpus.push((file, gpu));
+        }
+        let mut gpus: Vec<Gpu> = gpus.into_iter().map(|(_, g)| g).collect();
+        gpus.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(Self { gpus })
+    }
+
+    /// All GPUs, sorted by id.
+    pub fn gpus(&self) -> &[Gpu] {
+        &self.gpus
+    }
+
+    pub fn len(&self) -> usize {
+        self.gpus.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.gpus.is_empty()
+    }
+
+    /// The GPU of that id. Case, spaces and underscores are forgiven
+    /// (`"A100 PCIe 40GB"` finds `a100-pcie-40gb`); otherwise the error lists
+    /// the closest ids.
+    pub fn get(&self, id: &str) -> Result<&Gpu, ArchError> {
+        let wanted = normalise(id);
+        if let Some(g) = self.gpus.iter().find(|g| g.id == wanted) {
+            return Ok(g);
+        }
+        Err(ArchError::UnknownGpu {
+            id: id.to_string(),
+            suggestions: self.suggestions(&wanted),
+        })
+    }
+
+    /// Up to three ids close to `wanted`: those containing it or contained in
+    /// it first, then by edit distance (at most a third of the length).
+    fn suggestions(&self, wanted: &str) -> Vec<String> {
+        let mut scored: Vec<(usize, &str)> = self
+            .gpus
+            .iter()
+            .filter_map(|g| {
+                let id = g.id.as_str();
+                if !wanted.is_empty() && (id.contains(wanted) || wanted.contains(id)) {
+                    return Some((0, id));
+                }
+                let d = edit_distance(wanted, id);
+                (d <= wanted.chars().count().max(3) / 3).then_some((d, id))
+            })
+            .collect();
+        scored.sort();
+        scored
+            .into_iter()
+            .take(3)
+            .map(|(_, id)| id.to_string())
+            .collect()
+    }
+}
+
+/// Lowercase, with runs of spaces and underscores turned into one hyphen.
+fn normalise(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for c in id.trim().chars() {
+        let c = if c == ' ' || c == '_' {
+            '-'
+        } else {
+            c.to_ascii_lowercase()
+        };
+        if !(c == '-' && out.ends_with('-')) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = Vec::with_capacity(b.len() + 1);
+        cur.push(i + 1);
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        let check = |off, want| assert_eq!(line_col("ab\ncd\n", off), want);
+        check(0, (1, 1));
+        check(1, (1, 2));
+        check(3, (2, 1));
+        check(4, (2, 2));
+        check(99, (3, 1));
+    }
+
+    #[test]
+    fn normalise_forgives_case_and_spaces() {
+        let check = |s, want: &str| assert_eq!(normalise(s), want);
+        check("A100 PCIe 40GB", "a100-pcie-40gb");
+        check("rtx_4090", "rtx-4090");
+        check("  H100  SXM ", "h100-sxm");
+    }
+
+    #[test]
+    fn edit_distance_cases() {
+        let check = |a, b, want| assert_eq!(edit_distance(a, b), want);
+        check("", "", 0);
+        check("abc", "abc", 0);
+        check("abc", "abd", 1);
+        check("a100", "a10", 1);
+        check("kitten", "sitting", 3);
+    }
+}

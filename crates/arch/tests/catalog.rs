@@ -1,0 +1,286 @@
+//! The bundled catalog: every file loads and validates, every GPU DESIGN.md
+//! names is present, spot values match their sources, bad files give
+//! file:line:col diagnostics.
+
+use arch::{ArchError, Catalog, ComputeCapability, SourceStatus};
+
+fn catalog() -> Catalog {
+    match Catalog::bundled() {
+        Ok(c) => c,
+        Err(e) => panic!("bundled catalog does not load: {e}"),
+    }
+}
+
+#[test]
+fn every_gpus_file_is_bundled_and_loads_from_disk_too() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gpus");
+    let on_disk = Catalog::load_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let bundled = catalog();
+    assert_eq!(on_disk, bundled);
+    let files = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
+                .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(bundled.len(), files);
+}
+
+/// The GPUs DESIGN.md lists, by catalog id.
+const DESIGN_GPUS: &[&str] = &[
+    "geforce-8800-gtx",
+    "geforce-8800-gt",
+    "quadro-fx5600",
+    "geforce-gtx-280",
+    "tesla-c2075",
+    "geforce-gtx-680",
+    "geforce-gtx-960m",
+    "tesla-k20m",
+    "geforce-gtx-titan-x-maxwell",
+    "geforce-gtx-1080-ti",
+    "tesla-p100-pcie-16gb",
+    "tesla-v100-sxm2-16gb",
+    "titan-rtx",
+    "geforce-rtx-2070-super",
+    "geforce-rtx-2080-ti",
+    "tesla-t4",
+    "a100-pcie-40gb",
+    "a100-sxm4-80gb",
+    "rtx-a4000",
+    "rtx-a6000",
+    "geforce-rtx-3060-laptop",
+    "geforce-rtx-3090",
+    "rtx-4000-ada",
+    "geforce-rtx-4090",
+    "h100-sxm5-80gb",
+    "h100-pcie-80gb",
+    "h200-sxm-141gb",
+];
+
+#[test]
+fn every_design_gpu_is_present() {
+    let c = catalog();
+    for id in DESIGN_GPUS {
+        assert!(c.get(id).is_ok(), "missing {id}");
+    }
+}
+
+/// Spot values: (id, CC, SMs, FP32 lanes/SM, model clock MHz, DRAM GB/s, L2 bytes, max warps/SM).
+#[test]
+fn spot_values() {
+    let c = catalog();
+    let check = |id: &str, cc: (u32, u32), sms, lanes, mhz: f64, bw: f64, l2, warps| {
+        let g = c.get(id).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            g.compute_capability,
+            ComputeCapability::new(cc.0, cc.1),
+            "{id}"
+        );
+        assert_eq!(g.sm_count, sms, "{id}");
+        assert_eq!(g.sm.fp32_lanes, lanes, "{id}");
+        assert_eq!(g.clock_mhz(), mhz, "{id}");
+        assert_eq!(g.memory.bandwidth_gbs, bw, "{id}");
+        assert_eq!(g.caches.l2_bytes, l2, "{id}");
+        assert_eq!(g.limits.max_warps_per_sm, warps, "{id}");
+    };
+    // models.md 7.1 / 7.2.
+    check("quadro-fx5600", (1, 0), 16, 8, 1350.0, 76.8, 0, 24);
+    check("geforce-gtx-280", (1, 3), 30, 8, 1296.0, 141.7, 0, 32);
+    check("tesla-c2075", (2, 0), 14, 32, 1150.0, 144.0, 786_432, 48);
+    check(
+        "geforce-gtx-960m",
+        (5, 0),
+        5,
+        128,
+        1176.0,
+        80.0,
+        2_097_152,
+        64,
+    );
+    check(
+        "tesla-v100-pcie-16gb",
+        (7, 0),
+        80,
+        64,
+        1380.0,
+        900.0,
+        6_291_456,
+        64,
+    );
+    check("tesla-t4", (7, 5), 40, 64, 1590.0, 320.0, 4_194_304, 32);
+    check(
+        "a100-pcie-40gb",
+        (8, 0),
+        108,
+        64,
+        1410.0,
+        1555.0,
+        41_943_040,
+        64,
+    );
+    check(
+        "geforce-rtx-3090",
+        (8, 6),
+        82,
+        128,
+        1695.0,
+        936.0,
+        6_291_456,
+        48,
+    );
+    check(
+        "geforce-rtx-4090",
+        (8, 9),
+        128,
+        128,
+        2520.0,
+        1008.0,
+        75_497_472,
+        48,
+    );
+    check(
+        "h100-sxm5-80gb",
+        (9, 0),
+        132,
+        128,
+        1980.0,
+        3350.0,
+        52_428_800,
+        64,
+    );
+}
+
+#[test]
+fn derived_figures() {
+    let c = catalog();
+    let gtx280 = c.get("geforce-gtx-280").unwrap_or_else(|e| panic!("{e}"));
+    // Hong & Kim / Stevens: #Issue_cycles = 4 on 8 SPs; Mem_LD = 450.
+    assert_eq!(gtx280.issue_cycles(), 4.0);
+    assert_eq!(gtx280.mem_ld(), 450.0);
+    assert_eq!(gtx280.model_params.kothapalli_pipeline_depth, Some(4.0));
+    assert_eq!(gtx280.model_params.paper_clock_mhz, Some(1300.0));
+    let a100 = c.get("a100-pcie-40gb").unwrap_or_else(|e| panic!("{e}"));
+    // 108 x 64 x 2 x 1.41 GHz = 19.49 TFLOP/s FP32 (the datasheet's 19.5).
+    assert!((a100.peak_fp32_flops() / 1e12 - 19.491).abs() < 1e-3);
+    // Volta+: 32 threads on 16 lanes per scheduler: 2 cycles; no Mem_LD given: DRAM latency.
+    assert_eq!(a100.issue_cycles(), 2.0);
+    assert_eq!(a100.mem_ld(), 466.3);
+    assert_eq!(a100.compute_capability.sm_name(), "sm_80");
+}
+
+#[test]
+fn sources_resolve_by_field_then_section() {
+    let c = catalog();
+    let g = c.get("a100-pcie-40gb").unwrap_or_else(|e| panic!("{e}"));
+    let status = |path: &str| g.source_of(path).map(|s| s.status);
+    assert_eq!(status("latencies.dram"), Some(SourceStatus::Verified));
+    assert_eq!(status("latencies.fp32"), Some(SourceStatus::Assumption));
+    assert_eq!(
+        status("limits.max_warps_per_sm"),
+        Some(SourceStatus::Verified)
+    );
+    assert_eq!(
+        status("limits.shared_carveouts_kib"),
+        Some(SourceStatus::Unverified)
+    );
+    assert_eq!(status("nothing.here"), None);
+    // Every number of every GPU has a source (validation enforces it; this checks the accessor).
+    for gpu in c.gpus() {
+        for (path, _) in gpu.numeric_fields() {
+            assert!(gpu.source_of(&path).is_some(), "{}: {path}", gpu.id);
+        }
+    }
+}
+
+#[test]
+fn lookup_suggests_close_ids() {
+    let c = catalog();
+    assert_eq!(
+        c.get("A100 PCIe 40GB").map(|g| g.id.as_str()),
+        Ok("a100-pcie-40gb")
+    );
+    let check = |id: &str, expected: &[&str]| match c.get(id) {
+        Err(ArchError::UnknownGpu { suggestions, .. }) => assert_eq!(suggestions, expected, "{id}"),
+        other => panic!("{id}: {other:?}"),
+    };
+    check("a100", &["a100-pcie-40gb", "a100-sxm4-80gb"]);
+    check(
+        "geforce-gtx-208",
+        &["geforce-gtx-280", "geforce-gtx-680", "geforce-gtx-960m"],
+    );
+    check("zzzzzzzz", &[]);
+}
+
+fn good_text() -> String {
+    arch::catalog::BUNDLED_FILES
+        .iter()
+        .find(|(f, _)| *f == "tesla-t4.toml")
+        .map(|(_, t)| t.to_string())
+        .unwrap_or_default()
+}
+
+/// A broken copy of the T4 file gives an error at the right place.
+fn check_error(edit: impl Fn(&str) -> String, line: usize, contains: &str) {
+    let text = edit(&good_text());
+    let err = arch::catalog::parse_gpu("gpus/tesla-t4.toml", &text).err();
+    let msg = err.map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        msg.starts_with(&format!("gpus/tesla-t4.toml:{line}:")),
+        "{msg}"
+    );
+    assert!(msg.contains(contains), "{msg}");
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.starts_with(needle))
+        .map_or(0, |i| i + 1)
+}
+
+#[test]
+fn bad_files_point_at_the_line() {
+    let text = good_text();
+    assert!(!text.is_empty());
+    let warps = line_of(&text, "max_warps_per_sm");
+    check_error(
+        |t| t.replace("max_warps_per_sm = 32", "max_warps_per_sm = 33"),
+        line_of(&text, "max_threads_per_sm"),
+        "max_warps_per_sm",
+    );
+    check_error(
+        |t| t.replace("max_warps_per_sm = 32", "max_warps_per_sm = \"x\""),
+        warps,
+        "invalid type",
+    );
+    check_error(
+        |t| t.replace("sm_count = 40", "sm_count = 0"),
+        line_of(&text, "sm_count"),
+        "positive",
+    );
+    check_error(
+        |t| t.replace("dram = ", "dramm = "),
+        line_of(&text, "dram = "),
+        "unknown field",
+    );
+    check_error(
+        |t| t.replace("compute_capability = \"7.5\"", "compute_capability = \"7\""),
+        line_of(&text, "compute_capability"),
+        "MAJOR.MINOR",
+    );
+    check_error(
+        |t| t.replace("id = \"tesla-t4\"", "id = \"tesla-t5\""),
+        line_of(&text, "id = "),
+        "file name",
+    );
+    check_error(
+        |t| t.replace("\"throughput\" = {", "\"throughputs\" = {"),
+        line_of(&text, "\"throughput\""),
+        "names no field",
+    );
+    check_error(
+        |t| t.replace("\"throughput\" = {", "# \"throughput\" = {"),
+        line_of(&text, "fp32 = 64"),
+        "no entry in [sources]",
+    );
+}
