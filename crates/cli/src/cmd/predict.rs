@@ -1,11 +1,302 @@
-//! `ptxperf predict`: placeholder until its issue lands.
+//! `ptxperf predict`: every analytical model side by side for one kernel on one GPU.
+//!
+//! The profile comes from a hand-written TOML file (`--profile P.toml`, see
+//! examples/profiles/); the emulator-driven path (`predict SPEC.toml`) is
+//! accepted on the command line but not wired yet. Output: a table (model,
+//! time, cycles, bottleneck), the occupancy and its limiter, the spread
+//! between the models and the outlier; or JSON schema 1 (`--json`); and
+//! optionally an SVG roofline chart (`--svg FILE`).
 
-use crate::error::CliError;
+use std::path::PathBuf;
 
-/// Not built yet.
+use arch::{Catalog, Gpu, Occupancy, OccupancyInput};
+use comfy_table::Table;
+use models::roofline::svg::{Chart, render};
+use models::{Agreement, Prediction, registry};
+use profile::{KernelProfile, ProfileError};
+use serde_json::json;
+
+use crate::error::{CliError, read_input};
+
+/// Predict a kernel's time on a GPU with every analytical model.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Launch spec (TOML) for an emulator-driven profile (not available yet).
+    pub spec: Option<PathBuf>,
+    /// Hand-written kernel profile (TOML), e.g. examples/profiles/kothapalli-list-ranking.toml.
+    #[arg(long, value_name = "P.toml")]
+    pub profile: Option<PathBuf>,
+    /// GPU id from the catalog (`ptxperf gpus` lists them).
+    #[arg(long, value_name = "ID")]
+    pub gpu: String,
+    /// Run only this model (repeatable); default: all but the MWP-CWP rounding variants.
+    #[arg(long = "model", value_name = "NAME")]
+    pub models: Vec<String>,
+    /// Print JSON (schema 1) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a roofline chart with the kernel placed on it, as SVG.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> Result<(), CliError> {
-    Err(CliError::user("`ptxperf predict` is not built yet"))
+/// Everything one run computes, before it is printed.
+struct Report {
+    profile: KernelProfile,
+    gpu: Gpu,
+    occupancy: Occupancy,
+    predictions: Vec<Prediction>,
+    agreement: Option<Agreement>,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let path = match (&args.spec, &args.profile) {
+        (Some(_), Some(_)) => {
+            return Err(CliError::usage(
+                "give either a launch spec or --profile, not both",
+            ));
+        }
+        (None, None) => return Err(CliError::usage("give a launch spec or --profile P.toml")),
+        (Some(spec), None) => {
+            return Err(CliError::user(format!(
+                "{}: error: emulator-driven profiles are not available yet; use --profile",
+                spec.display()
+            )));
+        }
+        (None, Some(p)) => p.clone(),
+    };
+    let names = if args.models.is_empty() {
+        registry::default_names()
+    } else {
+        args.models.clone()
+    };
+    registry::check_names(&names).map_err(|e| CliError::usage(e.to_string()))?;
+
+    let text = read_input(&path)?;
+    let profile = KernelProfile::from_toml(&text).map_err(|e| profile_error(&path, e))?;
+    let catalog = Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
+    let gpu = catalog
+        .get(&args.gpu)
+        .map_err(|e| CliError::user(e.to_string()))?
+        .clone();
+    let occupancy = occupancy_of(&profile, &gpu)?;
+
+    let mut predictions = Vec::with_capacity(names.len());
+    for name in &names {
+        let p = registry::predict(name, &profile, &gpu, &occupancy)
+            .map_err(|e| CliError::user(format!("{}: error: {e}", path.display())))?;
+        predictions.push(p);
+    }
+    let agreement = registry::agreement(&predictions);
+    let report = Report {
+        profile,
+        gpu,
+        occupancy,
+        predictions,
+        agreement,
+    };
+
+    if let Some(svg_path) = &args.svg {
+        let svg = roofline_svg(&report)?;
+        std::fs::write(svg_path, svg).map_err(|e| {
+            CliError::user(format!("{}: error: cannot write: {e}", svg_path.display()))
+        })?;
+    }
+    let out = if args.json {
+        let value = to_json(&report);
+        let mut text = serde_json::to_string_pretty(&value)
+            .map_err(|e| CliError::user(format!("error: {e}")))?;
+        text.push('\n');
+        text
+    } else {
+        table_text(&report)
+    };
+    write_stdout(&out)
+}
+
+/// Write to stdout; a closed pipe (`| head`) ends the output quietly.
+fn write_stdout(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::user(format!(
+            "error: cannot write to stdout: {e}"
+        ))),
+    }
+}
+
+fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
+    match e {
+        ProfileError::Parse { line, col, message } => {
+            CliError::user(format!("{}:{line}:{col}: error: {message}", path.display()))
+        }
+        ProfileError::Invalid { field, message } => {
+            CliError::user(format!("{}: error: {field}: {message}", path.display()))
+        }
+    }
+}
+
+fn occupancy_of(profile: &KernelProfile, gpu: &Gpu) -> Result<Occupancy, CliError> {
+    let threads = profile.launch.threads_per_block();
+    let input = OccupancyInput {
+        threads_per_block: u32::try_from(threads).map_err(|_| {
+            CliError::user(format!("error: {threads} threads per block is too many"))
+        })?,
+        registers_per_thread: profile.resources.registers_per_thread,
+        shared_per_block_bytes: profile
+            .resources
+            .static_shared_per_block
+            .saturating_add(profile.launch.dynamic_shared),
+    };
+    arch::occupancy(gpu, &input).map_err(|e| CliError::user(e.to_string()))
+}
+
+/// A time with a unit that keeps 4 significant digits readable.
+fn human_seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.4} s")
+    } else if s >= 1e-3 {
+        format!("{:.4} ms", s * 1e3)
+    } else if s >= 1e-6 {
+        format!("{:.4} us", s * 1e6)
+    } else {
+        format!("{:.4} ns", s * 1e9)
+    }
+}
+
+fn registers_note(profile: &KernelProfile) -> String {
+    let r = &profile.resources;
+    if r.registers_per_thread == 0 {
+        "registers unknown (not limiting)".to_string()
+    } else {
+        let source = match r.registers_source {
+            profile::RegisterSource::Given => "given",
+            profile::RegisterSource::Ptxas => "from ptxas",
+            profile::RegisterSource::Estimate => "estimated from the PTX",
+        };
+        format!("{} registers/thread ({source})", r.registers_per_thread)
+    }
+}
+
+fn table_text(r: &Report) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let o = &r.occupancy;
+    let name = if r.profile.kernel.is_empty() {
+        "(unnamed kernel)"
+    } else {
+        r.profile.kernel.as_str()
+    };
+    let _ = writeln!(out, "kernel {name} on {} ({})", r.gpu.name, r.gpu.id);
+    let _ = writeln!(
+        out,
+        "launch: {} blocks x {} threads; occupancy {} blocks/SM, {} warps/SM ({:.0} %), limited by {}; {}",
+        r.profile.launch.blocks(),
+        r.profile.launch.threads_per_block(),
+        o.active_blocks_per_sm,
+        o.active_warps_per_sm,
+        o.occupancy * 100.0,
+        o.limiter,
+        registers_note(&r.profile)
+    );
+    let mut table = Table::new();
+    table.set_header(vec!["model", "time", "cycles", "bottleneck"]);
+    for p in &r.predictions {
+        table.add_row(vec![
+            p.model.clone(),
+            human_seconds(p.seconds),
+            format!("{:.0}", p.cycles),
+            p.bottleneck.clone(),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    if let Some(a) = &r.agreement {
+        let _ = writeln!(
+            out,
+            "spread (max/min): {:.2}x; median {}; outlier: {} ({:.2} decades from the median)",
+            a.spread,
+            human_seconds(a.median_seconds),
+            a.outlier,
+            a.outlier_decades
+        );
+    }
+    out
+}
+
+fn to_json(r: &Report) -> serde_json::Value {
+    let models: Vec<serde_json::Value> = r
+        .predictions
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.model,
+                "seconds": p.seconds,
+                "cycles": p.cycles,
+                "bottleneck": p.bottleneck,
+                "breakdown": p.breakdown,
+            })
+        })
+        .collect();
+    let mut occupancy = serde_json::to_value(&r.occupancy).unwrap_or(serde_json::Value::Null);
+    if let serde_json::Value::Object(map) = &mut occupancy {
+        map.insert(
+            "registers_per_thread".into(),
+            json!(r.profile.resources.registers_per_thread),
+        );
+        map.insert(
+            "registers_source".into(),
+            json!(r.profile.resources.registers_source),
+        );
+    }
+    let agreement = r.agreement.as_ref().map(|a| {
+        json!({
+            "spread": a.spread,
+            "median_seconds": a.median_seconds,
+            "outlier": a.outlier,
+            "outlier_decades": a.outlier_decades,
+        })
+    });
+    json!({
+        "schema": 1,
+        "gpu": r.gpu.id,
+        "kernel": r.profile.kernel,
+        "occupancy": occupancy,
+        "models": models,
+        "agreement": agreement,
+    })
+}
+
+/// The hierarchical roofline of the GPU with the kernel placed at its DRAM
+/// intensity and the performance the median model predicts.
+fn roofline_svg(r: &Report) -> Result<String, CliError> {
+    let fail = |e: models::ModelError| CliError::user(format!("error: {e}"));
+    let (params, unit, result) =
+        models::roofline::adapter::analyse(&r.profile, &r.gpu, true).map_err(fail)?;
+    let seconds = r
+        .agreement
+        .as_ref()
+        .map_or(result.seconds, |a| a.median_seconds);
+    let intensity = result.levels.first().map_or(0.0, |l| l.intensity);
+    let label = if r.profile.kernel.is_empty() {
+        "kernel".to_string()
+    } else {
+        r.profile.kernel.clone()
+    };
+    let chart = Chart {
+        title: format!("{} roofline", r.gpu.name),
+        unit: unit.name().to_string(),
+        peak_g: params.peak / 1e9,
+        roofs: params
+            .levels
+            .iter()
+            .map(|l| (l.name.clone(), l.bandwidth / 1e9))
+            .collect(),
+        points: vec![(label, intensity, params.work / seconds / 1e9)],
+    };
+    render(&chart).map_err(fail)
 }

@@ -1,0 +1,338 @@
+//! Reading a hand-written profile from TOML, and checking the numbers.
+
+use crate::kernel_profile::{ClassMix, KernelProfile, Traffic};
+
+/// Why a profile could not be read or used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProfileError {
+    /// The TOML text is malformed or does not fit the profile's shape.
+    #[error("{line}:{col}: {message}")]
+    Parse {
+        /// 1-based line of the offending text.
+        line: usize,
+        /// 1-based column (in characters) of the offending text.
+        col: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A field holds a number the models cannot use.
+    #[error("{field}: {message}")]
+    Invalid {
+        /// Dotted path of the field, e.g. `global.loads.bytes`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before[line_start..].chars().count() + 1;
+    (line, col)
+}
+
+impl KernelProfile {
+    /// Parse a profile written in TOML and validate it. Errors carry the
+    /// `line:col` of the offending text (`1:1` when the parser gives no position).
+    pub fn from_toml(text: &str) -> Result<Self, ProfileError> {
+        let profile: KernelProfile = toml::from_str(text).map_err(|e| {
+            let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+            ProfileError::Parse {
+                line,
+                col,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        profile.validate()?;
+        Ok(profile)
+    }
+
+    /// Check that the launch is non-empty and every number is finite and non-negative.
+    pub fn validate(&self) -> Result<(), ProfileError> {
+        if self.launch.grid.contains(&0) {
+            return Err(invalid("launch.grid", "every dimension must be at least 1"));
+        }
+        if self.launch.block.contains(&0) {
+            return Err(invalid(
+                "launch.block",
+                "every dimension must be at least 1",
+            ));
+        }
+        for (field, value) in self.numbers() {
+            if !value.is_finite() {
+                return Err(invalid(&field, "must be a finite number"));
+            }
+            if value < 0.0 {
+                return Err(invalid(&field, "must not be negative"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every floating-point field with its dotted path (absent options are skipped).
+    fn numbers(&self) -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        push_mix(&mut out, "warp_instructions", &self.warp_instructions);
+        push_mix(&mut out, "thread_instructions", &self.thread_instructions);
+        push_mix(&mut out, "per_thread.max", &self.per_thread.max);
+        push_mix(&mut out, "per_thread.mean", &self.per_thread.mean);
+        let g = &self.global;
+        push_traffic(&mut out, "global.loads", &g.loads);
+        push_traffic(&mut out, "global.stores", &g.stores);
+        push_traffic(&mut out, "shared.loads", &self.shared.loads);
+        push_traffic(&mut out, "shared.stores", &self.shared.stores);
+        push_traffic(&mut out, "local.loads", &self.local.loads);
+        push_traffic(&mut out, "local.stores", &self.local.stores);
+        let a = &self.analysis;
+        let plain = [
+            (
+                "global.coalesced_instructions",
+                Some(g.coalesced_instructions),
+            ),
+            (
+                "global.uncoalesced_instructions",
+                Some(g.uncoalesced_instructions),
+            ),
+            (
+                "global.coalesced_transactions",
+                Some(g.coalesced_transactions),
+            ),
+            (
+                "global.uncoalesced_transactions",
+                Some(g.uncoalesced_transactions),
+            ),
+            ("global.dram_bytes", g.dram_bytes),
+            ("global.l2_bytes", g.l2_bytes),
+            (
+                "shared.max_conflict_ways",
+                Some(self.shared.max_conflict_ways),
+            ),
+            (
+                "sync.barriers_per_thread",
+                Some(self.sync.barriers_per_thread),
+            ),
+            (
+                "sync.barrier_instructions",
+                Some(self.sync.barrier_instructions),
+            ),
+            (
+                "atomics.global_instructions",
+                Some(self.atomics.global_instructions),
+            ),
+            (
+                "atomics.shared_instructions",
+                Some(self.atomics.shared_instructions),
+            ),
+            (
+                "atomics.thread_operations",
+                Some(self.atomics.thread_operations),
+            ),
+            (
+                "atomics.mean_conflict_ways",
+                Some(self.atomics.mean_conflict_ways),
+            ),
+            ("branches.branches", Some(self.branches.branches)),
+            ("branches.divergent", Some(self.branches.divergent)),
+            ("analysis.kothapalli.comp_cycles", a.kothapalli.comp_cycles),
+            (
+                "analysis.kothapalli.memory_cycles",
+                a.kothapalli.memory_cycles,
+            ),
+            ("analysis.mwp_cwp.comp_insts", a.mwp_cwp.comp_insts),
+            ("analysis.mwp_cwp.coal_mem_insts", a.mwp_cwp.coal_mem_insts),
+            (
+                "analysis.mwp_cwp.uncoal_mem_insts",
+                a.mwp_cwp.uncoal_mem_insts,
+            ),
+            ("analysis.mwp_cwp.synch_insts", a.mwp_cwp.synch_insts),
+            ("analysis.mwp_cwp.coal_per_mw", a.mwp_cwp.coal_per_mw),
+            ("analysis.mwp_cwp.uncoal_per_mw", a.mwp_cwp.uncoal_per_mw),
+            (
+                "analysis.mwp_cwp.load_bytes_per_warp",
+                a.mwp_cwp.load_bytes_per_warp,
+            ),
+            (
+                "analysis.mwp_cwp.active_blocks_per_sm",
+                a.mwp_cwp.active_blocks_per_sm,
+            ),
+            ("analysis.gpuperf.ilp", a.gpuperf.ilp),
+            ("analysis.gpuperf.mlp", a.gpuperf.mlp),
+            ("analysis.gpuperf.miss_ratio", a.gpuperf.miss_ratio),
+            ("analysis.gpuperf.hit_latency", a.gpuperf.hit_latency),
+            ("analysis.gpuperf.cf_div_cycles", a.gpuperf.cf_div_cycles),
+            ("analysis.gpuperf.bank_cycles", a.gpuperf.bank_cycles),
+            ("analysis.roofline.flops", a.roofline.flops),
+        ];
+        out.extend(
+            plain
+                .into_iter()
+                .filter_map(|(name, v)| v.map(|v| (name.to_string(), v))),
+        );
+        out
+    }
+}
+
+fn invalid(field: &str, message: &str) -> ProfileError {
+    ProfileError::Invalid {
+        field: field.to_string(),
+        message: message.to_string(),
+    }
+}
+
+fn push_mix(out: &mut Vec<(String, f64)>, prefix: &str, mix: &ClassMix) {
+    out.extend(
+        mix.fields()
+            .into_iter()
+            .map(|(name, v)| (format!("{prefix}.{name}"), v)),
+    );
+}
+
+fn push_traffic(out: &mut Vec<(String, f64)>, prefix: &str, t: &Traffic) {
+    out.push((format!("{prefix}.requests"), t.requests));
+    out.push((format!("{prefix}.transactions"), t.transactions));
+    out.push((format!("{prefix}.bytes"), t.bytes));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parse `text` and compare the outcome with `expected`: `Ok(check)` runs
+    /// `check` on the profile, `Err(msg)` requires the error to display as `msg`.
+    fn check(text: &str, expected: Result<fn(&KernelProfile) -> bool, &str>) {
+        match (KernelProfile::from_toml(text), expected) {
+            (Ok(p), Ok(f)) => assert!(f(&p), "profile did not pass its check: {p:?}"),
+            (Err(e), Err(msg)) => assert_eq!(e.to_string(), msg),
+            (got, want) => panic!("for {text:?}: got {got:?}, wanted {}", want.is_ok()),
+        }
+    }
+
+    #[test]
+    fn empty_text_gives_defaults() {
+        check(
+            "",
+            Ok(|p| p.launch.blocks() == 1 && p.warp_instructions.total() == 0.0),
+        );
+    }
+
+    #[test]
+    fn launch_and_counts_are_read() {
+        check(
+            "[launch]\ngrid = [80, 1, 1]\nblock = [128, 1, 1]\n[warp_instructions]\nint_add = 10\nfp32_fma = 2.5\n",
+            Ok(|p| {
+                p.launch.blocks() == 80
+                    && p.launch.warps_per_block(32) == 4
+                    && p.warp_instructions.compute() == 12.5
+                    && p.warp_instructions.flops() == 5.0
+            }),
+        );
+    }
+
+    #[test]
+    fn optional_analysis_inputs_are_read() {
+        check(
+            "[analysis.mwp_cwp]\ncomp_insts = 27\n[analysis.kothapalli]\ncomp_cycles = 6080.0\n",
+            Ok(|p| {
+                p.analysis.mwp_cwp.comp_insts == Some(27.0)
+                    && p.analysis.mwp_cwp.synch_insts.is_none()
+                    && p.analysis.kothapalli.comp_cycles == Some(6080.0)
+            }),
+        );
+    }
+
+    #[test]
+    fn register_source_is_read() {
+        check(
+            "[resources]\nregisters_per_thread = 32\nregisters_source = \"ptxas\"\n",
+            Ok(|p| p.resources.registers_source == crate::RegisterSource::Ptxas),
+        );
+    }
+
+    #[test]
+    fn unknown_field_is_located() {
+        check(
+            "kernel = \"k\"\n\n[launch]\ngrdi = [1, 1, 1]\n",
+            Err("4:1: unknown field `grdi`, expected one of `grid`, `block`, `dynamic_shared`"),
+        );
+    }
+
+    #[test]
+    fn wrong_type_is_located() {
+        check(
+            "[global]\n  uncoalesced_instructions = \"six\"\n",
+            Err("2:30: invalid type: string \"six\", expected f64"),
+        );
+    }
+
+    #[test]
+    fn syntax_error_is_located() {
+        check("[launch\n", Err("1:8: unclosed table, expected `]`"));
+    }
+
+    #[test]
+    fn negative_count_is_rejected() {
+        check(
+            "[shared.loads]\nrequests = -1\n",
+            Err("shared.loads.requests: must not be negative"),
+        );
+    }
+
+    #[test]
+    fn nan_is_rejected() {
+        check(
+            "[analysis.gpuperf]\nilp = nan\n",
+            Err("analysis.gpuperf.ilp: must be a finite number"),
+        );
+    }
+
+    #[test]
+    fn short_dimensions_are_padded() {
+        check(
+            "[launch]\ngrid = [8, 8]\nblock = [256]\n",
+            Ok(|p| p.launch.grid == [8, 8, 1] && p.launch.block == [256, 1, 1]),
+        );
+    }
+
+    #[test]
+    fn four_dimensions_are_refused() {
+        check(
+            "[launch]\ngrid = [1, 1, 1, 1]\n",
+            Err("2:8: invalid length 4, expected 1 to 3 dimensions"),
+        );
+    }
+
+    #[test]
+    fn empty_block_is_rejected() {
+        check(
+            "[launch]\nblock = [0, 1, 1]\n",
+            Err("launch.block: every dimension must be at least 1"),
+        );
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        assert_eq!(line_col("ab\ncé\nx", 6), (2, 3));
+        assert_eq!(line_col("abc", 0), (1, 1));
+        assert_eq!(line_col("abc", 99), (1, 4));
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let mut p = KernelProfile::default();
+        p.launch.grid = [3, 2, 1];
+        p.global.dram_bytes = Some(1024.0);
+        p.per_thread.max.int_div = 4.0;
+        let text = match toml::to_string(&p) {
+            Ok(t) => t,
+            Err(e) => panic!("serialise: {e}"),
+        };
+        assert_eq!(KernelProfile::from_toml(&text), Ok(p));
+    }
+}
