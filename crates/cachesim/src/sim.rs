@@ -1,0 +1,218 @@
+//! The driver: places CTAs on SMs in waves and advances all SMs in lockstep
+//! rounds, one request per warp per round, through the shared hierarchy.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::CacheConfig;
+use crate::error::CacheSimError;
+use crate::hierarchy::Hierarchy;
+use crate::report::{CacheReport, CtaPlacement, Extrapolated, Tally};
+use crate::request::{TRACE_SECTOR_BYTES, Trace};
+
+/// The launch the trace comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Launch {
+    /// CTAs in the whole grid (the trace may hold only a sample of them).
+    pub grid_ctas: u32,
+    /// CTAs resident at once on one SM (from the occupancy calculation).
+    pub resident_ctas_per_sm: u32,
+    /// SMs on the GPU.
+    pub num_sms: u32,
+    /// Factor scaling the simulated traffic to the whole grid; `None` means
+    /// `grid_ctas / simulated CTAs`.
+    pub cta_weight: Option<f64>,
+}
+
+impl Launch {
+    /// Checks that the launch can be simulated.
+    pub fn validate(&self) -> Result<(), CacheSimError> {
+        if self.num_sms == 0 {
+            return Err(CacheSimError::Launch("zero SMs".to_string()));
+        }
+        if self.resident_ctas_per_sm == 0 {
+            return Err(CacheSimError::Launch(
+                "zero resident CTAs per SM".to_string(),
+            ));
+        }
+        if self.num_sms > 4096 {
+            return Err(CacheSimError::Launch(format!(
+                "{} SMs: at most 4096 are modelled",
+                self.num_sms
+            )));
+        }
+        if u64::from(self.num_sms) * u64::from(self.resident_ctas_per_sm) > 1 << 24 {
+            return Err(CacheSimError::Launch(
+                "more than 2^24 resident CTAs on the GPU".to_string(),
+            ));
+        }
+        if let Some(w) = self.cta_weight
+            && !(w.is_finite() && w >= 0.0)
+        {
+            return Err(CacheSimError::Launch(format!(
+                "cta_weight {w} is not a finite non-negative number"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A CTA occupying a residency slot.
+struct Resident {
+    /// Index into `trace.ctas`.
+    cta: usize,
+    wave: u32,
+    placement: usize,
+    /// Next request of each warp (index into `trace.reqs`).
+    cursors: Vec<u32>,
+    /// Warps with requests left.
+    live_warps: usize,
+}
+
+/// Runs `trace` through the hierarchy described by `config` on `launch`.
+///
+/// CTAs are dispatched in ascending id order. Residency slot `k` belongs to SM
+/// `k % num_sms`, so the first `num_sms * resident` CTAs go round-robin over the
+/// SMs; when a CTA issues its last request, the next CTA takes its slot from the
+/// following round. Each round, SM 0 to SM n-1 in turn let every warp of every
+/// resident CTA (slot order, then warp order) issue its next request.
+pub fn simulate(
+    config: &CacheConfig,
+    launch: &Launch,
+    trace: &Trace,
+) -> Result<CacheReport, CacheSimError> {
+    config.validate()?;
+    launch.validate()?;
+    if let Some(c) = trace.ctas.iter().find(|c| c.id >= launch.grid_ctas) {
+        return Err(CacheSimError::CtaOutOfGrid {
+            cta: c.id,
+            grid: launch.grid_ctas,
+        });
+    }
+    let num_sms = launch.num_sms as usize;
+    let resident = launch.resident_ctas_per_sm as usize;
+    let n_slots = num_sms * resident;
+    let mut mem = Hierarchy::new(config, num_sms);
+    let mut slots: Vec<Option<Resident>> = (0..n_slots).map(|_| None).collect();
+    let mut generation = vec![0u32; n_slots];
+    let mut waves: Vec<Tally> = Vec::new();
+    let mut schedule: Vec<CtaPlacement> = Vec::with_capacity(trace.ctas.len());
+    let mut next_cta = 0usize;
+    let mut round: u64 = 0;
+
+    let mut dispatch = |slot: usize,
+                        round: u64,
+                        slots: &mut Vec<Option<Resident>>,
+                        waves: &mut Vec<Tally>,
+                        schedule: &mut Vec<CtaPlacement>| {
+        while next_cta < trace.ctas.len() {
+            let c = trace.ctas[next_cta];
+            let wave = generation[slot];
+            generation[slot] += 1;
+            if waves.len() <= wave as usize {
+                waves.resize(wave as usize + 1, Tally::default());
+            }
+            waves[wave as usize].ctas += 1;
+            schedule.push(CtaPlacement {
+                cta: c.id,
+                sm: (slot % num_sms) as u32,
+                slot: (slot / num_sms) as u32,
+                wave,
+                start_round: round,
+                end_round: round,
+            });
+            let warps = &trace.warps[c.warp_start as usize..c.warp_end as usize];
+            let cursors: Vec<u32> = warps.iter().map(|w| w.0).collect();
+            let live_warps = warps.iter().filter(|w| w.0 < w.1).count();
+            next_cta += 1;
+            if live_warps > 0 {
+                slots[slot] = Some(Resident {
+                    cta: next_cta - 1,
+                    wave,
+                    placement: schedule.len() - 1,
+                    cursors,
+                    live_warps,
+                });
+                return;
+            }
+        }
+    };
+
+    for slot in 0..n_slots {
+        dispatch(slot, 0, &mut slots, &mut waves, &mut schedule);
+    }
+    let mut freed: Vec<usize> = Vec::new();
+    while slots.iter().any(Option::is_some) {
+        for sm in 0..num_sms {
+            for r in 0..resident {
+                let slot = r * num_sms + sm;
+                let Some(res) = slots[slot].as_mut() else {
+                    continue;
+                };
+                let c = trace.ctas[res.cta];
+                let tally = &mut waves[res.wave as usize];
+                let warps = &trace.warps[c.warp_start as usize..c.warp_end as usize];
+                for (cur, &(_, end)) in res.cursors.iter_mut().zip(warps) {
+                    if *cur >= end {
+                        continue;
+                    }
+                    let q = trace.reqs[*cur as usize];
+                    let sectors = &trace.sectors[q.start as usize..(q.start + q.len) as usize];
+                    mem.issue(sm, q.kind, q.path, sectors, tally);
+                    *cur += 1;
+                    if *cur == end {
+                        res.live_warps -= 1;
+                    }
+                }
+                if res.live_warps == 0 {
+                    schedule[res.placement].end_round = round;
+                    slots[slot] = None;
+                    freed.push(slot);
+                }
+            }
+        }
+        round += 1;
+        freed.sort_unstable();
+        for slot in freed.drain(..) {
+            dispatch(slot, round, &mut slots, &mut waves, &mut schedule);
+        }
+    }
+
+    let mut total = Tally::default();
+    waves.iter().for_each(|w| total.add(w));
+    let flush = if config.flush_l2_at_end {
+        mem.l2_dirty_sectors()
+    } else {
+        0
+    };
+    total.dram_write_sectors += flush;
+    let l2_sector = u64::from(config.l2.sector_bytes);
+    let tb = u64::from(TRACE_SECTOR_BYTES);
+    let dram_read_bytes = total.dram_read_sectors * l2_sector;
+    let dram_write_bytes = total.dram_write_sectors * l2_sector;
+    let l2_to_sm_bytes = total.l2_to_sm_sectors * tb;
+    let sm_to_l2_bytes = total.sm_to_l2_write_sectors * tb;
+    let weight = match (launch.cta_weight, trace.ctas.len()) {
+        (Some(w), _) => w,
+        (None, 0) => 0.0,
+        (None, n) => f64::from(launch.grid_ctas) / n as f64,
+    };
+    Ok(CacheReport {
+        total,
+        l1_per_sm: mem.l1_per_sm,
+        waves,
+        flush_write_sectors: flush,
+        dram_read_bytes,
+        dram_write_bytes,
+        l2_to_sm_bytes,
+        sm_to_l2_bytes,
+        rounds: round,
+        schedule,
+        extrapolated: Extrapolated {
+            weight,
+            dram_read_bytes: dram_read_bytes as f64 * weight,
+            dram_write_bytes: dram_write_bytes as f64 * weight,
+            l2_to_sm_bytes: l2_to_sm_bytes as f64 * weight,
+            sm_to_l2_bytes: sm_to_l2_bytes as f64 * weight,
+        },
+    })
+}
