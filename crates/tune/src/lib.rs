@@ -1,0 +1,49 @@
+//! tune: launch-configuration search without a GPU, the parts that need
+//! neither the emulator nor the models.
+//!
+//! A tour, in the order `ptxperf tune` uses them:
+//! - [`space`]: a [`Space`] of named parameters (integers or strings), from
+//!   `--param NAME=V1,V2,...` ([`parse_param_arg`]) or a space file in the
+//!   spirit of Kernel Tuner's `tune_params` and `restrictions`
+//!   ([`Space::load`]); [`Space::expand`] enumerates the cartesian product,
+//!   first parameter slowest (as `itertools.product`), and applies the
+//!   restrictions, counting what each one rejected.
+//! - [`constraint`]: the restriction language, C and Python spellings both
+//!   (`&&`/`and`, `!`/`not`, chained comparisons, `//`, `**`), checked
+//!   integer arithmetic, errors with the column of the offending token.
+//! - [`launch`]: a configuration's grid, block and dynamic shared memory
+//!   from the `[launch]` table's expressions (`validate::expr`), with Kernel
+//!   Tuner's defaults (`block_size_x/y/z`, grid = ceil(problem / div)).
+//! - [`launchable`]: which configurations can launch on a GPU, given their
+//!   registers and shared memory ([`check_launch`], [`filter_launchable`]),
+//!   using `arch::occupancy`, each rejection with its reason ([`Rejection`]).
+//! - [`cache`]: a folder of JSON entries keyed by (source hash, defines,
+//!   grid, block, GPU, model-set version) with a stable FNV-1a hash, so a
+//!   second run re-uses every stored result ([`ResultCache`]).
+//! - [`rank`]: per-model ranking, top-K, the distinct winners where models
+//!   disagree, and the ground-truth metrics (rank of the measured best in a
+//!   model's top 10, measured time of its pick over the measured best).
+//!
+//! Pure data and pure functions (apart from the cache's files): nothing here
+//! prints; errors are [`TuneError`] values naming what the user wrote.
+
+pub mod cache;
+pub mod constraint;
+pub mod error;
+pub mod launch;
+pub mod launchable;
+pub mod rank;
+pub mod space;
+
+pub use cache::{CacheKey, CacheStats, ResultCache, fnv1a64};
+pub use constraint::{Constraint, ConstraintError, Value};
+pub use error::TuneError;
+pub use launch::{LaunchDims, LaunchShape, Size};
+pub use launchable::{
+    Candidate, LaunchFilter, Launchable, Rejection, Resources, check_launch, filter_launchable,
+};
+pub use rank::{
+    ModelRanking, ModelTimes, PickMetrics, Winner, Winners, pick_metrics, rank, rank_models, top_k,
+    winners,
+};
+pub use space::{Config, Expansion, Param, Space, parse_param_arg, parse_value};

@@ -1,0 +1,153 @@
+//! Ranking configurations by predicted time, per model; where the models
+//! disagree on the winner; and, given measured times, how good a model's
+//! choice is (issue 10, item 4).
+//!
+//! Times are indexed like the configurations; `None`, NaN and infinities
+//! mean "no time" (not predicted, failed) and are never ranked. An index
+//! past the end of a slice counts as no time. Ties go to the lower index,
+//! so every result is deterministic.
+
+use serde::Serialize;
+
+/// Predicted times of one model, indexed like the configurations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelTimes {
+    pub model: String,
+    pub times: Vec<Option<f64>>,
+}
+
+fn finite(times: &[Option<f64>], i: usize) -> Option<f64> {
+    times.get(i).copied().flatten().filter(|t| t.is_finite())
+}
+
+/// Indices with a time, fastest first (ties: lower index first).
+pub fn rank(times: &[Option<f64>]) -> Vec<usize> {
+    let mut order: Vec<(f64, usize)> = (0..times.len())
+        .filter_map(|i| finite(times, i).map(|t| (t, i)))
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    order.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The `k` fastest indices.
+pub fn top_k(times: &[Option<f64>], k: usize) -> Vec<usize> {
+    let mut r = rank(times);
+    r.truncate(k);
+    r
+}
+
+/// One model's order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelRanking {
+    pub model: String,
+    /// Configuration indices, fastest first.
+    pub order: Vec<usize>,
+}
+
+/// Every model's order, models in input order.
+pub fn rank_models(models: &[ModelTimes]) -> Vec<ModelRanking> {
+    models
+        .iter()
+        .map(|m| ModelRanking {
+            model: m.model.clone(),
+            order: rank(&m.times),
+        })
+        .collect()
+}
+
+/// A configuration some model ranks first, and which models do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Winner {
+    pub config: usize,
+    pub models: Vec<String>,
+}
+
+/// The distinct winners across models.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Winners {
+    /// In order of the first model choosing each.
+    pub winners: Vec<Winner>,
+    /// Models that predicted no configuration.
+    pub no_prediction: Vec<String>,
+}
+
+impl Winners {
+    /// True when at least two models pick different configurations.
+    pub fn disagree(&self) -> bool {
+        self.winners.len() > 1
+    }
+}
+
+/// Each model's winner, grouped by configuration.
+pub fn winners(models: &[ModelTimes]) -> Winners {
+    let mut out = Winners {
+        winners: Vec::new(),
+        no_prediction: Vec::new(),
+    };
+    for m in models {
+        match rank(&m.times).first() {
+            None => out.no_prediction.push(m.model.clone()),
+            Some(&config) => match out.winners.iter_mut().find(|w| w.config == config) {
+                Some(w) => w.models.push(m.model.clone()),
+                None => out.winners.push(Winner {
+                    config,
+                    models: vec![m.model.clone()],
+                }),
+            },
+        }
+    }
+    out
+}
+
+/// How good one model's choice is against measured times.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PickMetrics {
+    pub model: String,
+    /// Configurations with both a prediction and a measurement; the only
+    /// ones ranked.
+    pub compared: usize,
+    /// The measured-fastest configuration.
+    pub measured_best: usize,
+    /// 1-based position of `measured_best` in the model's order.
+    pub best_rank: usize,
+    /// `best_rank` when it is within the model's top `k`, else `None`.
+    pub best_rank_in_top_k: Option<usize>,
+    pub k: usize,
+    /// The model's first choice.
+    pub pick: usize,
+    /// Measured time of `pick` over the measured best (>= 1; 1 is perfect).
+    pub pick_ratio: f64,
+}
+
+/// Metrics of `model` against `measured`, over the configurations that have
+/// both times; `None` when there are none.
+pub fn pick_metrics(model: &ModelTimes, measured: &[Option<f64>], k: usize) -> Option<PickMetrics> {
+    let n = model.times.len().max(measured.len());
+    // A measured time must be positive to divide by it.
+    let measured: Vec<Option<f64>> = (0..n)
+        .map(|i| finite(measured, i).filter(|t| *t > 0.0))
+        .collect();
+    let measured = measured.as_slice();
+    // Predictions restricted to configurations that were measured.
+    let both: Vec<Option<f64>> = (0..n)
+        .map(|i| finite(measured, i).and(finite(&model.times, i)))
+        .collect();
+    let order = rank(&both);
+    let pick = *order.first()?;
+    let measured_only: Vec<Option<f64>> =
+        (0..n).map(|i| both[i].and(finite(measured, i))).collect();
+    let measured_best = *rank(&measured_only).first()?;
+    let best_pos = order.iter().position(|&i| i == measured_best)? + 1;
+    let best_time = finite(measured, measured_best)?;
+    let pick_time = finite(measured, pick)?;
+    Some(PickMetrics {
+        model: model.model.clone(),
+        compared: order.len(),
+        measured_best,
+        best_rank: best_pos,
+        best_rank_in_top_k: (best_pos <= k).then_some(best_pos),
+        k,
+        pick,
+        pick_ratio: pick_time / best_time,
+    })
+}

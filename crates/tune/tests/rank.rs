@@ -1,0 +1,134 @@
+//! Ranking, winners and the ground-truth metrics on small hand-made data.
+
+use tune::{ModelTimes, Winner, pick_metrics, rank, rank_models, top_k, winners};
+
+fn model(name: &str, times: &[Option<f64>]) -> ModelTimes {
+    ModelTimes {
+        model: name.into(),
+        times: times.to_vec(),
+    }
+}
+
+fn check_rank(times: &[Option<f64>], expected: &[usize]) {
+    assert_eq!(rank(times), expected, "{times:?}");
+}
+
+#[test]
+fn ranking() {
+    check_rank(&[Some(3.0), Some(1.0), Some(2.0)], &[1, 2, 0]);
+    check_rank(&[Some(2.0), None, Some(1.0)], &[2, 0]);
+    check_rank(&[Some(1.0), Some(1.0), Some(0.5)], &[2, 0, 1]);
+    check_rank(&[Some(f64::NAN), Some(f64::INFINITY), Some(5.0)], &[2]);
+    check_rank(&[], &[]);
+    check_rank(&[None, None], &[]);
+    assert_eq!(
+        top_k(&[Some(4.0), Some(3.0), Some(2.0), Some(1.0)], 2),
+        [3, 2]
+    );
+    assert_eq!(top_k(&[Some(4.0)], 10), [0]);
+    let r = rank_models(&[model("a", &[Some(2.0), Some(1.0)]), model("b", &[])]);
+    assert_eq!(r[0].order, [1, 0]);
+    assert!(r[1].order.is_empty());
+}
+
+#[test]
+fn disagreement() {
+    let w = winners(&[
+        model("roofline", &[Some(1.0), Some(2.0), Some(3.0)]),
+        model("hong-kim", &[Some(2.0), Some(1.0), Some(3.0)]),
+        model("mwp", &[Some(0.5), Some(2.0), Some(3.0)]),
+        model("empty", &[None, None, None]),
+    ]);
+    assert_eq!(
+        w.winners,
+        [
+            Winner {
+                config: 0,
+                models: vec!["roofline".into(), "mwp".into()]
+            },
+            Winner {
+                config: 1,
+                models: vec!["hong-kim".into()]
+            },
+        ]
+    );
+    assert_eq!(w.no_prediction, ["empty"]);
+    assert!(w.disagree());
+    let agree = winners(&[
+        model("a", &[Some(1.0), Some(2.0)]),
+        model("b", &[Some(3.0), Some(4.0)]),
+    ]);
+    assert!(!agree.disagree());
+}
+
+/// (rank of measured best, its rank if in top k, pick, pick ratio).
+fn check_metrics(
+    predicted: &[Option<f64>],
+    measured: &[Option<f64>],
+    k: usize,
+    expected: Option<(usize, Option<usize>, usize, f64)>,
+) {
+    let got = pick_metrics(&model("m", predicted), measured, k)
+        .map(|m| (m.best_rank, m.best_rank_in_top_k, m.pick, m.pick_ratio));
+    match (got, expected) {
+        (Some(g), Some(e)) => {
+            assert_eq!(
+                (g.0, g.1, g.2),
+                (e.0, e.1, e.2),
+                "{predicted:?} {measured:?}"
+            );
+            assert!((g.3 - e.3).abs() < 1e-12, "{g:?} vs {e:?}");
+        }
+        (g, e) => assert_eq!(g.is_none(), e.is_none(), "{g:?} vs {e:?}"),
+    }
+}
+
+#[test]
+fn ground_truth_metrics() {
+    let measured = [Some(10.0), Some(5.0), Some(8.0), Some(20.0)];
+    // Perfect model.
+    check_metrics(
+        &[Some(1.0), Some(0.5), Some(0.8), Some(2.0)],
+        &measured,
+        10,
+        Some((1, Some(1), 1, 1.0)),
+    );
+    // Picks config 2 (8.0 vs best 5.0); the best is its 3rd.
+    check_metrics(
+        &[Some(2.0), Some(3.0), Some(1.0), Some(9.0)],
+        &measured,
+        10,
+        Some((3, Some(3), 2, 1.6)),
+    );
+    // Same, but only the top 2 count.
+    check_metrics(
+        &[Some(2.0), Some(3.0), Some(1.0), Some(9.0)],
+        &measured,
+        2,
+        Some((3, None, 2, 1.6)),
+    );
+    // The model's favourite (3) failed on the GPU: only measured configs count.
+    check_metrics(
+        &[Some(2.0), Some(3.0), Some(4.0), Some(0.1)],
+        &[Some(10.0), Some(5.0), Some(8.0), None],
+        10,
+        Some((2, Some(2), 0, 2.0)),
+    );
+    // The measured best has no prediction: the best among predicted counts.
+    check_metrics(
+        &[Some(1.0), None, Some(2.0), Some(3.0)],
+        &measured,
+        10,
+        Some((2, Some(2), 0, 1.25)),
+    );
+    // Nothing in common.
+    check_metrics(&[Some(1.0), None], &[None, Some(1.0)], 10, None);
+    check_metrics(&[], &[], 10, None);
+    // A zero measured time cannot be divided by and is ignored.
+    check_metrics(
+        &[Some(1.0), Some(2.0)],
+        &[Some(0.0), Some(3.0)],
+        10,
+        Some((1, Some(1), 1, 1.0)),
+    );
+}
