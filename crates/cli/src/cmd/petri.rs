@@ -1,11 +1,295 @@
-//! `ptxperf petri`: placeholder until its issue lands.
+//! `ptxperf petri`: the Petri-net warp model of Gogolinska et al. (seed 003)
+//! from instruction counts: one configuration, or a sweep over thread counts
+//! with a fixed total amount of work; PNML / DOT export of the generated net.
 
 use crate::error::CliError;
+use comfy_table::{Table, presets};
+use petri::sweep::{self, SweepConfig, SweepRow};
+use petri::warp::{
+    self, DEFAULT_GLOBAL_LATENCY, DEFAULT_SCHEDULERS, DEFAULT_SHARED_LATENCY, ModelReport,
+};
+use petri::{InhibitorStyle, LatencyCounting, WarpCounts, WarpModelConfig};
+use std::path::{Path, PathBuf};
 
-/// Not built yet.
+/// Run the Petri-net warp model (Gogolinska et al.) on instruction counts.
+///
+/// One configuration: `--warps N` warps, each executing `--xa` arithmetic,
+/// `--xs` shared-memory and `--xg` global-memory instructions, on one SM with
+/// `--schedulers` warp schedulers. Prints the model steps (the paper's time
+/// unit), the idle steps (the `waiting` transition) and each warp's finishing
+/// step, averaged over `--runs` seeded runs.
+///
+/// Sweep: `--sweep-threads 32,64,...` takes `--xa/--xs/--xg` as totals over all
+/// threads of the block; for T threads each thread gets ceil(total / T) of each
+/// kind, there are ceil(T / 32) warps, and each warp executes the per-thread
+/// counts (its 32 threads run in lock step).
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  ptxperf petri --warps 8 --xa 1000 --xs 100 --xg 200
+  ptxperf petri --warps 4 --xa 50 --xg 10 --l1 400 --schedulers 2 --runs 20 --json
+  ptxperf petri --warps 2 --xa 3 --xs 1 --xg 1 --pnml net.pnml --dot net.dot
+  ptxperf petri --sweep-threads 32,64,128,256,512,1024 --xa 3000000 --xg 400000 --svg steps.svg")]
+pub struct Args {
+    /// Number of warps (one warp part of the net each).
+    #[arg(long)]
+    warps: Option<usize>,
+    /// Arithmetic instructions per warp (with --sweep-threads: in total).
+    #[arg(long, default_value_t = 0)]
+    xa: u32,
+    /// Shared-memory accesses per warp (with --sweep-threads: in total).
+    #[arg(long, default_value_t = 0)]
+    xs: u32,
+    /// Global-memory accesses per warp (with --sweep-threads: in total).
+    #[arg(long, default_value_t = 0)]
+    xg: u32,
+    /// Global memory latency l1, in steps.
+    #[arg(long, default_value_t = DEFAULT_GLOBAL_LATENCY)]
+    l1: u32,
+    /// Shared memory latency l2, in steps.
+    #[arg(long, default_value_t = DEFAULT_SHARED_LATENCY)]
+    l2: u32,
+    /// Warp schedulers of the SM (tokens of the SM place).
+    #[arg(long, default_value_t = DEFAULT_SCHEDULERS)]
+    schedulers: u32,
+    /// How the latency counters are wired: count-up (closest to the paper's
+    /// text; latency l plus about one step) or countdown (exactly l).
+    #[arg(long, value_enum, default_value_t = Counting::CountUp)]
+    latency_counting: Counting,
+    /// Runs to average (the paper averages ten).
+    #[arg(long, default_value_t = 10)]
+    runs: usize,
+    /// Seed of the first run; the others follow from it.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Step budget per run (default: generous, from the counts).
+    #[arg(long)]
+    budget: Option<u64>,
+    /// Comma-separated thread counts to sweep over, e.g. 32,64,128.
+    #[arg(long, value_delimiter = ',')]
+    sweep_threads: Vec<u32>,
+    /// With --sweep-threads: write the steps-against-threads plot (SVG) here.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Write the generated net as PNML (ISO/IEC 15909-2, P/T net type).
+    #[arg(long)]
+    pnml: Option<PathBuf>,
+    /// PNML inhibitor arcs as a toolspecific child instead of the type="inhibitor" attribute.
+    #[arg(long)]
+    pnml_toolspecific: bool,
+    /// Write the generated net as Graphviz DOT.
+    #[arg(long)]
+    dot: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
 
-pub fn run(_args: Args) -> Result<(), CliError> {
-    Err(CliError::user("`ptxperf petri` is not built yet"))
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Counting {
+    CountUp,
+    Countdown,
+}
+
+impl From<Counting> for LatencyCounting {
+    fn from(c: Counting) -> Self {
+        match c {
+            Counting::CountUp => LatencyCounting::CountUp,
+            Counting::Countdown => LatencyCounting::Countdown,
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    if args.runs == 0 {
+        return Err(CliError::usage("--runs must be at least 1"));
+    }
+    if args.schedulers == 0 {
+        return Err(CliError::usage("--schedulers must be at least 1"));
+    }
+    if args.sweep_threads.is_empty() {
+        run_single(&args)
+    } else {
+        run_sweep(&args)
+    }
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text)
+        .map_err(|e| CliError::user(format!("{}: error: cannot write file: {e}", path.display())))
+}
+
+fn run_single(args: &Args) -> Result<(), CliError> {
+    let Some(warps) = args.warps else {
+        return Err(CliError::usage(
+            "give --warps N (or --sweep-threads LIST for a sweep)",
+        ));
+    };
+    if warps == 0 {
+        return Err(CliError::usage("--warps must be at least 1"));
+    }
+    if args.svg.is_some() {
+        return Err(CliError::usage("--svg plots a sweep: add --sweep-threads"));
+    }
+    let config = WarpModelConfig {
+        warps: vec![WarpCounts::new(args.xa, args.xs, args.xg); warps],
+        schedulers: args.schedulers,
+        global_latency: args.l1,
+        shared_latency: args.l2,
+        latency_counting: args.latency_counting.into(),
+    };
+    if args.pnml.is_some() || args.dot.is_some() {
+        let wnet = warp::build(&config).map_err(|e| CliError::user(e.to_string()))?;
+        if let Some(path) = &args.pnml {
+            let style = if args.pnml_toolspecific {
+                InhibitorStyle::ToolSpecific
+            } else {
+                InhibitorStyle::TypeAttribute
+            };
+            write_file(path, &petri::to_pnml(&wnet.net, style))?;
+        }
+        if let Some(path) = &args.dot {
+            write_file(path, &petri::to_dot(&wnet.net))?;
+        }
+    }
+    let report = warp::simulate(&config, args.runs, args.seed, args.budget)
+        .map_err(|e| CliError::user(e.to_string()))?;
+    if args.json {
+        let value = serde_json::json!({ "schema": 1, "model": "petri", "report": report });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(|e| CliError::user(e.to_string()))?
+        );
+    } else {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+fn print_report(r: &ModelReport) {
+    let c = &r.config;
+    let counts = c.warps.first().copied().unwrap_or_default();
+    println!(
+        "Petri-net warp model (Gogolinska et al.): {} warps, {} places, {} transitions",
+        c.warps.len(),
+        r.places,
+        r.transitions
+    );
+    println!(
+        "  per warp: x_a = {}, x_s = {}, x_g = {}; schedulers K = {}; l1 = {}, l2 = {}; latency counting: {:?}",
+        counts.arithmetic,
+        counts.shared,
+        counts.global,
+        c.schedulers,
+        c.global_latency,
+        c.shared_latency,
+        c.latency_counting
+    );
+    println!("  runs: {}", r.runs.len());
+    println!(
+        "  steps:      {:.1} (min {}, max {})",
+        r.mean_steps, r.min_steps, r.max_steps
+    );
+    println!(
+        "  idle steps: {:.1} ({:.1}% of the steps)",
+        r.mean_idle_steps,
+        100.0 * r.mean_idle_steps / r.mean_steps.max(1.0)
+    );
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec!["warp", "mean finishing step"]);
+    for (i, f) in r.mean_warp_finish.iter().enumerate() {
+        t.add_row(vec![i.to_string(), format!("{f:.1}")]);
+    }
+    println!("{t}");
+}
+
+fn run_sweep(args: &Args) -> Result<(), CliError> {
+    if args.warps.is_some() {
+        return Err(CliError::usage(
+            "--warps and --sweep-threads exclude each other: the sweep derives the warps from the thread counts",
+        ));
+    }
+    if args.pnml.is_some() || args.dot.is_some() {
+        return Err(CliError::usage(
+            "--pnml/--dot export one configuration: use --warps instead of --sweep-threads",
+        ));
+    }
+    if let Some(&bad) = args.sweep_threads.iter().find(|&&t| t == 0) {
+        return Err(CliError::usage(format!(
+            "--sweep-threads: thread count {bad} must be positive"
+        )));
+    }
+    let cfg = SweepConfig {
+        total: WarpCounts::new(args.xa, args.xs, args.xg),
+        threads: args.sweep_threads.clone(),
+        schedulers: args.schedulers,
+        global_latency: args.l1,
+        shared_latency: args.l2,
+        latency_counting: args.latency_counting.into(),
+        runs: args.runs,
+        seed: args.seed,
+    };
+    let rows = sweep::sweep(&cfg).map_err(|e| CliError::user(e.to_string()))?;
+    let best = sweep::best(&rows).map(|r| r.threads);
+    if let Some(path) = &args.svg {
+        let title = format!(
+            "Petri-net model: steps against threads (x_a={}, x_s={}, x_g={})",
+            args.xa, args.xs, args.xg
+        );
+        let svg = sweep::plot_svg(&rows, &title).map_err(CliError::user)?;
+        write_file(path, &svg)?;
+    }
+    if args.json {
+        let value = serde_json::json!({ "schema": 1, "model": "petri", "sweep": cfg, "rows": rows, "best_threads": best });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(|e| CliError::user(e.to_string()))?
+        );
+    } else {
+        print_sweep(&cfg, &rows, best);
+    }
+    Ok(())
+}
+
+fn print_sweep(cfg: &SweepConfig, rows: &[SweepRow], best: Option<u32>) {
+    println!(
+        "Petri-net warp model sweep: totals x_a = {}, x_s = {}, x_g = {} over the block; K = {}, l1 = {}, l2 = {}, {} runs each",
+        cfg.total.arithmetic,
+        cfg.total.shared,
+        cfg.total.global,
+        cfg.schedulers,
+        cfg.global_latency,
+        cfg.shared_latency,
+        cfg.runs
+    );
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "threads",
+        "warps",
+        "x_a/warp",
+        "x_s/warp",
+        "x_g/warp",
+        "mean steps",
+        "min",
+        "max",
+        "idle",
+    ]);
+    for r in rows {
+        t.add_row(vec![
+            r.threads.to_string(),
+            r.warps.to_string(),
+            r.per_warp.arithmetic.to_string(),
+            r.per_warp.shared.to_string(),
+            r.per_warp.global.to_string(),
+            format!("{:.1}", r.mean_steps),
+            r.min_steps.to_string(),
+            r.max_steps.to_string(),
+            format!("{:.1}", r.mean_idle_steps),
+        ]);
+    }
+    println!("{t}");
+    if let Some(b) = best {
+        println!("fewest steps: {b} threads");
+    }
 }
