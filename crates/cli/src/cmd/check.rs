@@ -1,11 +1,36 @@
-//! `ptxperf check`: placeholder until its issue lands.
+//! `ptxperf check K.ptx`: parse and validate a PTX module. Prints a one-line
+//! summary and exits 0 when the module is valid; otherwise prints every
+//! diagnostic (`file:line:col: error: message` plus a source snippet) to
+//! stderr and exits 1.
 
-use crate::error::CliError;
+use crate::error::{CliError, read_input};
+use std::path::PathBuf;
 
-/// Not built yet.
+/// Parse and validate a PTX file.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The PTX file.
+    pub input: PathBuf,
+}
 
-pub fn run(_args: Args) -> Result<(), CliError> {
-    Err(CliError::user("`ptxperf check` is not built yet"))
+pub fn run(args: Args) -> Result<(), CliError> {
+    let text = read_input(&args.input)?;
+    let name = args.input.display().to_string();
+    let module = ptx::parse(&name, &text).map_err(|d| CliError::user(d.render(&name, &text)))?;
+    let kernels = module.entries().count();
+    let functions = module
+        .functions
+        .iter()
+        .filter(|(_, f)| !f.is_entry() && f.has_body)
+        .count();
+    println!(
+        "{name}: ok: {kernels} kernel{}, {functions} function{}, {} instructions (PTX {}.{}, {})",
+        if kernels == 1 { "" } else { "s" },
+        if functions == 1 { "" } else { "s" },
+        module.instruction_count(),
+        module.version.major,
+        module.version.minor,
+        module.target.join(", "),
+    );
+    Ok(())
 }

@@ -1,1 +1,25 @@
 //! Analyses over the IR, kept as side tables: the IR is never mutated.
+//!
+//! - [`cfg`]: basic blocks and the block graph of a function ([`Cfg`]).
+//! - [`flow`]: dominators, immediate post-dominators with a virtual exit,
+//!   loop nesting, and the reconvergence point of each branch
+//!   ([`FunctionFlow`]), on top of the `flowgraph` crate.
+//! - [`mix`]: [`InstClass`], [`class_of`] and the static [`InstMix`]; the
+//!   dynamic profiler classifies executed instructions with the same function.
+//! - [`resources`]: declared registers by type and static shared memory.
+//! - [`kernel`]: finding a kernel by name, C++ mangled names included.
+pub mod cfg;
+pub mod flow;
+pub mod kernel;
+pub mod mix;
+pub mod resources;
+
+pub use cfg::{BasicBlock, BlockId, Cfg, CfgError};
+pub use flow::{FunctionFlow, Reconvergence};
+pub use flowgraph::PostDom;
+pub use kernel::{KernelLookup, find_kernel};
+pub use mix::{InstClass, InstMix, class_of};
+pub use resources::{RegisterUsage, SharedUsage, declared_registers, shared_memory};
+
+#[cfg(test)]
+mod tests;
