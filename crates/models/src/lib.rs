@@ -23,6 +23,7 @@ pub mod mwp_cwp;
 mod prediction;
 pub mod registry;
 pub mod roofline;
+pub mod timing;
 pub mod tmm;
 
 pub use prediction::{ModelError, Prediction};

@@ -6,11 +6,11 @@ use profile::KernelProfile;
 use crate::kothapalli::{self, Variant};
 use crate::mwp_cwp::{self, Mode};
 use crate::prediction::{ModelError, Prediction};
-use crate::{gpuperf, mcm, roofline, tmm};
+use crate::{gpuperf, mcm, roofline, timing, tmm};
 
 /// Every model name, in display order. The first [`DEFAULT_MODELS`] are run
 /// when no model is named; the MWP-CWP rounding variants only on request.
-pub const MODEL_NAMES: [&str; 10] = [
+pub const MODEL_NAMES: [&str; 11] = [
     "kothapalli-max",
     "kothapalli-sum",
     "mwp-cwp",
@@ -19,12 +19,13 @@ pub const MODEL_NAMES: [&str; 10] = [
     "mcm",
     "roofline",
     "roofline-hierarchical",
+    "timing",
     "mwp-cwp-paper",
     "mwp-cwp-klaraptor",
 ];
 
 /// How many of [`MODEL_NAMES`] run by default.
-pub const DEFAULT_MODELS: usize = 8;
+pub const DEFAULT_MODELS: usize = 9;
 
 /// Run the model called `name`.
 pub fn predict(
@@ -44,6 +45,7 @@ pub fn predict(
         "mcm" => mcm::adapter::predict(profile, gpu, occ),
         "roofline" => roofline::adapter::predict(profile, gpu, occ, false),
         "roofline-hierarchical" => roofline::adapter::predict(profile, gpu, occ, true),
+        "timing" => timing::adapter::predict(profile, gpu, occ),
         other => Err(ModelError::UnknownModel {
             name: other.to_string(),
             known: MODEL_NAMES.join(", "),

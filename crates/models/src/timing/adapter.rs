@@ -1,0 +1,125 @@
+//! The timing model from a profile, a GPU and an occupancy.
+//!
+//! | input | source |
+//! |---|---|
+//! | blocks, warps per block | the profile's launch |
+//! | resident blocks per SM | the occupancy calculator (`occ.active_blocks_per_sm`) |
+//! | per-warp mix | `warp_instructions` / warps; FP16 on the FP32 pipe; control and other on the integer pipe; local with global (both go through L1); constant and parameter loads are not issued (ptxas folds them into `c[bank][offset]` operands) |
+//! | shared passes | `shared.transactions()` (bank-serialised passes), else one per request |
+//! | sectors | (global + local transactions) x transaction size / 32 B, else bytes / 32 B |
+//! | DRAM bytes | `global.dram_bytes` (cache model), else transactions x transaction size (`derive::dram_bytes`) |
+//! | L2 bytes | `global.l2_bytes`, else sectors x 32 B (every access misses L1) |
+//! | L1 hit rate | `cache.l1_hit_rate` (cache model, same GPU), else 1 - L2 bytes / L1 bytes when the profile gives L2 bytes, else 0 |
+//! | L2 hit rate | `cache.l2_hit_rate`, else 1 - DRAM bytes / L2 bytes, clamped to [0, 1] |
+//! | ILP | `analysis.gpuperf.ilp`, else 1 |
+//! | MLP (global, shared) | `analysis.gpuperf.mlp` for global, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
+//! | GPU figures | [`super::params::arch_params`] with the bundled calibration of `gpu.id`, if any |
+
+use arch::{Gpu, Occupancy};
+use profile::KernelProfile;
+
+use super::calibration::{self, Calibration};
+use super::params::arch_params;
+use super::{NAME, TimingInputs, WarpMix, prediction};
+use crate::derive::{dram_bytes, launch_figures, transaction_bytes};
+use crate::prediction::{ModelError, Prediction};
+
+/// Fill [`TimingInputs`] from the profile and the occupancy.
+pub fn inputs(
+    profile: &KernelProfile,
+    gpu: &Gpu,
+    occ: &Occupancy,
+) -> Result<TimingInputs, ModelError> {
+    let lf = launch_figures(NAME, profile, gpu, occ)?;
+    let warps = lf.total_warps.max(1.0);
+    let w = &profile.warp_instructions;
+    let per = |x: f64| x / warps;
+    let mix = WarpMix {
+        fp32: per(w.fp32 + w.fp32_fma + w.fp16),
+        fp64: per(w.fp64 + w.fp64_fma),
+        sfu: per(w.sfu),
+        int_add: per(w.int_add + w.control + w.other),
+        int_mul: per(w.int_mul),
+        int_div: per(w.int_div),
+        convert: per(w.convert),
+        global: per(w.global() + w.local),
+        shared: per(w.shared()),
+        atomic: per(w.atomic),
+        barrier: per(w.barrier),
+    };
+    let shared_transactions = profile.shared.transactions();
+    let shared_passes = if shared_transactions > 0.0 {
+        per(shared_transactions)
+    } else {
+        mix.shared
+    };
+    let seg = transaction_bytes(gpu);
+    let g = &profile.global;
+    let loc = &profile.local;
+    let transactions = g.transactions() + loc.loads.transactions + loc.stores.transactions;
+    let sector_bytes = if transactions > 0.0 {
+        transactions * seg
+    } else {
+        g.bytes() + loc.loads.bytes + loc.stores.bytes
+    };
+    let sectors = per(sector_bytes / 32.0);
+    let dram = dram_bytes(profile, seg).max(0.0);
+    let (l2, derived_l1_hit) = match g.l2_bytes {
+        Some(b) if sector_bytes > 0.0 => (b, (1.0 - b / sector_bytes).clamp(0.0, 1.0)),
+        Some(b) => (b, 0.0),
+        None => (sector_bytes, 0.0),
+    };
+    let derived_l2_hit = if l2 > 0.0 {
+        (1.0 - dram / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    // The cache model's hit rates, when it simulated this GPU (or did not say which).
+    let c = &profile.cache;
+    let same_gpu = c.gpu.is_empty() || c.gpu == gpu.id;
+    let rate = |r: Option<f64>| r.filter(|v| same_gpu && v.is_finite() && (0.0..=1.0).contains(v));
+    let l1_hit = rate(c.l1_hit_rate).unwrap_or(derived_l1_hit);
+    let l2_hit = rate(c.l2_hit_rate).unwrap_or(derived_l2_hit);
+    let barriers = mix.barrier.max(profile.sync.barriers_per_thread);
+    let a = &profile.analysis.gpuperf;
+    let interval = |loads: f64| (loads / (barriers + 1.0)).max(1.0);
+    Ok(TimingInputs {
+        blocks: lf.blocks,
+        warps_per_block: lf.warps_per_block,
+        resident_blocks_per_sm: f64::from(occ.active_blocks_per_sm).max(1.0),
+        mix,
+        shared_passes,
+        sectors,
+        l1_hit_rate: l1_hit,
+        l2_hit_rate: l2_hit,
+        l2_bytes: l2,
+        dram_bytes: dram,
+        ilp: a.ilp.unwrap_or(1.0).max(1.0),
+        mlp_global: a
+            .mlp
+            .unwrap_or_else(|| interval(per(w.global_load + w.local)))
+            .max(1.0),
+        mlp_shared: interval(per(w.shared_load)),
+    })
+}
+
+/// Predict with the bundled calibration of `gpu.id`, if there is one.
+pub fn predict(
+    profile: &KernelProfile,
+    gpu: &Gpu,
+    occ: &Occupancy,
+) -> Result<Prediction, ModelError> {
+    let cal = calibration::bundled(&gpu.id);
+    predict_with(profile, gpu, occ, cal.as_ref())
+}
+
+/// Predict with the calibration the caller gives (`None`: datasheet figures).
+pub fn predict_with(
+    profile: &KernelProfile,
+    gpu: &Gpu,
+    occ: &Occupancy,
+    cal: Option<&Calibration>,
+) -> Result<Prediction, ModelError> {
+    let inp = inputs(profile, gpu, occ)?;
+    prediction(&inp, &arch_params(gpu, cal))
+}

@@ -1,0 +1,414 @@
+//! A kernel timing model for current GPUs (Volta to Hopper; older GPUs get
+//! sane figures from the same equations). Equations, symbols and sources:
+//! `docs/timing-model.md`.
+//!
+//! It keeps the seeds' two ideas, latency hiding by warp parallelism
+//! (MWP-CWP: a warp's dependent chain against the SM's issue throughput) and
+//! per-operation accounting (Kothapalli: each class of operation costs its own
+//! cycles), and adds what the 2009 models lack: per-class issue rates and
+//! latencies per architecture, instruction- and memory-level parallelism,
+//! shared-memory bank conflicts, L1/L2 hit rates, L2 and DRAM bandwidth
+//! limits, wave quantization with the tail of the last wave, and the launch
+//! overhead.
+//!
+//! Layers: [`evaluate`] on explicit [`TimingInputs`] and [`ArchParams`]
+//! (testable by hand); [`params::arch_params`] fills the GPU side from an
+//! [`arch::Gpu`] and an optional [`calibration::Calibration`];
+//! [`adapter::predict`] fills the kernel side from a [`profile::KernelProfile`].
+
+pub mod adapter;
+pub mod calibration;
+pub mod params;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use crate::prediction::{ModelError, Prediction, invalid, non_negative, positive};
+
+pub use params::{ArchParams, Origin};
+
+/// The model name in the registry.
+pub const NAME: &str = "timing";
+
+/// Per-warp dynamic instruction counts by class (warp instructions executed by
+/// one warp, the kernel total divided by the number of warps).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WarpMix {
+    /// FP32 add/mul/FMA (and FP16, issued on the FP32 pipe).
+    pub fp32: f64,
+    /// FP64 arithmetic.
+    pub fp64: f64,
+    /// Special functions (MUFU).
+    pub sfu: f64,
+    /// Simple integer, control flow and other ALU work.
+    pub int_add: f64,
+    /// Integer multiply / multiply-add.
+    pub int_mul: f64,
+    /// Integer division and modulus (expanded by the compiler into a sequence).
+    pub int_div: f64,
+    /// Type conversions.
+    pub convert: f64,
+    /// Global and local loads and stores (LSU, through L1).
+    pub global: f64,
+    /// Shared-memory loads and stores (requests).
+    pub shared: f64,
+    /// Atomics (global or shared).
+    pub atomic: f64,
+    /// Barriers.
+    pub barrier: f64,
+}
+
+impl WarpMix {
+    /// Compute (non-memory) instructions.
+    pub fn compute(&self) -> f64 {
+        self.fp32 + self.fp64 + self.sfu + self.int_add + self.int_mul + self.int_div + self.convert
+    }
+}
+
+/// Everything the model needs to know about the kernel and its launch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimingInputs {
+    /// Blocks in the grid.
+    pub blocks: f64,
+    /// Warps per block.
+    pub warps_per_block: f64,
+    /// Resident blocks per SM (occupancy), at least 1.
+    pub resident_blocks_per_sm: f64,
+    /// Instructions of one warp, by class.
+    pub mix: WarpMix,
+    /// Shared-memory bank passes per warp (requests x conflict degree).
+    pub shared_passes: f64,
+    /// 32-byte sectors one warp's global/local accesses touch (L1 traffic).
+    pub sectors: f64,
+    /// Fraction of global sectors that hit in L1, `[0, 1]`.
+    pub l1_hit_rate: f64,
+    /// Fraction of the L1 misses that hit in L2, `[0, 1]`.
+    pub l2_hit_rate: f64,
+    /// Bytes between L2 and the SMs, whole kernel.
+    pub l2_bytes: f64,
+    /// Bytes between DRAM and L2, whole kernel.
+    pub dram_bytes: f64,
+    /// Independent compute instructions a warp has in flight (>= 1).
+    pub ilp: f64,
+    /// Independent global loads a warp has in flight (>= 1).
+    pub mlp_global: f64,
+    /// Independent shared loads a warp has in flight (>= 1).
+    pub mlp_shared: f64,
+}
+
+/// The limit that binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// Instruction issue or an arithmetic pipe.
+    ComputeIssue,
+    /// A warp's dependent chain (not enough warps to hide latency).
+    Latency,
+    /// Shared-memory bank passes.
+    SharedMemory,
+    /// L1 / load-store data path.
+    L1Bandwidth,
+    /// L2 bandwidth.
+    L2Bandwidth,
+    /// DRAM bandwidth.
+    DramBandwidth,
+    /// Launch overhead or the tail of the last wave.
+    LaunchTail,
+}
+
+impl Limit {
+    /// Name as the breakdown and the command line show it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ComputeIssue => "compute issue",
+            Self::Latency => "latency",
+            Self::SharedMemory => "shared memory",
+            Self::L1Bandwidth => "L1 bandwidth",
+            Self::L2Bandwidth => "L2 bandwidth",
+            Self::DramBandwidth => "DRAM bandwidth",
+            Self::LaunchTail => "launch/tail",
+        }
+    }
+}
+
+/// Cycles of one wave on one SM, by limit (docs: T_wave).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WaveCycles {
+    /// Issue slots: all warps' instructions over the schedulers.
+    pub issue: f64,
+    /// The busiest arithmetic pipe.
+    pub pipe: f64,
+    /// Shared-memory bank passes.
+    pub shared: f64,
+    /// L1 data path.
+    pub l1: f64,
+    /// One warp's dependent chain.
+    pub latency: f64,
+}
+
+impl WaveCycles {
+    /// The wave's time: the largest of its limits (each hides the others).
+    pub fn total(&self) -> f64 {
+        self.issue
+            .max(self.pipe)
+            .max(self.shared)
+            .max(self.l1)
+            .max(self.latency)
+    }
+
+    /// Which per-SM limit is largest (first wins a tie, in the order of the doc).
+    pub fn binding(&self) -> Limit {
+        let mut best = (self.issue.max(self.pipe), Limit::ComputeIssue);
+        for (v, l) in [
+            (self.latency, Limit::Latency),
+            (self.shared, Limit::SharedMemory),
+            (self.l1, Limit::L1Bandwidth),
+        ] {
+            if v > best.0 {
+                best = (v, l);
+            }
+        }
+        best.1
+    }
+}
+
+/// The model's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timing {
+    /// Predicted time, seconds (launch overhead included).
+    pub seconds: f64,
+    /// The limit that binds.
+    pub limit: Limit,
+    /// Terms by name (units in the name).
+    pub breakdown: BTreeMap<String, f64>,
+}
+
+/// One wave on one SM with `b` resident blocks (docs, section "One wave").
+pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles {
+    let m = &inp.mix;
+    let warps = b * inp.warps_per_block;
+    // Issue slots of one warp: integer division expands to `int_div_slots`
+    // instructions; everything else issues once.
+    let slots = m.compute() - m.int_div
+        + m.int_div * arch.int_div_slots
+        + m.global
+        + m.shared
+        + m.atomic
+        + m.barrier;
+    let issue = warps * slots / arch.issue_per_clock;
+    let pipe = [
+        m.fp32 / arch.rate_fp32,
+        m.fp64 / arch.rate_fp64,
+        m.sfu / arch.rate_sfu,
+        (m.int_add + m.int_div * arch.int_div_slots) / arch.rate_int,
+        m.int_mul / arch.rate_int_mul,
+        m.convert / arch.rate_convert,
+        (m.global + m.atomic) / arch.rate_lsu,
+    ]
+    .into_iter()
+    .fold(0.0, f64::max)
+        * warps;
+    let shared = warps * inp.shared_passes / arch.shared_passes_per_clock;
+    let l1 = warps * inp.sectors * 32.0 / arch.l1_bytes_per_clock;
+    let latency = warp_chain_cycles(inp, arch);
+    WaveCycles {
+        issue,
+        pipe,
+        shared,
+        l1,
+        latency,
+    }
+}
+
+/// Mean latency of one global access, cycles: the hit-rate weighted levels.
+pub fn global_latency(inp: &TimingInputs, arch: &ArchParams) -> f64 {
+    let h1 = inp.l1_hit_rate;
+    let h2 = inp.l2_hit_rate;
+    h1 * arch.lat_l1 + (1.0 - h1) * (h2 * arch.lat_l2 + (1.0 - h2) * arch.lat_dram)
+}
+
+/// One warp's dependent chain, cycles (docs: T_chain). Compute instructions
+/// cost their dependent latency divided by the ILP; loads their latency
+/// divided by the MLP; bank conflicts lengthen every shared access.
+pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
+    let m = &inp.mix;
+    let compute = m.fp32 * arch.lat_fp32
+        + m.fp64 * arch.lat_fp64
+        + m.sfu * arch.lat_sfu
+        + (m.int_add + m.convert + m.int_div * arch.int_div_slots) * arch.lat_int
+        + m.int_mul * arch.lat_int_mul;
+    let conflict = if m.shared > 0.0 {
+        (inp.shared_passes / m.shared).max(1.0)
+    } else {
+        1.0
+    };
+    compute / inp.ilp
+        + (m.global + m.atomic) * global_latency(inp, arch) / inp.mlp_global
+        + m.shared * (arch.lat_shared + conflict - 1.0) / inp.mlp_shared
+        + m.barrier * arch.lat_shared
+}
+
+/// Check the inputs the equations divide by or weight with.
+fn check(inp: &TimingInputs, arch: &ArchParams) -> Result<(), ModelError> {
+    positive(NAME, "blocks", inp.blocks)?;
+    positive(NAME, "warps per block", inp.warps_per_block)?;
+    positive(NAME, "resident blocks per SM", inp.resident_blocks_per_sm)?;
+    for (n, v) in [
+        ("ilp", inp.ilp),
+        ("mlp_global", inp.mlp_global),
+        ("mlp_shared", inp.mlp_shared),
+    ] {
+        if !(v.is_finite() && v >= 1.0) {
+            return Err(invalid(NAME, format!("{n} must be at least 1, got {v}")));
+        }
+    }
+    for (n, v) in [
+        ("l1 hit rate", inp.l1_hit_rate),
+        ("l2 hit rate", inp.l2_hit_rate),
+    ] {
+        if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+            return Err(invalid(NAME, format!("{n} must be in [0, 1], got {v}")));
+        }
+    }
+    let m = &inp.mix;
+    for (n, v) in [
+        ("fp32", m.fp32),
+        ("fp64", m.fp64),
+        ("sfu", m.sfu),
+        ("int_add", m.int_add),
+        ("int_mul", m.int_mul),
+        ("int_div", m.int_div),
+        ("convert", m.convert),
+        ("global", m.global),
+        ("shared", m.shared),
+        ("atomic", m.atomic),
+        ("barrier", m.barrier),
+        ("shared passes", inp.shared_passes),
+        ("sectors", inp.sectors),
+        ("l2 bytes", inp.l2_bytes),
+        ("dram bytes", inp.dram_bytes),
+    ] {
+        non_negative(NAME, n, v)?;
+    }
+    arch.check()
+}
+
+/// The model (docs, section "Kernel time").
+pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelError> {
+    check(inp, arch)?;
+    let sms = arch.sm_count;
+    let b = inp.resident_blocks_per_sm.floor().max(1.0);
+    // Waves: full waves of b blocks on every SM, then a tail wave whose SMs
+    // hold ceil(rest / SMs) blocks each.
+    let wave_blocks = b * sms;
+    let full_waves = (inp.blocks / wave_blocks).floor();
+    let rest = inp.blocks - full_waves * wave_blocks;
+    let tail_blocks_per_sm = (rest / sms).ceil();
+    let full = wave_cycles(inp, arch, b);
+    let tail = if rest > 0.0 {
+        wave_cycles(inp, arch, tail_blocks_per_sm)
+    } else {
+        WaveCycles::default()
+    };
+    let sm_cycles = full_waves * full.total() + tail.total();
+    let sm_seconds = sm_cycles / arch.clock_hz;
+    let l2_seconds = inp.l2_bytes / arch.l2_bytes_per_second;
+    let dram_seconds = inp.dram_bytes / arch.dram_bytes_per_second;
+    let body = sm_seconds.max(l2_seconds).max(dram_seconds);
+    let seconds = body + arch.launch_seconds;
+
+    // Which limit binds: the largest whole-kernel term; within the SM term,
+    // the largest per-SM limit of the wave that dominates, and "launch/tail"
+    // when the launch overhead or the tail wave costs more than the full waves.
+    let per_sm = if full_waves > 0.0 { full } else { tail };
+    let tail_seconds = tail.total() / arch.clock_hz;
+    let mut limit = if sm_seconds >= l2_seconds && sm_seconds >= dram_seconds {
+        per_sm.binding()
+    } else if dram_seconds >= l2_seconds {
+        Limit::DramBandwidth
+    } else {
+        Limit::L2Bandwidth
+    };
+    let full_seconds = full_waves * full.total() / arch.clock_hz;
+    if arch.launch_seconds > body
+        || (full_waves > 0.0
+            && sm_seconds >= l2_seconds.max(dram_seconds)
+            && tail_seconds > full_seconds)
+    {
+        limit = Limit::LaunchTail;
+    }
+
+    let mut bd = BTreeMap::new();
+    let mut put = |k: &str, v: f64| {
+        bd.insert(k.to_string(), v);
+    };
+    put("resident_blocks_per_sm", b);
+    put("waves", inp.blocks / wave_blocks);
+    put("full_waves", full_waves);
+    put(
+        "tail_blocks_per_sm",
+        if rest > 0.0 { tail_blocks_per_sm } else { 0.0 },
+    );
+    put("wave_issue_cycles", full.issue.max(tail.issue));
+    put("wave_pipe_cycles", full.pipe.max(tail.pipe));
+    put("wave_shared_cycles", full.shared.max(tail.shared));
+    put("wave_l1_cycles", full.l1.max(tail.l1));
+    put("warp_chain_cycles", full.latency.max(tail.latency));
+    put("full_wave_cycles", full.total());
+    put("tail_wave_cycles", tail.total());
+    put("sm_seconds", sm_seconds);
+    put("l2_seconds", l2_seconds);
+    put("dram_seconds", dram_seconds);
+    put("launch_seconds", arch.launch_seconds);
+    put("tail_seconds", tail_seconds);
+    put("global_latency_cycles", global_latency(inp, arch));
+    put("l1_hit_rate", inp.l1_hit_rate);
+    put("l2_hit_rate", inp.l2_hit_rate);
+    put("l2_bytes", inp.l2_bytes);
+    put("dram_bytes", inp.dram_bytes);
+    put("ilp", inp.ilp);
+    put("mlp_global", inp.mlp_global);
+    put("mlp_shared", inp.mlp_shared);
+    put("dram_gbs_used", arch.dram_bytes_per_second / 1e9);
+    put("l2_gbs_used", arch.l2_bytes_per_second / 1e9);
+    put(
+        "calibrated_dram",
+        f64::from(u8::from(arch.dram_origin == Origin::Calibrated)),
+    );
+    put(
+        "calibrated_l2",
+        f64::from(u8::from(arch.l2_origin == Origin::Calibrated)),
+    );
+    put(
+        "calibrated_latency",
+        f64::from(u8::from(arch.latency_origin == Origin::Calibrated)),
+    );
+    put(
+        "calibrated_launch",
+        f64::from(u8::from(arch.launch_origin == Origin::Calibrated)),
+    );
+    Ok(Timing {
+        seconds,
+        limit,
+        breakdown: bd,
+    })
+}
+
+/// [`evaluate`] as a [`Prediction`]; the bottleneck names the binding limit
+/// and whether the bandwidths came from a calibration or the datasheet.
+pub fn prediction(inp: &TimingInputs, arch: &ArchParams) -> Result<Prediction, ModelError> {
+    let t = evaluate(inp, arch)?;
+    let origin = if arch.dram_origin == Origin::Calibrated {
+        "calibrated"
+    } else {
+        "datasheet"
+    };
+    Prediction::from_cycles(
+        NAME,
+        t.seconds * arch.clock_hz,
+        arch.clock_hz,
+        format!("{} ({origin} bandwidths)", t.limit.name()),
+        t.breakdown,
+    )
+}

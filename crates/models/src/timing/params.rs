@@ -1,0 +1,247 @@
+//! The GPU side of the timing model: issue rates, pipe rates, latencies and
+//! bandwidths, from the catalog ([`arch::Gpu`]) and, where a GPU has one, the
+//! microbenchmark calibration. Every default is named here with its source
+//! (the table of `docs/timing-model.md` repeats them).
+
+use arch::Gpu;
+
+use super::calibration::Calibration;
+use crate::prediction::{ModelError, positive};
+
+/// Where a figure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Fitted to the gpu-benches microbenchmarks of this GPU (gpus/calibrated).
+    Calibrated,
+    /// The catalog's datasheet/paper figure, or a documented estimate from it.
+    Datasheet,
+}
+
+/// Fraction of the datasheet DRAM bandwidth a stream kernel reaches, for GPUs
+/// without a calibration: the mean of stream plateau / datasheet over the four
+/// calibrated GPUs (gpu-benches fits: A100 80GB 1888.5/2039, H100 PCIe
+/// 2009.0/2039, H200 3900.1/4800, V100 SXM2 898.9/900; mean 0.931).
+pub const DRAM_EFFICIENCY: f64 = 0.931;
+
+/// L2 over DRAM bandwidth for GPUs without an L2 calibration: the H100 PCIe
+/// gpu-l2-cache plateau over its stream plateau (7005.2 / 2009.0 GB/s), the
+/// only GPU with both measured.
+pub const L2_OVER_DRAM: f64 = 3.487;
+
+/// Launch overhead for GPUs without a small-kernels calibration, seconds: the
+/// gpu-small-kernels fit of the H200 (2.40 µs), the only one measured.
+pub const DEFAULT_LAUNCH_SECONDS: f64 = 2.40e-6;
+
+/// Issue slots of an integer division or modulus: Kothapalli et al. (seed 000)
+/// cost a modulus at 48 cycles against 4 for an add, i.e. 12 instruction slots.
+pub const INT_DIV_SLOTS: f64 = 12.0;
+
+/// Conversions per clock per SM (CUDA C Programming Guide, arithmetic
+/// instruction throughput table: 16 for 32-bit type conversions on 5.x to 9.0).
+pub const CONVERT_PER_CLOCK: f64 = 16.0;
+
+/// Load/store lanes per SM (32 LD/ST units per SM on Kepler, Maxwell, Pascal,
+/// Volta, Turing, Ampere, Hopper: NVIDIA architecture whitepapers).
+pub const LSU_LANES: f64 = 32.0;
+
+/// L1 bytes per clock per SM without a calibration: 128 from Volta on (Volta
+/// whitepaper; the H100 PCIe gpu-cache fit gives 25218 GB/s / (114 x 1755 MHz)
+/// = 126), 64 before (Kepler/Maxwell/Pascal L1/texture, Jia et al. 2018).
+pub fn default_l1_bytes_per_clock(gpu: &Gpu) -> f64 {
+    if gpu.compute_capability.major >= 7 {
+        128.0
+    } else {
+        64.0
+    }
+}
+
+/// The GPU figures of the model; rates are warp instructions per clock per SM,
+/// latencies core cycles, bandwidths bytes per second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchParams {
+    pub sm_count: f64,
+    pub clock_hz: f64,
+    /// Warp instructions the SM issues per clock (schedulers x 1).
+    pub issue_per_clock: f64,
+    pub rate_fp32: f64,
+    pub rate_fp64: f64,
+    pub rate_sfu: f64,
+    pub rate_int: f64,
+    pub rate_int_mul: f64,
+    pub rate_convert: f64,
+    /// Global/local/atomic warp instructions per clock (LSU).
+    pub rate_lsu: f64,
+    /// Issue slots of one integer division.
+    pub int_div_slots: f64,
+    /// Shared-memory bank passes per clock (bytes per clock / 128).
+    pub shared_passes_per_clock: f64,
+    /// L1 data bytes per clock per SM.
+    pub l1_bytes_per_clock: f64,
+    pub lat_fp32: f64,
+    pub lat_fp64: f64,
+    pub lat_sfu: f64,
+    pub lat_int: f64,
+    pub lat_int_mul: f64,
+    pub lat_shared: f64,
+    pub lat_l1: f64,
+    pub lat_l2: f64,
+    pub lat_dram: f64,
+    pub l2_bytes_per_second: f64,
+    pub dram_bytes_per_second: f64,
+    pub launch_seconds: f64,
+    pub dram_origin: Origin,
+    pub l2_origin: Origin,
+    pub latency_origin: Origin,
+    pub launch_origin: Origin,
+}
+
+impl ArchParams {
+    /// Every rate, latency and bandwidth must be positive and finite.
+    pub fn check(&self) -> Result<(), ModelError> {
+        let m = super::NAME;
+        for (n, v) in [
+            ("SM count", self.sm_count),
+            ("clock", self.clock_hz),
+            ("issue rate", self.issue_per_clock),
+            ("fp32 rate", self.rate_fp32),
+            ("fp64 rate", self.rate_fp64),
+            ("sfu rate", self.rate_sfu),
+            ("int rate", self.rate_int),
+            ("int mul rate", self.rate_int_mul),
+            ("convert rate", self.rate_convert),
+            ("lsu rate", self.rate_lsu),
+            ("int div slots", self.int_div_slots),
+            ("shared passes per clock", self.shared_passes_per_clock),
+            ("L1 bytes per clock", self.l1_bytes_per_clock),
+            ("fp32 latency", self.lat_fp32),
+            ("fp64 latency", self.lat_fp64),
+            ("sfu latency", self.lat_sfu),
+            ("int latency", self.lat_int),
+            ("int mul latency", self.lat_int_mul),
+            ("shared latency", self.lat_shared),
+            ("L1 latency", self.lat_l1),
+            ("L2 latency", self.lat_l2),
+            ("DRAM latency", self.lat_dram),
+            ("L2 bandwidth", self.l2_bytes_per_second),
+            ("DRAM bandwidth", self.dram_bytes_per_second),
+        ] {
+            positive(m, n, v)?;
+        }
+        crate::prediction::non_negative(m, "launch overhead", self.launch_seconds)?;
+        Ok(())
+    }
+}
+
+/// Thread operations per clock per SM over the warp size, at least one lane's worth.
+fn warp_rate(per_clock: Option<f64>, lanes: u32, warp: f64) -> f64 {
+    per_clock.unwrap_or(f64::from(lanes)).max(1.0) / warp
+}
+
+/// Fill the model's GPU figures from the catalog and an optional calibration.
+pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
+    let warp = f64::from(gpu.sm.warp_size.max(1));
+    let t = &gpu.throughput;
+    let l = &gpu.latencies;
+    let clock_hz = gpu.clock_hz();
+    let sm_count = f64::from(gpu.sm_count);
+    // From Kepler (3.0) on each scheduler issues one warp instruction per clock;
+    // before, one warp instruction occupies a scheduler's lanes for
+    // `issue_cycles` clocks (4 on CC 1.x, 2 on Fermi).
+    let schedulers = f64::from(gpu.sm.warp_schedulers.max(1));
+    let issue_per_clock = if gpu.compute_capability.major >= 3 {
+        schedulers
+    } else {
+        schedulers / gpu.issue_cycles().max(1.0)
+    };
+    let rate_fp32 = warp_rate(t.fp32, gpu.sm.fp32_lanes, warp);
+    let rate_int = warp_rate(t.int_add, gpu.sm.fp32_lanes, warp);
+    let int_div_slots = match (
+        gpu.model_params.kothapalli_modulus_cycles,
+        gpu.model_params.kothapalli_add_cycles,
+    ) {
+        (Some(m), Some(a)) if m > 0.0 && a > 0.0 => m / a,
+        _ => INT_DIV_SLOTS,
+    };
+    let shared_bpc = t.shared_bytes_per_clock.unwrap_or(128.0).max(1.0);
+
+    let lat_cal = cal
+        .and_then(|c| c.latency.as_ref())
+        .filter(|x| x.l1_hit_cycles > 0.0 && x.l2_hit_cycles > 0.0 && x.dram_cycles > 0.0);
+    let (lat_l1, lat_l2, lat_dram, latency_origin) = match lat_cal {
+        Some(x) => (
+            x.l1_hit_cycles,
+            x.l2_hit_cycles,
+            x.dram_cycles,
+            Origin::Calibrated,
+        ),
+        None => (
+            l.l1_hit.unwrap_or(l.shared).max(1.0),
+            l.l2_hit.unwrap_or(l.dram).max(1.0),
+            l.dram.max(1.0),
+            Origin::Datasheet,
+        ),
+    };
+    let datasheet_dram = gpu.dram_bytes_per_second();
+    let (dram_bytes_per_second, dram_origin) =
+        match cal.and_then(|c| c.stream_peak_gbps).filter(|g| *g > 0.0) {
+            Some(g) => (g * 1e9, Origin::Calibrated),
+            None => (datasheet_dram * DRAM_EFFICIENCY, Origin::Datasheet),
+        };
+    let (l2_bytes_per_second, l2_origin) = match cal
+        .and_then(|c| c.l2_bandwidth.as_ref())
+        .map(|b| b.first_level_gbps)
+        .filter(|g| *g > 0.0)
+    {
+        Some(g) => (g * 1e9, Origin::Calibrated),
+        // No L2 for global data (CC 1.x): the L2 term is the DRAM term.
+        None if gpu.caches.l2_bytes == 0 => (dram_bytes_per_second, Origin::Datasheet),
+        None => (datasheet_dram * L2_OVER_DRAM, Origin::Datasheet),
+    };
+    let l1_bytes_per_clock = cal
+        .and_then(|c| c.l1_bandwidth.as_ref())
+        .map(|b| b.first_level_gbps * 1e9 / (sm_count.max(1.0) * clock_hz))
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .unwrap_or_else(|| default_l1_bytes_per_clock(gpu));
+    let (launch_seconds, launch_origin) = match cal
+        .and_then(|c| c.launch.as_ref())
+        .map(|x| x.overhead_us)
+        .filter(|v| v.is_finite() && *v >= 0.0)
+    {
+        Some(us) => (us * 1e-6, Origin::Calibrated),
+        None => (DEFAULT_LAUNCH_SECONDS, Origin::Datasheet),
+    };
+    let lat_fp32 = l.fp32.max(1.0);
+    ArchParams {
+        sm_count,
+        clock_hz,
+        issue_per_clock,
+        rate_fp32,
+        rate_fp64: warp_rate(t.fp64, gpu.sm.fp64_lanes, warp),
+        rate_sfu: warp_rate(t.sfu, gpu.sm.sfu, warp),
+        rate_int,
+        rate_int_mul: warp_rate(t.int_mul, gpu.sm.fp32_lanes, warp),
+        rate_convert: CONVERT_PER_CLOCK.min(f64::from(gpu.sm.fp32_lanes).max(1.0)) / warp,
+        rate_lsu: LSU_LANES / warp,
+        int_div_slots,
+        shared_passes_per_clock: shared_bpc / 128.0,
+        l1_bytes_per_clock,
+        lat_fp32,
+        // Missing latencies: FP64 twice FP32, SFU four times FP32 (Jia et al.
+        // 2018 Volta: DFMA 8 vs FFMA 4; MUFU 14-23), integers as FP32.
+        lat_fp64: l.fp64.unwrap_or(2.0 * lat_fp32).max(1.0),
+        lat_sfu: l.sfu.unwrap_or(4.0 * lat_fp32).max(1.0),
+        lat_int: l.int_add.unwrap_or(lat_fp32).max(1.0),
+        lat_int_mul: l.int_mul.or(l.int_add).unwrap_or(lat_fp32).max(1.0),
+        lat_shared: l.shared.max(1.0),
+        lat_l1,
+        lat_l2,
+        lat_dram,
+        l2_bytes_per_second,
+        dram_bytes_per_second,
+        launch_seconds,
+        dram_origin,
+        l2_origin,
+        latency_origin,
+        launch_origin,
+    }
+}

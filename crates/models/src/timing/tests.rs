@@ -1,0 +1,378 @@
+//! Hand-computed cases for each limit, monotonicity, and the whole catalog.
+
+use arch::{Catalog, OccupancyInput, occupancy};
+use profile::KernelProfile;
+
+use super::calibration::{self, Calibration};
+use super::params::{DEFAULT_LAUNCH_SECONDS, arch_params};
+use super::*;
+
+/// Round numbers: 10 SMs at 1 GHz, 4 schedulers, FP32 pipe 2 warp
+/// instructions per clock, one shared pass and one LSU instruction per clock,
+/// 100 GB/s DRAM, 400 GB/s L2, 0.1 µs launch.
+fn arch() -> ArchParams {
+    ArchParams {
+        sm_count: 10.0,
+        clock_hz: 1e9,
+        issue_per_clock: 4.0,
+        rate_fp32: 2.0,
+        rate_fp64: 1.0,
+        rate_sfu: 0.5,
+        rate_int: 2.0,
+        rate_int_mul: 2.0,
+        rate_convert: 0.5,
+        rate_lsu: 1.0,
+        int_div_slots: 12.0,
+        shared_passes_per_clock: 1.0,
+        l1_bytes_per_clock: 128.0,
+        lat_fp32: 4.0,
+        lat_fp64: 8.0,
+        lat_sfu: 16.0,
+        lat_int: 4.0,
+        lat_int_mul: 4.0,
+        lat_shared: 30.0,
+        lat_l1: 30.0,
+        lat_l2: 200.0,
+        lat_dram: 500.0,
+        l2_bytes_per_second: 400e9,
+        dram_bytes_per_second: 100e9,
+        launch_seconds: 1e-7,
+        dram_origin: Origin::Datasheet,
+        l2_origin: Origin::Datasheet,
+        latency_origin: Origin::Datasheet,
+        launch_origin: Origin::Datasheet,
+    }
+}
+
+/// One block per SM on every SM, 4 warps per block, nothing to do yet.
+fn base() -> TimingInputs {
+    TimingInputs {
+        blocks: 10.0,
+        warps_per_block: 4.0,
+        resident_blocks_per_sm: 1.0,
+        mix: WarpMix::default(),
+        shared_passes: 0.0,
+        sectors: 0.0,
+        l1_hit_rate: 0.0,
+        l2_hit_rate: 0.0,
+        l2_bytes: 0.0,
+        dram_bytes: 0.0,
+        ilp: 1.0,
+        mlp_global: 1.0,
+        mlp_shared: 1.0,
+    }
+}
+
+/// Evaluate and compare the time (relative 1e-9) and the binding limit.
+fn check(inp: &TimingInputs, seconds: f64, limit: Limit) {
+    match evaluate(inp, &arch()) {
+        Ok(t) => {
+            assert!(
+                (t.seconds - seconds).abs() <= 1e-9 * seconds,
+                "time {} s, expected {seconds} s; {:?}",
+                t.seconds,
+                t.breakdown
+            );
+            assert_eq!(t.limit, limit, "{:?}", t.breakdown);
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn seconds(inp: &TimingInputs) -> f64 {
+    match evaluate(inp, &arch()) {
+        Ok(t) => t.seconds,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn pure_compute_is_bound_by_the_fp32_pipe() {
+    // 4 warps x 1000 FFMA / 2 per clock = 2000 cycles; issue 4 x 1000 / 4 =
+    // 1000; chain 1000 x 4 / ILP 8 = 500. 2000 cycles at 1 GHz + 0.1 µs.
+    let mut inp = base();
+    inp.mix.fp32 = 1000.0;
+    inp.ilp = 8.0;
+    check(&inp, 2e-6 + 1e-7, Limit::ComputeIssue);
+    // Issue-bound when the pipe is wide: integer adds on a 2/clock pipe and
+    // FFMA on a 2/clock pipe together fill 4 warps x 2000 / 4 = 2000 slots.
+    inp.mix.int_add = 1000.0;
+    check(&inp, 2e-6 + 1e-7, Limit::ComputeIssue);
+}
+
+#[test]
+fn dram_streaming_time_is_bytes_over_bandwidth_plus_launch() {
+    let mut inp = base();
+    inp.mix.global = 2.0;
+    inp.sectors = 8.0;
+    inp.mlp_global = 2.0;
+    inp.l2_bytes = 1e9;
+    inp.dram_bytes = 1e9;
+    check(&inp, 1e9 / 100e9 + 1e-7, Limit::DramBandwidth);
+    inp.dram_bytes = 1e8;
+    inp.l2_bytes = 1e9;
+    check(&inp, 1e9 / 400e9 + 1e-7, Limit::L2Bandwidth);
+}
+
+#[test]
+fn dram_streaming_on_a_calibrated_gpu_uses_the_stream_plateau() {
+    let gpu = match Catalog::bundled().and_then(|c| c.get("a100-sxm4-80gb").cloned()) {
+        Ok(g) => g,
+        Err(e) => panic!("{e}"),
+    };
+    let cal = calibration::bundled("a100-sxm4-80gb");
+    let peak = cal.as_ref().and_then(|c| c.stream_peak_gbps);
+    assert!(peak.is_some_and(|g| g > 1000.0), "{peak:?}");
+    let a = arch_params(&gpu, cal.as_ref());
+    assert_eq!(a.dram_origin, Origin::Calibrated);
+    let mut inp = base();
+    inp.blocks = 108.0;
+    inp.mix.global = 1.0;
+    inp.sectors = 4.0;
+    inp.dram_bytes = 4e9;
+    inp.l2_bytes = 4e9;
+    let t = evaluate(&inp, &a).map(|t| (t.seconds, t.limit));
+    let expected = 4e9 / (peak.unwrap_or(f64::NAN) * 1e9) + DEFAULT_LAUNCH_SECONDS;
+    assert!(
+        matches!(t, Ok((s, Limit::DramBandwidth)) if (s - expected).abs() < 1e-9 * expected),
+        "{t:?} vs {expected}"
+    );
+    // Without the calibration: the datasheet bandwidth times the stream efficiency.
+    let d = arch_params(&gpu, None);
+    assert_eq!(d.dram_origin, Origin::Datasheet);
+    let ratio = d.dram_bytes_per_second / (gpu.memory.bandwidth_gbs * 1e9);
+    assert!((ratio - params::DRAM_EFFICIENCY).abs() < 1e-12);
+}
+
+#[test]
+fn low_occupancy_dependent_loads_are_latency_bound() {
+    // One warp per SM, 10 dependent DRAM loads: chain 10 x 500 = 5000 cycles;
+    // issue 10 / 4, LSU 10 / 1, L1 10 x 32 / 128 cycles are far below.
+    let mut inp = base();
+    inp.warps_per_block = 1.0;
+    inp.mix.global = 10.0;
+    inp.sectors = 10.0;
+    check(&inp, 5e-6 + 1e-7, Limit::Latency);
+    // Half the loads hit L2 (L1 misses everything): 5 x 200 + 5 x 500 = 3500.
+    inp.l2_hit_rate = 0.5;
+    check(&inp, 3.5e-6 + 1e-7, Limit::Latency);
+    // Two independent loads in flight halve the chain: 1750.
+    inp.mlp_global = 2.0;
+    check(&inp, 1.75e-6 + 1e-7, Limit::Latency);
+}
+
+#[test]
+fn a_tenth_of_a_wave_more_costs_a_tail_wave() {
+    // Two resident blocks per SM, 10 SMs: a wave is 20 blocks. Each block is 4
+    // warps x 1000 FFMA, so 2 blocks take 4000 cycles on the FP32 pipe.
+    let mut inp = base();
+    inp.mix.fp32 = 1000.0;
+    inp.ilp = 8.0;
+    inp.resident_blocks_per_sm = 2.0;
+    inp.blocks = 20.0;
+    check(&inp, 4e-6 + 1e-7, Limit::ComputeIssue);
+    // 22 blocks = 1.1 waves: a tail wave of one block per SM, 2000 cycles.
+    inp.blocks = 22.0;
+    check(&inp, 6e-6 + 1e-7, Limit::ComputeIssue);
+    // One resident block: 1.1 waves cost two full waves; the tail binds
+    // only when it costs more than the full waves (here equal: not).
+    inp.resident_blocks_per_sm = 1.0;
+    inp.blocks = 11.0;
+    check(&inp, 4e-6 + 1e-7, Limit::ComputeIssue);
+    // A grid of fewer blocks than SMs runs one partial wave.
+    inp.blocks = 3.0;
+    check(&inp, 2e-6 + 1e-7, Limit::ComputeIssue);
+}
+
+#[test]
+fn launch_overhead_binds_a_tiny_kernel() {
+    let mut inp = base();
+    inp.mix.fp32 = 10.0;
+    inp.ilp = 8.0;
+    // 4 x 10 / 2 = 20 cycles = 20 ns, below the 0.1 µs launch.
+    check(&inp, 20e-9 + 1e-7, Limit::LaunchTail);
+}
+
+#[test]
+fn bank_conflicts_multiply_shared_passes() {
+    // 8 warps x 100 shared loads, MLP 10: conflict-free 800 passes at one per
+    // clock = 800 cycles, above issue (8 x 100 / 4 = 200) and the chain
+    // (100 x 30 / 10 = 300).
+    let mut inp = base();
+    inp.warps_per_block = 8.0;
+    inp.mix.shared = 100.0;
+    inp.shared_passes = 100.0;
+    inp.mlp_shared = 10.0;
+    check(&inp, 0.8e-6 + 1e-7, Limit::SharedMemory);
+    // 4-way conflicts: 400 passes per warp, 3200 cycles.
+    inp.shared_passes = 400.0;
+    check(&inp, 3.2e-6 + 1e-7, Limit::SharedMemory);
+    // 32-way: 3200 passes per warp, 25600 cycles.
+    inp.shared_passes = 3200.0;
+    check(&inp, 25.6e-6 + 1e-7, Limit::SharedMemory);
+}
+
+#[test]
+fn more_dram_bytes_is_never_faster() {
+    let mut inp = base();
+    inp.mix.global = 4.0;
+    inp.mix.fp32 = 50.0;
+    inp.sectors = 16.0;
+    inp.l2_bytes = 1e6;
+    let mut last = 0.0;
+    for k in 0..40 {
+        inp.dram_bytes = f64::from(k) * 2.5e5;
+        let t = seconds(&inp);
+        assert!(t >= last, "{} bytes: {t} < {last}", inp.dram_bytes);
+        last = t;
+    }
+    assert!(last > seconds(&base()));
+}
+
+#[test]
+fn higher_occupancy_is_never_slower_when_latency_bound() {
+    let mut inp = base();
+    inp.warps_per_block = 2.0;
+    inp.blocks = 640.0;
+    inp.mix.global = 20.0;
+    inp.mix.fp32 = 20.0;
+    inp.sectors = 20.0;
+    let mut last = f64::INFINITY;
+    for b in 1..=32 {
+        inp.resident_blocks_per_sm = f64::from(b);
+        let t = seconds(&inp);
+        assert!(t <= last * (1.0 + 1e-12), "{b} blocks/SM: {t} > {last}");
+        last = t;
+    }
+    inp.resident_blocks_per_sm = 1.0;
+    assert!(last < seconds(&inp));
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    let cases: [fn(&mut TimingInputs); 5] = [
+        |i| i.blocks = 0.0,
+        |i| i.ilp = 0.5,
+        |i| i.l1_hit_rate = 1.5,
+        |i| i.dram_bytes = f64::NAN,
+        |i| i.mix.fp32 = -1.0,
+    ];
+    for f in cases {
+        let mut inp = base();
+        f(&mut inp);
+        assert!(evaluate(&inp, &arch()).is_err(), "{inp:?}");
+    }
+    let mut a = arch();
+    a.dram_bytes_per_second = 0.0;
+    assert!(evaluate(&base(), &a).is_err());
+}
+
+#[test]
+fn bundled_calibrations_parse() {
+    for id in calibration::bundled_ids() {
+        let c = calibration::bundled(id);
+        assert!(
+            c.as_ref()
+                .is_some_and(|c| c.gpu == id && c.stream_peak_gbps.is_some_and(|g| g > 0.0)),
+            "{id}: {c:?}"
+        );
+    }
+    assert_eq!(calibration::bundled("no-such-gpu"), None);
+    let h100 = calibration::bundled("h100-pcie-80gb");
+    assert!(
+        h100.as_ref()
+            .is_some_and(|c| c.latency.is_some() && c.l2_bandwidth.is_some())
+    );
+    assert!(Calibration::from_toml("gpu = 3").is_err());
+}
+
+/// A small synthetic profile: `blocks` x 256 threads with the given per-thread
+/// FFMA, global and shared counts, coalesced 4-byte accesses.
+fn profile(blocks: u32, ffma: f64, global: f64, shared: f64, barriers: f64) -> KernelProfile {
+    let mut p = KernelProfile::default();
+    p.launch.grid = [blocks, 1, 1];
+    p.launch.block = [256, 1, 1];
+    p.resources.registers_per_thread = 32;
+    p.resources.static_shared_per_block = 4096;
+    let warps = f64::from(blocks) * 8.0;
+    let w = &mut p.warp_instructions;
+    w.fp32_fma = ffma * warps;
+    w.int_add = 10.0 * warps;
+    w.global_load = global * warps;
+    w.shared_load = shared * warps;
+    w.barrier = barriers * warps;
+    p.global.loads.requests = global * warps;
+    p.global.loads.transactions = global * warps * 4.0;
+    p.global.loads.bytes = global * warps * 128.0;
+    p.shared.loads.requests = shared * warps;
+    p.shared.loads.transactions = shared * warps * 2.0;
+    p.sync.barriers_per_thread = barriers;
+    p
+}
+
+#[test]
+fn every_catalog_gpu_gives_a_finite_positive_time() {
+    let catalog = match Catalog::bundled() {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    let profiles = [
+        profile(1, 10.0, 1.0, 0.0, 0.0),
+        profile(4096, 1000.0, 4.0, 200.0, 2.0),
+        profile(100_000, 2.0, 3.0, 0.0, 0.0),
+    ];
+    for gpu in catalog.gpus() {
+        for p in &profiles {
+            let input = OccupancyInput {
+                threads_per_block: 256,
+                registers_per_thread: p.resources.registers_per_thread,
+                shared_per_block_bytes: p.resources.static_shared_per_block,
+            };
+            let occ = match occupancy(gpu, &input) {
+                Ok(o) => o,
+                Err(e) => panic!("{}: {e}", gpu.id),
+            };
+            match adapter::predict(p, gpu, &occ) {
+                Ok(pr) => {
+                    assert!(pr.seconds.is_finite() && pr.seconds > 0.0, "{}", gpu.id);
+                    assert!(pr.breakdown.values().all(|v| v.is_finite()), "{}", gpu.id);
+                    assert_eq!(pr.model, NAME);
+                }
+                Err(e) => panic!("{}: {e}", gpu.id),
+            }
+        }
+    }
+}
+
+#[test]
+fn adapter_reads_counts_per_warp_and_bank_passes() {
+    let gpu = match Catalog::bundled().and_then(|c| c.get("tesla-v100-sxm2-16gb").cloned()) {
+        Ok(g) => g,
+        Err(e) => panic!("{e}"),
+    };
+    let p = profile(160, 100.0, 4.0, 50.0, 1.0);
+    let input = OccupancyInput {
+        threads_per_block: 256,
+        registers_per_thread: 32,
+        shared_per_block_bytes: 4096,
+    };
+    let occ = match occupancy(&gpu, &input) {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    };
+    let inp = match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => i,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(inp.blocks, 160.0);
+    assert_eq!(inp.warps_per_block, 8.0);
+    assert_eq!(inp.mix.fp32, 100.0);
+    assert_eq!(inp.mix.global, 4.0);
+    assert_eq!(inp.shared_passes, 100.0);
+    // 4 transactions of 32 B per request = 4 sectors; DRAM falls back to 32 B each.
+    assert_eq!(inp.sectors, 16.0);
+    assert_eq!(inp.dram_bytes, 160.0 * 8.0 * 16.0 * 32.0);
+    // Loads of one barrier interval: 4 global loads / (1 barrier + 1) = 2.
+    assert_eq!(inp.mlp_global, 2.0);
+    assert_eq!(inp.mlp_shared, 25.0);
+}
