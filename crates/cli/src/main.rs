@@ -9,7 +9,6 @@ mod cmd;
 mod error;
 
 use clap::{Parser, Subcommand};
-use error::CliError;
 
 /// Predict and explain how fast a CUDA kernel runs on an NVIDIA GPU, without the GPU.
 ///
@@ -29,23 +28,51 @@ enum Command {
     Check(cmd::check::Args),
     Cfg(cmd::cfg::Args),
     Run(cmd::run::Args),
+    Characterize(cmd::characterize::Args),
     Gpus(cmd::gpus::Args),
     Predict(cmd::predict::Args),
     Petri(cmd::petri::Args),
     Fit(cmd::fit::Args),
+    Validate(cmd::validate::Args),
+    Tune(cmd::tune::Args),
+    Combinators(cmd::combinators::Args),
 }
 
+/// Rust ignores SIGPIPE, so `ptxperf ... | head` would panic on the closed
+/// pipe; restore the default action (terminate quietly) as command-line tools do.
+#[cfg(unix)]
+fn restore_sigpipe() {
+    unsafe extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: setting a signal's disposition to its default is async-signal
+    // safe and happens before any other thread exists.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_sigpipe() {}
+
 fn main() {
+    restore_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compile(a) => cmd::compile::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::Cfg(a) => cmd::cfg::run(a),
         Command::Run(a) => cmd::run::run(a),
+        Command::Characterize(a) => cmd::characterize::run(a),
         Command::Gpus(a) => cmd::gpus::run(a),
         Command::Predict(a) => cmd::predict::run(a),
         Command::Petri(a) => cmd::petri::run(a),
         Command::Fit(a) => cmd::fit::run(a),
+        Command::Validate(a) => cmd::validate::run(a),
+        Command::Tune(a) => cmd::tune::run(a),
+        Command::Combinators(a) => cmd::combinators::run(a),
     };
     if let Err(e) = result {
         e.report();

@@ -1,1 +1,38 @@
-//! emu: placeholder, filled by its issue.
+//! emu: the SIMT emulator of ptxperf. It executes PTX kernels on the CPU with
+//! the semantics of a GPU and reports what happens to an [`observer::Observer`].
+//!
+//! A short tour:
+//! - [`spec`]: launch specs (TOML) with integer expressions over defines, and
+//!   the materialisation of argument buffers ([`prng`] for `random` init).
+//! - [`mem`]: the memory spaces: global allocations with bounds, per-CTA
+//!   shared, per-thread local, param and const, and generic addressing.
+//! - [`float`]: PTX floating-point semantics: rounding modes `.rn/.rz/.rm/.rp`
+//!   through error-free transforms, `.ftz`, `.sat`, NaN rules, f16/bf16.
+//! - [`simt`]: warp state: active masks, structure-of-arrays registers, the
+//!   reconvergence stack (IPDOM and Kerr et al.'s barrier policy), CTA barriers.
+//! - [`fault`]: fault reports naming CTA, thread, PTX line and instruction.
+//! - [`observer`]: the event interface the characterization crate implements.
+//! - [`exec`]: execution. The IR is decoded once into compact warp-wide ops
+//!   ([`exec::ops`]); each warp runs until it blocks, one `match` per warp
+//!   instruction and a loop over the 32 lanes; CTAs run in order or on
+//!   several host threads with identical results. Entry points:
+//!   [`exec::run_ptx`] (PTX text) and [`exec::launch()`] (a parsed module,
+//!   with an observer).
+//!
+//! Choices where PTX leaves things open (each documented where it is made):
+//! registers start at zero; `%clock`/`%clock64` count the warp's own
+//! instructions (deterministic); threads that exited count as arrived at a
+//! barrier of the whole CTA; integer division by zero gives all ones;
+//! atomics of a warp apply in lane order; warps of a CTA are time-sliced
+//! round-robin ([`exec::warp::TIME_SLICE`]); a runaway warp stops after
+//! [`simt::DEFAULT_WARP_FUEL`] instructions; `random` buffer init draws
+//! from [lo, hi) with xoshiro256**.
+
+pub mod exec;
+pub mod fault;
+pub mod float;
+pub mod mem;
+pub mod observer;
+pub mod prng;
+pub mod simt;
+pub mod spec;

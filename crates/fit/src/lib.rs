@@ -23,6 +23,7 @@
 pub mod bench_dir;
 pub mod calibrate;
 pub mod check;
+pub mod combinators;
 pub mod forms;
 pub mod gpubench;
 pub mod linear;

@@ -1,5 +1,8 @@
 //! Times the warp model at the size of the target: 64 warps of 10^5
-//! instructions each, one run, release mode (`cargo bench -p petri`).
+//! instructions each, one run, release mode (`cargo bench -p petri`), with
+//! the specialised executor (`warp::simulate_once`, target: under 1 s per
+//! case). Then one smaller case on both executors, for their ratio (the
+//! general engine is the reference the fast path is tested against).
 
 use petri::warp;
 use petri::{LatencyCounting, WarpCounts, WarpModelConfig};
@@ -36,6 +39,29 @@ fn time_case(label: &str, counts: WarpCounts, counting: LatencyCounting) {
     }
 }
 
+fn compare_engines() {
+    let cfg = WarpModelConfig::uniform(16, WarpCounts::new(8_000, 1_000, 1_000));
+    let Ok(wnet) = warp::build(&cfg) else {
+        return;
+    };
+    let budget = warp::default_budget(&cfg);
+    let time = |f: &dyn Fn() -> Option<u64>| {
+        let start = Instant::now();
+        let steps = f();
+        (steps, start.elapsed().as_secs_f64())
+    };
+    let (fast, tf) = time(&|| warp::simulate_once(&wnet, 1, budget).ok().map(|r| r.steps));
+    let (reference, tr) = time(&|| {
+        warp::simulate_once_reference(&wnet, 1, budget)
+            .ok()
+            .map(|r| r.steps)
+    });
+    println!(
+        "16 warps x 10000 (80/10/10): fast {fast:?} steps {tf:.3} s, general engine {reference:?} steps {tr:.3} s ({:.0}x)",
+        tr / tf.max(1e-9)
+    );
+}
+
 fn main() {
     println!("64 warps x 100000 instructions, K = 4, l1 = 20, l2 = 2, one run");
     time_case(
@@ -58,4 +84,5 @@ fn main() {
         WarpCounts::new(0, 0, 100_000),
         LatencyCounting::CountUp,
     );
+    compare_engines();
 }

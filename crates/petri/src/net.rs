@@ -227,8 +227,6 @@ pub struct Net {
     /// Output arcs of each transition, `(place, weight)`.
     pub(crate) post_start: Vec<u32>,
     pub(crate) post: Vec<(u32, u32)>,
-    /// Per place: its index among the hubs, or `u32::MAX` for a plain place.
-    pub(crate) hub_index: Vec<u32>,
     pub(crate) hub_count: usize,
     /// The hub places, by hub index.
     pub(crate) hubs: Vec<u32>,
@@ -443,7 +441,6 @@ impl Net {
             pre,
             post_start,
             post,
-            hub_index,
             hub_count,
             hubs: (0..np as u32).filter(|&p| hub[p as usize]).collect(),
             home_hub,

@@ -67,6 +67,56 @@ impl Rng {
     }
 }
 
+/// The 64-bit finaliser of splitmix64 (a bijection with full avalanche).
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The random order of a maximal step, as a counter-based generator: within
+/// step `step` of a run seeded by `seed`, the enabled transitions are taken in
+/// increasing order of their key (ties, of probability 2^-64, by index).
+/// Independent uniform keys give a uniform random permutation, the paper's
+/// rule (seed 003, §4); because a key depends only on `(seed, step, t)` and not
+/// on which other transitions are enabled or how an executor stores them, the
+/// general [`crate::Simulator`] and the specialised warp executor
+/// ([`crate::fast`]) resolve every conflict the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepKeys {
+    seed: u64,
+}
+
+impl StepKeys {
+    pub fn new(seed: u64) -> Self {
+        Self { seed: mix64(seed) }
+    }
+
+    /// The salt of step `step` (0-based: the number of steps executed before it).
+    #[inline]
+    pub fn step_salt(&self, step: u64) -> u64 {
+        mix64(self.seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// The key of transition `t` in the step whose salt is `salt`.
+    #[inline]
+    pub fn key(salt: u64, t: u32) -> u64 {
+        Self::key_premultiplied(salt, Self::premultiply(t))
+    }
+
+    /// The transition's part of its key, for executors that keep it.
+    #[inline]
+    pub fn premultiply(t: u32) -> u64 {
+        u64::from(t).wrapping_mul(0xD1B5_4A32_D192_ED03)
+    }
+
+    /// [`StepKeys::key`] from [`StepKeys::premultiply`]'s value.
+    #[inline]
+    pub fn key_premultiplied(salt: u64, tc: u64) -> u64 {
+        mix64(salt ^ tc)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +157,19 @@ mod tests {
             assert!(seen.iter().all(|&s| s), "n = {n}");
         }
         assert_eq!(r.below(0), 0);
+    }
+
+    #[test]
+    fn step_keys_order_pairs_both_ways_about_equally() {
+        let keys = StepKeys::new(9);
+        let first = (0..20_000u64)
+            .filter(|&s| {
+                let salt = keys.step_salt(s);
+                StepKeys::key(salt, 3) < StepKeys::key(salt, 4)
+            })
+            .count();
+        assert!((9_500..10_500).contains(&first), "{first}");
+        assert_ne!(keys.step_salt(0), StepKeys::new(10).step_salt(0));
     }
 
     #[test]

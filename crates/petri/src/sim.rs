@@ -18,20 +18,21 @@
 //! candidate list whatever the hub holds, and its hub tokens are checked when
 //! it is drawn. The other candidates form the plain list.
 //!
-//! A step draws the candidates one at a time, each uniformly among those not
-//! yet drawn (a lazy Fisher-Yates shuffle over the plain list and the hub lists
-//! together, so the order is a uniform random permutation), and fires each one
-//! whose entries still hold its tokens after the earlier ones. When a hub is
-//! empty, every candidate left in its list would fail, so the whole list is
-//! dropped from the draw at once. A step thus costs O(plain candidates + hub
-//! candidates drawn + arcs touched), not O(net); the random order stays
-//! exactly the paper's.
+//! A step orders the candidates by their keys ([`StepKeys`]: independent
+//! uniform 64-bit numbers drawn from `(seed, step, transition)`, so the order is
+//! a uniform random permutation) and fires each one whose entries still hold
+//! its tokens after the earlier ones. The candidates of an empty hub would all
+//! fail, so they are left out at once. A step thus costs O(c log c) for c
+//! candidates plus the arcs touched, not O(net). Because a key does not depend
+//! on the rest of the candidate set, any executor that fires the same enabled
+//! transitions in key order gets exactly this engine's run (the warp model's
+//! specialised executor, [`crate::fast`], relies on it).
 //!
 //! Capacities are checked greedily in the drawn order against the tokens left
 //! plus the tokens already produced in this step.
 
 use crate::net::{Net, PlaceId, TransitionId};
-use crate::rng::Rng;
+use crate::rng::StepKeys;
 
 /// Why a run stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -78,7 +79,7 @@ struct TransState {
 pub struct Simulator<'n> {
     net: &'n Net,
     marking: Vec<u32>,
-    rng: Rng,
+    keys: StepKeys,
     steps: u64,
     firings: Vec<u64>,
     fired: Vec<TransitionId>,
@@ -86,7 +87,7 @@ pub struct Simulator<'n> {
     plain: Vec<u32>,
     hubs: Vec<Vec<u32>>,
     // Scratch, reused by every step.
-    hub_left: Vec<usize>,
+    order: Vec<(u64, u32)>,
     touched: Vec<u32>,
     touched_in: Vec<u64>,
     old: Vec<u32>,
@@ -102,7 +103,7 @@ impl<'n> Simulator<'n> {
         let mut sim = Simulator {
             net,
             marking: net.initial_marking(),
-            rng: Rng::new(seed),
+            keys: StepKeys::new(seed),
             steps: 0,
             firings: vec![0; nt],
             fired: Vec::new(),
@@ -117,7 +118,7 @@ impl<'n> Simulator<'n> {
                 .collect(),
             plain: Vec::new(),
             hubs: vec![Vec::new(); net.hub_count],
-            hub_left: vec![0; net.hub_count],
+            order: Vec::new(),
             touched: Vec::new(),
             touched_in: vec![0; np],
             old: vec![0; np],
@@ -232,44 +233,18 @@ impl<'n> Simulator<'n> {
         self.epoch += 1;
         self.fired.clear();
         let net = self.net;
-        let mut plain_left = self.plain.len();
-        let mut total = plain_left;
-        for h in 0..self.hubs.len() {
-            let hub_place = net.hubs[h] as usize;
-            self.hub_left[h] = if self.marking[hub_place] > 0 {
-                self.hubs[h].len()
-            } else {
-                0
-            };
-            total += self.hub_left[h];
+        let salt = self.keys.step_salt(self.steps);
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        order.extend(self.plain.iter().map(|&t| (StepKeys::key(salt, t), t)));
+        for (h, list) in self.hubs.iter().enumerate() {
+            // Candidates of an empty hub cannot fire: leave them out at once.
+            if self.marking[net.hubs[h] as usize] > 0 {
+                order.extend(list.iter().map(|&t| (StepKeys::key(salt, t), t)));
+            }
         }
-        while total > 0 {
-            let mut r = self.rng.below(total as u32) as usize;
-            total -= 1;
-            let t = if r < plain_left {
-                let t = self.plain[r];
-                self.plain.swap(r, plain_left - 1);
-                self.trans[self.plain[r] as usize].pos = r as u32;
-                self.trans[t as usize].pos = (plain_left - 1) as u32;
-                plain_left -= 1;
-                t
-            } else {
-                r -= plain_left;
-                let mut h = 0;
-                while r >= self.hub_left[h] {
-                    r -= self.hub_left[h];
-                    h += 1;
-                }
-                let last = self.hub_left[h] - 1;
-                let list = &mut self.hubs[h];
-                let t = list[r];
-                list.swap(r, last);
-                let moved = list[r];
-                self.trans[moved as usize].pos = r as u32;
-                self.trans[t as usize].pos = last as u32;
-                self.hub_left[h] = last;
-                t
-            };
+        order.sort_unstable();
+        for &(_, t) in &order {
             if !self.can_take(t) {
                 continue;
             }
@@ -280,15 +255,8 @@ impl<'n> Simulator<'n> {
             }
             self.consume(t);
             self.fired.push(TransitionId(t));
-            // A hub emptied by this firing fails every candidate left in its list.
-            for &(p, _) in net.pre_of(t) {
-                let h = net.hub_index[p as usize];
-                if h != NOWHERE && self.marking[p as usize] == 0 {
-                    total -= self.hub_left[h as usize];
-                    self.hub_left[h as usize] = 0;
-                }
-            }
         }
+        self.order = order;
         if net.has_capacities {
             for i in 0..self.fired.len() {
                 let t = self.fired[i].0;

@@ -177,6 +177,77 @@ fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// One line of [`plot_series_svg`]: a label and (threads, mean steps) points.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(u32, f64)>,
+}
+
+/// An SVG plot of several variants' mean steps against threads (log-scale x),
+/// one coloured line each, as the radix-sort study compares three kernels.
+pub fn plot_series_svg(series: &[Series], title: &str) -> Result<String, String> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (800, 500)).into_drawing_area();
+        draw_series(&root, series, title).map_err(|e| format!("cannot draw the plot: {e}"))?;
+        root.present()
+            .map_err(|e| format!("cannot draw the plot: {e}"))?;
+    }
+    Ok(out)
+}
+
+fn draw_series<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    series: &[Series],
+    title: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let xs = || {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| f64::from(p.0)))
+    };
+    let x0 = xs().fold(f64::INFINITY, f64::min);
+    let x1 = xs().fold(f64::NEG_INFINITY, f64::max);
+    let (x0, x1) = if x0.is_finite() && x1 > x0 {
+        (x0, x1)
+    } else {
+        (1.0, x0.max(1.0) * 2.0)
+    };
+    let y1 = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(1.0, f64::max)
+        * 1.05;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(90)
+        .build_cartesian_2d((x0..x1).log_scale(), 0.0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc("threads")
+        .y_desc("model steps")
+        .draw()?;
+    for (i, s) in series.iter().enumerate() {
+        let colour = Palette99::pick(i).to_rgba();
+        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(t, y)| (f64::from(t), y)).collect();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
+            .label(s.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, colour.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +293,18 @@ mod tests {
         assert!(best(&rows).is_some());
         let svg = plot_svg(&rows, "test").expect("draws");
         assert!(svg.starts_with("<svg") && svg.contains("model steps"));
+        let series = [
+            Series {
+                label: "variant-a".into(),
+                points: rows.iter().map(|r| (r.threads, r.mean_steps)).collect(),
+            },
+            Series {
+                label: "variant-b".into(),
+                points: vec![(32, 10.0), (512, 5.0)],
+            },
+        ];
+        let svg = plot_series_svg(&series, "two").expect("draws");
+        assert!(svg.contains("variant-a") && svg.contains("variant-b"));
         assert!(matches!(
             sweep(&SweepConfig {
                 threads: vec![0],

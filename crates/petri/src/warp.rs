@@ -375,6 +375,10 @@ pub struct RunReport {
     pub idle_steps: u64,
     /// The step in which each warp's t16 fired.
     pub warp_finish: Vec<u64>,
+    /// How many times each transition fired, indexed by transition (not
+    /// serialised: 17 numbers per warp).
+    #[serde(skip)]
+    pub firings: Vec<u64>,
 }
 
 /// The runs over several seeds and their means.
@@ -407,8 +411,19 @@ pub fn default_budget(config: &WarpModelConfig) -> u64 {
     serial.saturating_mul(4).saturating_add(10_000)
 }
 
-/// Run the model once, until every warp has terminated.
+/// Run the model once, until every warp has terminated, with the specialised
+/// executor ([`crate::fast`]): identical to [`simulate_once_reference`].
 pub fn simulate_once(wnet: &WarpNet, seed: u64, budget: u64) -> Result<RunReport, WarpError> {
+    crate::fast::simulate_once(wnet, seed, budget)
+}
+
+/// Run the model once with the general [`Simulator`] (the reference the
+/// specialised executor is tested against).
+pub fn simulate_once_reference(
+    wnet: &WarpNet,
+    seed: u64,
+    budget: u64,
+) -> Result<RunReport, WarpError> {
     let mut owner = vec![u32::MAX; wnet.net.transitions().len()];
     for (i, w) in wnet.warps.iter().enumerate() {
         owner[w.t(16).index()] = i as u32;
@@ -439,6 +454,7 @@ pub fn simulate_once(wnet: &WarpNet, seed: u64, budget: u64) -> Result<RunReport
         steps: sim.steps(),
         idle_steps: sim.firings()[wnet.waiting.index()],
         warp_finish: finish,
+        firings: sim.firings().to_vec(),
     })
 }
 

@@ -47,6 +47,10 @@ pub struct KernelProfile {
     /// Optional figures that particular analyses state directly (they override
     /// what the models would derive from the counts above).
     pub analysis: AnalysisInputs,
+    /// Kerr et al. workload metrics and footprint, when measured (emulator runs).
+    pub workload: crate::workload::Workload,
+    /// Cache-model figures (hit rates, DRAM bytes) for one GPU, when simulated.
+    pub cache: crate::workload::CacheFigures,
 }
 
 /// Launch configuration (as in the launch spec of DESIGN.md).

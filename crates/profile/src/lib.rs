@@ -10,10 +10,15 @@
 //!   located at `line:col`; [`KernelProfile::validate`] rejects numbers the
 //!   models cannot use (negative, NaN, infinite, empty launch).
 //!
-//! The emulator's collector (a later issue) fills the same struct.
+//! - [`workload`]: measured-only sections ([`Workload`]: Kerr et al.'s
+//!   metrics and the footprint; [`CacheFigures`]: a cache model's hit rates
+//!   and DRAM bytes), all optional so hand-written profiles need not state them.
+//!
+//! The `characterize` crate's collector and the `pipeline` crate fill the same struct.
 
 pub mod kernel_profile;
 mod parse;
+pub mod workload;
 
 pub use kernel_profile::{
     AnalysisInputs, Atomics, Branches, ClassMix, GlobalMemory, GpuPerfInputs, KernelProfile,
@@ -21,3 +26,4 @@ pub use kernel_profile::{
     RooflineInputs, SharedMemory, Synchronisation, Traffic,
 };
 pub use parse::ProfileError;
+pub use workload::{CacheFigures, Workload};

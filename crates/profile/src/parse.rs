@@ -175,6 +175,8 @@ impl KernelProfile {
                 .into_iter()
                 .filter_map(|(name, v)| v.map(|v| (name.to_string(), v))),
         );
+        out.extend(self.workload.numbers());
+        out.extend(self.cache.numbers());
         out
     }
 }
@@ -244,6 +246,38 @@ mod tests {
                     && p.analysis.mwp_cwp.synch_insts.is_none()
                     && p.analysis.kothapalli.comp_cycles == Some(6080.0)
             }),
+        );
+    }
+
+    #[test]
+    fn workload_and_cache_sections_are_read() {
+        check(
+            "[workload]\nactivity_factor = 0.75\n[cache]\ngpu = \"a100-pcie-40gb\"\nl2_hit_rate = 0.5\n",
+            Ok(|p| {
+                p.workload.activity_factor == Some(0.75)
+                    && p.workload.memory_intensity.is_none()
+                    && p.cache.gpu == "a100-pcie-40gb"
+                    && p.cache.l2_hit_rate == Some(0.5)
+                    && p.cache.dram_read_bytes.is_none()
+            }),
+        );
+    }
+
+    #[test]
+    fn negative_workload_figure_is_rejected() {
+        check(
+            "[workload]\nsector_reuse = -1.0\n",
+            Err("workload.sector_reuse: must not be negative"),
+        );
+    }
+
+    #[test]
+    fn unknown_workload_field_is_located() {
+        check(
+            "[workload]\nactivity = 1.0\n",
+            Err(
+                "2:1: unknown field `activity`, expected one of `activity_factor`, `divergent_branch_ratio`, `max_reconvergence_depth`, `memory_intensity`, `memory_efficiency`, `memory_efficiency_sectors`, `inter_thread_data_flow`, `mimd_parallelism`, `simd_parallelism`, `shared_conflict_ways_16banks`, `footprint_sector_bytes`, `footprint_line_bytes`, `sector_reuse`, `ctas_emulated`, `sampling_error`",
+            ),
         );
     }
 
@@ -329,6 +363,9 @@ mod tests {
         p.launch.grid = [3, 2, 1];
         p.global.dram_bytes = Some(1024.0);
         p.per_thread.max.int_div = 4.0;
+        p.workload.activity_factor = Some(0.5);
+        p.cache.gpu = "h100-sxm5-80gb".to_string();
+        p.cache.dram_read_bytes = Some(4096.0);
         let text = match toml::to_string(&p) {
             Ok(t) => t,
             Err(e) => panic!("serialise: {e}"),

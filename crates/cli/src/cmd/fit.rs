@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 ///   ptxperf fit csv measurements.csv                  # one model per data set, 10 % check, finalised model
 ///   ptxperf fit csv m.csv --form linear --svg plots/  # seed 004's f(x) = A x + B, with plots
 ///   ptxperf fit gpu-benches ../shared/data/groundtruth/gpu-benches --write gpus/calibrated
+///   ptxperf fit measure --gpu h100-pcie-80gb --out m.csv --reps 3   # needs `--features gpu` and a GPU
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -54,6 +55,18 @@ enum What {
         #[arg(long)]
         svg: Option<PathBuf>,
     },
+    /// Run the microbenchmarks on this machine's GPU and write a measurement CSV (build with `--features gpu`).
+    Measure {
+        /// Catalog id written in the CSV's gpu column.
+        #[arg(long)]
+        gpu: String,
+        /// The measurement CSV to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Repetitions (one data set each).
+        #[arg(long, default_value_t = 3)]
+        reps: u32,
+    },
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -70,7 +83,20 @@ pub fn run(args: Args) -> Result<(), CliError> {
             json,
             svg,
         } => run_benches(&dir, write.as_deref(), json, svg.as_deref()),
+        What::Measure { gpu, out, reps } => run_measure(gpu, &out, reps),
     }
+}
+
+fn run_measure(gpu: String, out: &Path, reps: u32) -> Result<(), CliError> {
+    let opts = gpurun::MeasureOptions {
+        gpu,
+        repetitions: reps,
+    };
+    let rows = gpurun::measure(&opts).map_err(|e| CliError::user(e.to_string()))?;
+    std::fs::write(out, gpurun::to_csv(&rows))
+        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", out.display())))?;
+    println!("wrote {} measurement(s) to {}", rows.len(), out.display());
+    Ok(())
 }
 
 #[derive(serde::Serialize)]

@@ -1,10 +1,14 @@
 //! One module per subcommand; each is owned by the issue that builds it.
 
 pub mod cfg;
+pub mod characterize;
 pub mod check;
+pub mod combinators;
 pub mod compile;
 pub mod fit;
 pub mod gpus;
 pub mod petri;
 pub mod predict;
 pub mod run;
+pub mod tune;
+pub mod validate;

@@ -1,8 +1,10 @@
 //! `ptxperf predict`: every analytical model side by side for one kernel on one GPU.
 //!
 //! The profile comes from a hand-written TOML file (`--profile P.toml`, see
-//! examples/profiles/); the emulator-driven path (`predict SPEC.toml`) is
-//! accepted on the command line but not wired yet. Output: a table (model,
+//! examples/profiles/) or from emulating a launch spec (`predict SPEC.toml`)
+//! through the `pipeline` crate: load (NVRTC for `.cu`), emulate once with the
+//! characterize collector, run the cache model for the GPU, then the models.
+//! Output: a table (model,
 //! time, cycles, bottleneck), the occupancy and its limiter, the spread
 //! between the models and the outlier; or JSON schema 1 (`--json`); and
 //! optionally an SVG roofline chart (`--svg FILE`).
@@ -21,7 +23,7 @@ use crate::error::{CliError, read_input};
 /// Predict a kernel's time on a GPU with every analytical model.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Launch spec (TOML) for an emulator-driven profile (not available yet).
+    /// Launch spec (TOML): the kernel is emulated to build its profile.
     pub spec: Option<PathBuf>,
     /// Hand-written kernel profile (TOML), e.g. examples/profiles/kothapalli-list-ranking.toml.
     #[arg(long, value_name = "P.toml")]
@@ -38,6 +40,15 @@ pub struct Args {
     /// Also write a roofline chart with the kernel placed on it, as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// With a launch spec: emulate only K CTAs, evenly spaced, and extrapolate.
+    #[arg(long, value_name = "K")]
+    pub sample_ctas: Option<u64>,
+    /// With a launch spec: override a define, --set N=1024. Repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// With a launch spec: reconvergence policy of the emulator.
+    #[arg(long, value_name = "POLICY", default_value = "ipdom", value_parser = ["ipdom", "barrier"])]
+    pub reconvergence: String,
 }
 
 /// Everything one run computes, before it is printed.
@@ -57,12 +68,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             ));
         }
         (None, None) => return Err(CliError::usage("give a launch spec or --profile P.toml")),
-        (Some(spec), None) => {
-            return Err(CliError::user(format!(
-                "{}: error: emulator-driven profiles are not available yet; use --profile",
-                spec.display()
-            )));
-        }
+        (Some(spec), None) => return run_spec(&args, spec),
         (None, Some(p)) => p.clone(),
     };
     let names = if args.models.is_empty() {
@@ -95,21 +101,73 @@ pub fn run(args: Args) -> Result<(), CliError> {
         predictions,
         agreement,
     };
+    emit(&args, &report)
+}
 
+/// `predict SPEC.toml`: load, emulate, simulate the caches, predict.
+fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
+    if args.sample_ctas == Some(0) {
+        return Err(CliError::usage("--sample-ctas must be at least 1"));
+    }
+    let mut sets = Vec::new();
+    for s in &args.set {
+        match s.split_once('=') {
+            Some((n, v)) if !n.trim().is_empty() => {
+                sets.push((n.trim().to_string(), v.trim().to_string()))
+            }
+            _ => {
+                return Err(CliError::usage(format!(
+                    "--set needs NAME=VALUE, got `{s}`"
+                )));
+            }
+        }
+    }
+    registry::check_names(&args.models).map_err(|e| CliError::usage(e.to_string()))?;
+    let catalog = Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
+    let gpu = catalog
+        .get(&args.gpu)
+        .map_err(|e| CliError::user(e.to_string()))?
+        .clone();
+    let fail = |e: pipeline::PipelineError| CliError::user(e.to_string());
+    let loaded = pipeline::load_spec(spec, &sets).map_err(fail)?;
+    let options = pipeline::Options {
+        policy: if args.reconvergence == "barrier" {
+            pipeline::Policy::Barrier
+        } else {
+            pipeline::Policy::Ipdom
+        },
+        sample_ctas: args.sample_ctas,
+        gpu: Some(gpu.clone()),
+        ..pipeline::Options::default()
+    };
+    let profiled = pipeline::profile(&loaded, &options).map_err(fail)?;
+    let p = pipeline::predict(&profiled, &gpu, &args.models).map_err(fail)?;
+    let report = Report {
+        profile: p.profile,
+        gpu,
+        occupancy: p.occupancy,
+        predictions: p.predictions,
+        agreement: p.agreement,
+    };
+    emit(args, &report)
+}
+
+/// Write the SVG if asked, then the table or JSON.
+fn emit(args: &Args, report: &Report) -> Result<(), CliError> {
     if let Some(svg_path) = &args.svg {
-        let svg = roofline_svg(&report)?;
+        let svg = roofline_svg(report)?;
         std::fs::write(svg_path, svg).map_err(|e| {
             CliError::user(format!("{}: error: cannot write: {e}", svg_path.display()))
         })?;
     }
     let out = if args.json {
-        let value = to_json(&report);
+        let value = to_json(report);
         let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::user(format!("error: {e}")))?;
         text.push('\n');
         text
     } else {
-        table_text(&report)
+        table_text(report)
     };
     write_stdout(&out)
 }
@@ -204,6 +262,18 @@ fn table_text(r: &Report) -> String {
         o.limiter,
         registers_note(&r.profile)
     );
+    let c = &r.profile.cache;
+    if !c.gpu.is_empty() {
+        let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1} %", v * 100.0));
+        let _ = writeln!(
+            out,
+            "cache model: L1 hit {}, L2 hit {}, DRAM {:.0} B read + {:.0} B written",
+            pct(c.l1_hit_rate),
+            pct(c.l2_hit_rate),
+            c.dram_read_bytes.unwrap_or(0.0),
+            c.dram_write_bytes.unwrap_or(0.0)
+        );
+    }
     let mut table = Table::new();
     table.set_header(vec!["model", "time", "cycles", "bottleneck"]);
     for p in &r.predictions {
@@ -268,6 +338,7 @@ fn to_json(r: &Report) -> serde_json::Value {
         "occupancy": occupancy,
         "models": models,
         "agreement": agreement,
+        "cache": (!r.profile.cache.gpu.is_empty()).then_some(&r.profile.cache),
     })
 }
 

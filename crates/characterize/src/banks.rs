@@ -1,0 +1,129 @@
+//! Shared-memory bank conflicts.
+//!
+//! Shared memory is split into banks of 4-byte words; word `w` lives in bank
+//! `w mod banks`. Lanes that touch the same word do not conflict (the
+//! broadcast rule for loads; for stores one write wins), lanes that touch
+//! different words of one bank are served one after another. The conflict
+//! *ways* of an access is the number of distinct words requested from the
+//! busiest bank: 1 is conflict free, `n` means an `n`-fold serialisation.
+//!
+//! Two layouts: [`BankLayout::WARP32`] (32 banks, the whole warp at once:
+//! compute capability 2.x and later) and [`BankLayout::HALF_WARP16`] (16 banks,
+//! each half-warp separately: compute capability 1.x, the GTX 280 of seed 000's
+//! Appendix B.2 experiment). An access wider than a word (8 or 16 bytes per
+//! lane) touches several consecutive words, each counted in its own bank.
+
+use emu::simt::{Mask, WARP_SIZE};
+
+/// Bytes of a bank word.
+pub const BANK_WORD_BYTES: u64 = 4;
+
+/// How shared memory is banked, and which lanes are served together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BankLayout {
+    /// Number of banks.
+    pub banks: u32,
+    /// Lanes served together: 32 (warp) or 16 (half-warp).
+    pub group: u32,
+}
+
+impl BankLayout {
+    /// 32 banks, a warp at a time.
+    pub const WARP32: BankLayout = BankLayout {
+        banks: 32,
+        group: 32,
+    };
+    /// 16 banks, a half-warp at a time.
+    pub const HALF_WARP16: BankLayout = BankLayout {
+        banks: 16,
+        group: 16,
+    };
+}
+
+/// What one warp-wide shared-memory access costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BankConflicts {
+    /// The largest number of distinct words any bank serves in one group (0 when no lane is active).
+    pub ways: u32,
+    /// Sum over groups of their ways: the serialised passes the access takes.
+    pub passes: u32,
+}
+
+/// Bank conflicts of one access of `size` bytes per lane by the lanes of `active`.
+pub fn bank_conflicts(
+    layout: BankLayout,
+    active: Mask,
+    addrs: &[u64; WARP_SIZE],
+    size: u32,
+) -> BankConflicts {
+    let banks = layout.banks.max(1) as usize;
+    let group = (layout.group as usize).clamp(1, WARP_SIZE);
+    let words_per_lane = u64::from(size.max(1)).div_ceil(BANK_WORD_BYTES);
+    let mut out = BankConflicts::default();
+    let mut words: Vec<u64> = Vec::with_capacity(group * words_per_lane as usize);
+    for start in (0..WARP_SIZE).step_by(group) {
+        words.clear();
+        let end = (start + group).min(WARP_SIZE);
+        for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
+            if active & (1 << lane) == 0 {
+                continue;
+            }
+            let first = addr / BANK_WORD_BYTES;
+            let last = (addr.saturating_add(u64::from(size.max(1))) - 1) / BANK_WORD_BYTES;
+            words.extend(first..=last.max(first));
+        }
+        if words.is_empty() {
+            continue;
+        }
+        words.sort_unstable();
+        words.dedup();
+        let mut per_bank = vec![0u32; banks];
+        for &w in &words {
+            per_bank[(w % banks as u64) as usize] += 1;
+        }
+        let ways = per_bank.iter().copied().max().unwrap_or(0);
+        out.ways = out.ways.max(ways);
+        out.passes += ways;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(
+        layout: BankLayout,
+        active: Mask,
+        f: impl Fn(u64) -> u64,
+        size: u32,
+        ways: u32,
+        passes: u32,
+    ) {
+        let addrs: [u64; WARP_SIZE] = std::array::from_fn(|l| f(l as u64));
+        let c = bank_conflicts(layout, active, &addrs, size);
+        assert_eq!((c.ways, c.passes), (ways, passes), "{layout:?} {addrs:?}");
+    }
+
+    #[test]
+    fn warp32_cases() {
+        let w = BankLayout::WARP32;
+        check(w, !0, |l| 4 * l, 4, 1, 1);
+        check(w, !0, |_| 0, 4, 1, 1); // broadcast
+        check(w, !0, |l| 8 * l, 4, 2, 2);
+        check(w, !0, |l| 128 * l, 4, 32, 32);
+        check(w, !0, |l| 8 * l, 8, 2, 2); // 64 words over 32 banks
+        check(w, 0, |l| 4 * l, 4, 0, 0);
+        check(w, 0b11, |l| 128 * l, 4, 2, 2);
+        check(w, !0, |l| 4 * (l % 2), 4, 1, 1); // two words, two banks
+    }
+
+    #[test]
+    fn half_warp16_cases() {
+        let h = BankLayout::HALF_WARP16;
+        check(h, !0, |l| 4 * l, 4, 1, 2);
+        check(h, !0, |l| 8 * l, 4, 2, 4);
+        check(h, !0, |l| 64 * l, 4, 16, 32);
+        check(h, 0xFFFF, |l| 64 * l, 4, 16, 16);
+    }
+}

@@ -1,0 +1,39 @@
+//! characterize: turns the emulator's events into the workload metrics of
+//! Kerr, Diamos and Yalamanchili (seed 001) and into a [`profile::KernelProfile`].
+//!
+//! Tour:
+//! - [`coalesce`]: transactions of a warp-wide global access under the
+//!   compute-capability 1.2 half-warp protocol and the modern sector protocol.
+//! - [`banks`]: shared-memory bank-conflict ways (32 banks per warp, or 16
+//!   per half-warp), with the broadcast rule.
+//! - [`metrics`]: activity factor, memory intensity and efficiency, MIMD and
+//!   SIMD parallelism (equations 1-7) as pure functions of counts.
+//! - [`static_info`]: per-instruction facts from the IR (class, source line,
+//!   the data-flow exemption of shared stores fed by global loads).
+//! - [`collector`]: the [`emu::observer::Observer`] that counts a run;
+//!   [`counters`] holds its plain counters.
+//! - [`sampling`]: which CTAs `--sample-ctas K` watches, and the error estimate.
+//! - [`report`]: [`Characterization`], the metrics in DESIGN.md's JSON schema 1.
+//! - [`profile_map`]: [`Characterization::to_profile`], the models' [`profile::KernelProfile`].
+//! - [`run`]: [`characterize`], emulator plus collector for one policy.
+
+pub mod banks;
+pub mod coalesce;
+pub mod collector;
+pub mod counters;
+pub mod metrics;
+pub mod profile_map;
+pub mod report;
+pub mod run;
+pub mod sampling;
+pub mod static_info;
+
+pub use banks::{BankConflicts, BankLayout, bank_conflicts};
+pub use coalesce::{Coalescing, Protocol, coalesce};
+pub use collector::Collector;
+pub use report::{Characterization, LineRow, ModelInputs};
+pub use run::{
+    CharacterizeError, Options, characterize, characterize_ptx, characterize_with, policy_name,
+};
+pub use sampling::Sample;
+pub use static_info::InstTable;

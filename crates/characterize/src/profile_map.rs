@@ -1,0 +1,214 @@
+//! [`Characterization::to_profile`]: fill the models' [`KernelProfile`].
+//!
+//! ptx's instruction classes are folded into the profile's [`ClassMix`]:
+//! integer ALU, move, compare and logic go to `int_add`; integer multiply to
+//! `int_mul` except div/rem (`int_div`); float classes split fma/mad into the
+//! `_fma` fields; branch, call/ret and exit are `control`; warp collectives,
+//! tensor, fences, async copies and `other` are `other`; generic loads and
+//! stores are counted as global (the common case in NVRTC output; the
+//! emulator resolves the space of each access, and the memory sections of
+//! the profile use the resolved space); param and const loads are
+//! `constant`; param stores (call sequences) are `local`.
+
+use std::collections::BTreeMap;
+
+use profile::{
+    Atomics, Branches, ClassMix, GlobalMemory, KernelProfile, Launch, LocalMemory, PerThread,
+    SharedMemory, Synchronisation, Traffic, Workload,
+};
+use ptx::analysis::InstClass;
+
+use crate::report::Characterization;
+
+/// Fold counts by ptx class name into a [`ClassMix`]; `fused` holds the fma/mad
+/// part of each float class, `int_div` the div/rem part of `int_mul`.
+pub fn class_mix(
+    counts: &BTreeMap<String, f64>,
+    fused: &BTreeMap<String, f64>,
+    int_div: f64,
+) -> ClassMix {
+    let mut m = ClassMix::default();
+    let get = |map: &BTreeMap<String, f64>, c: InstClass| map.get(c.name()).copied().unwrap_or(0.0);
+    for &c in InstClass::ALL {
+        let n = get(counts, c);
+        if n == 0.0 {
+            continue;
+        }
+        use InstClass::*;
+        match c {
+            IntAlu | Move | Compare | Logic => m.int_add += n,
+            IntMul => {
+                let d = int_div.min(n);
+                m.int_div += d;
+                m.int_mul += n - d;
+            }
+            Fp32 => {
+                let f = get(fused, c).min(n);
+                m.fp32_fma += f;
+                m.fp32 += n - f;
+            }
+            Fp64 => {
+                let f = get(fused, c).min(n);
+                m.fp64_fma += f;
+                m.fp64 += n - f;
+            }
+            Fp16 => m.fp16 += n,
+            Sfu => m.sfu += n,
+            Convert => m.convert += n,
+            Branch | CallRet | Exit => m.control += n,
+            Warp | Tensor | Fence | AsyncCopy | Other => m.other += n,
+            LdGlobal | LdGeneric => m.global_load += n,
+            StGlobal | StGeneric => m.global_store += n,
+            LdShared => m.shared_load += n,
+            StShared => m.shared_store += n,
+            LdLocal | StLocal | StParam => m.local += n,
+            LdParam | LdConst => m.constant += n,
+            AtomGlobal | AtomShared | AtomGeneric => m.atomic += n,
+            Barrier => m.barrier += n,
+        }
+    }
+    m
+}
+
+impl Characterization {
+    /// The profile the models consume. Fields the characterization cannot
+    /// know (registers, the analyses' stated figures) stay at their defaults.
+    pub fn to_profile(&self) -> KernelProfile {
+        let mi = &self.model_inputs;
+        let traffic = |requests: f64, transactions: f64, bytes: f64| Traffic {
+            requests,
+            transactions,
+            bytes,
+        };
+        let global = GlobalMemory {
+            loads: traffic(
+                mi.global_loads,
+                mi.global_load_sectors,
+                mi.global_load_bytes,
+            ),
+            stores: traffic(
+                mi.global_stores,
+                mi.global_store_sectors,
+                mi.global_store_bytes,
+            ),
+            coalesced_instructions: mi.coalesced_requests,
+            uncoalesced_instructions: mi.uncoalesced_requests,
+            coalesced_transactions: mi.coalesced_sectors,
+            uncoalesced_transactions: mi.uncoalesced_sectors,
+            dram_bytes: None,
+            l2_bytes: None,
+        };
+        let shared = SharedMemory {
+            loads: traffic(
+                mi.shared_loads,
+                mi.shared_loads * mi.shared_conflict_ways_mean,
+                mi.shared_load_bytes,
+            ),
+            stores: traffic(
+                mi.shared_stores,
+                mi.shared_stores * mi.shared_conflict_ways_mean,
+                mi.shared_store_bytes,
+            ),
+            max_conflict_ways: mi.shared_max_conflict_ways,
+        };
+        let no_fused = BTreeMap::new();
+        KernelProfile {
+            kernel: self.kernel.clone(),
+            description: format!(
+                "emulated by ptxperf ({} reconvergence, {} of {} CTAs)",
+                self.reconvergence, self.ctas_emulated, self.ctas_total
+            ),
+            launch: Launch {
+                grid: self.grid,
+                block: self.block,
+                dynamic_shared: 0,
+            },
+            warp_instructions: class_mix(&self.instruction_mix, &mi.fused_warp, mi.int_div_warp),
+            thread_instructions: class_mix(
+                &self.thread_instruction_mix,
+                &mi.fused_thread,
+                mi.int_div_thread,
+            ),
+            per_thread: PerThread {
+                max: class_mix(&mi.per_thread_max, &no_fused, 0.0),
+                mean: class_mix(&mi.per_thread_mean, &no_fused, 0.0),
+            },
+            global,
+            shared,
+            local: LocalMemory {
+                loads: traffic(mi.local_requests, mi.local_requests, mi.local_bytes),
+                stores: Traffic::default(),
+            },
+            sync: Synchronisation {
+                barriers_per_thread: mi.barriers_per_thread,
+                barrier_instructions: mi.barrier_instructions,
+            },
+            atomics: Atomics {
+                global_instructions: mi.global_atomics,
+                shared_instructions: (mi.atomic_requests - mi.global_atomics).max(0.0),
+                thread_operations: self
+                    .thread_instruction_mix
+                    .iter()
+                    .filter(|(k, _)| k.starts_with("atom_"))
+                    .map(|(_, v)| v)
+                    .sum(),
+                mean_conflict_ways: mi.atomic_conflict_ways_mean,
+            },
+            branches: Branches {
+                branches: mi.conditional_branches,
+                divergent: mi.divergent_conditional_branches,
+            },
+            workload: Workload {
+                activity_factor: Some(self.activity_factor),
+                divergent_branch_ratio: Some(self.divergent_branch_ratio),
+                max_reconvergence_depth: Some(f64::from(self.max_reconvergence_depth)),
+                memory_intensity: Some(self.memory_intensity),
+                memory_efficiency: Some(self.memory_efficiency),
+                memory_efficiency_sectors: Some(self.memory_efficiency_sectors),
+                inter_thread_data_flow: Some(self.inter_thread_data_flow),
+                mimd_parallelism: Some(self.mimd_parallelism),
+                simd_parallelism: Some(self.simd_parallelism),
+                shared_conflict_ways_16banks: Some(mi.shared_conflict_ways_mean_16banks),
+                footprint_sector_bytes: Some(mi.footprint_sector_bytes),
+                footprint_line_bytes: Some(mi.footprint_line_bytes),
+                sector_reuse: Some(mi.sector_reuse),
+                ctas_emulated: Some(self.ctas_emulated as f64),
+                sampling_error: Some(self.sampling_error),
+            },
+            ..KernelProfile::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    }
+
+    #[test]
+    fn folding() {
+        let counts = map(&[
+            ("int_alu", 3.0),
+            ("move", 2.0),
+            ("fp32", 10.0),
+            ("int_mul", 4.0),
+            ("ld_global", 5.0),
+        ]);
+        let m = class_mix(&counts, &map(&[("fp32", 6.0)]), 1.0);
+        assert_eq!(
+            (
+                m.int_add,
+                m.fp32,
+                m.fp32_fma,
+                m.int_mul,
+                m.int_div,
+                m.global_load
+            ),
+            (5.0, 4.0, 6.0, 3.0, 1.0, 5.0)
+        );
+        assert_eq!(m.total(), 24.0);
+    }
+}

@@ -1,0 +1,166 @@
+//! Characterize a launch: run the emulator with a [`Collector`] and turn the
+//! counts into a [`Characterization`], for one reconvergence policy or both.
+
+use emu::exec::{LaunchOptions, launch};
+use emu::observer::{BarrierEvent, BranchEvent, MemEvent, NoObserver, Observer, Site};
+use emu::simt::Mask;
+use emu::simt::stack::Policy;
+use emu::spec::LaunchSpec;
+use ptx::Module;
+
+use crate::collector::Collector;
+use crate::report::Characterization;
+use crate::sampling::Sample;
+use crate::static_info::InstTable;
+
+/// Why a characterization failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CharacterizeError {
+    /// The PTX text does not parse: the rendered diagnostics.
+    #[error("{0}")]
+    Parse(String),
+    /// The kernel faulted or the launch could not be prepared.
+    #[error("{0}")]
+    Fault(Box<emu::fault::Fault>),
+    /// A launch too large to account for.
+    #[error("{0}")]
+    Launch(String),
+}
+
+/// How to characterize.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub policy: Policy,
+    /// Watch only this many CTAs, evenly spaced (None: all).
+    pub sample_ctas: Option<u64>,
+    /// Watch exactly these CTAs (linear ids); overrides `sample_ctas`.
+    pub watch_ctas: Option<Vec<u32>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            policy: Policy::Ipdom,
+            sample_ctas: None,
+            watch_ctas: None,
+        }
+    }
+}
+
+/// Name of a reconvergence policy as the CLI spells it.
+pub fn policy_name(p: Policy) -> &'static str {
+    match p {
+        Policy::Ipdom => "ipdom",
+        Policy::Barrier => "barrier",
+    }
+}
+
+/// Run `spec` on the parsed `module` (whose text is `text`, from `file`) and characterize it.
+pub fn characterize(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: Options,
+) -> Result<Characterization, CharacterizeError> {
+    characterize_with(module, text, file, spec, opts, &mut NoObserver)
+}
+
+/// Forwards every event to the collector, then to a second observer.
+struct Tee<'a, A, B> {
+    first: &'a mut A,
+    second: &'a mut B,
+}
+
+impl<A: Observer, B: Observer> Observer for Tee<'_, A, B> {
+    fn instruction(&mut self, site: Site, active: Mask) {
+        self.first.instruction(site, active);
+        self.second.instruction(site, active);
+    }
+    fn memory(&mut self, event: &MemEvent<'_>) {
+        self.first.memory(event);
+        self.second.memory(event);
+    }
+    fn branch(&mut self, event: &BranchEvent) {
+        self.first.branch(event);
+        self.second.branch(event);
+    }
+    fn barrier(&mut self, event: &BarrierEvent) {
+        self.first.barrier(event);
+        self.second.barrier(event);
+    }
+    fn stack_depth(&mut self, cta: u32, warp: u32, depth: u32) {
+        self.first.stack_depth(cta, warp, depth);
+        self.second.stack_depth(cta, warp, depth);
+    }
+    fn cta_begin(&mut self, cta: u32) {
+        self.first.cta_begin(cta);
+        self.second.cta_begin(cta);
+    }
+    fn cta_end(&mut self, cta: u32) {
+        self.first.cta_end(cta);
+        self.second.cta_end(cta);
+    }
+}
+
+/// [`characterize`], with `extra` also watching the same run (the pipeline
+/// records the memory address stream for the cache model this way, so the
+/// kernel is emulated once). `extra` sees every CTA, sampled or not.
+pub fn characterize_with<O: Observer>(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: Options,
+    extra: &mut O,
+) -> Result<Characterization, CharacterizeError> {
+    let table = InstTable::new(module, text);
+    let threads = spec.threads_per_cta();
+    let threads = u32::try_from(threads)
+        .map_err(|_| CharacterizeError::Launch(format!("{threads} threads per CTA")))?;
+    let sample = match (&opts.watch_ctas, opts.sample_ctas) {
+        (Some(ctas), _) => Sample::explicit(spec.ctas(), ctas),
+        (None, Some(k)) => Sample::evenly(spec.ctas(), k),
+        (None, None) => Sample::full(spec.ctas()),
+    };
+    let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
+    let mut collector = Collector::new(&table, threads, watch);
+    let launch_opts = LaunchOptions {
+        policy: opts.policy,
+        parallel: false,
+        fuel: None,
+    };
+    let mut tee = Tee {
+        first: &mut collector,
+        second: extra,
+    };
+    launch(module, text, file, spec, launch_opts, &mut tee)
+        .map_err(|f| CharacterizeError::Fault(f.into()))?;
+    let kernel = match ptx::analysis::find_kernel(module, &spec.kernel) {
+        ptx::analysis::KernelLookup::Found(h) => module
+            .functions
+            .get(h)
+            .map_or(spec.kernel.clone(), |f| f.name.clone()),
+        _ => spec.kernel.clone(),
+    };
+    Ok(Characterization::from_collector(
+        &collector,
+        &kernel,
+        spec.grid,
+        spec.block,
+        policy_name(opts.policy),
+        &sample,
+    ))
+}
+
+/// Parse the PTX `text` (the file `file`) and characterize `spec` on it.
+pub fn characterize_ptx(
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: Options,
+) -> Result<Characterization, CharacterizeError> {
+    let module =
+        ptx::parse(file, text).map_err(|d| CharacterizeError::Parse(d.render(file, text)))?;
+    characterize(&module, text, file, spec, opts)
+}

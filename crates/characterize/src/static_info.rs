@@ -1,0 +1,168 @@
+//! What the collector needs to know about each instruction of the module,
+//! computed once from the IR: its class (ptx's [`class_of`], the same
+//! classification as the static mix), its CUDA source line, whether it is a
+//! conditional branch, and for shared stores whether Kerr et al.'s data-flow
+//! exemption applies.
+//!
+//! The exemption (seed 001, section IV.C): "stores to shared memory do not
+//! update the producing thread ID annotation if the register containing the
+//! data to store was last written by a load from global memory within the
+//! same basic block". It is decided here statically, exactly by that rule:
+//! walk back from the store inside its basic block to the last instruction
+//! writing the stored register; the store is exempt when that is a
+//! `ld.global` (a vector store: when every stored register is). A register
+//! not written earlier in the block, or an immediate, is not exempt. A
+//! predicated write counts as the last write (conservative: the paper's
+//! emulator tracks the actual dynamic writer).
+
+use ptx::analysis::{Cfg, InstClass, class_of};
+use ptx::{Function, Instruction, Module, Opcode, Operand, Reg};
+
+/// Static facts about one instruction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstInfo {
+    pub class: InstClass,
+    /// `fma`/`mad` on a float type (two flops).
+    pub fused: bool,
+    /// Integer `div`/`rem`.
+    pub int_div: bool,
+    /// A branch with a guard predicate.
+    pub conditional: bool,
+    /// A shared store whose value comes straight from a global load (see the module docs).
+    pub exempt_store: bool,
+    /// 1-based PTX line (0 when unknown).
+    pub ptx_line: u32,
+    /// CUDA source position from `.loc`: (file name, line), if any.
+    pub source: Option<(String, u32)>,
+}
+
+/// [`InstInfo`] for every instruction of every function, indexed `[func][pc]`
+/// with the emulator's numbering (function arena order, instruction order).
+#[derive(Debug, Clone, Default)]
+pub struct InstTable {
+    funcs: Vec<Vec<InstInfo>>,
+    names: Vec<String>,
+}
+
+impl InstTable {
+    /// The table of `module`, parsed from `text` (for PTX line numbers).
+    pub fn new(module: &Module, text: &str) -> InstTable {
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut funcs = Vec::with_capacity(module.functions.len());
+        let mut names = Vec::with_capacity(module.functions.len());
+        for (_, f) in module.functions.iter() {
+            funcs.push(function_info(module, f, &starts));
+            names.push(f.name.clone());
+        }
+        InstTable { funcs, names }
+    }
+
+    pub fn get(&self, func: u32, pc: u32) -> Option<&InstInfo> {
+        self.funcs.get(func as usize)?.get(pc as usize)
+    }
+
+    /// Name of function `func` (empty when out of range).
+    pub fn function_name(&self, func: u32) -> &str {
+        self.names.get(func as usize).map_or("", String::as_str)
+    }
+
+    /// Instructions of function `func`.
+    pub fn len(&self, func: u32) -> usize {
+        self.funcs.get(func as usize).map_or(0, Vec::len)
+    }
+
+    /// Number of functions.
+    pub fn functions(&self) -> usize {
+        self.funcs.len()
+    }
+}
+
+fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<InstInfo> {
+    let insts: Vec<&Instruction> = f.instructions.iter().map(|(_, i)| i).collect();
+    let lines: Vec<u32> = f
+        .instructions
+        .iter()
+        .map(|(h, _)| {
+            let at = f.instructions.span(h).start as usize;
+            line_starts.partition_point(|&s| s <= at) as u32
+        })
+        .collect();
+    let cfg = Cfg::build(f).ok();
+    insts
+        .iter()
+        .enumerate()
+        .map(|(pc, inst)| {
+            let class = class_of(inst);
+            let float = inst.ty().is_some_and(|t| t.is_float());
+            let block_start = cfg
+                .as_ref()
+                .and_then(|c| c.block_of(pc as u32).and_then(|b| c.blocks.get(b)))
+                .map_or(pc, |b| b.start as usize);
+            InstInfo {
+                class,
+                fused: float && matches!(inst.opcode, Opcode::Fma | Opcode::Mad),
+                int_div: !float && matches!(inst.opcode, Opcode::Div | Opcode::Rem),
+                conditional: class == InstClass::Branch && inst.guard.is_some(),
+                ptx_line: lines.get(pc).copied().unwrap_or(0),
+                exempt_store: class == InstClass::StShared
+                    && stored_from_global(&insts, block_start, pc),
+                source: inst.loc.as_ref().map(|loc| {
+                    let file = module
+                        .file(loc.file)
+                        .map_or_else(|| format!("file{}", loc.file), |e| e.name.clone());
+                    (file, loc.line)
+                }),
+            }
+        })
+        .collect()
+}
+
+/// Registers of an operand, flattening vectors; None when it holds a non-register.
+fn registers(op: &Operand, out: &mut Vec<Reg>) -> bool {
+    match op {
+        Operand::Reg(r) => {
+            out.push(*r);
+            true
+        }
+        Operand::Vector(v) => v.iter().all(|o| registers(o, out)),
+        _ => false,
+    }
+}
+
+/// Does `inst` write register `r` (through its destination operand)?
+fn writes(inst: &Instruction, r: Reg) -> bool {
+    use Opcode::*;
+    if matches!(
+        inst.opcode,
+        St | Red | Bar | Barrier | Bra | BrxIdx | Ret | Exit | Trap | Fence | Membar | Prefetch
+    ) {
+        return false;
+    }
+    match inst.operands.first() {
+        Some(Operand::Reg(d)) => *d == r,
+        Some(Operand::Pair(a, b)) => *a == r || *b == r,
+        Some(Operand::Vector(v)) => v.iter().any(|o| matches!(o, Operand::Reg(d) if *d == r)),
+        Some(Operand::List(v)) => v.iter().any(|o| matches!(o, Operand::Reg(d) if *d == r)),
+        _ => false,
+    }
+}
+
+/// The shared store at `pc` stores registers last written, within the block
+/// starting at `block_start`, by a global load.
+fn stored_from_global(insts: &[&Instruction], block_start: usize, pc: usize) -> bool {
+    let Some(value) = insts[pc].operands.last() else {
+        return false;
+    };
+    let mut regs = Vec::new();
+    if !registers(value, &mut regs) || regs.is_empty() {
+        return false;
+    }
+    regs.iter().all(|&r| {
+        (block_start..pc)
+            .rev()
+            .find(|&i| writes(insts[i], r))
+            .is_some_and(|i| class_of(insts[i]) == InstClass::LdGlobal)
+    })
+}

@@ -1,0 +1,200 @@
+//! Small hand-written PTX kernels whose metrics are computed by hand:
+//! activity factor, divergent-branch ratio and stack depth under both
+//! reconvergence policies, and inter-thread data flow.
+
+mod common;
+
+use common::corpus::characterize_inline;
+use emu::simt::stack::Policy;
+
+const HEADER: &str = ".version 7.0\n.target sm_80\n.address_size 64\n";
+
+const SPEC_ONE_WARP: &str = r#"
+source = "inline.ptx"
+kernel = "k"
+grid = [1, 1, 1]
+block = [32, 1, 1]
+[[arg]]
+name = "out"
+type = "u32*"
+len = 128
+init = "zeros"
+"#;
+
+/// if (tid < 8) x = 1 else x = 2; out[tid] = x.
+const IF_ELSE: &str = r#"
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<5>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 8;
+  @%p1 bra THEN;
+  mov.u32 %r2, 2;
+  bra JOIN;
+THEN:
+  mov.u32 %r2, 1;
+JOIN:
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r2;
+  ret;
+}
+"#;
+
+struct Expected {
+    warp: f64,
+    thread: f64,
+    branches: f64,
+    divergent: f64,
+    depth: u32,
+}
+
+fn check(body: &str, policy: Policy, e: Expected) {
+    let c = characterize_inline(&format!("{HEADER}{body}"), SPEC_ONE_WARP, policy);
+    assert_eq!(
+        (c.warp_instructions, c.thread_instructions),
+        (e.warp, e.thread),
+        "{policy:?}"
+    );
+    assert_eq!(
+        (c.branches, c.divergent_branches),
+        (e.branches, e.divergent),
+        "{policy:?}"
+    );
+    assert_eq!(c.activity_factor, e.thread / (32.0 * e.warp), "{policy:?}");
+    assert_eq!(
+        c.divergent_branch_ratio,
+        e.divergent / e.branches,
+        "{policy:?}"
+    );
+    assert_eq!(c.max_reconvergence_depth, e.depth, "{policy:?}");
+    // One CTA: MIMD parallelism 1; SIMD = A_f x 32 threads.
+    assert_eq!(c.mimd_parallelism, 1.0);
+    assert!((c.simd_parallelism - 32.0 * c.activity_factor).abs() < 1e-12);
+}
+
+#[test]
+fn if_else_ipdom() {
+    // 3 uniform instructions (mov, setp, the branch: all 32 lanes evaluate it),
+    // else path 2 instructions x 24 lanes, then path 1 x 8 lanes, then the
+    // joined 6 instructions x 32: 12 warp instructions, 96+48+8+192 = 344
+    // thread instructions. Branches: the divergent one and the else path's
+    // uniform `bra JOIN`. Depth: join entry + two paths.
+    check(
+        IF_ELSE,
+        Policy::Ipdom,
+        Expected {
+            warp: 12.0,
+            thread: 344.0,
+            branches: 2.0,
+            divergent: 1.0,
+            depth: 3,
+        },
+    );
+}
+
+#[test]
+fn if_else_barrier() {
+    // No join before exit: each path runs the tail on its own:
+    // 3 + (2 + 6) x 24 lanes + (1 + 6) x 8 lanes = 18 warp instructions,
+    // 96 + 8*24 + 7*8 = 344 thread instructions.
+    check(
+        IF_ELSE,
+        Policy::Barrier,
+        Expected {
+            warp: 18.0,
+            thread: 344.0,
+            branches: 2.0,
+            divergent: 1.0,
+            depth: 2,
+        },
+    );
+}
+
+/// Shared-memory data flow: every thread stores tid to S[tid], then after a
+/// barrier loads the words named in `loads` (each an expression of %r1 = tid
+/// written as PTX that leaves the word index in %r3).
+fn flow_kernel(loads: &[&str]) -> String {
+    let mut body = String::from(
+        r#"
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 S[128];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r4, S;
+  add.u32 %r5, %r4, %r2;
+  st.shared.u32 [%r5], %r1;
+  bar.sync 0;
+"#,
+    );
+    for l in loads {
+        body.push_str(l);
+        body.push_str(
+            "\n  shl.b32 %r3, %r3, 2;\n  add.u32 %r6, %r4, %r3;\n  ld.shared.u32 %r7, [%r6];\n",
+        );
+    }
+    body.push_str("  ret;\n}\n");
+    body
+}
+
+fn check_flow(loads: &[&str], expected: f64) {
+    let c = characterize_inline(
+        &format!("{HEADER}{}", flow_kernel(loads)),
+        SPEC_ONE_WARP,
+        Policy::Ipdom,
+    );
+    assert_eq!(c.inter_thread_data_flow, expected, "{loads:?}");
+}
+
+#[test]
+fn inter_thread_flow() {
+    let own = "  mov.u32 %r3, %r1;";
+    let neighbour = "  add.u32 %r3, %r1, 1;\n  and.b32 %r3, %r3, 31;";
+    let pair = "  xor.b32 %r3, %r1, 1;";
+    let quad = "  and.b32 %r3, %r1, 28;";
+    check_flow(&[neighbour], 1.0);
+    check_flow(&[own], 0.0);
+    check_flow(&[own, pair], 0.5);
+    // quad: lanes 0, 4, ..., 28 read their own word, 24 lanes another's:
+    // (32 + 24) / 96 other-thread words.
+    check_flow(&[own, pair, quad], 56.0 / 96.0);
+}
+
+#[test]
+fn exempt_store_from_global_load() {
+    // Thread t copies out[t] (a global load in the same block) to S[t];
+    // reading a neighbour's word is then not inter-thread.
+    let body = r#"
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<5>;
+  .shared .align 4 .b8 S[128];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, S;
+  add.u32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r2;
+  bar.sync 0;
+  xor.b32 %r6, %r3, 4;
+  add.u32 %r6, %r4, %r6;
+  ld.shared.u32 %r7, [%r6];
+  ret;
+}
+"#;
+    let c = characterize_inline(&format!("{HEADER}{body}"), SPEC_ONE_WARP, Policy::Ipdom);
+    assert_eq!(c.shared_requests, 2.0);
+    assert_eq!(c.inter_thread_data_flow, 0.0);
+}

@@ -1,0 +1,490 @@
+//! The report of a run: a text table per model, JSON, a Markdown table of
+//! every configuration, and an SVG of each model's predicted time against
+//! one parameter.
+
+use comfy_table::{Table, presets};
+use plotters::prelude::*;
+use serde_json::{Value, json};
+use tune::{ModelTimes, PickMetrics, Winners};
+
+use super::evaluate::{Evaluation, Outcome, Status};
+
+/// Everything the report shows.
+pub struct Report<'a> {
+    pub command: String,
+    pub target: String,
+    pub gpu: String,
+    pub gpu_name: String,
+    /// Size of the full product (or of the measured space).
+    pub total: u64,
+    /// (restriction, how many it rejected).
+    pub rejected_by: Vec<(String, u64)>,
+    /// Configurations kept by the restrictions.
+    pub kept: usize,
+    /// Sampled out of `kept` (None: all).
+    pub sample: Option<(usize, u64)>,
+    pub sample_ctas: Option<u64>,
+    pub jobs: usize,
+    pub elapsed_s: f64,
+    pub evaluations: &'a [Evaluation],
+    pub models: &'a [ModelTimes],
+    pub winners: &'a Winners,
+    pub top: usize,
+    pub measured: Option<(&'a str, &'a [PickMetrics])>,
+}
+
+/// Counts of what happened to the evaluated configurations.
+pub struct Counts {
+    pub predicted: usize,
+    pub rejected: Vec<(String, usize)>,
+    pub failed: usize,
+    pub reached_compiler: usize,
+    pub from_cache: usize,
+}
+
+pub fn counts(evaluations: &[Evaluation]) -> Counts {
+    let mut c = Counts {
+        predicted: 0,
+        rejected: Vec::new(),
+        failed: 0,
+        reached_compiler: 0,
+        from_cache: 0,
+    };
+    let mut reject = |kind: &str| match c.rejected.iter_mut().find(|(k, _)| k == kind) {
+        Some((_, n)) => *n += 1,
+        None => c.rejected.push((kind.to_string(), 1)),
+    };
+    let (mut predicted, mut failed, mut reached, mut cache) = (0, 0, 0, 0);
+    for e in evaluations {
+        match &e.status {
+            Status::Done { outcome, cached } => {
+                reached += 1;
+                cache += usize::from(*cached);
+                match outcome {
+                    Outcome::Predicted { .. } => predicted += 1,
+                    Outcome::Rejected { kind, .. } => reject(kind),
+                }
+            }
+            Status::RejectedEarly { kind, .. } => reject(kind),
+            Status::Failed(_) => failed += 1,
+        }
+    }
+    c.rejected.sort();
+    c.predicted = predicted;
+    c.failed = failed;
+    c.reached_compiler = reached;
+    c.from_cache = cache;
+    c
+}
+
+fn fmt_ms(ms: f64) -> String {
+    if ms >= 100.0 {
+        format!("{ms:.1} ms")
+    } else if ms >= 1.0 {
+        format!("{ms:.3} ms")
+    } else {
+        format!("{:.2} us", ms * 1e3)
+    }
+}
+
+fn rejection_of(e: &Evaluation) -> Option<String> {
+    match &e.status {
+        Status::RejectedEarly { reason, .. }
+        | Status::Done {
+            outcome: Outcome::Rejected { reason, .. },
+            ..
+        } => Some(reason.clone()),
+        _ => None,
+    }
+}
+
+pub fn text(r: &Report<'_>) -> String {
+    let c = counts(r.evaluations);
+    let mut out = format!("tune {} on {} ({})\n", r.target, r.gpu, r.gpu_name);
+    out.push_str(&format!(
+        "space: {} configurations, {} kept by the constraints",
+        r.total, r.kept
+    ));
+    for (text, n) in &r.rejected_by {
+        out.push_str(&format!("; `{text}` rejected {n}"));
+    }
+    out.push('\n');
+    if let Some((n, seed)) = r.sample {
+        out.push_str(&format!("sample: {n} of {} (seed {seed})\n", r.kept));
+    }
+    let rejected: usize = c.rejected.iter().map(|(_, n)| n).sum();
+    out.push_str(&format!(
+        "evaluated: {} configurations: {} predicted, {rejected} not launchable, {} failed\n",
+        r.evaluations.len(),
+        c.predicted,
+        c.failed
+    ));
+    if rejected > 0 {
+        let kinds: Vec<String> = c.rejected.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        out.push_str(&format!("not launchable: {}\n", kinds.join(", ")));
+        for e in r
+            .evaluations
+            .iter()
+            .filter(|e| rejection_of(e).is_some())
+            .take(5)
+        {
+            out.push_str(&format!(
+                "  rejected {}: {}\n",
+                e.config.label(),
+                rejection_of(e).unwrap_or_default()
+            ));
+        }
+    }
+    for e in r.evaluations.iter().take(200) {
+        if let Status::Failed(msg) = &e.status {
+            out.push_str(&format!("  failed {}: {msg}\n", e.config.label()));
+        }
+    }
+    out.push_str(&format!(
+        "cache: {} of {} results from the cache\n",
+        c.from_cache, c.reached_compiler
+    ));
+    let sampling = r
+        .sample_ctas
+        .map_or_else(|| "every CTA".to_string(), |k| format!("{k} CTAs sampled"));
+    out.push_str(&format!(
+        "emulation: {sampling} per configuration; {} jobs; {:.1} s\n",
+        r.jobs, r.elapsed_s
+    ));
+    for (mi, m) in r.models.iter().enumerate() {
+        let order = tune::top_k(&m.times, r.top);
+        out.push_str(&format!("\n{} (top {}):\n", m.model, order.len()));
+        if order.is_empty() {
+            out.push_str("  no prediction\n");
+            continue;
+        }
+        let mut t = Table::new();
+        t.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+        t.set_header(vec![
+            "rank",
+            "configuration",
+            "predicted",
+            "occupancy",
+            "bottleneck",
+        ]);
+        for (rank, &i) in order.iter().enumerate() {
+            let Some(e) = r.evaluations.get(i) else {
+                continue;
+            };
+            let (occ, bottleneck) = match &e.status {
+                Status::Done {
+                    outcome:
+                        Outcome::Predicted {
+                            occupancy, models, ..
+                        },
+                    ..
+                } => (
+                    format!("{:.0} %", occupancy * 100.0),
+                    models
+                        .get(mi)
+                        .and_then(|m| m.bottleneck.clone())
+                        .unwrap_or_default(),
+                ),
+                _ => (String::new(), String::new()),
+            };
+            t.add_row(vec![
+                (rank + 1).to_string(),
+                e.config.label(),
+                e.ms(mi).map(fmt_ms).unwrap_or_default(),
+                occ,
+                bottleneck,
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&winners_line(r));
+    if let Some((file, metrics)) = r.measured {
+        out.push_str(&format!("\nagainst measured times ({file}):\n"));
+        let mut t = Table::new();
+        t.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+        t.set_header(vec![
+            "model",
+            "compared",
+            "rank of measured best",
+            "in top 10",
+            "pick",
+            "pick / best (measured)",
+        ]);
+        for p in metrics {
+            let label = r
+                .evaluations
+                .get(p.pick)
+                .map(|e| e.config.label())
+                .unwrap_or_default();
+            t.add_row(vec![
+                p.model.clone(),
+                p.compared.to_string(),
+                p.best_rank.to_string(),
+                p.best_rank_in_top_k
+                    .map_or_else(|| "no".to_string(), |k| k.to_string()),
+                label,
+                format!("{:.3}", p.pick_ratio),
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+fn winners_line(r: &Report<'_>) -> String {
+    let label = |i: usize| {
+        r.evaluations
+            .get(i)
+            .map(|e| e.config.label())
+            .unwrap_or_default()
+    };
+    let mut out = String::new();
+    match r.winners.winners.as_slice() {
+        [] => out.push_str("winner: no model predicted any configuration\n"),
+        [w] => out.push_str(&format!("winner: every model picks {}\n", label(w.config))),
+        many => {
+            out.push_str(&format!(
+                "winner: the models disagree ({} different picks):\n",
+                many.len()
+            ));
+            for w in many {
+                out.push_str(&format!("  {}: {}\n", label(w.config), w.models.join(", ")));
+            }
+        }
+    }
+    if !r.winners.no_prediction.is_empty() {
+        out.push_str(&format!(
+            "no prediction from: {}\n",
+            r.winners.no_prediction.join(", ")
+        ));
+    }
+    out
+}
+
+pub fn json(r: &Report<'_>) -> Value {
+    let c = counts(r.evaluations);
+    let configs: Vec<Value> = r
+        .evaluations
+        .iter()
+        .map(|e| {
+            let params: serde_json::Map<String, Value> = e
+                .config
+                .values
+                .iter()
+                .map(|(n, v)| {
+                    let v = match v.as_int() {
+                        Some(i) => json!(i),
+                        None => json!(v.to_string()),
+                    };
+                    (n.clone(), v)
+                })
+                .collect();
+            let status = match &e.status {
+                Status::Done { outcome, cached } => {
+                    let mut o = serde_json::to_value(outcome).unwrap_or(Value::Null);
+                    if let Some(map) = o.as_object_mut() {
+                        map.insert("cached".into(), json!(cached));
+                    }
+                    o
+                }
+                Status::RejectedEarly { kind, reason } => {
+                    json!({"status": "rejected", "kind": kind, "reason": reason, "cached": false})
+                }
+                Status::Failed(msg) => json!({"status": "failed", "error": msg}),
+            };
+            json!({
+                "index": e.config.index,
+                "label": e.config.label(),
+                "params": params,
+                "grid": e.grid,
+                "block": e.block,
+                "result": status,
+            })
+        })
+        .collect();
+    let rankings: Vec<Value> = r
+        .models
+        .iter()
+        .map(|m| {
+            let top: Vec<Value> = tune::top_k(&m.times, r.top)
+                .into_iter()
+                .map(|i| {
+                    json!({
+                        "configuration": i,
+                        "label": r.evaluations.get(i).map(|e| e.config.label()),
+                        "ms": m.times.get(i).copied().flatten(),
+                    })
+                })
+                .collect();
+            json!({"model": m.model, "top": top})
+        })
+        .collect();
+    json!({
+        "schema": 1,
+        "command": r.command,
+        "target": r.target,
+        "gpu": r.gpu,
+        "space": {
+            "total": r.total,
+            "kept": r.kept,
+            "rejected_by": r.rejected_by,
+            "sample": r.sample.map(|(n, seed)| json!({"n": n, "seed": seed})),
+        },
+        "sample_ctas": r.sample_ctas,
+        "jobs": r.jobs,
+        "elapsed_s": r.elapsed_s,
+        "counts": {
+            "evaluated": r.evaluations.len(),
+            "predicted": c.predicted,
+            "not_launchable": c.rejected,
+            "failed": c.failed,
+            "reached_compiler": c.reached_compiler,
+            "from_cache": c.from_cache,
+        },
+        "rankings": rankings,
+        "winners": r.winners,
+        "measured": r.measured.map(|(file, m)| json!({"file": file, "metrics": m})),
+        "configurations": configs,
+    })
+}
+
+/// A Markdown table: one row per configuration, one column per model.
+pub fn markdown(r: &Report<'_>) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "Predicted time (ms) of `{}` on {} ({}); **bold**: the model's pick.\n\n",
+        r.target, r.gpu_name, r.gpu
+    ));
+    out.push_str("| configuration | grid | occupancy |");
+    for m in r.models {
+        out.push_str(&format!(" {} |", m.model));
+    }
+    out.push_str("\n|---|---|---|");
+    out.push_str(&"---|".repeat(r.models.len()));
+    out.push('\n');
+    let picks: Vec<Option<usize>> = r
+        .models
+        .iter()
+        .map(|m| tune::rank(&m.times).first().copied())
+        .collect();
+    for (i, e) in r.evaluations.iter().enumerate() {
+        let occ = match &e.status {
+            Status::Done {
+                outcome: Outcome::Predicted { occupancy, .. },
+                ..
+            } => format!("{:.0} %", occupancy * 100.0),
+            _ => rejection_of(e).map_or_else(
+                || "failed".to_string(),
+                |why| format!("not launchable: {why}"),
+            ),
+        };
+        out.push_str(&format!(
+            "| {} | {}x{}x{} | {occ} |",
+            e.config.label(),
+            e.grid[0],
+            e.grid[1],
+            e.grid[2]
+        ));
+        for (mi, m) in r.models.iter().enumerate() {
+            let cell = m.times.get(i).copied().flatten().map_or_else(
+                || "-".to_string(),
+                |ms| {
+                    if picks.get(mi).copied().flatten() == Some(i) {
+                        format!("**{ms:.4}**")
+                    } else {
+                        format!("{ms:.4}")
+                    }
+                },
+            );
+            out.push_str(&format!(" {cell} |"));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&winners_line(r));
+    out
+}
+
+/// Each model's predicted time (log scale) against parameter `x` (its
+/// integer values), one line per model, over the configurations that have it.
+pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, String> {
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (mi, m) in r.models.iter().enumerate() {
+        let mut pts: Vec<(f64, f64)> = r
+            .evaluations
+            .iter()
+            .filter_map(|e| {
+                let xv = e.config.int(x)? as f64;
+                let y = e.ms(mi)?;
+                Some((xv, y))
+            })
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        series.push((m.model.clone(), pts));
+    }
+    let all: Vec<(f64, f64)> = series.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+    if all.is_empty() {
+        return Err(format!(
+            "nothing to plot against `{x}`: no predicted configuration has it"
+        ));
+    }
+    let (xlo, xhi) = all
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.0), hi.max(p.0))
+        });
+    let (ylo, yhi) = all.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+        (lo.min(p.1), hi.max(p.1))
+    });
+    let (xlo, xhi) = (xlo.max(1e-9) / 1.3, xhi * 1.3);
+    let (ylo, yhi) = (ylo / 1.5, yhi * 1.5);
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (760, 520)).into_drawing_area();
+        let draw = || -> Result<(), String> {
+            let e = |e: &dyn std::fmt::Display| format!("cannot draw the plot: {e}");
+            root.fill(&WHITE).map_err(|x| e(&x))?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(title, ("sans-serif", 17))
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(70)
+                .right_y_label_area_size(0)
+                .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())
+                .map_err(|x| e(&x))?;
+            chart
+                .configure_mesh()
+                .x_desc(x)
+                .y_desc("predicted time (ms)")
+                .draw()
+                .map_err(|x| e(&x))?;
+            for (i, (name, pts)) in series.iter().enumerate() {
+                let color = Palette99::pick(i).to_rgba();
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                    .map_err(|x| e(&x))?
+                    .label(name.as_str())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                    });
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                    .map_err(|x| e(&x))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.85))
+                .draw()
+                .map_err(|x| e(&x))?;
+            root.present().map_err(|x| e(&x))?;
+            Ok(())
+        };
+        draw()?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,201 @@
+//! What is being tuned, and how one configuration becomes a loadable kernel.
+//!
+//! Two kinds of target:
+//! - a launch spec (`SPEC.toml`): each configuration's values become
+//!   `--set NAME=VALUE` overrides of the spec's `defines`, so its `grid`,
+//!   `block`, `dynamic_shared` and buffer `len` expressions follow them;
+//! - an experiment file (named by a space file's `experiment`): Kernel
+//!   Tuner's launch of the configuration (`validate::Experiment::launch`),
+//!   its define prefix written into the source (`instantiate_source`).
+//!
+//! Either way a configuration yields a [`Prepared`]: the emulator's launch
+//! spec, the source text to compile (or PTX), and what keys the result cache.
+
+use std::path::{Path, PathBuf};
+
+use emu::spec::{LaunchSpec, SourceKind};
+use validate::{Experiment, instantiate_source};
+
+use super::launch_spec::spec_of_launch;
+use tune::Config;
+
+/// NVRTC 12 compiles for sm_50 and newer only; an older GPU (the GTX 280 is
+/// CC 1.3) gets sm_50 code, the closest NVRTC can make.
+const OLDEST_ARCH: (u32, u32) = (5, 0);
+
+/// The architecture to compile for on `gpu`, unless the spec names one.
+pub fn arch_for(gpu: &arch::Gpu) -> String {
+    let cc = gpu.compute_capability;
+    let (major, minor) = if (cc.major, cc.minor) < OLDEST_ARCH {
+        OLDEST_ARCH
+    } else {
+        (cc.major, cc.minor)
+    };
+    format!("sm_{major}{minor}")
+}
+
+pub enum Target {
+    Spec {
+        path: PathBuf,
+        /// The spec file's text (part of the cache key).
+        text: String,
+        /// The kernel source (CUDA C++ or PTX) the spec names.
+        source: String,
+        arch: String,
+    },
+    Experiment {
+        path: PathBuf,
+        experiment: Box<Experiment>,
+        text: String,
+        source: String,
+        arch: String,
+        /// Where explicit initial values (formula inits) are written.
+        values_dir: PathBuf,
+    },
+}
+
+/// One configuration, ready to compile and emulate.
+pub struct Prepared {
+    pub spec: LaunchSpec,
+    /// CUDA C++ (defines applied for experiments) or PTX.
+    pub source: String,
+    /// Everything else the result depends on, hashed into the cache key with `source`.
+    pub context: String,
+    /// (name, value) as the cache key lists them.
+    pub defines: Vec<(String, String)>,
+}
+
+impl Target {
+    /// A launch spec target; the source is read once here.
+    pub fn spec(path: &Path, gpu: &arch::Gpu) -> Result<Target, String> {
+        let text = read(path)?;
+        // Parse once without overrides to find the source (defines may be needed
+        // by expressions, so an error here is reported only if the source is unknown).
+        let base = emu::spec::parse(&text, path, &[]).map_err(|e| e.to_string())?;
+        let source = read(&base.source)?;
+        let arch = base.arch.clone().unwrap_or_else(|| arch_for(gpu));
+        Ok(Target::Spec {
+            path: path.to_path_buf(),
+            text,
+            source,
+            arch,
+        })
+    }
+
+    /// An experiment file target.
+    pub fn experiment(path: &Path, gpu: &arch::Gpu, values_dir: &Path) -> Result<Target, String> {
+        let text = read(path)?;
+        let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
+        let source = read(&experiment.source)?;
+        Ok(Target::Experiment {
+            path: path.to_path_buf(),
+            experiment: Box::new(experiment),
+            text,
+            source,
+            arch: arch_for(gpu),
+            values_dir: values_dir.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        match self {
+            Target::Spec { path, .. } | Target::Experiment { path, .. } => path,
+        }
+    }
+
+    /// The launch of `config`, not yet compiled.
+    pub fn prepare(&self, config: &Config) -> Result<Prepared, String> {
+        match self {
+            Target::Spec {
+                path,
+                text,
+                source,
+                arch,
+            } => {
+                let overrides: Vec<(String, String)> = config
+                    .values
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.to_string()))
+                    .collect();
+                let mut spec =
+                    emu::spec::parse(text, path, &overrides).map_err(|e| e.to_string())?;
+                if spec.arch.is_none() {
+                    spec.arch = Some(arch.clone());
+                }
+                let mut defines: Vec<(String, String)> = spec
+                    .defines
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.to_string()))
+                    .collect();
+                defines.push(("(arch)".to_string(), arch.clone()));
+                Ok(Prepared {
+                    spec,
+                    source: source.clone(),
+                    context: format!("spec\n{text}"),
+                    defines,
+                })
+            }
+            Target::Experiment {
+                experiment,
+                text,
+                source,
+                arch,
+                values_dir,
+                ..
+            } => {
+                let launch = experiment
+                    .launch(&config.pairs())
+                    .map_err(|e| e.to_string())?;
+                let instantiated = inline_includes(
+                    &instantiate_source(source, &launch.defines),
+                    &launch.include_dirs,
+                );
+                // The spec names the source with a .cu extension so pipeline compiles it.
+                let mut spec = spec_of_launch(&launch, &launch.source, values_dir)?;
+                spec.source_kind = SourceKind::Cuda;
+                spec.arch = Some(arch.clone());
+                let mut defines = tune::CacheKey::defines_of(&launch.defines);
+                defines.push(("(arch)".to_string(), arch.clone()));
+                Ok(Prepared {
+                    spec,
+                    source: instantiated,
+                    context: format!("experiment\n{text}"),
+                    defines,
+                })
+            }
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
+}
+
+/// NVRTC is given no include folders by the pipeline, so a quoted
+/// `#include "X"` found in one of the experiment's `include_dirs` is written
+/// in place (one level; the dedispersion kernel's `dedispersion.h`).
+fn inline_includes(source: &str, dirs: &[PathBuf]) -> String {
+    if dirs.is_empty() {
+        return source.to_string();
+    }
+    let mut out = String::with_capacity(source.len());
+    for line in source.lines() {
+        let included = line
+            .trim()
+            .strip_prefix("#include")
+            .map(str::trim)
+            .and_then(|rest| rest.strip_prefix('"'))
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|name| {
+                dirs.iter()
+                    .find_map(|d| std::fs::read_to_string(d.join(name)).ok())
+            });
+        match included {
+            Some(text) => out.push_str(&text),
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}

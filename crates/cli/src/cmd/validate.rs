@@ -1,0 +1,291 @@
+//! `ptxperf validate`: score every model against times measured on a real
+//! GPU (Kernel Tuner caches, Schoonhoven CSVs).
+//!
+//! For each sampled configuration of the data file: the experiment file
+//! rebuilds Kernel Tuner's launch (`validate::Experiment::launch`), the
+//! source is instantiated with its defines, compiled by NVRTC (PTX cached on
+//! disk by source and options), emulated on a few evenly spaced CTAs and
+//! extrapolated, and every model predicts a time. Then per model: MAPE,
+//! median APE, Spearman, Kendall tau-b, top-1 % overlap, the measured time
+//! of the predicted-best configuration over the measured best, and the
+//! failures (measured as failed, and those ptxperf could not run, apart).
+//!
+//! Submodules: [`score`] (the join and the figures, pure), [`runner`]
+//! (parallel, deterministic), [`engine`] (the real predictor), [`ptx_cache`],
+//! [`plot`] (SVG scatters), [`render`] (table, JSON, Markdown).
+
+#[cfg(test)]
+mod end_to_end;
+mod engine;
+mod launch_spec;
+mod plot;
+mod ptx_cache;
+mod render;
+mod runner;
+mod score;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use validate::{Dataset, Experiment, import_dataset, sample::sample_indices};
+
+use crate::error::CliError;
+
+/// Score every model against measured times of a kernel on a real GPU.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Experiment file: how a configuration becomes Kernel Tuner's launch (experiments/*.toml).
+    #[arg(value_name = "EXPERIMENT.toml")]
+    pub experiment: PathBuf,
+    /// Measured data: a Kernel Tuner cache (.json, .json.gz) or a Schoonhoven CSV (.csv.gz).
+    #[arg(long, value_name = "FILE")]
+    pub data: PathBuf,
+    /// GPU id from the catalog to predict for (`ptxperf gpus` lists them).
+    #[arg(long, value_name = "ID")]
+    pub gpu: String,
+    /// Score N configurations chosen at random (with --seed); default: all.
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    /// Seed of the sample.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Print JSON (schema 1) with every configuration instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write one SVG scatter (predicted against measured, log-log) per model into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
+    /// Also write the result as a Markdown section (for docs/validation).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Worker threads (default: the available cores).
+    #[arg(long, value_name = "J")]
+    pub jobs: Option<usize>,
+    /// Emulate K CTAs per configuration, evenly spaced, and extrapolate to the grid.
+    #[arg(long, value_name = "K", default_value_t = engine::DEFAULT_SAMPLE_CTAS)]
+    pub sample_ctas: u64,
+    /// Run only this model (repeatable); default: every model.
+    #[arg(long = "model", value_name = "NAME")]
+    pub models: Vec<String>,
+    /// PTX cache folder (default: $PTXPERF_CACHE, else target/ptxperf-cache).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// Compile every configuration, reading and writing no cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let ev = evaluate(&args)?;
+    let plots = match &args.svg {
+        Some(dir) => write_plots(dir, &ev.plot_stem, &ev.summary, &ev.scores)?,
+        None => Vec::new(),
+    };
+    if let Some(md) = &args.markdown {
+        let rel: Vec<(String, String)> = plots
+            .iter()
+            .map(|(model, path)| (model.clone(), relative_to(path, md)))
+            .collect();
+        write_file(md, &render::markdown(&ev.summary, &ev.scores, &rel))?;
+    }
+    let out = if args.json {
+        let value = render::json(&ev.summary, &ev.scores, &ev.outcomes);
+        let mut text = serde_json::to_string_pretty(&value)
+            .map_err(|e| CliError::user(format!("error: cannot write JSON: {e}")))?;
+        text.push('\n');
+        text
+    } else {
+        render::text(&ev.summary, &ev.scores)
+    };
+    emit(&out)
+}
+
+/// Everything one run computes, before it is printed or written.
+struct Evaluation {
+    summary: render::Summary,
+    scores: Vec<score::ModelScore>,
+    outcomes: Vec<score::Outcome>,
+    plot_stem: String,
+}
+
+/// Loads, samples, runs every configuration and scores the models.
+fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
+    if args.sample_ctas == 0 {
+        return Err(CliError::usage("--sample-ctas must be at least 1"));
+    }
+    if args.jobs == Some(0) {
+        return Err(CliError::usage("--jobs must be at least 1"));
+    }
+    if args.sample == Some(0) {
+        return Err(CliError::usage("--sample must be at least 1"));
+    }
+    let models = if args.models.is_empty() {
+        models::registry::MODEL_NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        args.models.clone()
+    };
+    models::registry::check_names(&models).map_err(|e| CliError::usage(e.to_string()))?;
+
+    let experiment =
+        Experiment::load(&args.experiment).map_err(|e| CliError::user(e.to_string()))?;
+    let dataset = import_dataset(&args.data).map_err(|e| CliError::user(e.to_string()))?;
+    let catalog = arch::Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
+    let gpu = catalog
+        .get(&args.gpu)
+        .map_err(|e| CliError::user(e.to_string()))?
+        .clone();
+    let cache_dir = match (&args.cache, args.no_cache) {
+        (_, true) => None,
+        (Some(d), false) => Some(d.clone()),
+        (None, false) => Some(ptx_cache::default_dir()),
+    };
+    let cache = ptx_cache::PtxCache::open(cache_dir.as_deref()).map_err(CliError::user)?;
+    let engine = engine::Engine::new(&gpu, args.sample_ctas, models.clone(), cache);
+
+    let total = dataset.rows.len();
+    let indices = sample_indices(total, args.sample.unwrap_or(total), args.seed);
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let bar = progress_bar(indices.len() as u64, args.quiet);
+    let run = runner::run_configurations(&dataset, &experiment, &indices, &engine, jobs, &|| {
+        bar.inc(1)
+    })
+    .map_err(CliError::user)?;
+    bar.finish_and_clear();
+
+    let scores = score::score_all(&run.outcomes, &models);
+    let (ptx_cache_hits, ptx_compiled) = engine.cache_counts();
+    let summary = render::Summary {
+        command: command_line(),
+        experiment: args.experiment.display().to_string(),
+        data: args.data.display().to_string(),
+        data_gpu: dataset.gpu.clone(),
+        gpu: args.gpu.clone(),
+        kernel: dataset.kernel.clone(),
+        configurations: total,
+        sampled: indices.len(),
+        sample: args.sample,
+        seed: args.seed,
+        sample_ctas: args.sample_ctas,
+        jobs,
+        elapsed_s: run.elapsed.as_secs_f64(),
+        ptx_cache_hits,
+        ptx_compiled,
+    };
+    Ok(Evaluation {
+        summary,
+        scores,
+        outcomes: run.outcomes,
+        plot_stem: plot_stem(&dataset, &args.gpu),
+    })
+}
+
+/// The bar on stderr, hidden when stderr is not a terminal or with --quiet.
+fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} configurations (eta {eta})",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// The command as typed, for the report (arguments with spaces quoted).
+fn command_line() -> String {
+    let mut parts: Vec<String> = std::env::args()
+        .map(|a| {
+            if a.is_empty() || a.contains(char::is_whitespace) {
+                format!("'{a}'")
+            } else {
+                a
+            }
+        })
+        .collect();
+    if let Some(first) = parts.first_mut() {
+        // The binary's own path depends on the machine; its name does not.
+        if let Some(name) = Path::new(first.as_str()).file_name() {
+            *first = name.to_string_lossy().into_owned();
+        }
+    }
+    parts.join(" ")
+}
+
+/// A file-name-safe stem for the plots of one dataset.
+fn plot_stem(dataset: &Dataset, gpu: &str) -> String {
+    let raw = format!("{}-{gpu}", dataset.kernel);
+    raw.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn write_plots(
+    dir: &Path,
+    stem: &str,
+    summary: &render::Summary,
+    scores: &[score::ModelScore],
+) -> Result<Vec<(String, PathBuf)>, CliError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::user(format!("{}: error: cannot create: {e}", dir.display())))?;
+    let mut written = Vec::new();
+    for s in scores {
+        let title = format!(
+            "{} on {}: {} ({} configurations)",
+            summary.kernel, summary.data_gpu, s.model, s.scored
+        );
+        let svg = plot::render_svg(&plot::Scatter {
+            title: &title,
+            points: &s.points,
+        })
+        .map_err(CliError::user)?;
+        let path = dir.join(format!("{stem}-{}.svg", s.model));
+        write_file(&path, &svg)?;
+        written.push((s.model.clone(), path));
+    }
+    Ok(written)
+}
+
+/// `path` as seen from the folder of `file` when it lies under it, else as given.
+fn relative_to(path: &Path, file: &Path) -> String {
+    let base = file.parent().unwrap_or(Path::new(""));
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (p, b) = (canon(path), canon(base));
+    match p.strip_prefix(&b) {
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text)
+        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
+}
+
+/// Write to stdout; a closed pipe (`| head`) is not an error.
+fn emit(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::user(format!("error: cannot write output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}

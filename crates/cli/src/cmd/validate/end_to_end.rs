@@ -1,0 +1,178 @@
+//! `validate` end to end on a few convolution configurations: the real
+//! Kernel Tuner source (fetched by scripts/fetch-validation-kernels.sh),
+//! NVRTC, the emulator, every model. The image is shrunk to 64x64 (the
+//! source and the experiment file are copied with their sizes changed) so
+//! that the test runs in seconds; the measured times are a small fixture
+//! written here.
+//!
+//! Without NVRTC or the fetched source the test says so and passes, except
+//! under CI (env `CI` set), where both must be present.
+
+use std::path::{Path, PathBuf};
+
+use super::score::Attempt;
+use super::{Args, evaluate};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
+}
+
+/// The fixture: five configurations, one measured as failed. Parameter
+/// order and names are those of the Kernel Tuner convolution caches.
+fn kt_cache() -> String {
+    let keys = [
+        "filter_width",
+        "filter_height",
+        "block_size_x",
+        "block_size_y",
+        "tile_size_x",
+        "tile_size_y",
+        "use_padding",
+        "read_only",
+    ];
+    let configs: [([i64; 8], &str); 5] = [
+        ([15, 15, 16, 16, 1, 1, 0, 0], "0.5"),
+        ([15, 15, 32, 8, 2, 2, 1, 0], "0.25"),
+        ([15, 15, 16, 8, 4, 1, 1, 1], "0.3"),
+        ([15, 15, 64, 4, 1, 2, 0, 1], "0.4"),
+        ([15, 15, 128, 8, 8, 8, 1, 0], "\"CompilationFailedConfig\""),
+    ];
+    let entries: Vec<String> = configs
+        .iter()
+        .map(|(v, time)| {
+            let key: Vec<String> = v.iter().map(i64::to_string).collect();
+            let fields: Vec<String> = keys
+                .iter()
+                .zip(v)
+                .map(|(k, x)| format!("\"{k}\": {x}"))
+                .collect();
+            format!(
+                "\"{}\": {{{}, \"time\": {time}}}",
+                key.join(","),
+                fields.join(", ")
+            )
+        })
+        .collect();
+    let quoted: Vec<String> = keys.iter().map(|k| format!("\"{k}\"")).collect();
+    format!(
+        "{{\"device_name\": \"NVIDIA GeForce RTX 3090\", \"kernel_name\": \"convolution_kernel\", \
+         \"problem_size\": [64, 64], \"tune_params_keys\": [{}], \"cache\": {{{}}}}}",
+        quoted.join(", "),
+        entries.join(", ")
+    )
+}
+
+/// The repository's convolution experiment with a 64x64 image and the
+/// source path made absolute.
+fn small_experiment(root: &Path, source: &Path) -> Result<String, String> {
+    let path = root.join("experiments").join("convolution.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = text.replace("4096", "64").replace(
+        "\"../third_party/kernel_tuner/convolution.cu\"",
+        &format!("{:?}", source.display().to_string()),
+    );
+    if !text.contains("problem_size = [64, 64]") {
+        return Err(
+            "experiments/convolution.toml no longer has problem_size = [4096, 4096]".to_string(),
+        );
+    }
+    Ok(text)
+}
+
+#[test]
+fn validate_runs_end_to_end_on_convolution_configurations() {
+    let ci = std::env::var_os("CI").is_some();
+    let root = repo_root();
+    let source = root
+        .join("third_party")
+        .join("kernel_tuner")
+        .join("convolution.cu");
+    if !source.is_file() {
+        assert!(
+            !ci,
+            "{} is missing: run scripts/fetch-validation-kernels.sh",
+            source.display()
+        );
+        eprintln!(
+            "skipped: {} is missing (run scripts/fetch-validation-kernels.sh)",
+            source.display()
+        );
+        return;
+    }
+    if let Err(e) = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)) {
+        assert!(!ci, "NVRTC is required under CI: {e}");
+        eprintln!("skipped: NVRTC is not available ({e})");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ptxperf-validate-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let experiment = dir.join("convolution-64.toml");
+    let data = dir.join("cache.json");
+    let small_source = dir.join("convolution.cu");
+    let text = small_experiment(&root, &small_source).expect("the experiment file can be adapted");
+    std::fs::write(&experiment, text).expect("write experiment");
+    let kernel = std::fs::read_to_string(&source).expect("read the kernel source");
+    let small_kernel = kernel
+        .replace("#define image_height 4096", "#define image_height 64")
+        .replace("#define image_width 4096", "#define image_width 64");
+    assert_ne!(
+        small_kernel, kernel,
+        "convolution.cu no longer defines a 4096x4096 image"
+    );
+    std::fs::write(&small_source, small_kernel).expect("write kernel");
+    std::fs::write(&data, kt_cache()).expect("write data");
+
+    let args = |jobs: usize, cache: &str| Args {
+        experiment: experiment.clone(),
+        data: data.clone(),
+        gpu: "geforce-rtx-3090".to_string(),
+        sample: None,
+        seed: 1,
+        json: false,
+        svg: None,
+        markdown: None,
+        jobs: Some(jobs),
+        sample_ctas: 2,
+        models: Vec::new(),
+        cache: Some(dir.join(cache)),
+        no_cache: false,
+        quiet: true,
+    };
+    let one = match evaluate(&args(1, "ptx")) {
+        Ok(ev) => ev,
+        Err(e) => panic!("validate failed: {e}"),
+    };
+    let s = &one.summary;
+    assert_eq!((s.configurations, s.sampled), (5, 5));
+    assert_eq!(
+        s.ptx_compiled, 4,
+        "four measured configurations, four distinct sources"
+    );
+    for o in &one.outcomes {
+        if let Attempt::Failed(why) = &o.attempt {
+            panic!("configuration {} did not reach the models: {why}", o.index);
+        }
+    }
+    let scored: Vec<usize> = one.scores.iter().map(|m| m.scored).collect();
+    assert_eq!(one.scores.len(), models::registry::MODEL_NAMES.len());
+    for m in &one.scores {
+        assert_eq!(m.measured_failed, 1, "{}", m.model);
+        assert_eq!(m.scored + m.ptxperf_failed, 4, "{}", m.model);
+    }
+    assert!(
+        one.scores
+            .iter()
+            .any(|m| m.scored == 4 && m.mape.is_some() && m.best_ratio.is_some()),
+        "at least one model scores every configuration: {scored:?}"
+    );
+
+    // Two workers and a warm cache: the same outcomes, nothing compiled.
+    let two = match evaluate(&args(2, "ptx")) {
+        Ok(ev) => ev,
+        Err(e) => panic!("second run failed: {e}"),
+    };
+    assert_eq!(two.summary.ptx_compiled, 0);
+    assert_eq!(two.summary.ptx_cache_hits, 4);
+    assert_eq!(two.outcomes, one.outcomes);
+    let _ = std::fs::remove_dir_all(&dir);
+}

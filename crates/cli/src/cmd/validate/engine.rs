@@ -1,0 +1,147 @@
+//! The real predictor: a configuration's launch -> the source Kernel Tuner
+//! compiled (its define prefix and the loop_unroll_factor rule) -> PTX
+//! (NVRTC, cached on disk) -> emulation of a few CTAs -> every model.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use arch::Gpu;
+use nvrtc::{CompileOptions, Compiler, SearchContext};
+use validate::{Launch, instantiate_source};
+
+use super::launch_spec::spec_of_launch;
+use super::ptx_cache::PtxCache;
+use super::runner::{ModelTimes, Predictor};
+
+/// CTAs emulated per configuration unless `--sample-ctas` says otherwise:
+/// few enough that 500 convolution configurations fit the 15-minute budget
+/// on two cores, evenly spread over the grid (first and last included).
+pub const DEFAULT_SAMPLE_CTAS: u64 = 4;
+
+/// NVRTC 12 compiles for sm_50 and newer only; older GPUs (the K20m is
+/// sm_35) get sm_50 PTX, the closest it can make.
+const OLDEST_ARCH: (u32, u32) = (5, 0);
+
+pub struct Engine {
+    gpu: Gpu,
+    arch: String,
+    sample_ctas: u64,
+    models: Vec<String>,
+    cache: PtxCache,
+    /// Opened on first use, so a run whose configurations are all cached
+    /// (or all measured as failed) needs no NVRTC.
+    compiler: Mutex<Option<std::sync::Arc<Compiler>>>,
+}
+
+impl Engine {
+    pub fn new(gpu: &Gpu, sample_ctas: u64, models: Vec<String>, cache: PtxCache) -> Engine {
+        let cc = gpu.compute_capability;
+        let (major, minor) = if (cc.major, cc.minor) < OLDEST_ARCH {
+            OLDEST_ARCH
+        } else {
+            (cc.major, cc.minor)
+        };
+        Engine {
+            gpu: gpu.clone(),
+            arch: format!("sm_{major}{minor}"),
+            sample_ctas,
+            models,
+            cache,
+            compiler: Mutex::new(None),
+        }
+    }
+
+    /// (PTX served from the cache, PTX compiled).
+    pub fn cache_counts(&self) -> (usize, usize) {
+        self.cache.counts()
+    }
+
+    fn compiler(&self) -> Result<std::sync::Arc<Compiler>, String> {
+        let mut slot = self
+            .compiler
+            .lock()
+            .map_err(|_| "the NVRTC handle is poisoned".to_string())?;
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let c = std::sync::Arc::new(
+            Compiler::open(&SearchContext::from_process(None)).map_err(|e| e.to_string())?,
+        );
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    /// The PTX of one configuration and the name to give its file.
+    fn ptx(&self, launch: &Launch) -> Result<(String, String), String> {
+        let file = launch.source.display().to_string();
+        let text = std::fs::read_to_string(&launch.source)
+            .map_err(|e| format!("{file}: cannot read the kernel source: {e}"))?;
+        let instantiated = instantiate_source(&text, &launch.defines);
+        let options = CompileOptions {
+            arch: Some(self.arch.clone()),
+            include_dirs: launch.include_dirs.clone(),
+            ..CompileOptions::default()
+        };
+        let dirs: Vec<String> = launch
+            .include_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect();
+        // Everything the PTX depends on, but the headers' contents.
+        let key = format!(
+            "nvrtc-12\narch {}\nlineinfo {}\ninclude {}\nfile {file}\n{instantiated}",
+            self.arch,
+            options.lineinfo,
+            dirs.join(":")
+        );
+        let ptx = self.cache.get_or_compile(&key, || {
+            let compiler = self.compiler()?;
+            compiler
+                .compile(&instantiated, &file, &options)
+                .map(|c| c.ptx)
+                .map_err(|e| format!("NVRTC: {}", first_line(&e.to_string())))
+        })?;
+        let ptx_name = launch.source.with_extension("ptx").display().to_string();
+        Ok((ptx, ptx_name))
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+impl Predictor for Engine {
+    fn predict(&self, launch: &Launch) -> Result<ModelTimes, String> {
+        let (ptx, ptx_file) = self.ptx(launch)?;
+        let spec = spec_of_launch(launch, Path::new(&ptx_file), &self.cache.values_dir())?;
+        let loaded = pipeline::load_source(spec, &ptx, &pipeline::LoadOptions::default())
+            .map_err(|e| format!("load: {}", first_line(&e.to_string())))?;
+        let opts = pipeline::Options {
+            sample_ctas: Some(self.sample_ctas),
+            gpu: Some(self.gpu.clone()),
+            ..pipeline::Options::default()
+        };
+        let profiled = pipeline::profile(&loaded, &opts)
+            .map_err(|e| format!("emulation: {}", first_line(&e.to_string())))?;
+        // One model at a time, so one model's refusal does not hide the others.
+        Ok(self
+            .models
+            .iter()
+            .map(|name| {
+                let one = std::slice::from_ref(name);
+                let time = pipeline::predict(&profiled, &self.gpu, one)
+                    .map_err(|e| first_line(&e.to_string()))
+                    .and_then(|p| {
+                        p.predictions
+                            .first()
+                            .map(|pr| pr.seconds * 1e3)
+                            .ok_or_else(|| "no prediction".to_string())
+                    });
+                (name.clone(), time)
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,147 @@
+//! PTX cached on disk by what determines it (the instantiated source text,
+//! the compile options, the NVRTC version), so a second run of the same
+//! configurations compiles nothing. One file per entry, written to a
+//! temporary name and renamed, so concurrent workers (and concurrent runs)
+//! never see half a file.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Environment variable naming the cache folder.
+pub const CACHE_ENV: &str = "PTXPERF_CACHE";
+
+/// Where the cache lives when neither `--cache` nor `PTXPERF_CACHE` says.
+pub fn default_dir() -> PathBuf {
+    match std::env::var_os(CACHE_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from("target").join("ptxperf-cache"),
+    }
+}
+
+/// The entry name of a key: two independent 64-bit FNV-1a hashes (of the
+/// key and of the key with a salt), so an accidental collision needs 128 bits.
+pub fn entry_name(key: &str) -> String {
+    let a = tune::fnv1a64(key.as_bytes());
+    let mut salted = Vec::with_capacity(key.len() + 8);
+    salted.extend_from_slice(b"ptxperf\0");
+    salted.extend_from_slice(key.as_bytes());
+    let b = tune::fnv1a64(&salted);
+    format!("{a:016x}{b:016x}.ptx")
+}
+
+/// A folder of PTX files with hit and miss counters.
+pub struct PtxCache {
+    dir: Option<PathBuf>,
+    hits: AtomicUsize,
+    compiled: AtomicUsize,
+}
+
+impl PtxCache {
+    /// A cache in `dir` (created if needed), or no caching with `None`.
+    pub fn open(dir: Option<&Path>) -> Result<PtxCache, String> {
+        let dir = match dir {
+            Some(d) => {
+                let d = d.join("ptx");
+                std::fs::create_dir_all(&d).map_err(|e| {
+                    format!("{}: error: cannot create the PTX cache: {e}", d.display())
+                })?;
+                Some(d)
+            }
+            None => None,
+        };
+        Ok(PtxCache {
+            dir,
+            hits: AtomicUsize::new(0),
+            compiled: AtomicUsize::new(0),
+        })
+    }
+
+    /// The PTX of `key`, from the cache or from `compile` (then stored).
+    /// A cache that cannot be read or written only costs a compilation.
+    pub fn get_or_compile(
+        &self,
+        key: &str,
+        compile: impl FnOnce() -> Result<String, String>,
+    ) -> Result<String, String> {
+        let path = self.dir.as_ref().map(|d| d.join(entry_name(key)));
+        if let Some(p) = &path
+            && let Ok(ptx) = std::fs::read_to_string(p)
+        {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(ptx);
+        }
+        let ptx = compile()?;
+        self.compiled.fetch_add(1, Ordering::Relaxed);
+        if let Some(p) = &path {
+            // Unique per process and thread: no two writers share a temp file.
+            let tmp = p.with_extension(format!(
+                "tmp{}-{:?}",
+                std::process::id(),
+                std::thread::current().id()
+            ));
+            if std::fs::write(&tmp, &ptx).is_ok() && std::fs::rename(&tmp, p).is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        }
+        Ok(ptx)
+    }
+
+    /// The folder of explicit initial values (the cache's `values/`, or the
+    /// system's temporary folder when nothing is cached).
+    pub fn values_dir(&self) -> PathBuf {
+        match self.dir.as_ref().and_then(|d| d.parent()) {
+            Some(root) => root.join("values"),
+            None => std::env::temp_dir().join("ptxperf-values"),
+        }
+    }
+
+    /// (served from the cache, compiled).
+    pub fn counts(&self) -> (usize, usize) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.compiled.load(Ordering::Relaxed),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_names_differ_by_key_and_are_stable() {
+        assert_eq!(entry_name("a"), entry_name("a"));
+        assert_ne!(entry_name("a"), entry_name("b"));
+        assert_eq!(entry_name("a").len(), 32 + 4);
+    }
+
+    #[test]
+    fn a_second_lookup_is_served_from_disk() {
+        let dir =
+            std::env::temp_dir().join(format!("ptxperf-validate-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = PtxCache::open(Some(&dir)).expect("temp dir is writable");
+        let first = cache.get_or_compile("k", || Ok("PTX 1".to_string()));
+        assert_eq!(first, Ok("PTX 1".to_string()));
+        // A second cache over the same folder: the compiler must not run.
+        let again = PtxCache::open(Some(&dir)).expect("reopen");
+        let second = again.get_or_compile("k", || Err("compiled again".to_string()));
+        assert_eq!(second, Ok("PTX 1".to_string()));
+        assert_eq!((cache.counts(), again.counts()), ((0, 1), (1, 0)));
+        let failed = again.get_or_compile("other", || Err("bad".to_string()));
+        assert_eq!(failed, Err("bad".to_string()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn without_a_folder_everything_is_compiled() {
+        let cache = PtxCache::open(None).expect("no folder to create");
+        for _ in 0..2 {
+            assert_eq!(
+                cache.get_or_compile("k", || Ok("x".to_string())),
+                Ok("x".to_string())
+            );
+        }
+        assert_eq!(cache.counts(), (0, 2));
+    }
+}

@@ -1,0 +1,345 @@
+//! The three forms of a validation result: a terminal table, JSON (schema 1)
+//! and a Markdown section for docs/validation/README.md. Pure functions of
+//! [`Summary`] and the scores; the caller prints or writes them.
+
+use comfy_table::{Table, presets};
+use serde_json::{Value, json};
+
+use super::score::{Attempt, ModelScore, Outcome};
+
+/// The note every form carries: what is compared with what.
+pub const TIME_NOTE: &str = "ptxperf predicts the kernel's execution time; Kernel Tuner's \
+`time` is the mean of CUDA-event timings around each launch, so it also holds the launch \
+overhead (a few microseconds). No constant is fitted to the measurements: the figures are \
+the models' own.";
+
+/// What was run, for the header of every form.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The command line that produced the result.
+    pub command: String,
+    pub experiment: String,
+    pub data: String,
+    /// The GPU as the data file names it.
+    pub data_gpu: String,
+    /// The catalog id the predictions are for.
+    pub gpu: String,
+    pub kernel: String,
+    /// Configurations in the data file.
+    pub configurations: usize,
+    /// Configurations sampled (all when `sample` is `None`).
+    pub sampled: usize,
+    pub sample: Option<usize>,
+    pub seed: u64,
+    pub sample_ctas: u64,
+    pub jobs: usize,
+    pub elapsed_s: f64,
+    /// PTX compilations served from the cache, and those compiled.
+    pub ptx_cache_hits: usize,
+    pub ptx_compiled: usize,
+}
+
+fn fixed(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.digits$}"))
+}
+
+fn percent(v: Option<f64>) -> String {
+    v.map_or_else(|| "n/a".to_string(), |x| format!("{:.0}", 100.0 * x))
+}
+
+/// Percent errors span from a few to millions of percent; keep three
+/// significant figures without a wall of digits.
+fn error_percent(v: Option<f64>) -> String {
+    match v {
+        None => "n/a".to_string(),
+        Some(x) if x.abs() >= 1000.0 => format!("{x:.3e}"),
+        Some(x) if x.abs() >= 100.0 => format!("{x:.0}"),
+        Some(x) => format!("{x:.1}"),
+    }
+}
+
+const HEADERS: [&str; 10] = [
+    "model",
+    "scored",
+    "MAPE %",
+    "median APE %",
+    "Spearman",
+    "Kendall",
+    "top-1 % overlap %",
+    "best ratio",
+    "measured failed",
+    "ptxperf failed",
+];
+
+fn row(s: &ModelScore) -> [String; 10] {
+    [
+        s.model.clone(),
+        s.scored.to_string(),
+        error_percent(s.mape),
+        error_percent(s.median_ape),
+        fixed(s.spearman, 3),
+        fixed(s.kendall, 3),
+        percent(s.top1_overlap),
+        fixed(s.best_ratio, 3),
+        s.measured_failed.to_string(),
+        s.ptxperf_failed.to_string(),
+    ]
+}
+
+fn header_lines(sum: &Summary) -> Vec<String> {
+    let sample = match sum.sample {
+        Some(n) => format!(
+            "{} of {} (--sample {n}, seed {})",
+            sum.sampled, sum.configurations, sum.seed
+        ),
+        None => format!("all {}", sum.configurations),
+    };
+    vec![
+        format!(
+            "data: {} ({}, kernel {})",
+            sum.data, sum.data_gpu, sum.kernel
+        ),
+        format!("experiment: {}", sum.experiment),
+        format!("GPU model: {}", sum.gpu),
+        format!("configurations: {sample}"),
+        format!(
+            "CTAs emulated per configuration: at most {} (evenly spaced, extrapolated to the grid)",
+            sum.sample_ctas
+        ),
+        format!(
+            "wall time: {:.1} s with {} job(s); PTX: {} compiled, {} from the cache",
+            sum.elapsed_s, sum.jobs, sum.ptx_compiled, sum.ptx_cache_hits
+        ),
+    ]
+}
+
+/// The terminal form: header lines, the table, notes.
+pub fn text(sum: &Summary, scores: &[ModelScore]) -> String {
+    let mut out = String::new();
+    for line in header_lines(sum) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let mut table = Table::new();
+    table.load_style(presets::UTF8_FULL_CONDENSED);
+    table.set_header(HEADERS);
+    for s in scores {
+        table.add_row(row(s));
+    }
+    out.push_str(&format!("{table}\n"));
+    out.push_str(&notes(scores).join("\n"));
+    out.push_str(&format!("\nnote: {TIME_NOTE}\n"));
+    out
+}
+
+fn notes(scores: &[ModelScore]) -> Vec<String> {
+    scores
+        .iter()
+        .flat_map(|s| s.notes.iter().map(move |n| format!("{}: {n}", s.model)))
+        .collect()
+}
+
+/// JSON, schema 1: the header, the per-model figures and every configuration.
+pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value {
+    let models: Vec<Value> = scores
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.model,
+                "scored": s.scored,
+                "mape_percent": s.mape,
+                "median_ape_percent": s.median_ape,
+                "spearman": s.spearman,
+                "kendall_tau_b": s.kendall,
+                "top1_percent_overlap": s.top1_overlap,
+                "best_config_ratio": s.best_ratio,
+                "measured_failed": s.measured_failed,
+                "ptxperf_failed": s.ptxperf_failed,
+                "notes": s.notes,
+            })
+        })
+        .collect();
+    let configurations: Vec<Value> = outcomes
+        .iter()
+        .map(|o| {
+            let (status, predicted, error) = match &o.attempt {
+                Attempt::NotRun => ("measured_failed", Value::Null, Value::Null),
+                Attempt::Failed(e) => ("ptxperf_failed", Value::Null, json!(e)),
+                Attempt::Predicted(p) => {
+                    let map: serde_json::Map<String, Value> = p
+                        .iter()
+                        .map(|(n, r)| {
+                            let v = match r {
+                                Ok(ms) if ms.is_finite() => json!(ms),
+                                Ok(_) => Value::Null,
+                                Err(e) => json!({ "error": e }),
+                            };
+                            (n.clone(), v)
+                        })
+                        .collect();
+                    ("predicted", Value::Object(map), Value::Null)
+                }
+            };
+            json!({
+                "index": o.index,
+                "measured_ms": o.measured_ms,
+                "status": status,
+                "predicted_ms": predicted,
+                "error": error,
+            })
+        })
+        .collect();
+    json!({
+        "schema": 1,
+        "command": sum.command,
+        "experiment": sum.experiment,
+        "data": sum.data,
+        "data_gpu": sum.data_gpu,
+        "gpu": sum.gpu,
+        "kernel": sum.kernel,
+        "configurations": sum.configurations,
+        "sampled": sum.sampled,
+        "seed": sum.seed,
+        "sample_ctas": sum.sample_ctas,
+        "jobs": sum.jobs,
+        "elapsed_seconds": sum.elapsed_s,
+        "note": TIME_NOTE,
+        "models": models,
+        "results": configurations,
+    })
+}
+
+/// A Markdown section for one dataset: a heading, the command, the run's
+/// facts, the table, the notes and the scatter plots (`plots` are (model,
+/// path relative to the Markdown file)).
+pub fn markdown(sum: &Summary, scores: &[ModelScore], plots: &[(String, String)]) -> String {
+    let mut out = format!("## {} on {}\n\n", sum.data_gpu, sum.gpu);
+    out.push_str(&format!("```\n{}\n```\n\n", sum.command));
+    for line in header_lines(sum) {
+        out.push_str(&format!("- {line}\n"));
+    }
+    out.push('\n');
+    out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
+    out.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
+    for s in scores {
+        out.push_str(&format!("| {} |\n", row(s).join(" | ")));
+    }
+    let notes = notes(scores);
+    if !notes.is_empty() {
+        out.push('\n');
+        for n in notes {
+            out.push_str(&format!("- {}\n", n.replace('|', "\\|")));
+        }
+    }
+    if !plots.is_empty() {
+        out.push_str(
+            "\nPredicted against measured time (log-log; the line is predicted = measured):\n\n",
+        );
+        for (model, path) in plots {
+            out.push_str(&format!("![{model}]({path}) "));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_error_percent(v: Option<f64>, expected: &str) {
+        assert_eq!(error_percent(v), expected);
+    }
+
+    #[test]
+    fn error_percent_keeps_three_figures() {
+        check_error_percent(None, "n/a");
+        check_error_percent(Some(2.26), "2.3");
+        check_error_percent(Some(99.94), "99.9");
+        check_error_percent(Some(123.4), "123");
+        check_error_percent(Some(123456.0), "1.235e5");
+    }
+
+    fn summary() -> Summary {
+        Summary {
+            command: "ptxperf validate x.toml --data d.json --gpu g".to_string(),
+            experiment: "x.toml".to_string(),
+            data: "d.json".to_string(),
+            data_gpu: "Some GPU".to_string(),
+            gpu: "g".to_string(),
+            kernel: "k".to_string(),
+            configurations: 10,
+            sampled: 3,
+            sample: Some(3),
+            seed: 1,
+            sample_ctas: 4,
+            jobs: 2,
+            elapsed_s: 1.0,
+            ptx_cache_hits: 1,
+            ptx_compiled: 2,
+        }
+    }
+
+    fn score() -> ModelScore {
+        ModelScore {
+            model: "m".to_string(),
+            scored: 2,
+            measured_failed: 1,
+            ptxperf_failed: 0,
+            mape: Some(12.5),
+            median_ape: Some(10.0),
+            spearman: Some(1.0),
+            kendall: Some(1.0),
+            top1_overlap: Some(1.0),
+            best_ratio: Some(1.0),
+            notes: vec!["a | b".to_string()],
+            points: vec![],
+        }
+    }
+
+    #[test]
+    fn markdown_table_has_one_row_per_model_and_escapes_pipes() {
+        let md = markdown(
+            &summary(),
+            &[score()],
+            &[("m".to_string(), "p/m.svg".to_string())],
+        );
+        assert!(
+            md.contains("| m | 2 | 12.5 | 10.0 | 1.000 | 1.000 | 100 | 1.000 | 1 | 0 |"),
+            "{md}"
+        );
+        assert!(md.contains("- m: a \\| b"), "{md}");
+        assert!(md.contains("![m](p/m.svg)"), "{md}");
+        assert!(md.contains("ptxperf validate x.toml"), "{md}");
+    }
+
+    #[test]
+    fn json_lists_every_configuration_with_its_status() {
+        let outcomes = vec![
+            Outcome {
+                index: 0,
+                measured_ms: None,
+                attempt: Attempt::NotRun,
+            },
+            Outcome {
+                index: 4,
+                measured_ms: Some(1.0),
+                attempt: Attempt::Failed("x".to_string()),
+            },
+            Outcome {
+                index: 7,
+                measured_ms: Some(2.0),
+                attempt: Attempt::Predicted(vec![("m".to_string(), Ok(2.5))]),
+            },
+        ];
+        let v = json(&summary(), &[score()], &outcomes);
+        assert_eq!(v["schema"], 1);
+        assert_eq!(v["models"][0]["mape_percent"], 12.5);
+        let statuses: Vec<&str> = v["results"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|r| r["status"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(statuses, ["measured_failed", "ptxperf_failed", "predicted"]);
+        assert_eq!(v["results"][2]["predicted_ms"]["m"], 2.5);
+    }
+}

@@ -1,0 +1,322 @@
+//! Joining what ptxperf predicted with what was measured, and the accuracy
+//! table per model. Pure functions of the per-configuration outcomes, so the
+//! scoring is tested on synthetic data without NVRTC or the emulator.
+//!
+//! Three kinds of configuration, kept apart:
+//! - measured as failed (Kernel Tuner's markers): counted, never run, never
+//!   scored;
+//! - measured, but ptxperf could not compile, emulate or predict it (a
+//!   pipeline error, a model error, or a time that is not a positive finite
+//!   number): counted per model as a ptxperf failure;
+//! - measured and predicted: scored.
+
+use validate::stats::{self, StatsError};
+
+/// Fraction of configurations behind the "top-1 %" overlap.
+pub const TOP_FRACTION: f64 = 0.01;
+
+/// What ptxperf made of one configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attempt {
+    /// Measured as failed: not run.
+    NotRun,
+    /// The configuration never reached the models (instantiation, NVRTC,
+    /// emulation or profiling failed), with the reason.
+    Failed(String),
+    /// Each model's predicted kernel time in milliseconds, or its error.
+    Predicted(Vec<(String, Result<f64, String>)>),
+}
+
+/// One sampled configuration after the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// Row index in the dataset (the output is sorted by it).
+    pub index: usize,
+    /// Measured mean time in milliseconds; `None` when measured as failed.
+    pub measured_ms: Option<f64>,
+    pub attempt: Attempt,
+}
+
+/// The accuracy figures of one model. A figure is `None` when it cannot be
+/// computed (no scored configuration, or a rank correlation of a constant
+/// prediction); `notes` says why.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelScore {
+    pub model: String,
+    /// Configurations both measured and predicted.
+    pub scored: usize,
+    /// Sampled configurations Kernel Tuner measured as failed.
+    pub measured_failed: usize,
+    /// Measured configurations ptxperf could not compile, emulate or predict.
+    pub ptxperf_failed: usize,
+    /// Mean absolute percentage error, percent.
+    pub mape: Option<f64>,
+    /// Median absolute percentage error, percent.
+    pub median_ape: Option<f64>,
+    pub spearman: Option<f64>,
+    pub kendall: Option<f64>,
+    /// Share (0 to 1) of the measured best 1 % also in the predicted best 1 %.
+    pub top1_overlap: Option<f64>,
+    /// Measured time of the predicted-best configuration over the measured best.
+    pub best_ratio: Option<f64>,
+    /// Why figures are missing, and the first ptxperf failure (one line each).
+    pub notes: Vec<String>,
+    /// (predicted, measured) milliseconds of the scored configurations, in
+    /// configuration order: the scatter plot's points.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Scores every model named in `models` over the outcomes. Outcomes should
+/// be sorted by index; the result is then independent of how they were run.
+pub fn score_all(outcomes: &[Outcome], models: &[String]) -> Vec<ModelScore> {
+    models.iter().map(|m| score_model(outcomes, m)).collect()
+}
+
+/// Scores one model.
+pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
+    let mut s = ModelScore {
+        model: model.to_string(),
+        ..ModelScore::default()
+    };
+    let mut first_failure: Option<String> = None;
+    for o in outcomes {
+        let Some(measured) = o.measured_ms else {
+            s.measured_failed += 1;
+            continue;
+        };
+        let predicted = match &o.attempt {
+            Attempt::NotRun => Err("not run".to_string()),
+            Attempt::Failed(why) => Err(why.clone()),
+            Attempt::Predicted(preds) => match preds.iter().find(|(n, _)| n == model) {
+                Some((_, Ok(ms))) if ms.is_finite() && *ms > 0.0 => Ok(*ms),
+                Some((_, Ok(ms))) => Err(format!("predicted time {ms} ms is not positive")),
+                Some((_, Err(e))) => Err(e.clone()),
+                None => Err("the model gave no prediction".to_string()),
+            },
+        };
+        match predicted {
+            Ok(p) if measured.is_finite() && measured > 0.0 => s.points.push((p, measured)),
+            Ok(_) => {
+                s.ptxperf_failed += 1;
+                first_failure.get_or_insert_with(|| {
+                    format!("configuration {}: measured time {measured} ms", o.index)
+                });
+            }
+            Err(e) => {
+                s.ptxperf_failed += 1;
+                first_failure.get_or_insert_with(|| format!("configuration {}: {e}", o.index));
+            }
+        }
+    }
+    s.scored = s.points.len();
+    let predicted: Vec<f64> = s.points.iter().map(|p| p.0).collect();
+    let measured: Vec<f64> = s.points.iter().map(|p| p.1).collect();
+    let mut notes = Vec::new();
+    let mut figure = |name: &str, r: Result<f64, StatsError>| match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let note = format!("{name}: {e}");
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+            None
+        }
+    };
+    if !predicted.is_empty() {
+        s.mape = figure("MAPE", stats::mape(&predicted, &measured));
+        s.median_ape = figure("median APE", stats::median_ape(&predicted, &measured));
+        s.spearman = figure("Spearman", stats::spearman(&predicted, &measured));
+        s.kendall = figure("Kendall", stats::kendall_tau_b(&predicted, &measured));
+        s.top1_overlap = figure(
+            "top-1 %",
+            stats::top_fraction_overlap(&predicted, &measured, TOP_FRACTION),
+        );
+        s.best_ratio = figure(
+            "best ratio",
+            stats::best_config_ratio(&predicted, &measured),
+        );
+    } else {
+        notes.push("no configuration was both measured and predicted".to_string());
+    }
+    s.notes = notes;
+    if let Some(f) = first_failure {
+        s.notes.push(format!("first failure: {f}"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake predictor's outcome: every model predicts `f(measured)`.
+    fn outcome(
+        index: usize,
+        measured: Option<f64>,
+        preds: &[(&str, Result<f64, &str>)],
+    ) -> Outcome {
+        Outcome {
+            index,
+            measured_ms: measured,
+            attempt: if measured.is_none() {
+                Attempt::NotRun
+            } else {
+                Attempt::Predicted(
+                    preds
+                        .iter()
+                        .map(|(n, r)| (n.to_string(), r.map_err(str::to_string)))
+                        .collect(),
+                )
+            },
+        }
+    }
+
+    fn close(a: Option<f64>, b: f64) -> bool {
+        a.is_some_and(|a| (a - b).abs() < 1e-9)
+    }
+
+    /// Measured times 1..=n ms; "exact" predicts them, "double" twice them,
+    /// "reversed" n+1-t, "flat" a constant.
+    fn synthetic(n: usize) -> Vec<Outcome> {
+        (0..n)
+            .map(|i| {
+                let t = (i + 1) as f64;
+                outcome(
+                    i,
+                    Some(t),
+                    &[
+                        ("exact", Ok(t)),
+                        ("double", Ok(2.0 * t)),
+                        ("reversed", Ok(n as f64 + 1.0 - t)),
+                        ("flat", Ok(3.0)),
+                    ],
+                )
+            })
+            .collect()
+    }
+
+    fn check(model: &str, mape: f64, spearman: Option<f64>, best_ratio: f64, top1: f64) {
+        let s = score_model(&synthetic(10), model);
+        assert_eq!(s.scored, 10, "{model}");
+        assert!(close(s.mape, mape), "{model}: MAPE {:?}", s.mape);
+        match spearman {
+            Some(r) => {
+                assert!(close(s.spearman, r), "{model}: Spearman {:?}", s.spearman);
+                assert!(close(s.kendall, r), "{model}: Kendall {:?}", s.kendall);
+            }
+            None => {
+                assert_eq!(s.spearman, None, "{model}");
+                assert_eq!(s.kendall, None, "{model}");
+                assert!(
+                    !s.notes.is_empty(),
+                    "{model}: a missing figure needs a note"
+                );
+            }
+        }
+        assert!(
+            close(s.best_ratio, best_ratio),
+            "{model}: {:?}",
+            s.best_ratio
+        );
+        assert!(close(s.top1_overlap, top1), "{model}: {:?}", s.top1_overlap);
+    }
+
+    #[test]
+    fn exact_prediction_scores_perfectly() {
+        check("exact", 0.0, Some(1.0), 1.0, 1.0);
+    }
+
+    #[test]
+    fn a_constant_factor_keeps_the_ranks() {
+        check("double", 100.0, Some(1.0), 1.0, 1.0);
+    }
+
+    #[test]
+    fn a_reversed_prediction_picks_the_worst() {
+        // |11 - 2t| / t summed over t = 1..10, divided by 10, in percent.
+        let mape: f64 = (1..=10)
+            .map(|t| (11.0 - 2.0 * t as f64).abs() / t as f64)
+            .sum::<f64>()
+            * 10.0;
+        check("reversed", mape, Some(-1.0), 10.0, 0.0);
+    }
+
+    #[test]
+    fn a_constant_prediction_has_no_rank_correlation() {
+        // Ties go to the lowest index: the pick is configuration 0, the best.
+        let mape: f64 = (1..=10)
+            .map(|t| (3.0 - t as f64).abs() / t as f64)
+            .sum::<f64>()
+            * 10.0;
+        check("flat", mape, None, 1.0, 1.0);
+    }
+
+    #[test]
+    fn median_ape_of_a_known_set() {
+        let s = score_model(&synthetic(10), "double");
+        assert!(close(s.median_ape, 100.0), "{:?}", s.median_ape);
+    }
+
+    #[test]
+    fn failures_are_counted_apart_and_not_scored() {
+        let outcomes = vec![
+            outcome(0, Some(1.0), &[("m", Ok(1.0)), ("k", Err("bad input"))]),
+            outcome(1, None, &[]),
+            outcome(2, Some(2.0), &[("m", Ok(4.0)), ("k", Ok(2.0))]),
+            Outcome {
+                index: 3,
+                measured_ms: Some(5.0),
+                attempt: Attempt::Failed("NVRTC: too many resources".to_string()),
+            },
+            outcome(4, Some(3.0), &[("m", Ok(f64::NAN)), ("k", Ok(0.0))]),
+            outcome(5, None, &[]),
+        ];
+        let m = score_model(&outcomes, "m");
+        assert_eq!((m.scored, m.measured_failed, m.ptxperf_failed), (2, 2, 2));
+        assert_eq!(m.points, vec![(1.0, 1.0), (4.0, 2.0)]);
+        assert!(close(m.mape, 50.0), "{:?}", m.mape);
+        assert!(
+            m.notes.iter().any(|n| n.contains("configuration 3: NVRTC")),
+            "{:?}",
+            m.notes
+        );
+        let k = score_model(&outcomes, "k");
+        assert_eq!((k.scored, k.measured_failed, k.ptxperf_failed), (1, 2, 3));
+        assert!(
+            k.notes
+                .iter()
+                .any(|n| n.contains("configuration 0: bad input")),
+            "{:?}",
+            k.notes
+        );
+    }
+
+    #[test]
+    fn a_model_without_any_prediction_has_no_figures() {
+        let outcomes = vec![outcome(0, Some(1.0), &[("m", Ok(1.0))])];
+        let s = score_model(&outcomes, "absent");
+        assert_eq!((s.scored, s.ptxperf_failed), (0, 1));
+        assert_eq!(s.mape, None);
+        assert_eq!(s.best_ratio, None);
+    }
+
+    #[test]
+    fn top_one_percent_of_two_hundred_is_two_configurations() {
+        // Measured 1..=200; the prediction swaps the best and the third best:
+        // one of the two best is found.
+        let outcomes: Vec<Outcome> = (0..200)
+            .map(|i| {
+                let t = (i + 1) as f64;
+                let p = match i {
+                    0 => 3.0,
+                    2 => 1.0,
+                    _ => t,
+                };
+                outcome(i, Some(t), &[("m", Ok(p))])
+            })
+            .collect();
+        let s = score_model(&outcomes, "m");
+        assert!(close(s.top1_overlap, 0.5), "{:?}", s.top1_overlap);
+        assert!(close(s.best_ratio, 3.0), "{:?}", s.best_ratio);
+    }
+}

@@ -1,0 +1,379 @@
+//! End-to-end tests of the `ptxperf` binary: exit status (0 success, 1 user
+//! error, 2 usage) and key output of each subcommand. Inputs are the corpus
+//! and the examples of the repository; nothing needs a GPU. `compile` needs
+//! NVRTC: it is skipped with a message when NVRTC is absent, unless CI is set.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root (the binary runs there, as a user would).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn ptxperf(args: &[&str]) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .args(args)
+        .current_dir(root())
+        .output();
+    match out {
+        Ok(o) => Outcome {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        },
+        Err(e) => panic!("cannot run ptxperf: {e}"),
+    }
+}
+
+/// Run `args`; require exit status `code` and every string of `needles` in
+/// stdout (for 0) or stderr (otherwise).
+fn check(args: &[&str], code: i32, needles: &[&str]) -> Outcome {
+    let o = ptxperf(args);
+    assert_eq!(
+        o.code, code,
+        "ptxperf {args:?}: exit {} (wanted {code})\nstdout:\n{}\nstderr:\n{}",
+        o.code, o.stdout, o.stderr
+    );
+    let haystack = if code == 0 { &o.stdout } else { &o.stderr };
+    for n in needles {
+        assert!(
+            haystack.contains(n),
+            "ptxperf {args:?}: output lacks {n:?}:\n{haystack}"
+        );
+    }
+    o
+}
+
+fn json(text: &str) -> serde_json::Value {
+    match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => panic!("not JSON ({e}):\n{text}"),
+    }
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxperf-cli-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        panic!("{}: {e}", dir.display());
+    }
+    dir.join(name)
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    check(&[], 2, &["Usage"]);
+    check(&["no-such-command"], 2, &[]);
+    check(
+        &["predict", "--gpu", "a100-pcie-40gb"],
+        2,
+        &["launch spec or --profile"],
+    );
+    check(
+        &[
+            "predict",
+            "kernels/map/spec.toml",
+            "--profile",
+            "x.toml",
+            "--gpu",
+            "a100-pcie-40gb",
+        ],
+        2,
+        &["not both"],
+    );
+    check(
+        &[
+            "predict",
+            "kernels/map/spec.toml",
+            "--gpu",
+            "a100-pcie-40gb",
+            "--sample-ctas",
+            "0",
+        ],
+        2,
+        &["at least 1"],
+    );
+}
+
+#[test]
+fn check_accepts_corpus_ptx_and_locates_errors() {
+    check(&["check", "kernels/map/sm_80.ptx"], 0, &["ok: 1 kernel"]);
+    let bad = temp_path("bad.ptx");
+    if let Err(e) = std::fs::write(
+        &bad,
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nnot_an_op.u32 %r1;\nret;\n}\n",
+    ) {
+        panic!("{e}");
+    }
+    let path = bad.display().to_string();
+    check(&["check", &path], 1, &[&format!("{path}:6:")]);
+    check(&["check", "does/not/exist.ptx"], 1, &["cannot read"]);
+}
+
+#[test]
+fn cfg_prints_dot() {
+    check(
+        &[
+            "cfg",
+            "kernels/map/sm_80.ptx",
+            "--kernel",
+            "map_poly",
+            "--dot",
+        ],
+        0,
+        &["digraph", "bb0"],
+    );
+}
+
+#[test]
+fn gpus_lists_the_catalog_and_rejects_unknown_ids() {
+    check(
+        &["gpus"],
+        0,
+        &[
+            "a100-pcie-40gb",
+            "geforce-gtx-280",
+            "h100-sxm5-80gb",
+            "tesla-v100-sxm2-16gb",
+        ],
+    );
+    check(&["gpus", "no-such-gpu"], 1, &["no-such-gpu"]);
+}
+
+#[test]
+fn run_executes_a_corpus_kernel_and_dumps_buffers() {
+    let dir = temp_path("dump");
+    let d = dir.display().to_string();
+    check(
+        &["run", "kernels/matmul_tiled/spec.toml", "--dump", &d],
+        0,
+        &["warp instructions"],
+    );
+    // C is 64 x 64 f32.
+    match std::fs::metadata(dir.join("C.bin")) {
+        Ok(m) => assert_eq!(m.len(), 64 * 64 * 4),
+        Err(e) => panic!("C.bin: {e}"),
+    }
+    check(
+        &["run", "kernels/map/spec.toml", "--set", "oops"],
+        2,
+        &["NAME=VALUE"],
+    );
+}
+
+#[test]
+fn characterize_json_has_schema_1_keys() {
+    let o = check(
+        &["characterize", "kernels/fold_reduce/spec.toml", "--json"],
+        0,
+        &[],
+    );
+    let v = json(&o.stdout);
+    for key in [
+        "schema",
+        "kernel",
+        "grid",
+        "block",
+        "warp_instructions",
+        "thread_instructions",
+        "branches",
+        "divergent_branches",
+        "activity_factor",
+        "max_reconvergence_depth",
+        "memory_intensity",
+        "memory_efficiency",
+        "global_requests",
+        "global_transactions",
+        "shared_requests",
+        "shared_bank_conflicts",
+        "inter_thread_data_flow",
+        "mimd_parallelism",
+        "simd_parallelism",
+        "instruction_mix",
+        "lines",
+    ] {
+        assert!(v.get(key).is_some(), "characterize --json lacks {key}");
+    }
+    assert_eq!(v["schema"], 1);
+    assert!(v["warp_instructions"].as_f64().is_some_and(|w| w > 0.0));
+}
+
+#[test]
+fn characterize_reports_a_bad_spec_with_its_location() {
+    let spec = temp_path("bad_spec.toml");
+    if let Err(e) = std::fs::write(&spec, "source = \"k.ptx\"\nkernel = 3\n") {
+        panic!("{e}");
+    }
+    let path = spec.display().to_string();
+    check(&["characterize", &path], 1, &[&format!("{path}:2:")]);
+}
+
+#[test]
+fn predict_from_a_hand_written_profile() {
+    let o = check(
+        &[
+            "predict",
+            "--profile",
+            "examples/profiles/kothapalli-list-ranking.toml",
+            "--gpu",
+            "geforce-gtx-280",
+            "--json",
+        ],
+        0,
+        &[],
+    );
+    let v = json(&o.stdout);
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["gpu"], "geforce-gtx-280");
+    assert!(v["occupancy"].is_object());
+    let models = v["models"].as_array().map_or(0, Vec::len);
+    assert!(models >= 8, "{models} models");
+    check(
+        &[
+            "predict",
+            "--profile",
+            "examples/profiles/kothapalli-list-ranking.toml",
+            "--gpu",
+            "a100-pcie-40gb",
+            "--model",
+            "nope",
+        ],
+        2,
+        &["nope"],
+    );
+}
+
+#[test]
+fn predict_from_a_launch_spec_gives_every_model() {
+    let o = check(
+        &[
+            "predict",
+            "kernels/matmul_tiled/spec.toml",
+            "--gpu",
+            "a100-pcie-40gb",
+            "--json",
+        ],
+        0,
+        &[],
+    );
+    let v = json(&o.stdout);
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["gpu"], "a100-pcie-40gb");
+    let models = match v["models"].as_array() {
+        Some(m) => m.clone(),
+        None => panic!("no models array"),
+    };
+    assert!(models.len() >= 8);
+    for m in &models {
+        let s = m["seconds"].as_f64().unwrap_or(f64::NAN);
+        assert!(s.is_finite() && s > 0.0, "{m}");
+    }
+    assert_eq!(v["cache"]["gpu"], "a100-pcie-40gb");
+    // The table form names the kernel, the occupancy and the cache model.
+    check(
+        &[
+            "predict",
+            "kernels/fold_reduce/spec.toml",
+            "--gpu",
+            "tesla-v100-sxm2-16gb",
+            "--model",
+            "roofline",
+            "--sample-ctas",
+            "2",
+        ],
+        0,
+        &["fold_sum", "occupancy", "cache model", "roofline"],
+    );
+    check(
+        &["predict", "kernels/map/spec.toml", "--gpu", "no-such-gpu"],
+        1,
+        &["no-such-gpu"],
+    );
+}
+
+#[test]
+fn predict_writes_an_svg_roofline() {
+    let svg = temp_path("roof.svg");
+    let s = svg.display().to_string();
+    check(
+        &[
+            "predict",
+            "kernels/map/spec.toml",
+            "--gpu",
+            "h100-sxm5-80gb",
+            "--svg",
+            &s,
+        ],
+        0,
+        &["kernel map_poly"],
+    );
+    match std::fs::read_to_string(&svg) {
+        Ok(text) => assert!(text.contains("<svg"), "not an SVG"),
+        Err(e) => panic!("{s}: {e}"),
+    }
+}
+
+#[test]
+fn petri_runs_one_configuration() {
+    check(
+        &["petri", "--warps", "4", "--xa", "10", "--xg", "2"],
+        0,
+        &["Petri-net", "4 warps", "steps"],
+    );
+    check(&["petri", "--warps", "0"], 2, &["at least 1"]);
+}
+
+#[test]
+fn fit_csv_recovers_a_line() {
+    let csv = temp_path("m.csv");
+    let text = "gpu,benchmark,x,time,unit,repetition\nA,b,1,2.0,ms,1\nA,b,2,4.0,ms,1\nA,b,3,6.0,ms,1\nA,b,4,8.0,ms,1\nA,b,5,10.0,ms,1\n";
+    if let Err(e) = std::fs::write(&csv, text) {
+        panic!("{e}");
+    }
+    let p = csv.display().to_string();
+    check(
+        &["fit", "csv", &p, "--form", "linear"],
+        0,
+        &["linear", "100.0 %"],
+    );
+    check(&["fit", "csv", "no/such.csv"], 1, &["no/such.csv"]);
+}
+
+fn nvrtc_available() -> bool {
+    let found = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)).is_ok();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "NVRTC is required in CI (run scripts/setup.sh)"
+        );
+        eprintln!("skipping: NVRTC not found (run scripts/setup.sh)");
+    }
+    found
+}
+
+#[test]
+fn compile_makes_ptx_that_check_accepts() {
+    if !nvrtc_available() {
+        return;
+    }
+    let out = temp_path("saxpy.ptx");
+    let o = out.display().to_string();
+    check(
+        &["compile", "examples/saxpy.cu", "--arch", "sm_80", "-o", &o],
+        0,
+        &[],
+    );
+    check(&["check", &o], 0, &["ok"]);
+    let bad = temp_path("bad.cu");
+    if let Err(e) = std::fs::write(&bad, "__global__ void k() { undeclared(); }\n") {
+        panic!("{e}");
+    }
+    let b = bad.display().to_string();
+    check(&["compile", &b], 1, &["error"]);
+}

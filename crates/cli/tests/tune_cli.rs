@@ -1,0 +1,296 @@
+//! `ptxperf tune` end to end on a PTX kernel (no NVRTC needed): the space
+//! expansion with constraints on hand-counted spaces, launchability
+//! filtering in the output, and the result cache across two runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// out[blockIdx.x * blockDim.x + threadIdx.x] = that index.
+const FILL_PTX: &str = r#".version 7.0
+.target sm_50
+.address_size 64
+
+.visible .entry fill(.param .u64 out)
+{
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mad.lo.s32 %r4, %r1, %r2, %r3;
+    mul.wide.s32 %rd3, %r4, 4;
+    add.s64 %rd3, %rd2, %rd3;
+    st.global.u32 [%rd3], %r4;
+    ret;
+}
+"#;
+
+/// Grid, block and dynamic shared memory are expressions over the defines.
+const SPEC: &str = r#"source = "fill.ptx"
+kernel = "fill"
+defines = { N = 4096, BX = 32, BY = 1, SH = 0 }
+grid = ["N/BX", 1, 1]
+block = ["BX", "BY", 1]
+dynamic_shared = "SH"
+
+[[arg]]
+name = "out"
+type = "u32*"
+len = "N"
+init = "zeros"
+"#;
+
+/// A fresh folder holding the kernel and its spec.
+fn workdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxperf-tune-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("fill.ptx"), FILL_PTX).expect("write ptx");
+    std::fs::write(dir.join("spec.toml"), SPEC).expect("write spec");
+    dir
+}
+
+/// Runs `ptxperf tune DIR/spec.toml ARGS --json --cache DIR/cache`; returns the JSON.
+fn tune_json(dir: &Path, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .arg("tune")
+        .arg(dir.join("spec.toml"))
+        .args(args)
+        .args([
+            "--json", "--quiet", "--model", "roofline", "--model", "mwp-cwp",
+        ])
+        .arg("--cache")
+        .arg(dir.join("cache"))
+        .output()
+        .expect("run ptxperf");
+    assert!(
+        out.status.success(),
+        "ptxperf tune failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("tune prints JSON")
+}
+
+fn tune_text(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .arg("tune")
+        .arg(dir.join("spec.toml"))
+        .args(args)
+        .args(["--quiet", "--no-cache", "--model", "roofline"])
+        .output()
+        .expect("run ptxperf");
+    assert!(
+        out.status.success(),
+        "ptxperf tune failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn int(v: &Value, path: &[&str]) -> i64 {
+    let mut cur = v;
+    for p in path {
+        cur = &cur[*p];
+    }
+    cur.as_i64()
+        .unwrap_or_else(|| panic!("{path:?} is not an integer: {cur}"))
+}
+
+/// The space's size, what the constraints kept, and how many were predicted.
+fn check_space(name: &str, args: &[&str], total: i64, kept: i64) {
+    let dir = workdir(name);
+    let v = tune_json(&dir, args);
+    assert_eq!(int(&v, &["space", "total"]), total, "total for {args:?}");
+    assert_eq!(int(&v, &["space", "kept"]), kept, "kept for {args:?}");
+    assert_eq!(int(&v, &["counts", "evaluated"]), kept);
+    assert_eq!(
+        int(&v, &["counts", "predicted"]),
+        kept,
+        "all launchable on the A100"
+    );
+    let configs = v["configurations"].as_array().expect("configurations");
+    assert_eq!(configs.len() as i64, kept);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn space_expansion_with_constraints_is_hand_counted() {
+    // 4 x 3 = 12; BX*BY <= 64 drops (32,4), (64,2), (64,4): 9 left.
+    check_space(
+        "space1",
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "BX=8,16,32,64",
+            "--param",
+            "BY=1,2,4",
+            "--constraint",
+            "BX*BY <= 64",
+        ],
+        12,
+        9,
+    );
+    // Two constraints: BX >= 16 drops 3 (BX=8), then BX*BY <= 32 drops (16,4), (32,2), (32,4), (64,*).
+    check_space(
+        "space2",
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "BX=8,16,32,64",
+            "--param",
+            "BY=1,2,4",
+            "--constraint",
+            "BX >= 16",
+            "--constraint",
+            "BX*BY <= 32",
+        ],
+        12,
+        3,
+    );
+    // No constraint: the whole product.
+    check_space(
+        "space3",
+        &["--gpu", "a100-pcie-40gb", "--param", "BX=32,64,128"],
+        3,
+        3,
+    );
+}
+
+#[test]
+fn constraints_count_what_each_rejected() {
+    let dir = workdir("rejected-by");
+    let v = tune_json(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "BX=8,16,32,64",
+            "--param",
+            "BY=1,2,4",
+            "--constraint",
+            "BX >= 16",
+            "--constraint",
+            "BX*BY <= 32",
+        ],
+    );
+    let by = &v["space"]["rejected_by"];
+    assert_eq!(by[0][1].as_i64(), Some(3), "{by}");
+    assert_eq!(by[1][1].as_i64(), Some(6), "{by}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn launchability_filtering_is_visible() {
+    let dir = workdir("launchable");
+    // The GTX 280 allows 512 threads per block and 16 KB of shared memory per block.
+    let args = [
+        "--gpu",
+        "geforce-gtx-280",
+        "--param",
+        "BX=128,512,1024",
+        "--param",
+        "SH=0,20000",
+    ];
+    let v = tune_json(&dir, &args);
+    assert_eq!(int(&v, &["counts", "evaluated"]), 6);
+    // Predicted: (128, 0) and (512, 0); BX=1024 twice and SH=20000 on the others rejected.
+    assert_eq!(int(&v, &["counts", "predicted"]), 2);
+    let not: Vec<(String, i64)> = v["counts"]["not_launchable"]
+        .as_array()
+        .expect("not_launchable list")
+        .iter()
+        .map(|p| {
+            (
+                p[0].as_str().unwrap_or_default().to_string(),
+                p[1].as_i64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        not,
+        vec![
+            ("block_dimension".to_string(), 2),
+            ("shared_memory".to_string(), 2)
+        ]
+    );
+    let text = tune_text(&dir, &args);
+    assert!(text.contains("2 predicted, 4 not launchable"), "{text}");
+    assert!(
+        text.contains("rejected BX=128,SH=20000: 20000 bytes of shared memory per block"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rejected BX=1024,SH=0: block x = 1024"),
+        "{text}"
+    );
+    // The same space on the A100 launches everything.
+    let v = tune_json(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "BX=128,512,1024",
+            "--param",
+            "SH=0,20000",
+        ],
+    );
+    assert_eq!(int(&v, &["counts", "predicted"]), 6);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_second_run_reuses_every_result() {
+    let dir = workdir("cache");
+    let args = [
+        "--gpu",
+        "a100-pcie-40gb",
+        "--param",
+        "BX=32,64,128,256",
+        "--param",
+        "BY=1,2",
+        "--constraint",
+        "BX*BY <= 256",
+    ];
+    let first = tune_json(&dir, &args);
+    assert_eq!(int(&first, &["counts", "reached_compiler"]), 7);
+    assert_eq!(int(&first, &["counts", "from_cache"]), 0);
+    let second = tune_json(&dir, &args);
+    assert_eq!(int(&second, &["counts", "reached_compiler"]), 7);
+    assert_eq!(int(&second, &["counts", "from_cache"]), 7);
+    // The cached results are the results: same rankings.
+    assert_eq!(first["rankings"], second["rankings"]);
+    // Another GPU is another key: nothing from the cache.
+    let other = tune_json(
+        &dir,
+        &["--gpu", "tesla-v100-pcie-16gb", "--param", "BX=32,64"],
+    );
+    assert_eq!(int(&other, &["counts", "from_cache"]), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn text_output_ranks_and_names_the_winner() {
+    let dir = workdir("text");
+    let text = tune_text(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "BX=32,64",
+            "--top",
+            "1",
+        ],
+    );
+    assert!(text.contains("roofline (top 1):"), "{text}");
+    assert!(text.contains("winner: every model picks BX="), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,171 @@
+//! `cvt` between every pair of types, and the new value of an atomic.
+
+use half::{bf16, f16};
+use ptx::{AtomOp, Type, TypeKind};
+
+use super::float::{f32_of, float2, of_f32, sat16};
+use super::{ext, mask_of};
+use crate::exec::ops::{CvtMods, FMods, FOp2, FTy};
+use crate::float::convert::{
+    RoundInt, float_to_int, int_range, int_to_f32, int_to_f64, integral_f32, integral_f64,
+};
+use crate::float::half_ops;
+use crate::float::{self as fl, Round, arith};
+use crate::simt::WARP_SIZE;
+
+fn float_bits_to_f64(x: u64, t: Type) -> f64 {
+    match t {
+        Type::F32 => f32_of(x) as f64,
+        Type::F64 => f64::from_bits(x),
+        Type::F16 => f16::from_bits(x as u16).to_f64(),
+        Type::Bf16 => bf16::from_bits(x as u16).to_f64(),
+        _ => 0.0,
+    }
+}
+
+/// One lane of `cvt`.
+pub fn cvt(from: Type, to: Type, m: CvtMods, x: u64) -> Result<u64, String> {
+    let fb = from.bits();
+    let tb = to.bits();
+    let from_float = from.is_float();
+    let to_float = to.is_float();
+    let r = m.round.unwrap_or(Round::Rn);
+    Ok(match (from_float, to_float) {
+        (false, false) => {
+            let v = ext(x, fb, from.kind() == TypeKind::Signed);
+            if m.sat {
+                let (lo, hi) = int_range(tb, to.kind() == TypeKind::Signed);
+                (v.clamp(lo, hi) as u64) & mask_of(tb)
+            } else {
+                (v as u64) & mask_of(tb)
+            }
+        }
+        (false, true) => {
+            let v = ext(x, fb, from.kind() == TypeKind::Signed);
+            let res = match to {
+                Type::F32 => of_f32(int_to_f32(v, r)),
+                Type::F64 => int_to_f64(v, r).to_bits(),
+                Type::F16 => half_ops::f64_to_f16(int_to_f64(v, r), r).to_bits() as u64,
+                Type::Bf16 => half_ops::f64_to_bf16(int_to_f64(v, r), r).to_bits() as u64,
+                _ => return Err(format!("cvt to {}", to.name())),
+            };
+            sat_float(res, to, m)
+        }
+        (true, false) => {
+            let mut v = float_bits_to_f64(x, from);
+            if m.ftz && from == Type::F32 {
+                v = fl::ftz_f32(v as f32) as f64;
+            }
+            let (lo, hi) = int_range(tb, to.kind() == TypeKind::Signed);
+            (float_to_int(v, m.round_int.unwrap_or(RoundInt::Rzi), lo, hi) as u64) & mask_of(tb)
+        }
+        (true, true) => {
+            let mut v = float_bits_to_f64(x, from);
+            if m.ftz && from == Type::F32 {
+                v = fl::ftz_f32(v as f32) as f64;
+            }
+            let res = match (to, m.round_int) {
+                (Type::F32, Some(ri)) => of_f32(integral_f32(v as f32, ri)),
+                (Type::F64, Some(ri)) => integral_f64(v, ri).to_bits(),
+                (Type::F32, None) => {
+                    let f = arith::f64_to_f32(v, r);
+                    of_f32(if m.ftz { fl::ftz_f32(f) } else { f })
+                }
+                (Type::F64, None) => fl::canon_f64(v).to_bits(),
+                (Type::F16, _) => half_ops::f64_to_f16(v, r).to_bits() as u64,
+                (Type::Bf16, _) => half_ops::f64_to_bf16(v, r).to_bits() as u64,
+                _ => return Err(format!("cvt from {} to {}", from.name(), to.name())),
+            };
+            sat_float(res, to, m)
+        }
+    })
+}
+
+fn sat_float(bits: u64, to: Type, m: CvtMods) -> u64 {
+    if !m.sat {
+        return bits;
+    }
+    match to {
+        Type::F32 => of_f32(fl::sat_f32(f32_of(bits))),
+        Type::F64 => fl::sat_f64(f64::from_bits(bits)).to_bits(),
+        Type::F16 => sat16(bits as u16, false) as u64,
+        Type::Bf16 => sat16(bits as u16, true) as u64,
+        _ => bits,
+    }
+}
+
+// ---- atomics ----
+
+/// The new value of an atomic: `old` op `b` (and `c` for cas).
+pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> Result<u64, String> {
+    let w = ty.bits();
+    let m = mask_of(w);
+    let signed = ty.kind() == TypeKind::Signed;
+    Ok(match (op, ty) {
+        (AtomOp::Add, Type::F32) => of_f32(f32_of(old) + f32_of(b)),
+        (AtomOp::Add, Type::F64) => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+        (AtomOp::Add, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2) => {
+            let fty = match ty {
+                Type::F16 => FTy::F16,
+                Type::Bf16 => FTy::Bf16,
+                Type::F16x2 => FTy::F16x2,
+                _ => FTy::Bf16x2,
+            };
+            let mut out = [0u64; WARP_SIZE];
+            let mods = FMods {
+                round: Round::Rn,
+                ftz: false,
+                sat: false,
+            };
+            float2(
+                FOp2::Add,
+                fty,
+                mods,
+                &[old; WARP_SIZE],
+                &[b; WARP_SIZE],
+                &mut out,
+            );
+            out[0]
+        }
+        (AtomOp::Min | AtomOp::Max, Type::F32) => {
+            let (x, y) = (f32_of(old), f32_of(b));
+            of_f32(if op == AtomOp::Min {
+                fl::min_f32(x, y)
+            } else {
+                fl::max_f32(x, y)
+            })
+        }
+        (_, t) if t.is_float() && op != AtomOp::Exch && op != AtomOp::Cas => {
+            return Err(format!("atom.{}.{}", op.name(), t.name()));
+        }
+        (AtomOp::Add, _) => old.wrapping_add(b) & m,
+        (AtomOp::Min, _) => (ext(old, w, signed).min(ext(b, w, signed)) as u64) & m,
+        (AtomOp::Max, _) => (ext(old, w, signed).max(ext(b, w, signed)) as u64) & m,
+        (AtomOp::Inc, _) => {
+            if old & m >= b & m {
+                0
+            } else {
+                (old + 1) & m
+            }
+        }
+        (AtomOp::Dec, _) => {
+            if old & m == 0 || old & m > b & m {
+                b & m
+            } else {
+                (old - 1) & m
+            }
+        }
+        (AtomOp::And, _) => old & b & m,
+        (AtomOp::Or, _) => (old | b) & m,
+        (AtomOp::Xor, _) => (old ^ b) & m,
+        (AtomOp::Exch, _) => b & m,
+        (AtomOp::Cas, _) => {
+            if old & m == b & m {
+                c & m
+            } else {
+                old & m
+            }
+        }
+        (AtomOp::Popc, _) => return Err("atom.popc".into()),
+    })
+}

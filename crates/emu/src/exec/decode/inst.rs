@@ -1,0 +1,664 @@
+//! The translation of one instruction: opcode, modifiers and operands to an [`Op`].
+
+use ptx::{
+    BarMode, Immediate, Instruction, MulPart, Opcode, Operand, Precision, ShfDir, ShfMode,
+    StateSpace, Symbol, Type,
+};
+
+use super::{Cx, D, fty, mem_space, plain_space, to_round, to_round_int};
+use crate::exec::ops::*;
+use crate::simt::barrier::RedOp;
+
+impl Cx<'_> {
+    pub(super) fn op(&self, inst: &Instruction, reconv: u32) -> D<Op> {
+        use Opcode as O;
+        let ops = &inst.operands;
+        let m = &inst.mods;
+        let ty = inst.ty().unwrap_or(Type::B32);
+        let get = |i: usize| ops.get(i).ok_or_else(|| format!("missing operand {i}"));
+        let fmods = || -> D<FMods> {
+            Ok(FMods {
+                round: to_round(m.rounding)?,
+                ftz: m.ftz,
+                sat: m.sat,
+            })
+        };
+        let (bits, signed) = Self::int_ty(ty);
+        let int2 = |op: IntOp2| -> D<Op> {
+            Ok(Op::Int2 {
+                op,
+                bits,
+                signed,
+                d: self.dreg(get(0)?)?,
+                a: self.src(get(1)?)?,
+                b: self.src(get(2)?)?,
+            })
+        };
+        let float_or_int2 = |fop: FOp2, iop: IntOp2| -> D<Op> {
+            match fty(ty) {
+                Some(t) => Ok(Op::F2 {
+                    op: fop,
+                    ty: t,
+                    m: fmods()?,
+                    d: self.dreg(get(0)?)?,
+                    a: self.fsrc(get(1)?, ty)?,
+                    b: self.fsrc(get(2)?, ty)?,
+                }),
+                None => int2(iop),
+            }
+        };
+        Ok(match inst.opcode {
+            O::Add | O::Sub if m.carry_out && !ty.is_float() => Op::Carry {
+                sub: inst.opcode == O::Sub,
+                carry_in: false,
+                carry_out: true,
+                bits,
+                d: self.dreg(get(0)?)?,
+                a: self.src(get(1)?)?,
+                b: self.src(get(2)?)?,
+            },
+            O::Addc | O::Subc => Op::Carry {
+                sub: inst.opcode == O::Subc,
+                carry_in: true,
+                carry_out: m.carry_out,
+                bits,
+                d: self.dreg(get(0)?)?,
+                a: self.src(get(1)?)?,
+                b: self.src(get(2)?)?,
+            },
+            O::CpAsync => {
+                let (dst, dst_space) =
+                    self.addr(get(0)?, mem_space(m.space.or(Some(StateSpace::Shared)))?)?;
+                let (src, src_space) = self.addr(
+                    get(1)?,
+                    mem_space(m.src_space.or(Some(StateSpace::Global)))?,
+                )?;
+                let src_size = match ops.get(3) {
+                    Some(o @ (Operand::Imm(_) | Operand::Reg(_))) => Some(self.src(o)?),
+                    _ => None,
+                };
+                Op::CpAsync {
+                    dst,
+                    src,
+                    dst_space,
+                    src_space,
+                    size: self.src(get(2)?)?,
+                    src_size,
+                }
+            }
+            O::CpAsyncCommitGroup | O::CpAsyncWaitGroup | O::CpAsyncWaitAll => Op::Nop,
+            O::Add if m.sat && !ty.is_float() => int2(IntOp2::AddSat)?,
+            O::Sub if m.sat && !ty.is_float() => int2(IntOp2::SubSat)?,
+            O::Add => float_or_int2(FOp2::Add, IntOp2::Add)?,
+            O::Sub => float_or_int2(FOp2::Sub, IntOp2::Sub)?,
+            O::Mul if ty.is_float() => float_or_int2(FOp2::Mul, IntOp2::MulLo)?,
+            O::Mul => int2(match m.mul_part {
+                Some(MulPart::Hi) => IntOp2::MulHi,
+                Some(MulPart::Wide) => IntOp2::MulWide,
+                _ => IntOp2::MulLo,
+            })?,
+            O::Mul24 => int2(if m.mul_part == Some(MulPart::Hi) {
+                IntOp2::Mul24Hi
+            } else {
+                IntOp2::Mul24Lo
+            })?,
+            O::Div if ty.is_float() => {
+                let op = if m.precision == Some(Precision::Approx)
+                    || (m.precision.is_some() && ty == Type::F32)
+                {
+                    FOp2::DivApprox
+                } else {
+                    FOp2::Div
+                };
+                float_or_int2(op, IntOp2::Div)?
+            }
+            O::Div => int2(IntOp2::Div)?,
+            O::Rem => int2(IntOp2::Rem)?,
+            O::Min => float_or_int2(if m.nan { FOp2::MinNan } else { FOp2::Min }, IntOp2::Min)?,
+            O::Max => float_or_int2(if m.nan { FOp2::MaxNan } else { FOp2::Max }, IntOp2::Max)?,
+            O::Copysign => float_or_int2(FOp2::Copysign, IntOp2::Or)?,
+            O::And if ty == Type::Pred => self.pred2(PredOp::And, ops)?,
+            O::Or if ty == Type::Pred => self.pred2(PredOp::Or, ops)?,
+            O::Xor if ty == Type::Pred => self.pred2(PredOp::Xor, ops)?,
+            O::Not if ty == Type::Pred => self.pred2(PredOp::Not, ops)?,
+            O::And => int2(IntOp2::And)?,
+            O::Or => int2(IntOp2::Or)?,
+            O::Xor => int2(IntOp2::Xor)?,
+            O::Shl => int2(IntOp2::Shl)?,
+            O::Shr => int2(IntOp2::Shr)?,
+            O::Neg | O::Abs if ty.is_float() => {
+                let t = fty(ty).ok_or("float type")?;
+                let op = if inst.opcode == O::Neg {
+                    FOp1::Neg
+                } else {
+                    FOp1::Abs
+                };
+                Op::F1 {
+                    op,
+                    ty: t,
+                    m: fmods()?,
+                    d: self.dreg(get(0)?)?,
+                    a: self.src(get(1)?)?,
+                }
+            }
+            O::Neg | O::Abs | O::Not | O::Cnot | O::Popc | O::Clz | O::Brev | O::Bfind => {
+                let op = match inst.opcode {
+                    O::Neg => IntOp1::Neg,
+                    O::Abs => IntOp1::Abs,
+                    O::Not => IntOp1::Not,
+                    O::Cnot => IntOp1::Cnot,
+                    O::Popc => IntOp1::Popc,
+                    O::Clz => IntOp1::Clz,
+                    O::Brev => IntOp1::Brev,
+                    _ if m.shiftamt => IntOp1::BfindShiftAmt,
+                    _ => IntOp1::Bfind,
+                };
+                Op::Int1 {
+                    op,
+                    bits,
+                    signed,
+                    d: self.dreg(get(0)?)?,
+                    a: self.src(get(1)?)?,
+                }
+            }
+            O::Sqrt | O::Rsqrt | O::Rcp | O::Sin | O::Cos | O::Lg2 | O::Ex2 | O::Tanh => {
+                let t = fty(ty).ok_or("float type")?;
+                let approx = m.precision.is_some() || m.rounding.is_none();
+                let op = match inst.opcode {
+                    O::Sqrt if approx && t == FTy::F32 => FOp1::SqrtApprox,
+                    O::Sqrt => FOp1::Sqrt,
+                    O::Rsqrt => FOp1::Rsqrt,
+                    O::Rcp if approx => FOp1::RcpApprox,
+                    O::Rcp => FOp1::Rcp,
+                    O::Sin => FOp1::Sin,
+                    O::Cos => FOp1::Cos,
+                    O::Lg2 => FOp1::Lg2,
+                    O::Ex2 => FOp1::Ex2,
+                    _ => FOp1::Tanh,
+                };
+                Op::F1 {
+                    op,
+                    ty: t,
+                    m: fmods()?,
+                    d: self.dreg(get(0)?)?,
+                    a: self.fsrc(get(1)?, ty)?,
+                }
+            }
+            O::Fma | O::Mad if ty.is_float() => Op::Fma {
+                ty: fty(ty).ok_or("float type")?,
+                m: fmods()?,
+                d: self.dreg(get(0)?)?,
+                a: self.fsrc(get(1)?, ty)?,
+                b: self.fsrc(get(2)?, ty)?,
+                c: self.fsrc(get(3)?, ty)?,
+            },
+            O::Mad | O::Mad24 | O::Bfe | O::Prmt | O::Shf | O::Lop3 | O::Sad => {
+                let op = match inst.opcode {
+                    O::Mad if m.mul_part == Some(MulPart::Hi) && m.sat => IntOp3::MadHiSat,
+                    O::Mad if m.mul_part == Some(MulPart::Hi) => IntOp3::MadHi,
+                    O::Mad if m.mul_part == Some(MulPart::Wide) => IntOp3::MadWide,
+                    O::Mad => IntOp3::MadLo,
+                    O::Mad24 if m.mul_part == Some(MulPart::Hi) => return Err("mad24.hi".into()),
+                    O::Mad24 => IntOp3::Mad24Lo,
+                    O::Bfe => IntOp3::Bfe,
+                    O::Prmt if m.prmt_mode.is_some() => return Err("prmt with a mode".into()),
+                    O::Prmt => IntOp3::Prmt,
+                    O::Shf => {
+                        let clamp = m.shf_mode == Some(ShfMode::Clamp);
+                        if m.shf_dir == Some(ShfDir::L) {
+                            IntOp3::ShfL { clamp }
+                        } else {
+                            IntOp3::ShfR { clamp }
+                        }
+                    }
+                    O::Lop3 => {
+                        let lut = match ops.get(4) {
+                            Some(Operand::Imm(Immediate::Int(i))) => *i as u8,
+                            _ => return Err("lop3 without an immediate table".into()),
+                        };
+                        IntOp3::Lop3(lut)
+                    }
+                    _ => IntOp3::Sad,
+                };
+                Op::Int3 {
+                    op,
+                    bits,
+                    signed,
+                    d: self.dreg(get(0)?)?,
+                    a: self.src(get(1)?)?,
+                    b: self.src(get(2)?)?,
+                    c: self.src(get(3)?)?,
+                }
+            }
+            O::Bfi => Op::Bfi {
+                bits,
+                d: self.dreg(get(0)?)?,
+                a: self.src(get(1)?)?,
+                b: self.src(get(2)?)?,
+                pos: self.src(get(3)?)?,
+                len: self.src(get(4)?)?,
+            },
+            O::Setp | O::Set => {
+                let src_ty = if inst.opcode == O::Set {
+                    *inst.types.get(1).ok_or("set source type")?
+                } else {
+                    ty
+                };
+                let cty = match fty(src_ty) {
+                    Some(t) => CmpTy::Float { ty: t, ftz: m.ftz },
+                    None => {
+                        let (b, s) = Self::int_ty(src_ty);
+                        CmpTy::Int { bits: b, signed: s }
+                    }
+                };
+                let cmp = m.cmp.ok_or("comparison")?;
+                let (a, b) = (self.fsrc(get(1)?, src_ty)?, self.fsrc(get(2)?, src_ty)?);
+                if inst.opcode == O::Set {
+                    if m.bool_op.is_some() {
+                        return Err("set with a boolean combiner".into());
+                    }
+                    Op::Set {
+                        cmp,
+                        ty: cty,
+                        float_result: ty == Type::F32,
+                        d: self.dreg(get(0)?)?,
+                        a,
+                        b,
+                    }
+                } else {
+                    let (d, d2) = match get(0)? {
+                        Operand::Pair(p, q) => (
+                            self.pred(*p).ok_or("pred")?,
+                            Some(self.pred(*q).ok_or("pred")?),
+                        ),
+                        o => (self.dpred(o)?, None),
+                    };
+                    let comb = match m.bool_op {
+                        Some(bop) => Some((bop, self.psrc(get(3)?)?)),
+                        None => None,
+                    };
+                    Op::Setp {
+                        cmp,
+                        ty: cty,
+                        d,
+                        d2,
+                        a,
+                        b,
+                        comb,
+                    }
+                }
+            }
+            O::Selp => Op::Selp {
+                d: self.dreg(get(0)?)?,
+                a: self.fsrc(get(1)?, ty)?,
+                b: self.fsrc(get(2)?, ty)?,
+                p: self.psrc(get(3)?)?,
+            },
+            O::Mov => self.mov(ty, ops)?,
+            O::Cvt => {
+                let to = *inst.types.first().ok_or("cvt type")?;
+                let from = *inst.types.get(1).ok_or("cvt source type")?;
+                let round_int = to_round_int(m.rounding);
+                let round = if round_int.is_some() {
+                    None
+                } else {
+                    m.rounding.map(|r| to_round(Some(r))).transpose()?
+                };
+                if to == Type::Pred || from == Type::Pred {
+                    return Err("cvt of a predicate".into());
+                }
+                Op::Cvt {
+                    from,
+                    to,
+                    m: CvtMods {
+                        round,
+                        round_int,
+                        ftz: m.ftz,
+                        sat: m.sat,
+                    },
+                    d: self.dreg(get(0)?)?,
+                    a: self.fsrc(get(1)?, from)?,
+                }
+            }
+            O::Cvta => Op::Cvta {
+                to_generic: !m.cvta_to,
+                space: plain_space(m.space)?,
+                d: self.dreg(get(0)?)?,
+                a: self.src(get(1)?)?,
+                bits32: ty.bits() == 32,
+            },
+            O::Isspacep => Op::Isspacep {
+                space: plain_space(m.space)?,
+                d: self.dpred(get(0)?)?,
+                a: self.src(get(1)?)?,
+            },
+            O::Ld | O::Ldu => {
+                let (addr, space) = self.addr(get(1)?, mem_space(m.space)?)?;
+                let d = match get(0)? {
+                    Operand::Vector(items) => items
+                        .iter()
+                        .map(|o| match o {
+                            Operand::Sink => Ok(None),
+                            o => self.dreg(o).map(Some),
+                        })
+                        .collect::<D<Vec<_>>>()?,
+                    o => vec![Some(self.dreg(o)?)],
+                };
+                if ty == Type::B128 || ty.bytes() as usize * d.len() > 64 {
+                    return Err("load wider than 64 bytes".into());
+                }
+                Op::Ld {
+                    space,
+                    bytes: ty.bytes() as u8,
+                    sext: ty.is_signed(),
+                    d,
+                    addr,
+                }
+            }
+            O::St => {
+                let (addr, space) = self.addr(get(0)?, mem_space(m.space)?)?;
+                let src = match get(1)? {
+                    Operand::Vector(items) => items
+                        .iter()
+                        .map(|o| self.fsrc(o, ty))
+                        .collect::<D<Vec<_>>>()?,
+                    o => vec![self.fsrc(o, ty)?],
+                };
+                if ty == Type::B128 || ty.bytes() as usize * src.len() > 64 {
+                    return Err("store wider than 64 bytes".into());
+                }
+                Op::St {
+                    space,
+                    bytes: ty.bytes() as u8,
+                    src,
+                    addr,
+                }
+            }
+            O::Atom | O::Red => {
+                let op = m.atom_op.ok_or("atomic operation")?;
+                let base = if inst.opcode == O::Atom { 1 } else { 0 };
+                let d = if inst.opcode == O::Atom {
+                    Some(self.dreg(get(0)?)?)
+                } else {
+                    None
+                };
+                let (addr, space) = self.addr(get(base)?, mem_space(m.space)?)?;
+                if m.vec.is_some() || ty.bytes() > 8 {
+                    return Err("vector or 128-bit atomic".into());
+                }
+                let c = ops.get(base + 2).map(|o| self.fsrc(o, ty)).transpose()?;
+                Op::Atom {
+                    space,
+                    op,
+                    ty,
+                    d,
+                    addr,
+                    b: self.fsrc(get(base + 1)?, ty)?,
+                    c,
+                }
+            }
+            O::Bra => {
+                let target = match get(0)? {
+                    Operand::Label(l) => self.func.label_target(*l).ok_or("dangling label")?,
+                    other => return Err(format!("branch target {other:?}")),
+                };
+                Op::Bra { target, reconv }
+            }
+            O::BrxIdx => {
+                let idx = self.src(get(0)?)?;
+                let targets = match get(1)? {
+                    Operand::BranchTargets(t) => {
+                        let list = self
+                            .func
+                            .branch_targets
+                            .get(*t)
+                            .ok_or("dangling .branchtargets")?;
+                        list.labels
+                            .iter()
+                            .map(|l| self.func.label_target(*l).ok_or("dangling label"))
+                            .collect::<Result<Vec<_>, _>>()?
+                    }
+                    other => return Err(format!("brx.idx targets {other:?}")),
+                };
+                Op::BrxIdx {
+                    idx,
+                    targets,
+                    reconv,
+                }
+            }
+            O::Testp => Op::Testp {
+                op: m.testp.ok_or("testp class")?,
+                f64: ty == Type::F64,
+                d: self.dpred(get(0)?)?,
+                a: self.src(get(1)?)?,
+            },
+            O::Slct => Op::Slct {
+                d: self.dreg(get(0)?)?,
+                a: self.fsrc(get(1)?, ty)?,
+                b: self.fsrc(get(2)?, ty)?,
+                c: self.fsrc(get(3)?, Type::F32)?,
+                float_c: inst.types.get(1) == Some(&Type::F32),
+            },
+            O::Dp4a => Op::Dp4a {
+                a_signed: ty.is_signed(),
+                b_signed: inst.types.get(1).is_some_and(|t| t.is_signed()),
+                d: self.dreg(get(0)?)?,
+                a: self.src(get(1)?)?,
+                b: self.src(get(2)?)?,
+                c: self.src(get(3)?)?,
+            },
+            O::Call => self.call(ops)?,
+            O::Ret => Op::Ret,
+            O::Exit => Op::Exit,
+            O::Trap => Op::Trap,
+            O::Brkpt => Op::Brkpt,
+            O::Bar | O::Barrier => {
+                let mode = m.bar_mode.unwrap_or(BarMode::Sync);
+                let (d, first) = if mode == BarMode::Red {
+                    (Some(self.vdst(get(0)?)?), 1)
+                } else {
+                    (None, 0)
+                };
+                let id = self.src(get(first)?)?;
+                let (count, red) = if mode == BarMode::Red {
+                    let op = match m.atom_op {
+                        Some(ptx::AtomOp::Popc) => RedOp::Popc,
+                        Some(ptx::AtomOp::And) => RedOp::And,
+                        Some(ptx::AtomOp::Or) => RedOp::Or,
+                        other => return Err(format!("bar.red {other:?}")),
+                    };
+                    let (count, p) = if ops.len() > first + 2 {
+                        (Some(self.src(get(first + 1)?)?), get(first + 2)?)
+                    } else {
+                        (None, get(first + 1)?)
+                    };
+                    (count, Some((op, self.psrc(p)?)))
+                } else {
+                    (ops.get(first + 1).map(|o| self.src(o)).transpose()?, None)
+                };
+                Op::Bar {
+                    mode,
+                    id,
+                    count,
+                    red,
+                    d,
+                }
+            }
+            O::BarWarpSync => Op::WarpSync,
+            O::Fence | O::Membar | O::Prefetch | O::Prefetchu | O::Nanosleep | O::Pmevent => {
+                Op::Nop
+            }
+            O::Shfl => {
+                let mode = m.shfl_mode.ok_or("shfl mode")?;
+                let (d, dp) = match get(0)? {
+                    Operand::Pair(r, p) => (
+                        self.dreg(&Operand::Reg(*r))?,
+                        Some(self.pred(*p).ok_or("pred")?),
+                    ),
+                    o => (self.dreg(o)?, None),
+                };
+                Op::Shfl {
+                    mode,
+                    d,
+                    dp,
+                    a: self.src(get(1)?)?,
+                    b: self.src(get(2)?)?,
+                    c: self.src(get(3)?)?,
+                }
+            }
+            O::Vote => Op::Vote {
+                mode: m.vote_mode.ok_or("vote mode")?,
+                d: self.vdst(get(0)?)?,
+                a: self.psrc(get(1)?)?,
+            },
+            O::Activemask => Op::Activemask {
+                d: self.dreg(get(0)?)?,
+            },
+            O::Match => {
+                let (d, dp) = match get(0)? {
+                    Operand::Pair(r, p) => (
+                        self.dreg(&Operand::Reg(*r))?,
+                        Some(self.pred(*p).ok_or("pred")?),
+                    ),
+                    o => (self.dreg(o)?, None),
+                };
+                Op::Match {
+                    mode: m.match_mode.ok_or("match mode")?,
+                    bits,
+                    d,
+                    dp,
+                    a: self.src(get(1)?)?,
+                }
+            }
+            O::Redux => Op::Redux {
+                op: m.atom_op.ok_or("redux op")?,
+                signed,
+                d: self.dreg(get(0)?)?,
+                a: self.src(get(1)?)?,
+            },
+            other => return Err(format!("`{}` is not executed yet", other.name())),
+        })
+    }
+
+    fn pred2(&self, op: PredOp, ops: &[Operand]) -> D<Op> {
+        let d = self.dpred(ops.first().ok_or("operand")?)?;
+        let a = self.psrc(ops.get(1).ok_or("operand")?)?;
+        let b = match ops.get(2) {
+            Some(o) => self.psrc(o)?,
+            None => PSrc::Imm(false),
+        };
+        Ok(Op::PredLogic { op, d, a, b })
+    }
+
+    fn mov(&self, ty: Type, ops: &[Operand]) -> D<Op> {
+        let dst = ops.first().ok_or("operand")?;
+        let src = ops.get(1).ok_or("operand")?;
+        if ty == Type::Pred {
+            return Ok(Op::PredLogic {
+                op: PredOp::Mov,
+                d: self.dpred(dst)?,
+                a: self.psrc(src)?,
+                b: PSrc::Imm(false),
+            });
+        }
+        match (dst, src) {
+            (Operand::Vector(parts), s) => {
+                let n = parts.len().max(1) as u32;
+                let parts = parts
+                    .iter()
+                    .map(|o| match o {
+                        Operand::Sink => Ok(None),
+                        o => self.dreg(o).map(Some),
+                    })
+                    .collect::<D<Vec<_>>>()?;
+                Ok(Op::Unpack {
+                    parts,
+                    a: self.src(s)?,
+                    bits: (ty.bits() / n) as u8,
+                })
+            }
+            (d, Operand::Vector(parts)) => {
+                let n = parts.len().max(1) as u32;
+                let parts = parts.iter().map(|o| self.src(o)).collect::<D<Vec<_>>>()?;
+                Ok(Op::Pack {
+                    d: self.dreg(d)?,
+                    parts,
+                    bits: (ty.bits() / n) as u8,
+                })
+            }
+            (d, s) => Ok(Op::Mov {
+                d: self.dreg(d)?,
+                a: self.fsrc(s, ty)?,
+            }),
+        }
+    }
+
+    fn call(&self, ops: &[Operand]) -> D<Op> {
+        let mut k = 0;
+        let mut rets = Vec::new();
+        if let Some(Operand::List(list)) = ops.first() {
+            rets = list.clone();
+            k = 1;
+        }
+        let callee = match ops.get(k) {
+            Some(Operand::Symbol(Symbol::Function(h), 0)) => *h,
+            Some(o @ Operand::Reg(_)) => {
+                // `call (r), %rd, (a), proto`: the target is a register holding
+                // a function address (see [`FUNC_BASE`]).
+                let target = self.src(o)?;
+                let list = |i: usize| match ops.get(i) {
+                    Some(Operand::List(l)) => l.clone(),
+                    _ => Vec::new(),
+                };
+                let frame_off = |o: &Operand| -> D<u64> {
+                    match o {
+                        Operand::Symbol(s, off) => match self.symbol_addr(s, *off)? {
+                            Src::Frame(f) => Ok(f),
+                            _ => Err("call argument outside the frame".into()),
+                        },
+                        other => Err(format!("call argument {other:?}")),
+                    }
+                };
+                let args = list(k + 1).iter().map(frame_off).collect::<D<Vec<_>>>()?;
+                let rets = rets.iter().map(frame_off).collect::<D<Vec<_>>>()?;
+                return Ok(Op::CallIndirect { target, args, rets });
+            }
+            _ => return Err("call target".into()),
+        };
+        let args = match ops.get(k + 1) {
+            Some(Operand::List(list)) => list.clone(),
+            _ => Vec::new(),
+        };
+        let frame_off = |o: &Operand| -> D<u64> {
+            match o {
+                Operand::Symbol(s, off) => match self.symbol_addr(s, *off)? {
+                    Src::Frame(f) => Ok(f),
+                    _ => Err("call argument outside the frame".into()),
+                },
+                other => Err(format!("call argument {other:?}")),
+            }
+        };
+        let args = args.iter().map(frame_off).collect::<D<Vec<_>>>()?;
+        let rets = rets.iter().map(frame_off).collect::<D<Vec<_>>>()?;
+        let f = self
+            .module
+            .functions
+            .get(callee)
+            .ok_or("dangling function")?;
+        if !f.has_body {
+            if f.name == "vprintf" && args.len() == 2 {
+                return Ok(Op::Vprintf {
+                    fmt: args[0],
+                    args: args[1],
+                    ret: rets.first().copied(),
+                });
+            }
+            return Err(format!("call of external function `{}`", f.name));
+        }
+        Ok(Op::Call {
+            callee: callee.index() as u32,
+            args,
+            rets,
+        })
+    }
+}

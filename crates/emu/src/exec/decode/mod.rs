@@ -1,0 +1,380 @@
+//! Translate the IR of every function into [`Op`]s, once, before execution.
+//!
+//! Anything the executor cannot run becomes [`Op::Unsupported`], which only
+//! faults if a thread reaches it, so a kernel with an exotic instruction on a
+//! cold path still runs.
+
+use ptx::analysis::{FunctionFlow, Reconvergence};
+use ptx::{
+    AddrBase, Address, Function, Immediate, Module, Operand, Reg, Rounding, StateSpace, Symbol,
+    Type, TypeKind,
+};
+
+use super::layout::ModuleLayout;
+use super::ops::*;
+use crate::float::Round;
+use crate::float::convert::RoundInt;
+use crate::mem::Space;
+use crate::simt::stack::NO_RECONVERGE;
+
+mod inst;
+
+/// Function "addresses" (`mov.u64 %rd, f`) are FUNC_BASE + the function's index.
+pub const FUNC_BASE: u64 = 0x0005_0000_0000_0000;
+
+/// One decoded function.
+#[derive(Debug, Clone)]
+pub struct Func {
+    pub name: String,
+    pub is_entry: bool,
+    pub has_body: bool,
+    pub ops: Vec<Op>,
+    pub guards: Vec<Option<(P, bool)>>,
+    /// 1-based PTX line of each op.
+    pub lines: Vec<u32>,
+    /// Printed instruction text of each op (for fault reports).
+    pub text: Vec<String>,
+    pub n_regs: usize,
+    pub n_preds: usize,
+    /// Register slot of each IR register: (is_pred, slot).
+    pub frame_size: u64,
+    pub params: Vec<(u64, u64)>,
+    pub rets: Vec<(u64, u64)>,
+}
+
+/// A decoded module.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub file: String,
+    pub funcs: Vec<Func>,
+}
+
+struct Cx<'a> {
+    module: &'a Module,
+    layout: &'a ModuleLayout,
+    func: &'a Function,
+    func_index: usize,
+    slots: Vec<(bool, u32)>,
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+impl Program {
+    pub fn decode(module: &Module, layout: &ModuleLayout, text: &str, file: &str) -> Program {
+        let starts = line_starts(text);
+        let funcs = module
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, (_, f))| decode_func(module, layout, f, i, &starts))
+            .collect();
+        Program {
+            file: file.to_string(),
+            funcs,
+        }
+    }
+
+    pub fn func_by_name(&self, name: &str) -> Option<usize> {
+        self.funcs.iter().position(|f| f.name == name)
+    }
+}
+
+fn decode_func(
+    module: &Module,
+    layout: &ModuleLayout,
+    f: &Function,
+    index: usize,
+    starts: &[usize],
+) -> Func {
+    let mut slots = Vec::with_capacity(f.regs.len());
+    let (mut n_regs, mut n_preds) = (0u32, 0u32);
+    for (_, r) in f.regs.iter() {
+        if r.ty == Type::Pred {
+            slots.push((true, n_preds));
+            n_preds += 1;
+        } else {
+            slots.push((false, n_regs));
+            n_regs += 1;
+        }
+    }
+    let flow = FunctionFlow::compute(f).ok();
+    let cx = Cx {
+        module,
+        layout,
+        func: f,
+        func_index: index,
+        slots,
+    };
+    let n = f.instructions.len();
+    let mut ops = Vec::with_capacity(n);
+    let mut guards = Vec::with_capacity(n);
+    let mut lines = Vec::with_capacity(n);
+    let mut text = Vec::with_capacity(n);
+    for (i, (h, inst)) in f.instructions.iter().enumerate() {
+        let reconv = match flow.as_ref().and_then(|fl| fl.reconvergence(i as u32)) {
+            Some(Reconvergence::Inst(j)) => j,
+            _ => NO_RECONVERGE,
+        };
+        let op = cx.op(inst, reconv).unwrap_or_else(Op::Unsupported);
+        ops.push(op);
+        guards.push(
+            inst.guard
+                .and_then(|g| cx.pred(g.reg).map(|p| (p, g.negated))),
+        );
+        let start = f.instructions.span(h).start as usize;
+        lines.push(starts.partition_point(|&s| s <= start) as u32);
+        let mut s = String::new();
+        let _ = ptx::print::instruction(&mut s, module, f, inst);
+        text.push(s);
+    }
+    let frame = layout.frames.get(index).cloned().unwrap_or_default();
+    Func {
+        name: f.name.clone(),
+        is_entry: f.is_entry(),
+        has_body: f.has_body,
+        ops,
+        guards,
+        lines,
+        text,
+        n_regs: n_regs as usize,
+        n_preds: n_preds as usize,
+        frame_size: frame.size,
+        params: frame.params,
+        rets: frame.rets,
+    }
+}
+
+type D<T> = Result<T, String>;
+
+fn to_round(r: Option<Rounding>) -> D<Round> {
+    Ok(match r {
+        None | Some(Rounding::Rn) => Round::Rn,
+        Some(Rounding::Rz) => Round::Rz,
+        Some(Rounding::Rm) => Round::Rm,
+        Some(Rounding::Rp) => Round::Rp,
+        Some(other) => return Err(format!("rounding mode .{}", other.name())),
+    })
+}
+
+fn to_round_int(r: Option<Rounding>) -> Option<RoundInt> {
+    match r {
+        Some(Rounding::Rni) => Some(RoundInt::Rni),
+        Some(Rounding::Rzi) => Some(RoundInt::Rzi),
+        Some(Rounding::Rmi) => Some(RoundInt::Rmi),
+        Some(Rounding::Rpi) => Some(RoundInt::Rpi),
+        _ => None,
+    }
+}
+
+fn fty(t: Type) -> Option<FTy> {
+    Some(match t {
+        Type::F32 => FTy::F32,
+        Type::F64 => FTy::F64,
+        Type::F16 => FTy::F16,
+        Type::Bf16 => FTy::Bf16,
+        Type::F16x2 => FTy::F16x2,
+        Type::Bf16x2 => FTy::Bf16x2,
+        _ => return None,
+    })
+}
+
+fn mem_space(s: Option<StateSpace>) -> D<MemSpace> {
+    Ok(match s {
+        None | Some(StateSpace::Generic) => MemSpace::Generic,
+        Some(StateSpace::Global) => MemSpace::Global,
+        Some(s) if s.is_shared() => MemSpace::Shared,
+        Some(StateSpace::Local) => MemSpace::Local,
+        Some(s) if s.is_param() => MemSpace::Param,
+        Some(StateSpace::Const) => MemSpace::Const,
+        Some(other) => return Err(format!("state space .{}", other.name())),
+    })
+}
+
+fn plain_space(s: Option<StateSpace>) -> D<Space> {
+    Ok(match s {
+        Some(StateSpace::Global) => Space::Global,
+        Some(s) if s.is_shared() => Space::Shared,
+        Some(StateSpace::Local) => Space::Local,
+        Some(s) if s.is_param() => Space::Param,
+        Some(StateSpace::Const) => Space::Const,
+        other => return Err(format!("cvta/isspacep space {other:?}")),
+    })
+}
+
+impl Cx<'_> {
+    fn slot(&self, r: Reg) -> D<(bool, u32)> {
+        self.slots
+            .get(r.index())
+            .copied()
+            .ok_or_else(|| "dangling register".to_string())
+    }
+
+    fn pred(&self, r: Reg) -> Option<P> {
+        match self.slots.get(r.index()) {
+            Some(&(true, p)) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn dreg(&self, o: &Operand) -> D<R> {
+        match o {
+            Operand::Reg(r) => match self.slot(*r)? {
+                (false, s) => Ok(s),
+                (true, _) => Err("predicate where a value register is needed".into()),
+            },
+            other => Err(format!("destination {other:?}")),
+        }
+    }
+
+    fn dpred(&self, o: &Operand) -> D<P> {
+        match o {
+            Operand::Reg(r) => self
+                .pred(*r)
+                .ok_or_else(|| "value register where a predicate is needed".into()),
+            other => Err(format!("predicate destination {other:?}")),
+        }
+    }
+
+    /// A register, sink or predicate destination of vote/shfl.
+    fn vdst(&self, o: &Operand) -> D<VoteDst> {
+        match o {
+            Operand::Reg(r) => Ok(match self.slot(*r)? {
+                (true, p) => VoteDst::Pred(p),
+                (false, s) => VoteDst::Reg(s),
+            }),
+            other => Err(format!("destination {other:?}")),
+        }
+    }
+
+    fn symbol_addr(&self, s: &Symbol, offset: i64) -> D<Src> {
+        let frame = self.layout.frames.get(self.func_index);
+        let off = offset as u64;
+        match s {
+            Symbol::Global(g) => {
+                let p = self
+                    .layout
+                    .globals
+                    .get(g.index())
+                    .copied()
+                    .flatten()
+                    .ok_or("symbol without storage")?;
+                Ok(Src::Imm(p.addr.wrapping_add(off)))
+            }
+            Symbol::Local(l) => {
+                let frame = frame.ok_or("no frame")?;
+                if let Some(&o) = frame.shared.get(&l.index()) {
+                    Ok(Src::Imm(o.wrapping_add(off)))
+                } else {
+                    let o = frame
+                        .locals
+                        .get(&l.index())
+                        .copied()
+                        .ok_or("local without storage")?;
+                    Ok(Src::Frame(o.wrapping_add(off)))
+                }
+            }
+            Symbol::Param(i) => {
+                if self.func.is_entry() {
+                    let kp = self
+                        .layout
+                        .kernel_params
+                        .get(self.func_index)
+                        .ok_or("no params")?;
+                    let (o, _) = kp.get(*i as usize).copied().ok_or("param index")?;
+                    Ok(Src::Imm(o.wrapping_add(off)))
+                } else {
+                    let (o, _) = frame
+                        .and_then(|f| f.params.get(*i as usize))
+                        .copied()
+                        .ok_or("param index")?;
+                    Ok(Src::Frame(o.wrapping_add(off)))
+                }
+            }
+            Symbol::Return(i) => {
+                let (o, _) = frame
+                    .and_then(|f| f.rets.get(*i as usize))
+                    .copied()
+                    .ok_or("return index")?;
+                Ok(Src::Frame(o.wrapping_add(off)))
+            }
+            // A function's address: an index above FUNC_BASE, which no memory
+            // window uses, so a load through it faults.
+            Symbol::Function(h) => Ok(Src::Imm(FUNC_BASE + h.index() as u64 + offset as u64)),
+        }
+    }
+
+    fn src(&self, o: &Operand) -> D<Src> {
+        match o {
+            Operand::Reg(r) => match self.slot(*r)? {
+                (false, s) => Ok(Src::Reg(s)),
+                (true, _) => Err("predicate used as a value".into()),
+            },
+            Operand::Imm(Immediate::Int(i)) => Ok(Src::Imm(*i as u64)),
+            Operand::Imm(Immediate::F32(b)) => Ok(Src::Imm(*b as u64)),
+            Operand::Imm(Immediate::F64(b)) => Ok(Src::Imm(*b)),
+            Operand::Special(s) => Ok(Src::Sreg(*s)),
+            Operand::Symbol(s, off) => self.symbol_addr(s, *off),
+            other => Err(format!("operand {other:?}")),
+        }
+    }
+
+    /// A float-typed source: decimal literals arrive as f64 bits; narrow for f32.
+    fn fsrc(&self, o: &Operand, t: Type) -> D<Src> {
+        match (o, t) {
+            (Operand::Imm(Immediate::F64(b)), Type::F32) => {
+                Ok(Src::Imm((f64::from_bits(*b) as f32).to_bits() as u64))
+            }
+            (Operand::Imm(Immediate::F32(b)), Type::F64) => {
+                Ok(Src::Imm((f32::from_bits(*b) as f64).to_bits()))
+            }
+            _ => self.src(o),
+        }
+    }
+
+    fn psrc(&self, o: &Operand) -> D<PSrc> {
+        match o {
+            Operand::Reg(r) => self
+                .pred(*r)
+                .map(|p| PSrc::Reg(p, false))
+                .ok_or_else(|| "not a predicate".into()),
+            Operand::NotReg(r) => self
+                .pred(*r)
+                .map(|p| PSrc::Reg(p, true))
+                .ok_or_else(|| "not a predicate".into()),
+            Operand::Imm(Immediate::Int(i)) => Ok(PSrc::Imm(*i != 0)),
+            other => Err(format!("predicate operand {other:?}")),
+        }
+    }
+
+    fn addr(&self, o: &Operand, space: MemSpace) -> D<(Addr, MemSpace)> {
+        let Operand::Address(Address { base, offset }) = o else {
+            return Err(format!("address {o:?}"));
+        };
+        let base_src = match base {
+            AddrBase::Reg(r) => self.src(&Operand::Reg(*r))?,
+            AddrBase::Absolute => Src::Imm(0),
+            AddrBase::Symbol(s) => self.symbol_addr(s, 0)?,
+        };
+        // A frame symbol is thread-local storage whatever the instruction's space says
+        // (`ld.param` of a device function's parameter or a call's argument).
+        let space = match (base_src, space) {
+            (Src::Frame(_), MemSpace::Param | MemSpace::Local) => MemSpace::Local,
+            (_, s) => s,
+        };
+        Ok((
+            Addr {
+                base: base_src,
+                offset: *offset,
+            },
+            space,
+        ))
+    }
+
+    fn int_ty(t: Type) -> (u8, bool) {
+        (t.bits().clamp(1, 64) as u8, t.kind() == TypeKind::Signed)
+    }
+}

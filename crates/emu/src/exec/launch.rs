@@ -1,0 +1,480 @@
+//! A kernel launch: bind the spec's arguments to the kernel's parameters,
+//! place buffers and constants, run every CTA (in order, or on several host
+//! threads), and hand back the buffers, printf output and counters.
+
+use ptx::Module;
+use ptx::analysis::{KernelLookup, find_kernel};
+use rayon::prelude::*;
+
+use super::cta::{CtaStats, run_cta};
+use super::decode::Program;
+use super::layout::ModuleLayout;
+use super::ops::{MemSpace, Op};
+use super::warp::LaunchCtx;
+use crate::fault::Fault;
+use crate::mem::{GlobalMemory, Region, Space};
+use crate::observer::{NoObserver, Observer};
+use crate::simt::DEFAULT_WARP_FUEL;
+use crate::simt::stack::Policy;
+use crate::spec::{ArgSpec, LaunchSpec, ScalarType};
+
+/// How to run a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchOptions {
+    pub policy: Policy,
+    /// Run CTAs on rayon's thread pool: one contiguous range of CTAs per host
+    /// thread, each on its own copy of global memory, changes merged in CTA
+    /// order. Falls back to sequential for kernels with global atomics and
+    /// for observers that watch events.
+    pub parallel: bool,
+    /// Per-warp instruction budget; `None`: the spec's `fuel`, else the default.
+    pub fuel: Option<u64>,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        Self {
+            policy: Policy::Ipdom,
+            parallel: false,
+            fuel: None,
+        }
+    }
+}
+
+/// A pointer argument's buffer after the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Buffer {
+    pub name: String,
+    pub elem: ScalarType,
+    pub bytes: Vec<u8>,
+}
+
+/// Totals over the launch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaunchStats {
+    pub ctas: u64,
+    pub warps: u64,
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub max_stack_depth: u64,
+    /// Parallel mode was asked for but the kernel has global atomics (whose
+    /// results depend on CTA interleaving) or the observer watches events:
+    /// it ran sequentially.
+    pub ran_sequentially: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct LaunchResult {
+    pub buffers: Vec<Buffer>,
+    pub printf: String,
+    pub stats: LaunchStats,
+}
+
+/// Everything prepared before the first CTA runs.
+struct Prepared {
+    code: Code,
+    global: GlobalMemory,
+    buffers: Vec<(String, ScalarType, u64, usize)>,
+}
+
+/// The read-only part of a prepared launch.
+struct Code {
+    prog: Program,
+    entry: u32,
+    params: Region,
+    consts: Region,
+    shared_template: Region,
+}
+
+fn prepare(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+) -> Result<Prepared, Box<Fault>> {
+    let entry = match find_kernel(module, &spec.kernel) {
+        KernelLookup::Found(h) => h,
+        KernelLookup::NotFound { available } => {
+            if let Some(h) = find_nested(module, &spec.kernel) {
+                return prepare_entry(module, text, file, spec, h);
+            }
+            return Err(launch_err(format!(
+                "no kernel `{}` in {file} (kernels: {})",
+                spec.kernel,
+                available.join(", ")
+            )));
+        }
+        KernelLookup::Ambiguous { candidates } => {
+            return Err(launch_err(format!(
+                "kernel name `{}` is ambiguous: {}",
+                spec.kernel,
+                candidates.join(", ")
+            )));
+        }
+    };
+    prepare_entry(module, text, file, spec, entry)
+}
+
+/// The components of an Itanium nested name `_ZN <len><id>... E...`.
+fn nested_components(mangled: &str) -> Option<Vec<&str>> {
+    let mut rest = mangled.strip_prefix("_ZN")?;
+    let mut parts = Vec::new();
+    while !rest.starts_with('E') {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let len: usize = rest.get(..digits)?.parse().ok()?;
+        let id = rest.get(digits..digits + len)?;
+        parts.push(id);
+        rest = &rest[digits + len..];
+    }
+    Some(parts)
+}
+
+/// A kernel in a namespace, named `ns::name` or just `name` (when unique).
+fn find_nested(module: &Module, name: &str) -> Option<ptx::Handle<ptx::Function>> {
+    let hits: Vec<_> = module
+        .entries()
+        .filter(|(_, f)| {
+            nested_components(&f.name)
+                .is_some_and(|c| c.join("::") == name || c.last() == Some(&name))
+        })
+        .map(|(h, _)| h)
+        .collect();
+    if hits.len() == 1 {
+        hits.first().copied()
+    } else {
+        None
+    }
+}
+
+fn prepare_entry(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    entry: ptx::Handle<ptx::Function>,
+) -> Result<Prepared, Box<Fault>> {
+    let mut layout = ModuleLayout::build(module).map_err(launch_err)?;
+    if layout.shared_static + spec.dynamic_shared as u64 > super::layout::MAX_SPACE_BYTES {
+        return Err(launch_err(format!(
+            "{} bytes of static and {} of dynamic shared memory exceed {} bytes",
+            layout.shared_static,
+            spec.dynamic_shared,
+            super::layout::MAX_SPACE_BYTES
+        )));
+    }
+    let prog = Program::decode(module, &layout, text, file);
+    let kfunc = module
+        .functions
+        .get(entry)
+        .ok_or_else(|| Fault::launch("kernel handle"))?;
+    let kparams = layout
+        .kernel_params
+        .get(entry.index())
+        .cloned()
+        .unwrap_or_default();
+    if kparams.len() != spec.args.len() {
+        return Err(launch_err(format!(
+            "kernel `{}` takes {} parameters, the spec gives {} [[arg]] entries",
+            kfunc.name,
+            kparams.len(),
+            spec.args.len()
+        )));
+    }
+    let param_size = kparams.iter().map(|(o, s)| o + s).max().unwrap_or(0);
+    let mut params = Region::new(Space::Param, param_size as usize, false);
+    let mut buffers = Vec::new();
+    for (i, (arg, &(off, size))) in spec.args.iter().zip(&kparams).enumerate() {
+        let pname = kfunc.params.get(i).map_or("?", |p| p.name.as_str());
+        params.add_symbol(pname, off, size);
+        let bytes = match arg {
+            ArgSpec::Scalar { name, ty, value } => {
+                let mut b = Vec::new();
+                ty.encode(*value, &mut b)
+                    .map_err(|e| Fault::launch(format!("argument `{name}`: {e}")))?;
+                if b.len() as u64 != size {
+                    return Err(launch_err(format!(
+                        "argument `{name}` is {ty} ({} bytes), but parameter {i} `{pname}` takes {size} bytes",
+                        b.len()
+                    )));
+                }
+                b
+            }
+            ArgSpec::Buffer(bs) => {
+                if size != 8 {
+                    return Err(launch_err(format!(
+                        "pointer argument `{}` needs a 64-bit parameter; `{pname}` has {size} bytes",
+                        bs.name
+                    )));
+                }
+                let init = spec
+                    .initial_bytes(bs.elem, bs.len, &bs.init)
+                    .map_err(|e| Fault::launch(e.to_string()))?;
+                let idx = layout.global.allocations().len();
+                let addr = layout.global.alloc(&bs.name, init);
+                buffers.push((bs.name.clone(), bs.elem, addr, idx));
+                addr.to_le_bytes().to_vec()
+            }
+        };
+        params
+            .init(off, &bytes)
+            .map_err(|e| Fault::launch(e.to_string()))?;
+    }
+    for c in &spec.constants {
+        let (placed, size) = layout.symbol(module, &c.name).ok_or_else(|| {
+            Fault::launch(format!(
+                "[[constant]] `{}`: no such __constant__ or __device__ symbol",
+                c.name
+            ))
+        })?;
+        let bytes = spec
+            .initial_bytes(c.elem, c.len, &c.init)
+            .map_err(|e| Fault::launch(e.to_string()))?;
+        if bytes.len() as u64 > size {
+            return Err(launch_err(format!(
+                "[[constant]] `{}`: {} bytes do not fit the symbol's {size}",
+                c.name,
+                bytes.len()
+            )));
+        }
+        let r = match placed.space {
+            Space::Const => layout.const_bank.init(placed.addr, &bytes),
+            Space::Global => layout.global.write(placed.addr, &bytes, 1),
+            other => {
+                return Err(launch_err(format!(
+                    "[[constant]] `{}` is in {other} memory",
+                    c.name
+                )));
+            }
+        };
+        r.map_err(|e| Fault::launch(e.to_string()))?;
+    }
+    let shared_size = layout.shared_static + spec.dynamic_shared as u64;
+    let mut shared_template = Region::new(Space::Shared, shared_size as usize, true);
+    for (name, off, size) in &layout.shared_symbols {
+        shared_template.add_symbol(name, *off, *size);
+    }
+    if spec.dynamic_shared > 0 {
+        shared_template.add_symbol(
+            "dynamic shared memory",
+            layout.shared_static,
+            spec.dynamic_shared as u64,
+        );
+    }
+    Ok(Prepared {
+        code: Code {
+            prog,
+            entry: entry.index() as u32,
+            params,
+            consts: layout.const_bank,
+            shared_template,
+        },
+        global: layout.global,
+        buffers,
+    })
+}
+
+/// What one host thread's range of CTAs produced: its memory, printf output,
+/// counters and number of CTAs.
+type RangeResult = Result<(GlobalMemory, String, CtaStats, u64), Box<Fault>>;
+
+/// A launch error, boxed like every fault (they are large).
+fn launch_err(message: impl Into<String>) -> Box<Fault> {
+    Box::new(Fault::launch(message))
+}
+
+fn cta_ids(grid: [u32; 3]) -> impl Iterator<Item = ([u32; 3], u32)> {
+    let [gx, gy, gz] = grid;
+    (0..gz).flat_map(move |z| {
+        (0..gy).flat_map(move |y| (0..gx).map(move |x| ([x, y, z], x + y * gx + z * gx * gy)))
+    })
+}
+
+fn finish(p: Prepared, printf: String, stats: LaunchStats) -> LaunchResult {
+    let buffers = p
+        .buffers
+        .iter()
+        .map(|(name, elem, _, idx)| Buffer {
+            name: name.clone(),
+            elem: *elem,
+            bytes: p
+                .global
+                .allocations()
+                .get(*idx)
+                .map(|a| a.data.clone())
+                .unwrap_or_default(),
+        })
+        .collect();
+    LaunchResult {
+        buffers,
+        printf,
+        stats,
+    }
+}
+
+/// Whether any op may do a global read-modify-write (so CTAs can see each other).
+fn has_global_atomics(prog: &Program) -> bool {
+    prog.funcs.iter().flat_map(|f| &f.ops).any(|op| {
+        matches!(
+            op,
+            Op::Atom {
+                space: MemSpace::Global | MemSpace::Generic,
+                ..
+            }
+        )
+    })
+}
+
+/// Run a launch with an observer: CTAs in order (x fastest), warps of a CTA
+/// round-robin, each until it blocks. (The fault is returned unboxed: other
+/// crates match on it; the internal paths box it.)
+#[allow(clippy::result_large_err)]
+pub fn launch<O: Observer>(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+    obs: &mut O,
+) -> Result<LaunchResult, Fault> {
+    launch_boxed(module, text, file, spec, opts, obs).map_err(|f| *f)
+}
+
+/// [`launch()`], with the fault boxed.
+pub fn launch_boxed<O: Observer>(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+    obs: &mut O,
+) -> Result<LaunchResult, Box<Fault>> {
+    let mut p = prepare(module, text, file, spec)?;
+    // Events must arrive in CTA order, so a watching observer means sequential.
+    if opts.parallel && !O::WATCHES && !has_global_atomics(&p.code.prog) {
+        return launch_parallel(p, spec, opts);
+    }
+    let c = &p.code;
+    let lx = launch_ctx(c, spec, opts);
+    let mut printf = String::new();
+    let mut stats = LaunchStats {
+        ran_sequentially: opts.parallel,
+        ..Default::default()
+    };
+    let mut totals = CtaStats::default();
+    for (id, linear) in cta_ids(spec.grid) {
+        let s = run_cta(
+            &lx,
+            c.entry,
+            id,
+            linear,
+            c.shared_template.clone(),
+            &mut p.global,
+            &mut printf,
+            obs,
+        )?;
+        totals.add(&s);
+        stats.ctas += 1;
+    }
+    fill(&mut stats, &totals);
+    Ok(finish(p, printf, stats))
+}
+
+fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions) -> LaunchCtx<'a> {
+    LaunchCtx {
+        prog: &p.prog,
+        grid: spec.grid,
+        block: spec.block,
+        params: &p.params,
+        consts: &p.consts,
+        policy: opts.policy,
+        fuel: opts.fuel.or(spec.fuel).unwrap_or(DEFAULT_WARP_FUEL),
+        dynamic_shared: spec.dynamic_shared,
+        shared_total: p.shared_template.len() as u64,
+    }
+}
+
+fn fill(stats: &mut LaunchStats, t: &CtaStats) {
+    stats.warps = t.warps;
+    stats.warp_instructions = t.warp_instructions;
+    stats.thread_instructions = t.thread_instructions;
+    stats.max_stack_depth = t.max_stack_depth;
+}
+
+/// Parallel mode: the grid is cut into one contiguous range of CTAs per host
+/// thread; each range runs in order on its own copy of global memory, and
+/// the bytes each range changed are merged back in range order. For kernels
+/// whose CTAs do not read each other's writes this equals the sequential
+/// result byte for byte (and a location written by several CTAs ends with
+/// the last CTA's value, as sequentially). Kernels with global atomics never
+/// come here.
+fn launch_parallel(
+    mut p: Prepared,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+) -> Result<LaunchResult, Box<Fault>> {
+    let ids: Vec<([u32; 3], u32)> = cta_ids(spec.grid).collect();
+    let workers = rayon::current_num_threads().max(1);
+    let chunk = ids.len().div_ceil(workers).max(1);
+    let c = &p.code;
+    let lx = launch_ctx(c, spec, opts);
+    let snapshot = &p.global;
+    let results: Vec<RangeResult> = ids
+        .par_chunks(chunk)
+        .map(|range| {
+            let mut mem = snapshot.clone();
+            let mut printf = String::new();
+            let mut totals = CtaStats::default();
+            for &(id, linear) in range {
+                let s = run_cta(
+                    &lx,
+                    c.entry,
+                    id,
+                    linear,
+                    c.shared_template.clone(),
+                    &mut mem,
+                    &mut printf,
+                    &mut NoObserver,
+                )?;
+                totals.add(&s);
+            }
+            Ok((mem, printf, totals, range.len() as u64))
+        })
+        .collect();
+    let mut merged = p.global.clone();
+    let mut printf = String::new();
+    let mut totals = CtaStats::default();
+    let mut stats = LaunchStats::default();
+    // The first fault in CTA order wins, as it would sequentially.
+    for r in results {
+        let (mem, out, t, n) = r?;
+        merge_changes(&p.global, &mem, &mut merged);
+        printf.push_str(&out);
+        totals.add(&t);
+        stats.ctas += n;
+    }
+    p.global = merged;
+    fill(&mut stats, &totals);
+    Ok(finish(p, printf, stats))
+}
+
+/// Copy into `out` every byte where `changed` differs from `base`.
+fn merge_changes(base: &GlobalMemory, changed: &GlobalMemory, out: &mut GlobalMemory) {
+    for (i, (b, c)) in base
+        .allocations()
+        .iter()
+        .zip(changed.allocations())
+        .enumerate()
+    {
+        if b.data == c.data {
+            continue;
+        }
+        let Some(o) = out.allocation_mut(i) else {
+            continue;
+        };
+        for (k, (x, y)) in b.data.iter().zip(&c.data).enumerate() {
+            if x != y {
+                o.data[k] = *y;
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! Execution: decode the IR once ([`decode`]), lay out memory ([`layout`]),
+//! then run CTAs warp by warp ([`warp`], [`cta`]) for a launch ([`launch()`]).
+
+pub(crate) mod alu;
+pub mod cta;
+pub mod decode;
+pub mod launch;
+pub mod layout;
+pub mod ops;
+pub mod printf;
+pub mod warp;
+
+pub use launch::{Buffer, LaunchOptions, LaunchResult, LaunchStats, launch, launch_boxed};
+
+use crate::fault::Fault;
+use crate::observer::Observer;
+use crate::spec::LaunchSpec;
+
+/// Why a run did not complete.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// The PTX text does not parse; the rendered diagnostics.
+    #[error("{0}")]
+    Parse(String),
+    /// The launch was invalid or a thread faulted.
+    #[error("{0}")]
+    Fault(Box<Fault>),
+}
+
+/// Parse `text` (the PTX file `file`) and run the spec's kernel on it.
+pub fn run_ptx<O: Observer>(
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+    obs: &mut O,
+) -> Result<LaunchResult, RunError> {
+    let module = ptx::parse(file, text).map_err(|d| RunError::Parse(d.render(file, text)))?;
+    launch_boxed(&module, text, file, spec, opts, obs).map_err(RunError::Fault)
+}

@@ -1,0 +1,461 @@
+//! The compact warp-wide operations the decoder produces from the IR.
+//!
+//! Operands are resolved once: registers to slots of the frame's register
+//! file (64-bit lanes; narrower values zero-extended), predicates to slots of
+//! the predicate file, symbols to addresses, labels to op indices, each
+//! branch to its reconvergence op index. Executing an op is one `match` per
+//! warp instruction and a loop over the 32 lanes.
+
+use ptx::{AtomOp, BarMode, BoolOp, CmpOp, MatchMode, ShflMode, SpecialReg, Type, VoteMode};
+
+use crate::float::Round;
+use crate::float::convert::RoundInt;
+
+/// A value register slot.
+pub type R = u32;
+/// A predicate register slot.
+pub type P = u32;
+
+/// A value source.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Src {
+    Reg(R),
+    Imm(u64),
+    Sreg(SpecialReg),
+    /// Address of a frame variable (local depot, call parameters): frame base + offset.
+    Frame(u64),
+}
+
+/// A predicate source, possibly negated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PSrc {
+    Reg(P, bool),
+    Imm(bool),
+}
+
+/// The space an access goes to, as the decoder resolved it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemSpace {
+    Global,
+    Shared,
+    /// The thread's local memory (including device-function parameter frames).
+    Local,
+    /// The kernel's parameter block.
+    Param,
+    Const,
+    Generic,
+}
+
+/// `[base + offset]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Addr {
+    pub base: Src,
+    pub offset: i64,
+}
+
+/// Two-operand integer operations; operands are extended from `bits` first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOp2 {
+    Add,
+    Sub,
+    AddSat,
+    SubSat,
+    MulLo,
+    MulHi,
+    MulWide,
+    Mul24Lo,
+    Mul24Hi,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOp1 {
+    Neg,
+    Abs,
+    Not,
+    Cnot,
+    Popc,
+    Clz,
+    Brev,
+    Bfind,
+    BfindShiftAmt,
+}
+
+/// Integer three-operand operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOp3 {
+    MadLo,
+    MadHi,
+    MadWide,
+    MadHiSat,
+    Mad24Lo,
+    /// bfe d, a, pos, len.
+    Bfe,
+    /// prmt.b32 d, a, b, selector (default mode).
+    Prmt,
+    /// shf.l.wrap / shf.l.clamp / shf.r.* d, a, b, c.
+    ShfL {
+        clamp: bool,
+    },
+    ShfR {
+        clamp: bool,
+    },
+    /// lop3.b32 d, a, b, c, immLut: the lookup table rides in the op.
+    Lop3(u8),
+    /// sad: |a - b| + c.
+    Sad,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FOp2 {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    DivApprox,
+    Min,
+    Max,
+    MinNan,
+    MaxNan,
+    Copysign,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FOp1 {
+    Neg,
+    Abs,
+    Sqrt,
+    SqrtApprox,
+    Rsqrt,
+    Rcp,
+    RcpApprox,
+    Sin,
+    Cos,
+    Lg2,
+    Ex2,
+    Tanh,
+}
+
+/// Float formats executed by the float ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FTy {
+    F32,
+    F64,
+    F16,
+    Bf16,
+    F16x2,
+    Bf16x2,
+}
+
+/// Operand class of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpTy {
+    Int { bits: u8, signed: bool },
+    Float { ty: FTy, ftz: bool },
+}
+
+/// Float-op modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FMods {
+    pub round: Round,
+    pub ftz: bool,
+    pub sat: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredOp {
+    And,
+    Or,
+    Xor,
+    Not,
+    Mov,
+}
+
+/// Where vote/match/shfl write their predicate result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteDst {
+    Reg(R),
+    Pred(P),
+}
+
+/// Conversion modifiers of `cvt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CvtMods {
+    pub round: Option<Round>,
+    pub round_int: Option<RoundInt>,
+    pub ftz: bool,
+    pub sat: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Nop,
+    Mov {
+        d: R,
+        a: Src,
+    },
+    /// `mov.b64 d, {a, b}` and friends: pack `parts` of `bits` each, low first.
+    Pack {
+        d: R,
+        parts: Vec<Src>,
+        bits: u8,
+    },
+    /// `mov.b64 {a, b}, s`: unpack into `parts` (None: sink).
+    Unpack {
+        parts: Vec<Option<R>>,
+        a: Src,
+        bits: u8,
+    },
+    Int2 {
+        op: IntOp2,
+        bits: u8,
+        signed: bool,
+        d: R,
+        a: Src,
+        b: Src,
+    },
+    Int1 {
+        op: IntOp1,
+        bits: u8,
+        signed: bool,
+        d: R,
+        a: Src,
+    },
+    Int3 {
+        op: IntOp3,
+        bits: u8,
+        signed: bool,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// bfi d, a (insert), b (base), pos, len.
+    Bfi {
+        bits: u8,
+        d: R,
+        a: Src,
+        b: Src,
+        pos: Src,
+        len: Src,
+    },
+    F2 {
+        op: FOp2,
+        ty: FTy,
+        m: FMods,
+        d: R,
+        a: Src,
+        b: Src,
+    },
+    F1 {
+        op: FOp1,
+        ty: FTy,
+        m: FMods,
+        d: R,
+        a: Src,
+    },
+    Fma {
+        ty: FTy,
+        m: FMods,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Setp {
+        cmp: CmpOp,
+        ty: CmpTy,
+        d: P,
+        d2: Option<P>,
+        a: Src,
+        b: Src,
+        comb: Option<(BoolOp, PSrc)>,
+    },
+    /// `set.cmp.dtype.stype`: all ones (or 1.0f) when true.
+    Set {
+        cmp: CmpOp,
+        ty: CmpTy,
+        float_result: bool,
+        d: R,
+        a: Src,
+        b: Src,
+    },
+    Selp {
+        d: R,
+        a: Src,
+        b: Src,
+        p: PSrc,
+    },
+    PredLogic {
+        op: PredOp,
+        d: P,
+        a: PSrc,
+        b: PSrc,
+    },
+    /// `selp`-free predicate to/from register moves are spelled with setp/selp by NVRTC.
+    Cvt {
+        from: Type,
+        to: Type,
+        m: CvtMods,
+        d: R,
+        a: Src,
+    },
+    Cvta {
+        to_generic: bool,
+        space: crate::mem::Space,
+        d: R,
+        a: Src,
+        bits32: bool,
+    },
+    Isspacep {
+        space: crate::mem::Space,
+        d: P,
+        a: Src,
+    },
+    Ld {
+        space: MemSpace,
+        bytes: u8,
+        sext: bool,
+        d: Vec<Option<R>>,
+        addr: Addr,
+    },
+    St {
+        space: MemSpace,
+        bytes: u8,
+        src: Vec<Src>,
+        addr: Addr,
+    },
+    Atom {
+        space: MemSpace,
+        op: AtomOp,
+        ty: Type,
+        d: Option<R>,
+        addr: Addr,
+        b: Src,
+        c: Option<Src>,
+    },
+    Bra {
+        target: u32,
+        reconv: u32,
+    },
+    /// `add.cc`, `addc[.cc]`, `sub.cc`, `subc[.cc]`: 32/64-bit add or subtract
+    /// with the per-lane carry (borrow for subtraction) flag CC.CF.
+    Carry {
+        sub: bool,
+        carry_in: bool,
+        carry_out: bool,
+        bits: u8,
+        d: R,
+        a: Src,
+        b: Src,
+    },
+    /// `cp.async` executed at once: copy `size` bytes (of which only
+    /// `src_size` are read, the rest zero-filled) from `src` to shared `dst`.
+    CpAsync {
+        dst: Addr,
+        src: Addr,
+        dst_space: MemSpace,
+        src_space: MemSpace,
+        size: Src,
+        src_size: Option<Src>,
+    },
+    /// `brx.idx`: lane i jumps to `targets[idx[i]]`.
+    BrxIdx {
+        idx: Src,
+        targets: Vec<u32>,
+        reconv: u32,
+    },
+    /// `testp.op.ftype`: a class test of a float.
+    Testp {
+        op: ptx::TestpOp,
+        f64: bool,
+        d: P,
+        a: Src,
+    },
+    /// `slct.dtype.s32 d, a, b, c`: a when c >= 0, else b (`float_c`: c is f32).
+    Slct {
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+        float_c: bool,
+    },
+    /// `dp4a.atype.btype d, a, b, c`: four byte products summed into c.
+    Dp4a {
+        a_signed: bool,
+        b_signed: bool,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Call {
+        callee: u32,
+        args: Vec<u64>,
+        rets: Vec<u64>,
+    },
+    /// `call (rets), %reg, (args), proto`: a call through a function pointer.
+    CallIndirect {
+        target: Src,
+        args: Vec<u64>,
+        rets: Vec<u64>,
+    },
+    /// `call vprintf, (fmt, args)`: the two frame offsets of the param variables.
+    Vprintf {
+        fmt: u64,
+        args: u64,
+        ret: Option<u64>,
+    },
+    Ret,
+    Exit,
+    Trap,
+    Brkpt,
+    Bar {
+        mode: BarMode,
+        id: Src,
+        count: Option<Src>,
+        red: Option<(crate::simt::barrier::RedOp, PSrc)>,
+        d: Option<VoteDst>,
+    },
+    /// `bar.warp.sync`: the warp is converged by construction under IPDOM.
+    WarpSync,
+    Shfl {
+        mode: ShflMode,
+        d: R,
+        dp: Option<P>,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Vote {
+        mode: VoteMode,
+        d: VoteDst,
+        a: PSrc,
+    },
+    Activemask {
+        d: R,
+    },
+    Match {
+        mode: MatchMode,
+        bits: u8,
+        d: R,
+        dp: Option<P>,
+        a: Src,
+    },
+    Redux {
+        op: AtomOp,
+        signed: bool,
+        d: R,
+        a: Src,
+    },
+    /// Decoded but not executable: faults when reached, with this reason.
+    Unsupported(String),
+}

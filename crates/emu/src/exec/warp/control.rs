@@ -1,0 +1,153 @@
+//! Calls into device functions (frames, argument and return copies, the
+//! depth limit) and CTA barriers (arrival, parking, `bar.red`).
+
+use ptx::BarMode;
+
+use super::execute::{ExecResult, mem_err};
+use super::{CtaState, Frame, LaunchCtx, MAX_CALL_DEPTH, Warp, WarpState};
+use crate::exec::ops::*;
+use crate::fault::FaultKind;
+use crate::observer::{BarrierEvent, BarrierKind, Observer, Site};
+use crate::simt::barrier::Arrival;
+use crate::simt::stack::{Policy, SimtStack};
+use crate::simt::{Mask, WARP_SIZE, lanes};
+
+impl Warp {
+    pub(super) fn call(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        callee: u32,
+        args: &[u64],
+        rets: &[u64],
+        exec: Mask,
+    ) -> ExecResult {
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err((
+                FaultKind::CallStackOverflow {
+                    depth: self.frames.len() as u32,
+                },
+                None,
+            ));
+        }
+        let f = lx
+            .prog
+            .funcs
+            .get(callee as usize)
+            .ok_or((FaultKind::Unsupported("call target".into()), None))?;
+        let caller = self.top();
+        let caller_base = caller.base;
+        let caller_size = lx
+            .prog
+            .funcs
+            .get(caller.func as usize)
+            .map_or(0, |c| c.frame_size);
+        let base = caller_base + caller_size;
+        // Each thread's local stack is bounded like the call depth.
+        if base + f.frame_size > crate::exec::layout::MAX_SPACE_BYTES {
+            return Err((
+                FaultKind::CallStackOverflow {
+                    depth: self.frames.len() as u32,
+                },
+                None,
+            ));
+        }
+        for l in lanes(exec) {
+            self.local[l].grow((base + f.frame_size) as usize);
+            for (k, &from) in args.iter().enumerate() {
+                let Some(&(to, size)) = f.params.get(k) else {
+                    continue;
+                };
+                let mut buf = vec![0u8; size as usize];
+                self.local[l]
+                    .read(caller_base + from, &mut buf, 1)
+                    .map_err(mem_err(l))?;
+                self.local[l]
+                    .write(base + to, &buf, 1)
+                    .map_err(mem_err(l))?;
+            }
+        }
+        let policy = self.top().simt.policy();
+        self.frames.push(Frame {
+            func: callee,
+            regs: vec![[0; WARP_SIZE]; f.n_regs],
+            preds: vec![0; f.n_preds],
+            simt: SimtStack::new(policy, exec, 0),
+            base,
+            rets_to: rets.to_vec(),
+            returned: 0,
+            ret_layout: f.rets.clone(),
+        });
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn barrier<O: Observer>(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        pc: u32,
+        exec: Mask,
+        mode: BarMode,
+        id: Src,
+        count: Option<Src>,
+        red: Option<(crate::simt::barrier::RedOp, PSrc)>,
+        d: Option<VoteDst>,
+    ) -> ExecResult {
+        let kind = match mode {
+            BarMode::Sync => BarrierKind::Sync,
+            BarMode::Arrive => BarrierKind::Arrive,
+            BarMode::Red => BarrierKind::Red,
+        };
+        let first = exec.trailing_zeros() as usize;
+        let id_v = self.fetch(lx, cta, id)[first.min(31)] as u32;
+        obs.barrier(&BarrierEvent {
+            site,
+            kind,
+            barrier: id_v,
+            active: exec,
+        });
+        if exec == 0 {
+            self.next(pc);
+            return Ok(());
+        }
+        let live = self.frames[0].simt.live();
+        let wait = mode != BarMode::Arrive;
+        if wait && self.top().simt.policy() == Policy::Ipdom && exec != live {
+            return Err((
+                FaultKind::DivergentBarrier {
+                    barrier: id_v,
+                    active: exec,
+                    live,
+                },
+                None,
+            ));
+        }
+        let expected = count.map(|c| self.fetch(lx, cta, c)[first] as u32);
+        let true_threads = red.map_or(0, |(_, p)| (self.pred(p) & exec).count_ones());
+        let arrival = Arrival {
+            warp: self.id,
+            threads: exec.count_ones(),
+            expected,
+            wait,
+            true_threads,
+        };
+        let release = cta
+            .barriers
+            .arrive(id_v, arrival)
+            .map_err(|e| (FaultKind::Barrier(e), None))?;
+        if let (Some((op, _)), Some(d)) = (red, d) {
+            self.pending_red = Some((d, op, exec));
+        }
+        if !wait {
+            self.next(pc);
+        } else if self.top_mut().simt.park(pc + 1) {
+            self.state = WarpState::Waiting;
+        }
+        if let Some(r) = release {
+            cta.releases.push(r);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,583 @@
+//! The op interpreter: one `match` per warp instruction. Arithmetic and
+//! control flow are here; memory ([`super::memory_ops`]), warp-collective
+//! ([`super::collective`]) and call/barrier ([`super::control`]) ops call out.
+
+use super::{CtaState, LaunchCtx, Warp};
+use crate::exec::alu::{self, L, mask_of};
+use crate::exec::ops::*;
+use crate::exec::printf;
+use crate::fault::FaultKind;
+use crate::mem::generic::{from_generic, is_space, to_generic};
+use crate::observer::{BranchEvent, Observer, Site};
+use crate::simt::{Mask, WARP_SIZE, lanes};
+
+pub(super) type ExecResult = Result<(), (FaultKind, Option<usize>)>;
+
+pub(super) fn mem_err(lane: usize) -> impl Fn(crate::mem::MemFault) -> (FaultKind, Option<usize>) {
+    move |f| (FaultKind::Memory(f), Some(lane))
+}
+
+impl Warp {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn exec<O: Observer>(
+        &mut self,
+        op: &Op,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        pc: u32,
+        active: Mask,
+        exec: Mask,
+    ) -> ExecResult {
+        // Ops that do nothing for predicated-off lanes, except control flow
+        // and warp-collective ones which handle `exec` themselves.
+        let collective = matches!(
+            op,
+            Op::Bra { .. }
+                | Op::BrxIdx { .. }
+                | Op::Bar { .. }
+                | Op::Exit
+                | Op::Ret
+                | Op::CallIndirect { .. }
+        );
+        if exec == 0 && !collective {
+            self.next(pc);
+            return Ok(());
+        }
+        match op {
+            Op::Nop | Op::WarpSync => {}
+            Op::Mov { d, a } => {
+                let v = self.fetch(lx, cta, *a);
+                self.write(*d, &v, exec);
+            }
+            Op::Pack { d, parts, bits } => {
+                let mut out = [0u64; WARP_SIZE];
+                for (k, p) in parts.iter().enumerate() {
+                    let v = self.fetch(lx, cta, *p);
+                    let sh = k as u32 * *bits as u32;
+                    for l in 0..WARP_SIZE {
+                        out[l] |= (v[l] & mask_of(*bits as u32)) << sh;
+                    }
+                }
+                self.write(*d, &out, exec);
+            }
+            Op::Unpack { parts, a, bits } => {
+                let v = self.fetch(lx, cta, *a);
+                for (k, p) in parts.iter().enumerate() {
+                    let Some(d) = p else { continue };
+                    let sh = k as u32 * *bits as u32;
+                    let mut out = [0u64; WARP_SIZE];
+                    for l in 0..WARP_SIZE {
+                        out[l] = (v[l] >> sh) & mask_of(*bits as u32);
+                    }
+                    self.write(*d, &out, exec);
+                }
+            }
+            Op::Int2 {
+                op,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+            } => {
+                let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+                let x = self.operand(lx, cta, *a, &mut ta);
+                let y = self.operand(lx, cta, *b, &mut tb);
+                let mut out = [0u64; WARP_SIZE];
+                alu::int2(*op, *bits, *signed, x, y, &mut out);
+                self.write(*d, &out, exec);
+            }
+            Op::Int1 {
+                op,
+                bits,
+                signed,
+                d,
+                a,
+            } => {
+                let x = self.fetch(lx, cta, *a);
+                let mut out = [0u64; WARP_SIZE];
+                alu::int1(*op, *bits, *signed, &x, &mut out);
+                self.write(*d, &out, exec);
+            }
+            Op::Int3 {
+                op,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (mut ta, mut tb, mut tc) =
+                    ([0u64; WARP_SIZE], [0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+                let x = self.operand(lx, cta, *a, &mut ta);
+                let y = self.operand(lx, cta, *b, &mut tb);
+                let z = self.operand(lx, cta, *c, &mut tc);
+                let mut out = [0u64; WARP_SIZE];
+                alu::int3(*op, *bits, *signed, x, y, z, &mut out);
+                self.write(*d, &out, exec);
+            }
+            Op::Bfi {
+                bits,
+                d,
+                a,
+                b,
+                pos,
+                len,
+            } => {
+                let (x, y) = (self.fetch(lx, cta, *a), self.fetch(lx, cta, *b));
+                let (p, n) = (self.fetch(lx, cta, *pos), self.fetch(lx, cta, *len));
+                let mut out = [0u64; WARP_SIZE];
+                alu::bfi(*bits, &x, &y, &p, &n, &mut out);
+                self.write(*d, &out, exec);
+            }
+            Op::F2 { op, ty, m, d, a, b } => {
+                let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+                let x = self.operand(lx, cta, *a, &mut ta);
+                let y = self.operand(lx, cta, *b, &mut tb);
+                let mut out = [0u64; WARP_SIZE];
+                alu::float2(*op, *ty, *m, x, y, &mut out);
+                self.write(*d, &out, exec);
+            }
+            Op::F1 { op, ty, m, d, a } => {
+                let mut ta = [0u64; WARP_SIZE];
+                let x = self.operand(lx, cta, *a, &mut ta);
+                let mut out = [0u64; WARP_SIZE];
+                alu::float1(*op, *ty, *m, x, &mut out);
+                self.write(*d, &out, exec);
+            }
+            Op::Fma { ty, m, d, a, b, c } => {
+                let (mut ta, mut tb, mut tc) =
+                    ([0u64; WARP_SIZE], [0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+                let x = self.operand(lx, cta, *a, &mut ta);
+                let y = self.operand(lx, cta, *b, &mut tb);
+                let z = self.operand(lx, cta, *c, &mut tc);
+                let mut out = [0u64; WARP_SIZE];
+                alu::fma(*ty, *m, x, y, z, &mut out);
+                self.write(*d, &out, exec);
+            }
+            Op::Setp {
+                cmp,
+                ty,
+                d,
+                d2,
+                a,
+                b,
+                comb,
+            } => {
+                let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+                let x = self.operand(lx, cta, *a, &mut ta);
+                let y = self.operand(lx, cta, *b, &mut tb);
+                let t = alu::compare(*cmp, *ty, x, y, false);
+                let (v, v2) = match comb {
+                    None => (t, !t),
+                    Some((bop, p)) => {
+                        let p = self.pred(*p);
+                        match bop {
+                            ptx::BoolOp::And => (t & p, !t & p),
+                            ptx::BoolOp::Or => (t | p, !t | p),
+                            ptx::BoolOp::Xor => (t ^ p, !t ^ p),
+                        }
+                    }
+                };
+                self.set_pred(*d, v, exec);
+                if let Some(d2) = d2 {
+                    self.set_pred(*d2, v2, exec);
+                }
+            }
+            Op::Set {
+                cmp,
+                ty,
+                float_result,
+                d,
+                a,
+                b,
+            } => {
+                let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+                let x = self.operand(lx, cta, *a, &mut ta);
+                let y = self.operand(lx, cta, *b, &mut tb);
+                let t = alu::compare(*cmp, *ty, x, y, false);
+                let one = if *float_result {
+                    1.0f32.to_bits() as u64
+                } else {
+                    0xffff_ffff
+                };
+                let out: L = std::array::from_fn(|l| if (t >> l) & 1 != 0 { one } else { 0 });
+                self.write(*d, &out, exec);
+            }
+            Op::Selp { d, a, b, p } => {
+                let (x, y) = (self.fetch(lx, cta, *a), self.fetch(lx, cta, *b));
+                let p = self.pred(*p);
+                let out: L = std::array::from_fn(|l| if (p >> l) & 1 != 0 { x[l] } else { y[l] });
+                self.write(*d, &out, exec);
+            }
+            Op::PredLogic { op, d, a, b } => {
+                let (x, y) = (self.pred(*a), self.pred(*b));
+                let v = match op {
+                    PredOp::And => x & y,
+                    PredOp::Or => x | y,
+                    PredOp::Xor => x ^ y,
+                    PredOp::Not => !x,
+                    PredOp::Mov => x,
+                };
+                self.set_pred(*d, v, exec);
+            }
+            Op::Cvt { from, to, m, d, a } => {
+                let x = self.fetch(lx, cta, *a);
+                let mut out = [0u64; WARP_SIZE];
+                for l in lanes(exec) {
+                    out[l] = alu::cvt(*from, *to, *m, x[l])
+                        .map_err(|e| (FaultKind::Unsupported(e), Some(l)))?;
+                }
+                self.write(*d, &out, exec);
+            }
+            Op::Cvta {
+                to_generic: tg,
+                space,
+                d,
+                a,
+                bits32,
+            } => {
+                let x = self.fetch(lx, cta, *a);
+                let out: L = std::array::from_fn(|l| {
+                    let v = if *tg {
+                        to_generic(*space, x[l])
+                    } else {
+                        from_generic(*space, x[l])
+                    };
+                    if *bits32 { v & 0xffff_ffff } else { v }
+                });
+                self.write(*d, &out, exec);
+            }
+            Op::Isspacep { space, d, a } => {
+                let x = self.fetch(lx, cta, *a);
+                let v = x
+                    .iter()
+                    .enumerate()
+                    .fold(0, |m, (l, &a)| m | (is_space(*space, a) as u32) << l);
+                self.set_pred(*d, v, exec);
+            }
+            Op::Ld {
+                space,
+                bytes,
+                sext,
+                d,
+                addr,
+            } => {
+                self.load(lx, cta, obs, site, exec, space, bytes, sext, d, addr)?;
+            }
+            Op::St {
+                space,
+                bytes,
+                src,
+                addr,
+            } => {
+                self.store(lx, cta, obs, site, exec, space, bytes, src, addr)?;
+            }
+            Op::Atom {
+                space,
+                op,
+                ty,
+                d,
+                addr,
+                b,
+                c,
+            } => {
+                self.atomic(lx, cta, obs, site, exec, space, op, ty, d, addr, b, c)?;
+            }
+            Op::Bra { target, reconv } => {
+                let divergent = exec != 0 && exec != active;
+                obs.branch(&BranchEvent {
+                    site,
+                    active,
+                    taken: exec,
+                    divergent,
+                });
+                self.top_mut().simt.branch(exec, *target, pc + 1, *reconv);
+                return Ok(());
+            }
+            Op::Carry {
+                sub,
+                carry_in,
+                carry_out,
+                bits,
+                d,
+                a,
+                b,
+            } => {
+                let (x, y) = (self.fetch(lx, cta, *a), self.fetch(lx, cta, *b));
+                let m = mask_of(*bits as u32);
+                let mut out = [0u64; WARP_SIZE];
+                let mut cf: Mask = 0;
+                for l in lanes(exec) {
+                    let cin = (*carry_in && (self.carry >> l) & 1 != 0) as u128;
+                    let (xa, yb) = ((x[l] & m) as u128, (y[l] & m) as u128);
+                    let (r, c) = if *sub {
+                        (xa.wrapping_sub(yb).wrapping_sub(cin), xa < yb + cin)
+                    } else {
+                        let r = xa + yb + cin;
+                        (r, r > m as u128)
+                    };
+                    out[l] = r as u64 & m;
+                    cf |= (c as u32) << l;
+                }
+                self.write(*d, &out, exec);
+                if *carry_out {
+                    self.carry = (self.carry & !exec) | (cf & exec);
+                }
+            }
+            Op::CpAsync {
+                dst,
+                src,
+                dst_space,
+                src_space,
+                size,
+                src_size,
+            } => {
+                self.cp_async(
+                    lx, cta, exec, dst, src, dst_space, src_space, size, src_size,
+                )?;
+            }
+            Op::BrxIdx {
+                idx,
+                targets,
+                reconv,
+            } => {
+                let ix = self.fetch(lx, cta, *idx);
+                // Group the lanes by target, in lane order.
+                let mut groups: Vec<(Mask, u32)> = Vec::new();
+                for l in lanes(exec) {
+                    let t = *targets.get(ix[l] as u32 as usize).ok_or((
+                        FaultKind::Unsupported(format!(
+                            "brx.idx index {} outside its {} targets",
+                            ix[l] as u32,
+                            targets.len()
+                        )),
+                        Some(l),
+                    ))?;
+                    match groups.iter_mut().find(|(_, g)| *g == t) {
+                        Some((m, _)) => *m |= 1 << l,
+                        None => groups.push((1 << l, t)),
+                    }
+                }
+                let divergent = groups.len() > 1 || exec != active;
+                obs.branch(&BranchEvent {
+                    site,
+                    active,
+                    taken: exec,
+                    divergent,
+                });
+                if exec != active {
+                    // Guarded-off lanes fall through.
+                    groups.push((active & !exec, pc + 1));
+                }
+                self.top_mut().simt.branch_multi(&groups, *reconv);
+                return Ok(());
+            }
+            Op::Testp {
+                op,
+                f64: is64,
+                d,
+                a,
+            } => {
+                let x = self.fetch(lx, cta, *a);
+                let mut v: Mask = 0;
+                for (l, &bits) in x.iter().enumerate() {
+                    let (nan, inf, sub, zero) = if *is64 {
+                        let y = f64::from_bits(bits);
+                        (y.is_nan(), y.is_infinite(), y.is_subnormal(), y == 0.0)
+                    } else {
+                        let y = f32::from_bits(bits as u32);
+                        (y.is_nan(), y.is_infinite(), y.is_subnormal(), y == 0.0)
+                    };
+                    let r = match op {
+                        ptx::TestpOp::Finite => !nan && !inf,
+                        ptx::TestpOp::Infinite => inf,
+                        ptx::TestpOp::Number => !nan,
+                        ptx::TestpOp::NotANumber => nan,
+                        ptx::TestpOp::Normal => !nan && !inf && !sub && !zero,
+                        ptx::TestpOp::Subnormal => sub,
+                    };
+                    v |= (r as u32) << l;
+                }
+                self.set_pred(*d, v, exec);
+            }
+            Op::Slct {
+                d,
+                a,
+                b,
+                c,
+                float_c,
+            } => {
+                let (x, y, z) = (
+                    self.fetch(lx, cta, *a),
+                    self.fetch(lx, cta, *b),
+                    self.fetch(lx, cta, *c),
+                );
+                let out: L = std::array::from_fn(|l| {
+                    let pick_a = if *float_c {
+                        f32::from_bits(z[l] as u32) >= 0.0
+                    } else {
+                        z[l] as u32 as i32 >= 0
+                    };
+                    if pick_a { x[l] } else { y[l] }
+                });
+                self.write(*d, &out, exec);
+            }
+            Op::Dp4a {
+                a_signed,
+                b_signed,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (x, y, z) = (
+                    self.fetch(lx, cta, *a),
+                    self.fetch(lx, cta, *b),
+                    self.fetch(lx, cta, *c),
+                );
+                let byte = |v: u64, k: u32, s: bool| -> i64 {
+                    let b = (v >> (8 * k)) & 0xff;
+                    if s { b as u8 as i8 as i64 } else { b as i64 }
+                };
+                let out: L = std::array::from_fn(|l| {
+                    let sum: i64 = (0..4)
+                        .map(|k| byte(x[l], k, *a_signed) * byte(y[l], k, *b_signed))
+                        .sum();
+                    (sum.wrapping_add(z[l] as u32 as i32 as i64) as u64) & 0xffff_ffff
+                });
+                self.write(*d, &out, exec);
+            }
+            Op::Exit => {
+                let n = self.exit_threads(exec);
+                cta.releases.extend(cta.barriers.exit(n));
+                if exec != active {
+                    self.next(pc);
+                }
+                return Ok(());
+            }
+            Op::Ret => {
+                if self.frames.len() == 1 {
+                    let n = self.exit_threads(exec);
+                    cta.releases.extend(cta.barriers.exit(n));
+                } else {
+                    self.ret(exec);
+                }
+                if exec != active {
+                    self.next(pc);
+                }
+                return Ok(());
+            }
+            Op::Trap => return Err((FaultKind::Trap, None)),
+            Op::Brkpt => return Err((FaultKind::Breakpoint, None)),
+            Op::CallIndirect { target, args, rets } => {
+                let t = self.fetch(lx, cta, *target);
+                let mut groups: Vec<(Mask, u64)> = Vec::new();
+                for l in lanes(exec) {
+                    match groups.iter_mut().find(|(_, g)| *g == t[l]) {
+                        Some((m, _)) => *m |= 1 << l,
+                        None => groups.push((1 << l, t[l])),
+                    }
+                }
+                match groups.as_slice() {
+                    [(_, ptr)] if exec == active => {
+                        let callee = ptr.wrapping_sub(crate::exec::decode::FUNC_BASE);
+                        if !lx
+                            .prog
+                            .funcs
+                            .get(callee as usize)
+                            .is_some_and(|f| f.has_body)
+                        {
+                            let why = format!("call through the invalid function pointer {ptr:#x}");
+                            return Err((FaultKind::Unsupported(why), None));
+                        }
+                        self.next(pc);
+                        self.call(lx, callee as u32, args, rets, exec)?;
+                    }
+                    _ => {
+                        // Lanes with different targets (or guarded off): each group
+                        // re-executes this call on its own; all join after it.
+                        let mut split: Vec<(Mask, u32)> =
+                            groups.iter().map(|&(m, _)| (m, pc)).collect();
+                        split.push((active & !exec, pc + 1));
+                        self.top_mut().simt.branch_multi(&split, pc + 1);
+                    }
+                }
+                return Ok(());
+            }
+            Op::Call { callee, args, rets } => {
+                self.next(pc);
+                self.call(lx, *callee, args, rets, exec)?;
+                return Ok(());
+            }
+            Op::Vprintf { fmt, args, ret } => {
+                let base = self.top().base;
+                for l in lanes(exec) {
+                    let mut p = [0u8; 8];
+                    self.local[l]
+                        .read(base + fmt, &mut p, 1)
+                        .map_err(mem_err(l))?;
+                    let fmt_addr = u64::from_le_bytes(p);
+                    self.local[l]
+                        .read(base + args, &mut p, 1)
+                        .map_err(mem_err(l))?;
+                    let args_addr = u64::from_le_bytes(p);
+                    let this: &Warp = self;
+                    let mut read = |a: u64, buf: &mut [u8]| {
+                        this.load_lane(lx, cta, MemSpace::Generic, l, a, buf, 1)
+                    };
+                    let text =
+                        printf::format(fmt_addr, args_addr, &mut read).map_err(mem_err(l))?;
+                    cta.printf.push_str(&text);
+                    if let Some(r) = ret {
+                        self.local[l]
+                            .write(base + r, &(text.len() as u32).to_le_bytes(), 1)
+                            .map_err(mem_err(l))?;
+                    }
+                }
+            }
+            Op::Bar {
+                mode,
+                id,
+                count,
+                red,
+                d,
+            } => {
+                self.barrier(lx, cta, obs, site, pc, exec, *mode, *id, *count, *red, *d)?;
+                return Ok(());
+            }
+            Op::Shfl {
+                mode,
+                d,
+                dp,
+                a,
+                b,
+                c,
+            } => {
+                self.shuffle(lx, cta, exec, mode, d, dp, a, b, c)?;
+            }
+            Op::Vote { mode, d, a } => {
+                self.vote(exec, mode, d, a)?;
+            }
+            Op::Activemask { d } => self.write(*d, &[exec as u64; WARP_SIZE], exec),
+            Op::Match {
+                mode,
+                bits,
+                d,
+                dp,
+                a,
+            } => {
+                self.match_sync(lx, cta, exec, mode, bits, d, dp, a)?;
+            }
+            Op::Redux { op, signed, d, a } => {
+                self.redux(lx, cta, exec, op, signed, d, a)?;
+            }
+            Op::Unsupported(why) => return Err((FaultKind::Unsupported(why.clone()), None)),
+        }
+        self.next(pc);
+        Ok(())
+    }
+}

@@ -1,0 +1,294 @@
+//! The memory instructions of a warp: `ld`, `st`, `atom`/`red`, `cp.async`,
+//! with fast paths for scalar global and shared accesses that stay inside
+//! one allocation, and the per-lane path that reports faults.
+
+use ptx::{AtomOp, Type};
+
+use super::execute::{ExecResult, mem_err};
+use super::{CtaState, LaunchCtx, Warp};
+use crate::exec::alu::{self, L};
+use crate::exec::ops::*;
+use crate::fault::FaultKind;
+use crate::mem::Space;
+use crate::observer::{AccessKind, MemEvent, Observer, Site};
+use crate::simt::{Mask, WARP_SIZE, lanes};
+
+impl Warp {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn load<O: Observer>(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        exec: Mask,
+        space: &MemSpace,
+        bytes: &u8,
+        sext: &bool,
+        d: &[Option<R>],
+        addr: &Addr,
+    ) -> ExecResult {
+        let addrs = self.addrs(lx, cta, addr);
+        let n = d.len();
+        let size = *bytes as usize * n;
+        let ev_space = access_space(*space, &addrs, exec);
+        obs.memory(&MemEvent {
+            site,
+            space: ev_space,
+            kind: AccessKind::Load,
+            size: size as u32,
+            active: exec,
+            addrs: &addrs,
+        });
+        if let ([Some(dst)], false) = (d, *sext && *bytes < 4)
+            && let Some(v) = gather(cta, *space, &addrs, exec, *bytes as usize)
+        {
+            self.write(*dst, &v, exec);
+            return Ok(());
+        }
+        let mut vals = vec![[0u64; WARP_SIZE]; n];
+        let mut buf = [0u8; 64];
+        for l in lanes(exec) {
+            let b = &mut buf[..size];
+            self.load_lane(lx, cta, *space, l, addrs[l], b, size as u32)
+                .map_err(mem_err(l))?;
+            for (k, v) in vals.iter_mut().enumerate() {
+                let mut w = [0u8; 8];
+                let part = &b[k * *bytes as usize..(k + 1) * *bytes as usize];
+                w[..part.len()].copy_from_slice(part);
+                let raw = u64::from_le_bytes(w);
+                v[l] = if *sext && *bytes < 4 {
+                    alu::sx(raw, *bytes as u32 * 8) as u64 & 0xffff_ffff
+                } else {
+                    raw
+                };
+            }
+        }
+        for (k, dst) in d.iter().enumerate() {
+            if let Some(dst) = dst {
+                self.write(*dst, &vals[k], exec);
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store<O: Observer>(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        exec: Mask,
+        space: &MemSpace,
+        bytes: &u8,
+        src: &[Src],
+        addr: &Addr,
+    ) -> ExecResult {
+        let addrs = self.addrs(lx, cta, addr);
+        let size = *bytes as usize * src.len();
+        let ev_space = access_space(*space, &addrs, exec);
+        obs.memory(&MemEvent {
+            site,
+            space: ev_space,
+            kind: AccessKind::Store,
+            size: size as u32,
+            active: exec,
+            addrs: &addrs,
+        });
+        if let [one] = src {
+            let mut tv = [0u64; WARP_SIZE];
+            let v = *self.operand(lx, cta, *one, &mut tv);
+            if scatter(cta, *space, &addrs, &v, exec, *bytes as usize) {
+                return Ok(());
+            }
+        }
+        let vals: Vec<L> = src.iter().map(|s| self.fetch(lx, cta, *s)).collect();
+        let mut buf = [0u8; 64];
+        for l in lanes(exec) {
+            for (k, v) in vals.iter().enumerate() {
+                let b = *bytes as usize;
+                buf[k * b..(k + 1) * b].copy_from_slice(&v[l].to_le_bytes()[..b]);
+            }
+            self.store_lane(lx, cta, *space, l, addrs[l], &buf[..size], size as u32)
+                .map_err(mem_err(l))?;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atomic<O: Observer>(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        exec: Mask,
+        space: &MemSpace,
+        op: &AtomOp,
+        ty: &Type,
+        d: &Option<R>,
+        addr: &Addr,
+        b: &Src,
+        c: &Option<Src>,
+    ) -> ExecResult {
+        let addrs = self.addrs(lx, cta, addr);
+        let size = ty.bytes() as usize;
+        let ev_space = access_space(*space, &addrs, exec);
+        obs.memory(&MemEvent {
+            site,
+            space: ev_space,
+            kind: AccessKind::Atomic,
+            size: size as u32,
+            active: exec,
+            addrs: &addrs,
+        });
+        let bv = self.fetch(lx, cta, *b);
+        let cv = match c {
+            Some(c) => self.fetch(lx, cta, *c),
+            None => [0; WARP_SIZE],
+        };
+        let mut old = [0u64; WARP_SIZE];
+        // Lanes update in lane order: one deterministic serialisation.
+        for l in lanes(exec) {
+            let mut buf = [0u8; 8];
+            self.load_lane(lx, cta, *space, l, addrs[l], &mut buf[..size], size as u32)
+                .map_err(mem_err(l))?;
+            let o = u64::from_le_bytes(buf);
+            let new = alu::atomic(*op, *ty, o, bv[l], cv[l])
+                .map_err(|e| (FaultKind::Unsupported(e), Some(l)))?;
+            self.store_lane(
+                lx,
+                cta,
+                *space,
+                l,
+                addrs[l],
+                &new.to_le_bytes()[..size],
+                size as u32,
+            )
+            .map_err(mem_err(l))?;
+            old[l] = o;
+        }
+        if let Some(d) = d {
+            self.write(*d, &old, exec);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cp_async(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        exec: Mask,
+        dst: &Addr,
+        src: &Addr,
+        dst_space: &MemSpace,
+        src_space: &MemSpace,
+        size: &Src,
+        src_size: &Option<Src>,
+    ) -> ExecResult {
+        let (da, sa) = (self.addrs(lx, cta, dst), self.addrs(lx, cta, src));
+        let n = self.fetch(lx, cta, *size);
+        let sn = match src_size {
+            Some(s) => self.fetch(lx, cta, *s),
+            None => n,
+        };
+        for l in lanes(exec) {
+            let total = (n[l] as usize).min(16);
+            let read = (sn[l] as usize).min(total);
+            let mut buf = [0u8; 16];
+            self.load_lane(lx, cta, *src_space, l, sa[l], &mut buf[..read], 1)
+                .map_err(mem_err(l))?;
+            self.store_lane(
+                lx,
+                cta,
+                *dst_space,
+                l,
+                da[l],
+                &buf[..total],
+                total.max(1) as u32,
+            )
+            .map_err(mem_err(l))?;
+        }
+        Ok(())
+    }
+}
+
+/// Fast path of a scalar load from global or shared memory: every lane in
+/// bounds and aligned within one allocation. `None` sends the access down
+/// the per-lane path, which also reports any fault.
+#[inline]
+fn gather(cta: &CtaState<'_>, space: MemSpace, addrs: &L, exec: Mask, bytes: usize) -> Option<L> {
+    let first = exec.trailing_zeros() as usize;
+    let (data, base): (&[u8], u64) = match space {
+        MemSpace::Global => {
+            let (i, _) = cta.global.locate(*addrs.get(first)?, bytes, false).ok()?;
+            let a = cta.global.allocations().get(i)?;
+            (&a.data, a.base)
+        }
+        MemSpace::Shared => (cta.shared.bytes(), 0),
+        _ => return None,
+    };
+    let mut out = [0u64; WARP_SIZE];
+    for l in lanes(exec) {
+        let a = addrs[l];
+        let off = a.wrapping_sub(base) as usize;
+        if !a.is_multiple_of(bytes as u64) || off.checked_add(bytes)? > data.len() {
+            return None;
+        }
+        let mut w = [0u8; 8];
+        w[..bytes].copy_from_slice(&data[off..off + bytes]);
+        out[l] = u64::from_le_bytes(w);
+    }
+    Some(out)
+}
+
+/// Fast path of a scalar store to global or shared memory (see [`gather`]):
+/// checks every lane first, then writes in lane order. `false`: use the slow path.
+#[inline]
+fn scatter(
+    cta: &mut CtaState<'_>,
+    space: MemSpace,
+    addrs: &L,
+    vals: &L,
+    exec: Mask,
+    bytes: usize,
+) -> bool {
+    let first = exec.trailing_zeros() as usize;
+    let (data, base): (&mut [u8], u64) = match space {
+        MemSpace::Global => {
+            let Some(Ok((i, _))) = addrs.get(first).map(|&a| cta.global.locate(a, bytes, true))
+            else {
+                return false;
+            };
+            let Some(a) = cta.global.allocation_mut(i) else {
+                return false;
+            };
+            let base = a.base;
+            (&mut a.data, base)
+        }
+        MemSpace::Shared => (cta.shared.bytes_mut(), 0),
+        _ => return false,
+    };
+    let len = data.len();
+    let ok = lanes(exec).all(|l| {
+        let a = addrs[l];
+        let off = a.wrapping_sub(base) as usize;
+        a.is_multiple_of(bytes as u64) && off.checked_add(bytes).is_some_and(|e| e <= len)
+    });
+    if !ok {
+        return false;
+    }
+    for l in lanes(exec) {
+        let off = addrs[l].wrapping_sub(base) as usize;
+        data[off..off + bytes].copy_from_slice(&vals[l].to_le_bytes()[..bytes]);
+    }
+    true
+}
+
+/// The space an access event reports: generic accesses by their first lane.
+pub(super) fn access_space(space: MemSpace, addrs: &L, exec: Mask) -> Space {
+    let l = (exec.trailing_zeros() as usize).min(WARP_SIZE - 1);
+    super::access::target(space, addrs[l]).0
+}

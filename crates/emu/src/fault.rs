@@ -1,0 +1,138 @@
+//! Kernel faults: what went wrong, and exactly where (CTA, thread, PTX
+//! file:line, instruction text). A fault is a value returned by the launch,
+//! never a panic.
+
+use std::fmt;
+
+use crate::mem::MemFault;
+use crate::simt::Mask;
+use crate::simt::barrier::BarrierError;
+
+/// The class of a fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Out-of-bounds, misaligned or read-only access.
+    Memory(MemFault),
+    /// A barrier reached by only part of a warp's live threads (IPDOM policy).
+    DivergentBarrier {
+        barrier: u32,
+        active: Mask,
+        live: Mask,
+    },
+    /// Every remaining warp of the CTA waits and no barrier can complete.
+    Deadlock {
+        barrier: u32,
+        arrived: u32,
+        expected: u32,
+    },
+    /// A barrier used with a bad id or inconsistent thread counts.
+    Barrier(BarrierError),
+    Trap,
+    Breakpoint,
+    /// The warp exceeded its instruction budget.
+    FuelExhausted {
+        budget: u64,
+    },
+    CallStackOverflow {
+        depth: u32,
+    },
+    /// An instruction or form the emulator does not execute.
+    Unsupported(String),
+    /// The launch itself is wrong (missing argument, unknown kernel, ...).
+    Launch(String),
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Memory(m) => write!(f, "{m}"),
+            Self::DivergentBarrier {
+                barrier,
+                active,
+                live,
+            } => write!(
+                f,
+                "divergent barrier {barrier}: only lanes {active:#010x} of the warp's live lanes {live:#010x} reached it"
+            ),
+            Self::Deadlock {
+                barrier,
+                arrived,
+                expected,
+            } => write!(
+                f,
+                "barrier deadlock: every warp waits, barrier {barrier} has {arrived} of {expected} threads"
+            ),
+            Self::Barrier(e) => write!(f, "{e}"),
+            Self::Trap => write!(f, "trap"),
+            Self::Breakpoint => write!(f, "breakpoint (brkpt)"),
+            Self::FuelExhausted { budget } => {
+                write!(
+                    f,
+                    "instruction budget of {budget} warp instructions exhausted (runaway kernel?)"
+                )
+            }
+            Self::CallStackOverflow { depth } => write!(f, "call stack overflow at depth {depth}"),
+            Self::Unsupported(what) => write!(f, "unsupported: {what}"),
+            Self::Launch(what) => write!(f, "{what}"),
+        }
+    }
+}
+
+/// The PTX instruction where a fault happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultSite {
+    pub file: String,
+    pub line: u32,
+    pub function: String,
+    pub instruction: String,
+}
+
+/// A fault with its location: the first faulting lane of the warp.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub cta: [u32; 3],
+    pub thread: [u32; 3],
+    pub warp: u32,
+    pub lane: u32,
+    pub site: Option<FaultSite>,
+}
+
+impl Fault {
+    /// A fault not tied to a thread (launch errors).
+    pub fn launch(message: impl Into<String>) -> Self {
+        Self {
+            kind: FaultKind::Launch(message.into()),
+            cta: [0; 3],
+            thread: [0; 3],
+            warp: 0,
+            lane: 0,
+            site: None,
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let FaultKind::Launch(m) = &self.kind {
+            return write!(f, "launch error: {m}");
+        }
+        let [cx, cy, cz] = self.cta;
+        let [tx, ty, tz] = self.thread;
+        match &self.site {
+            Some(s) => write!(f, "{}:{}: error: ", s.file, s.line)?,
+            None => write!(f, "error: ")?,
+        }
+        write!(
+            f,
+            "kernel fault in CTA ({cx},{cy},{cz}) thread ({tx},{ty},{tz}) [warp {}, lane {}]",
+            self.warp, self.lane
+        )?;
+        if let Some(s) = &self.site {
+            write!(f, " in {}: `{}`", s.function, s.instruction)?;
+        }
+        write!(f, ": {}", self.kind)
+    }
+}
+
+impl std::error::Error for Fault {}

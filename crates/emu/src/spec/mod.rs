@@ -1,0 +1,168 @@
+//! Launch specs (TOML, the format of DESIGN.md): what kernel to run, on what
+//! grid, with what arguments and constant data.
+//!
+//! Parsing walks `toml::de::DeTable`, which keeps byte spans, so every error
+//! names `file:line:col`. Integer fields accept an integer or a string holding
+//! an expression over `defines` (see [`expr`]). Buffers are materialised by
+//! [`init::materialize`].
+
+pub mod expr;
+pub mod init;
+mod parse;
+pub mod types;
+
+use std::fmt;
+use std::path::PathBuf;
+
+pub use init::Init;
+pub use parse::parse;
+pub use types::{Number, ScalarType};
+
+/// The kind of source a spec names, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    Cuda,
+    Ptx,
+}
+
+/// A `-D` value: an integer (usable in expressions) or any other text, passed on verbatim.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefineValue {
+    Int(i64),
+    Text(String),
+}
+
+impl fmt::Display for DefineValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Int(i) => write!(f, "{i}"),
+            Self::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A parsed launch spec. Paths are resolved against the spec file's directory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchSpec {
+    /// The spec file itself, as given.
+    pub path: PathBuf,
+    pub source: PathBuf,
+    pub source_kind: SourceKind,
+    pub kernel: String,
+    /// In name order; `--set` overrides already applied.
+    pub defines: Vec<(String, DefineValue)>,
+    pub arch: Option<String>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: u32,
+    pub args: Vec<ArgSpec>,
+    pub constants: Vec<ConstantSpec>,
+    /// Per-warp instruction budget override (`fuel = ...`), if given.
+    pub fuel: Option<u64>,
+}
+
+impl LaunchSpec {
+    pub fn threads_per_cta(&self) -> u64 {
+        self.block.iter().map(|&d| d as u64).product()
+    }
+
+    pub fn ctas(&self) -> u64 {
+        self.grid.iter().map(|&d| d as u64).product()
+    }
+
+    /// Integer value of a define, if it has one.
+    pub fn define(&self, name: &str) -> Option<i64> {
+        self.defines
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| match v {
+                DefineValue::Int(i) => Some(*i),
+                DefineValue::Text(_) => None,
+            })
+    }
+}
+
+/// One kernel argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgSpec {
+    Scalar {
+        name: String,
+        ty: ScalarType,
+        value: Number,
+    },
+    Buffer(BufferSpec),
+}
+
+impl ArgSpec {
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Scalar { name, .. } => name,
+            Self::Buffer(b) => &b.name,
+        }
+    }
+}
+
+/// A fresh global buffer of `len` elements of `elem`, filled by `init`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BufferSpec {
+    pub name: String,
+    pub elem: ScalarType,
+    pub len: u64,
+    pub init: Init,
+}
+
+impl BufferSpec {
+    pub fn bytes(&self) -> u64 {
+        self.len.saturating_mul(self.elem.size() as u64)
+    }
+}
+
+/// Initial data of a `__constant__` or `__device__` symbol of the module.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstantSpec {
+    pub name: String,
+    pub elem: ScalarType,
+    pub len: u64,
+    pub init: Init,
+}
+
+/// A spec error, rendered `file:line:col: error: message` (line 0: no position).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct SpecError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: error: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: error: {}",
+                self.file, self.line, self.col, self.message
+            )
+        }
+    }
+}
+
+impl LaunchSpec {
+    /// The initial bytes of a buffer argument or constant symbol; errors (an
+    /// unreadable or wrongly sized file, a bad random range) name the spec file.
+    pub fn initial_bytes(
+        &self,
+        elem: ScalarType,
+        len: u64,
+        init: &Init,
+    ) -> Result<Vec<u8>, SpecError> {
+        init::materialize(elem, len, init).map_err(|message| SpecError {
+            file: self.path.display().to_string(),
+            line: 0,
+            col: 0,
+            message,
+        })
+    }
+}

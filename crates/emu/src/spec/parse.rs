@@ -1,0 +1,500 @@
+//! The walk over the spanned TOML tree that builds a [`LaunchSpec`].
+
+use std::ops::Range;
+use std::path::Path;
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::expr;
+use super::init::Init;
+use super::types::{Number, ScalarType};
+use super::{ArgSpec, BufferSpec, ConstantSpec, DefineValue, LaunchSpec, SourceKind, SpecError};
+
+type Value<'i> = Spanned<DeValue<'i>>;
+
+/// Largest buffer a spec may ask for (bytes): beyond this, a typo is likelier than intent.
+const MAX_BUFFER_BYTES: u64 = 1 << 34;
+/// Threads per CTA allowed by every GPU since compute capability 2.0.
+const MAX_BLOCK_THREADS: u64 = 1024;
+
+/// Parse a launch spec. `path` is the spec file (used for messages and to
+/// resolve relative paths); `overrides` are `--set NAME=VALUE` pairs, applied
+/// to `defines` before anything is evaluated.
+pub fn parse(
+    text: &str,
+    path: &Path,
+    overrides: &[(String, String)],
+) -> Result<LaunchSpec, SpecError> {
+    let file = path.display().to_string();
+    let mut cx = Ctx {
+        text,
+        file,
+        defines: Vec::new(),
+    };
+    let root =
+        DeTable::parse(text).map_err(|e| cx.error(e.span().unwrap_or(0..0), e.message().trim()))?;
+    let root_span = root.span();
+    let table = root.into_inner();
+    let dir = path.parent().unwrap_or(Path::new(""));
+
+    const KEYS: &[&str] = &[
+        "source",
+        "kernel",
+        "defines",
+        "arch",
+        "grid",
+        "block",
+        "dynamic_shared",
+        "arg",
+        "constant",
+        "fuel",
+    ];
+    cx.check_keys(&table, KEYS, "launch spec")?;
+
+    cx.read_defines(table.get("defines"), overrides)?;
+
+    let source_v = cx.required(&table, "source", root_span.clone())?;
+    let source_s = cx.string(source_v)?;
+    let source_kind = if source_s.ends_with(".cu") || source_s.ends_with(".cuh") {
+        SourceKind::Cuda
+    } else if source_s.ends_with(".ptx") {
+        SourceKind::Ptx
+    } else {
+        return Err(cx.error(source_v.span(), "source must end in .cu or .ptx"));
+    };
+    let kernel_v = cx.required(&table, "kernel", root_span.clone())?;
+    let kernel = cx.string(kernel_v)?;
+    if kernel.is_empty() {
+        return Err(cx.error(kernel_v.span(), "kernel name is empty"));
+    }
+    let arch = table.get("arch").map(|v| cx.string(v)).transpose()?;
+    let grid = cx.dims(cx.required(&table, "grid", root_span.clone())?, "grid")?;
+    let block_v = cx.required(&table, "block", root_span.clone())?;
+    let block = cx.dims(block_v, "block")?;
+    let threads: u64 = block.iter().map(|&d| d as u64).product();
+    if threads > MAX_BLOCK_THREADS {
+        return Err(cx.error(
+            block_v.span(),
+            &format!("block has {threads} threads; at most {MAX_BLOCK_THREADS}"),
+        ));
+    }
+    if grid[1] > 65535 || grid[2] > 65535 || grid[0] > i32::MAX as u32 {
+        let v = cx.required(&table, "grid", root_span.clone())?;
+        return Err(cx.error(v.span(), "grid exceeds the limits [2^31-1, 65535, 65535]"));
+    }
+    let dynamic_shared = match table.get("dynamic_shared") {
+        Some(v) => cx.ranged(v, 0, u32::MAX as i64)? as u32,
+        None => 0,
+    };
+    let fuel = table
+        .get("fuel")
+        .map(|v| cx.ranged(v, 1, i64::MAX).map(|f| f as u64))
+        .transpose()?;
+
+    let mut args = Vec::new();
+    if let Some(v) = table.get("arg") {
+        for item in cx.array(v)? {
+            let arg = cx.arg(item, dir)?;
+            if args.iter().any(|a: &ArgSpec| a.name() == arg.name()) {
+                return Err(cx.error(
+                    item.span(),
+                    &format!("argument `{}` is given twice", arg.name()),
+                ));
+            }
+            args.push(arg);
+        }
+    }
+    let mut constants = Vec::new();
+    if let Some(v) = table.get("constant") {
+        for item in cx.array(v)? {
+            let c = cx.constant(item, dir)?;
+            if constants.iter().any(|o: &ConstantSpec| o.name == c.name) {
+                return Err(cx.error(
+                    item.span(),
+                    &format!("constant `{}` is given twice", c.name),
+                ));
+            }
+            constants.push(c);
+        }
+    }
+
+    Ok(LaunchSpec {
+        path: path.to_path_buf(),
+        source: dir.join(source_s),
+        source_kind,
+        kernel,
+        defines: cx.defines,
+        arch,
+        grid,
+        block,
+        dynamic_shared,
+        args,
+        constants,
+        fuel,
+    })
+}
+
+struct Ctx<'t> {
+    text: &'t str,
+    file: String,
+    defines: Vec<(String, DefineValue)>,
+}
+
+impl Ctx<'_> {
+    fn error(&self, span: Range<usize>, message: &str) -> SpecError {
+        let offset = span.start.min(self.text.len());
+        let before = self.text.get(..offset).unwrap_or("");
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before[line_start..].chars().count() + 1;
+        SpecError {
+            file: self.file.clone(),
+            line,
+            col,
+            message: message.to_string(),
+        }
+    }
+
+    fn check_keys(
+        &self,
+        table: &DeTable<'_>,
+        allowed: &[&str],
+        what: &str,
+    ) -> Result<(), SpecError> {
+        for key in table.keys() {
+            if !allowed.contains(&key.get_ref().as_ref()) {
+                return Err(self.error(
+                    key.span(),
+                    &format!(
+                        "unknown key `{}` in {what} (expected one of: {})",
+                        key.get_ref(),
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn required<'a, 'i>(
+        &self,
+        table: &'a DeTable<'i>,
+        key: &str,
+        at: Range<usize>,
+    ) -> Result<&'a Value<'i>, SpecError> {
+        table
+            .get(key)
+            .ok_or_else(|| self.error(at, &format!("missing key `{key}`")))
+    }
+
+    fn string(&self, v: &Value<'_>) -> Result<String, SpecError> {
+        match v.get_ref() {
+            DeValue::String(s) => Ok(s.to_string()),
+            other => Err(self.error(
+                v.span(),
+                &format!("expected a string, found {}", other.type_str()),
+            )),
+        }
+    }
+
+    fn array<'a, 'i>(&self, v: &'a Value<'i>) -> Result<&'a [Value<'i>], SpecError> {
+        match v.get_ref() {
+            DeValue::Array(a) => Ok(a),
+            other => Err(self.error(
+                v.span(),
+                &format!("expected an array, found {}", other.type_str()),
+            )),
+        }
+    }
+
+    fn table<'a, 'i>(&self, v: &'a Value<'i>) -> Result<&'a DeTable<'i>, SpecError> {
+        match v.get_ref() {
+            DeValue::Table(t) => Ok(t),
+            other => Err(self.error(
+                v.span(),
+                &format!("expected a table, found {}", other.type_str()),
+            )),
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<i64> {
+        self.defines
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| match v {
+                DefineValue::Int(i) => Some(*i),
+                DefineValue::Text(_) => None,
+            })
+    }
+
+    /// An integer: a TOML integer or a string holding an expression over defines.
+    fn integer(&self, v: &Value<'_>) -> Result<i64, SpecError> {
+        match v.get_ref() {
+            DeValue::Integer(i) => parse_toml_int(i.as_str(), i.radix()).ok_or_else(|| {
+                self.error(
+                    v.span(),
+                    &format!("integer `{}` is out of range", i.as_str()),
+                )
+            }),
+            DeValue::String(s) => expr::eval(s, &|n| self.lookup(n)).map_err(|e| {
+                // +1 skips the opening quote; exact for strings without escapes.
+                let at = v.span().start + 1 + e.offset;
+                self.error(at..at, &e.message)
+            }),
+            other => Err(self.error(
+                v.span(),
+                &format!(
+                    "expected an integer or an expression, found {}",
+                    other.type_str()
+                ),
+            )),
+        }
+    }
+
+    fn ranged(&self, v: &Value<'_>, lo: i64, hi: i64) -> Result<i64, SpecError> {
+        let i = self.integer(v)?;
+        if i < lo || i > hi {
+            return Err(self.error(v.span(), &format!("{i} is out of range [{lo}, {hi}]")));
+        }
+        Ok(i)
+    }
+
+    /// A number: integer, float, or an integer expression.
+    fn number(&self, v: &Value<'_>) -> Result<Number, SpecError> {
+        match v.get_ref() {
+            DeValue::Float(f) => {
+                let s: String = f.as_str().chars().filter(|&c| c != '_').collect();
+                s.parse::<f64>()
+                    .map(Number::Float)
+                    .map_err(|_| self.error(v.span(), &format!("`{}` is not a number", f.as_str())))
+            }
+            _ => self.integer(v).map(Number::Int),
+        }
+    }
+
+    fn dims(&self, v: &Value<'_>, what: &str) -> Result<[u32; 3], SpecError> {
+        let items = self.array(v)?;
+        if items.is_empty() || items.len() > 3 {
+            return Err(self.error(
+                v.span(),
+                &format!("{what} needs 1 to 3 entries, found {}", items.len()),
+            ));
+        }
+        let mut dims = [1u32; 3];
+        for (d, item) in dims.iter_mut().zip(items) {
+            *d = self.ranged(item, 1, u32::MAX as i64)? as u32;
+        }
+        Ok(dims)
+    }
+
+    fn read_defines(
+        &mut self,
+        v: Option<&Value<'_>>,
+        overrides: &[(String, String)],
+    ) -> Result<(), SpecError> {
+        // (name, expression text still to evaluate); integers go straight in.
+        let mut pending: Vec<(String, String)> = Vec::new();
+        if let Some(v) = v {
+            for (key, value) in self.table(v)? {
+                let name = key.get_ref().to_string();
+                match value.get_ref() {
+                    DeValue::Integer(_) => {
+                        let i = self.integer(value)?;
+                        self.defines.push((name, DefineValue::Int(i)));
+                    }
+                    DeValue::Float(f) => self
+                        .defines
+                        .push((name, DefineValue::Text(f.as_str().to_string()))),
+                    DeValue::Boolean(b) => self.defines.push((name, DefineValue::Int(*b as i64))),
+                    DeValue::String(s) => pending.push((name, s.to_string())),
+                    other => {
+                        return Err(self.error(
+                            value.span(),
+                            &format!(
+                                "a define must be a number or a string, found {}",
+                                other.type_str()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        for (name, value) in overrides {
+            self.defines.retain(|(n, _)| n != name);
+            pending.retain(|(n, _)| n != name);
+            pending.push((name.clone(), value.clone()));
+        }
+        // Defines may refer to each other in any order: evaluate until no progress.
+        loop {
+            let mut progress = false;
+            let mut i = 0;
+            while i < pending.len() {
+                if let Ok(v) = expr::eval(&pending[i].1, &|n| self.lookup(n)) {
+                    let (name, _) = pending.remove(i);
+                    self.defines.push((name, DefineValue::Int(v)));
+                    progress = true;
+                } else {
+                    i += 1;
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+        // What is not an integer expression is passed on as text (e.g. `1.5f`).
+        for (name, text) in pending {
+            self.defines.push((name, DefineValue::Text(text)));
+        }
+        self.defines.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(())
+    }
+
+    fn type_of(&self, v: &Value<'_>) -> Result<(ScalarType, bool), SpecError> {
+        let s = self.string(v)?;
+        let (base, pointer) = match s.strip_suffix('*') {
+            Some(b) => (b.trim_end(), true),
+            None => (s.as_str(), false),
+        };
+        let names: Vec<&str> = ScalarType::ALL.iter().map(|t| t.name()).collect();
+        ScalarType::parse(base)
+            .map(|t| (t, pointer))
+            .ok_or_else(|| {
+                self.error(
+                    v.span(),
+                    &format!(
+                        "unknown type `{s}` (expected one of {}, or a pointer `T*`)",
+                        names.join(" ")
+                    ),
+                )
+            })
+    }
+
+    fn init(&self, v: Option<&Value<'_>>, dir: &Path) -> Result<Init, SpecError> {
+        let Some(v) = v else { return Ok(Init::Zeros) };
+        if let DeValue::String(s) = v.get_ref() {
+            return match s.as_ref() {
+                "zeros" => Ok(Init::Zeros),
+                "iota" => Ok(Init::Iota),
+                other => Err(self.error(
+                    v.span(),
+                    &format!("unknown init `{other}` (expected \"zeros\", \"iota\", {{ fill }}, {{ random }} or {{ file }})"),
+                )),
+            };
+        }
+        let t = self.table(v)?;
+        let mut entries = t.iter();
+        let (Some((key, value)), None) = (entries.next(), entries.next()) else {
+            return Err(self.error(
+                v.span(),
+                "init table needs exactly one of fill, random, file",
+            ));
+        };
+        match key.get_ref().as_ref() {
+            "fill" => Ok(Init::Fill(self.number(value)?)),
+            "file" => Ok(Init::File(dir.join(self.string(value)?))),
+            "random" => {
+                let r = self.table(value)?;
+                self.check_keys(r, &["seed", "lo", "hi"], "random init")?;
+                let seed = match r.get("seed") {
+                    Some(s) => self.ranged(s, 0, i64::MAX)? as u64,
+                    None => 0,
+                };
+                let lo = r
+                    .get("lo")
+                    .map(|x| self.number(x))
+                    .transpose()?
+                    .unwrap_or(Number::Float(0.0));
+                let hi = r
+                    .get("hi")
+                    .map(|x| self.number(x))
+                    .transpose()?
+                    .unwrap_or(Number::Float(1.0));
+                Ok(Init::Random { seed, lo, hi })
+            }
+            other => Err(self.error(
+                key.span(),
+                &format!("unknown init `{other}` (expected fill, random or file)"),
+            )),
+        }
+    }
+
+    fn len(&self, t: &DeTable<'_>, elem: ScalarType, at: Range<usize>) -> Result<u64, SpecError> {
+        let len_v = self.required(t, "len", at)?;
+        let len = self.ranged(len_v, 0, i64::MAX)? as u64;
+        if len.saturating_mul(elem.size() as u64) > MAX_BUFFER_BYTES {
+            return Err(self.error(
+                len_v.span(),
+                &format!("{len} elements of {elem} exceed {MAX_BUFFER_BYTES} bytes"),
+            ));
+        }
+        Ok(len)
+    }
+
+    fn arg(&self, item: &Value<'_>, dir: &Path) -> Result<ArgSpec, SpecError> {
+        let t = self.table(item)?;
+        self.check_keys(t, &["name", "type", "value", "len", "init"], "[[arg]]")?;
+        let name = self.string(self.required(t, "name", item.span())?)?;
+        let (ty, pointer) = self.type_of(self.required(t, "type", item.span())?)?;
+        if pointer {
+            if let Some(v) = t.get("value") {
+                return Err(
+                    self.error(v.span(), "a pointer argument takes len and init, not value")
+                );
+            }
+            let len = self.len(t, ty, item.span())?;
+            let init = self.init(t.get("init"), dir)?;
+            return Ok(ArgSpec::Buffer(BufferSpec {
+                name,
+                elem: ty,
+                len,
+                init,
+            }));
+        }
+        for key in ["len", "init"] {
+            if let Some(v) = t.get(key) {
+                return Err(self.error(
+                    v.span(),
+                    &format!("a scalar argument takes value, not {key}"),
+                ));
+            }
+        }
+        let value_v = self.required(t, "value", item.span())?;
+        let value = self.number(value_v)?;
+        // Check the value fits the type now, so the error points at it.
+        ty.encode(value, &mut Vec::new())
+            .map_err(|m| self.error(value_v.span(), &m))?;
+        Ok(ArgSpec::Scalar { name, ty, value })
+    }
+
+    fn constant(&self, item: &Value<'_>, dir: &Path) -> Result<ConstantSpec, SpecError> {
+        let t = self.table(item)?;
+        self.check_keys(t, &["name", "type", "len", "init"], "[[constant]]")?;
+        let name = self.string(self.required(t, "name", item.span())?)?;
+        let type_v = self.required(t, "type", item.span())?;
+        let (elem, pointer) = self.type_of(type_v)?;
+        if pointer {
+            return Err(self.error(
+                type_v.span(),
+                "a constant symbol has an element type, not a pointer",
+            ));
+        }
+        let len = if t.contains_key("len") {
+            self.len(t, elem, item.span())?
+        } else {
+            1
+        };
+        let init = self.init(t.get("init"), dir)?;
+        Ok(ConstantSpec {
+            name,
+            elem,
+            len,
+            init,
+        })
+    }
+}
+
+fn parse_toml_int(s: &str, radix: u32) -> Option<i64> {
+    let digits: String = s.chars().filter(|&c| c != '_').collect();
+    i64::from_str_radix(&digits, radix).ok()
+}

@@ -1,0 +1,150 @@
+//! gpurun: measure the seed-004 microbenchmarks on a real GPU (feature `gpu`)
+//! and write the measurement CSV that `fit::measurements` reads
+//! (`gpu,benchmark,x,time,unit,repetition`).
+//!
+//! Tour:
+//! - [`measure`]: the one entry point. Without the `gpu` feature it returns
+//!   [`GpuRunError::NotBuilt`]. With it, every call first checks that the
+//!   CUDA driver library can be loaded (`cudarc::driver::sys::is_culib_present`;
+//!   cudarc panics without it) and that a context on device 0 can be created,
+//!   and returns [`GpuRunError::NoDriver`] otherwise. Nothing here panics on a
+//!   machine without a GPU.
+//! - [`to_csv`]: rows as the measurement CSV.
+//!
+//! What a GPU run measures (module `device`, feature `gpu`): host-to-device
+//! and device-to-host copies of 4 KiB to 64 MiB timed with CUDA events
+//! (`h2d_copy`, `d2h_copy`; x in bytes, time in µs).
+
+#[cfg(feature = "gpu")]
+mod device;
+
+use fit::measurements::Unit;
+
+/// One measured point, a row of the measurement CSV.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Row {
+    pub gpu: String,
+    pub benchmark: String,
+    pub x: f64,
+    pub time: f64,
+    pub unit: Unit,
+    pub repetition: u32,
+}
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeasureOptions {
+    /// The catalog id written in the `gpu` column.
+    pub gpu: String,
+    /// Repetitions of every benchmark (one data set each); at least 1.
+    pub repetitions: u32,
+}
+
+/// Why nothing was measured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GpuRunError {
+    #[error(
+        "error: this binary was built without `--features gpu`; rebuild with `cargo build --features gpu` to measure on a GPU, or import a measurement CSV"
+    )]
+    NotBuilt,
+    #[error("error: no CUDA driver found: {0}")]
+    NoDriver(String),
+    #[error("error: CUDA call failed: {0}")]
+    Cuda(String),
+    #[error("error: {0}")]
+    Options(String),
+}
+
+/// Run the microbenchmarks on device 0 and return the measured rows.
+pub fn measure(opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
+    if opts.repetitions == 0 {
+        return Err(GpuRunError::Options("--reps must be at least 1".into()));
+    }
+    run_on_device(opts)
+}
+
+#[cfg(feature = "gpu")]
+fn run_on_device(opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
+    device::measure(opts)
+}
+
+#[cfg(not(feature = "gpu"))]
+fn run_on_device(_opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
+    Err(GpuRunError::NotBuilt)
+}
+
+/// The rows as a measurement CSV, header first.
+pub fn to_csv(rows: &[Row]) -> String {
+    let mut out = String::from("gpu,benchmark,x,time,unit,repetition\n");
+    for r in rows {
+        out.push_str(&format!(
+            "{},{},{},{},{},{}\n",
+            r.gpu,
+            r.benchmark,
+            r.x,
+            r.time,
+            r.unit.name(),
+            r.repetition
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(reps: u32) -> MeasureOptions {
+        MeasureOptions {
+            gpu: "test-gpu".into(),
+            repetitions: reps,
+        }
+    }
+
+    #[test]
+    fn measuring_without_a_gpu_is_an_error_not_a_panic() {
+        let e = measure(&opts(2)).expect_err("no GPU here");
+        if cfg!(feature = "gpu") {
+            // This machine has no libcuda: the gate must catch it.
+            assert!(
+                matches!(&e, GpuRunError::NoDriver(_)),
+                "unexpected error: {e}"
+            );
+            assert!(e.to_string().contains("no CUDA driver found"));
+        } else {
+            assert_eq!(e, GpuRunError::NotBuilt);
+            assert!(e.to_string().contains("--features gpu"));
+        }
+    }
+
+    #[test]
+    fn zero_repetitions_are_refused() {
+        assert!(matches!(measure(&opts(0)), Err(GpuRunError::Options(_))));
+    }
+
+    #[test]
+    fn csv_round_trips_through_the_fit_reader() {
+        let rows = vec![
+            Row {
+                gpu: "g".into(),
+                benchmark: "h2d_copy".into(),
+                x: 4096.0,
+                time: 3.5,
+                unit: Unit::Us,
+                repetition: 0,
+            },
+            Row {
+                gpu: "g".into(),
+                benchmark: "h2d_copy".into(),
+                x: 8192.0,
+                time: 4.25,
+                unit: Unit::Us,
+                repetition: 0,
+            },
+        ];
+        let sets = fit::measurements::parse_csv("t.csv", &to_csv(&rows)).expect("valid CSV");
+        assert_eq!(sets.len(), 1);
+        assert_eq!(sets[0].xs, vec![4096.0, 8192.0]);
+        assert_eq!(sets[0].times, vec![3.5, 4.25]);
+    }
+}

@@ -1,0 +1,50 @@
+//! pipeline: launch spec -> PTX -> emulation -> KernelProfile -> predictions,
+//! as library calls that the CLI (`predict`, `characterize`, `run`) and the
+//! `validate` and `tune` crates share.
+//!
+//! The flow, one function per step:
+//!
+//! ```text
+//! load_spec(path, overrides)            -> LoadedSpec   (spec parsed; .cu compiled by NVRTC, cached;
+//! load_source(spec, text, opts)                          entry resolved; static shared memory)
+//! profile(&loaded, &Options)            -> Profiled     (one emulation: characterization,
+//!                                                        KernelProfile with registers, cache trace)
+//! predict(&profiled, &gpu, &models)     -> Predictions  (cache model for that GPU, occupancy,
+//!                                                        every model, agreement)
+//! ```
+//!
+//! Tour:
+//! - [`load`]: [`load_spec`], [`load_spec_with`] (NVRTC path, or a checked-in
+//!   PTX to use instead of compiling), [`load_source`] (source text in memory),
+//!   [`compile_cached`] (the process-wide compilation cache).
+//! - [`registers`]: ptxas register counts, else a labelled upper-bound
+//!   estimate from the PTX's declared registers.
+//! - [`trace`]: the observer that records global/local/constant accesses for
+//!   the cache model during the same emulation as the characterization.
+//! - [`cache`]: the GPU's cache geometry and the figures written to the profile.
+//! - [`run`]: [`profile`], [`Options`], [`Profiled`].
+//! - [`predict`](mod@predict): [`predict()`], [`predict_profile`], [`Predictions`].
+//!
+//! Everything is deterministic: the emulation runs CTAs in order, the cache
+//! model is deterministic, and the compilation cache only saves time.
+//! Errors are [`PipelineError`] values whose `Display` is a finished
+//! `file:line:col: error: ...` diagnostic where the cause is in a file.
+
+pub mod cache;
+pub mod error;
+pub mod load;
+pub mod predict;
+pub mod registers;
+pub mod run;
+pub mod trace;
+
+pub use error::PipelineError;
+pub use load::{
+    DEFAULT_ARCH, LoadOptions, LoadedSpec, PtxOrigin, compile_cached, load_source, load_spec,
+    load_spec_with,
+};
+pub use predict::{Predictions, default_models, occupancy_for, predict, predict_profile};
+pub use run::{Options, Profiled, profile};
+
+/// The reconvergence policies of the emulator, re-exported for callers of [`Options`].
+pub use emu::simt::stack::Policy;

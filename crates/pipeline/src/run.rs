@@ -1,0 +1,154 @@
+//! [`profile`]: emulate a loaded kernel once with the characterize collector
+//! (and the cache trace recorder), and build the models' [`KernelProfile`].
+
+use std::sync::Arc;
+
+use arch::Gpu;
+use cachesim::{CacheReport, Trace};
+use characterize::{Characterization, Sample};
+use emu::simt::stack::Policy;
+use profile::{KernelProfile, RegisterSource, Resources};
+
+use crate::cache;
+use crate::error::PipelineError;
+use crate::load::LoadedSpec;
+use crate::predict::occupancy_for;
+use crate::registers::{estimate_registers, ptxas_registers};
+use crate::trace::TraceRecorder;
+
+/// How to profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Reconvergence policy of the emulator.
+    pub policy: Policy,
+    /// Emulate and count only this many CTAs, evenly spaced, and extrapolate (None: all).
+    pub sample_ctas: Option<u64>,
+    /// Run the cache model for this GPU now (it can also be run later, per GPU,
+    /// by [`crate::predict`], from the recorded trace).
+    pub gpu: Option<Gpu>,
+    /// Record the memory trace for the cache model (default true).
+    pub cache: bool,
+    /// Ask ptxas for the register count (default true); false always estimates.
+    pub ptxas: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            policy: Policy::Ipdom,
+            sample_ctas: None,
+            gpu: None,
+            cache: true,
+            ptxas: true,
+        }
+    }
+}
+
+/// The result of one emulation.
+#[derive(Debug, Clone)]
+pub struct Profiled {
+    /// Kerr et al.'s metrics and the per-line rows.
+    pub characterization: Characterization,
+    /// What the models read. When `cache` is present its figures are in
+    /// `profile.cache` and `profile.global.dram_bytes`/`l2_bytes`.
+    pub profile: KernelProfile,
+    /// The cache model's report for `profile.cache.gpu`, if it was run.
+    pub cache: Option<CacheReport>,
+    /// The global/local/constant address stream of the watched CTAs, kept so
+    /// the cache model can be rerun for another GPU without re-emulating.
+    pub trace: Option<Arc<Trace>>,
+    /// Why there is no trace (too many requests, or not asked for).
+    pub trace_note: Option<String>,
+}
+
+/// Emulate `loaded` and profile it (see [`Options`]).
+pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, PipelineError> {
+    let spec = &loaded.spec;
+    let copts = characterize::Options {
+        policy: opts.policy,
+        sample_ctas: opts.sample_ctas,
+        watch_ctas: None,
+    };
+    let sample = match opts.sample_ctas {
+        Some(k) => Sample::evenly(spec.ctas(), k),
+        None => Sample::full(spec.ctas()),
+    };
+    let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
+    let mut recorder = TraceRecorder::new(watch);
+    let characterization = if opts.cache {
+        characterize::characterize_with(
+            &loaded.module,
+            &loaded.ptx,
+            &loaded.ptx_file,
+            spec,
+            copts,
+            &mut recorder,
+        )
+    } else {
+        characterize::characterize(&loaded.module, &loaded.ptx, &loaded.ptx_file, spec, copts)
+    }
+    .map_err(|e| PipelineError::Emulation(e.to_string()))?;
+    let (trace, trace_note) = if opts.cache {
+        match recorder.finish() {
+            Ok(t) => (Some(Arc::new(t)), None),
+            Err(why) => (None, Some(why)),
+        }
+    } else {
+        (None, Some("cache model not requested".to_string()))
+    };
+
+    let mut profile = characterization.to_profile();
+    profile.kernel = loaded.kernel_name.clone();
+    profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
+    profile.resources = resources(loaded, opts.ptxas);
+    let mut profiled = Profiled {
+        characterization,
+        profile,
+        cache: None,
+        trace,
+        trace_note,
+    };
+    if let Some(gpu) = &opts.gpu {
+        profiled.simulate_cache(gpu)?;
+    }
+    Ok(profiled)
+}
+
+/// Registers (ptxas, else the estimate) and static shared memory of the entry.
+fn resources(loaded: &LoadedSpec, use_ptxas: bool) -> Resources {
+    let from_ptxas = if use_ptxas {
+        ptxas_registers(&loaded.ptx, &loaded.arch, &loaded.spec.kernel)
+    } else {
+        None
+    };
+    match from_ptxas {
+        Some((registers, shared)) => Resources {
+            registers_per_thread: registers,
+            registers_source: RegisterSource::Ptxas,
+            static_shared_per_block: shared.max(loaded.static_shared_bytes),
+        },
+        None => Resources {
+            registers_per_thread: loaded.entry().map_or(0, estimate_registers),
+            registers_source: RegisterSource::Estimate,
+            static_shared_per_block: loaded.static_shared_bytes,
+        },
+    }
+}
+
+impl Profiled {
+    /// Run the cache model for `gpu` on the recorded trace and write its
+    /// figures into the profile (replacing those of another GPU). Without a
+    /// trace, or on a GPU without an L2 for global data, the figures are cleared.
+    pub fn simulate_cache(&mut self, gpu: &Gpu) -> Result<(), PipelineError> {
+        let report = match &self.trace {
+            Some(trace) => {
+                let occ = occupancy_for(&self.profile, gpu)?;
+                cache::simulate_on(gpu, &occ, trace, self.profile.launch.blocks())?
+            }
+            None => None,
+        };
+        cache::apply(&mut self.profile, &gpu.id, report.as_ref());
+        self.cache = report;
+        Ok(())
+    }
+}

@@ -1,0 +1,318 @@
+//! The pipeline's API on small inputs: loading (files, in-memory sources,
+//! NVRTC with its cache), errors with locations, profiling options, the cache
+//! model per GPU, and determinism.
+
+use std::path::{Path, PathBuf};
+
+use arch::Catalog;
+use pipeline::{
+    LoadOptions, LoadedSpec, Options, PipelineError, Policy, PtxOrigin, load_source, load_spec,
+    load_spec_with, predict, profile,
+};
+use profile::RegisterSource;
+
+fn kernel(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../kernels")
+        .join(name)
+}
+
+fn load_checked_in(name: &str) -> LoadedSpec {
+    let dir = kernel(name);
+    let opts = LoadOptions {
+        ptx: Some(dir.join("sm_80.ptx")),
+        ..LoadOptions::default()
+    };
+    match load_spec_with(&dir.join("spec.toml"), &[], &opts) {
+        Ok(l) => l,
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+fn gpu(id: &str) -> arch::Gpu {
+    match Catalog::bundled().and_then(|c| c.get(id).cloned()) {
+        Ok(g) => g,
+        Err(e) => panic!("{id}: {e}"),
+    }
+}
+
+/// Write `text` to a fresh temporary file named `name` and return its path.
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pipeline-api-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        panic!("{}: {e}", dir.display());
+    }
+    let path = dir.join(name);
+    if let Err(e) = std::fs::write(&path, text) {
+        panic!("{}: {e}", path.display());
+    }
+    path
+}
+
+/// Load a spec written to a temp file and compare the error's text with `expected` (a substring).
+fn check_load_error(file: &str, spec: &str, expected: &str) {
+    let path = temp_file(file, spec);
+    match load_spec(&path, &[]) {
+        Ok(_) => panic!("{file}: loaded, expected an error containing {expected:?}"),
+        Err(e) => {
+            let text = e.to_string();
+            assert!(
+                text.contains(expected),
+                "{file}: error {text:?} lacks {expected:?}"
+            );
+        }
+    }
+}
+
+const SAXPY_PTX: &str = ".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry saxpy(.param .u64 x, .param .f32 a)
+{
+.reg .b32 %r<4>;
+.reg .f32 %f<3>;
+.reg .b64 %rd<4>;
+ld.param.u64 %rd1, [x];
+ld.param.f32 %f1, [a];
+mov.u32 %r1, %tid.x;
+mul.wide.u32 %rd2, %r1, 4;
+add.s64 %rd3, %rd1, %rd2;
+ld.global.f32 %f2, [%rd3];
+mul.f32 %f2, %f2, %f1;
+st.global.f32 [%rd3], %f2;
+ret;
+}
+";
+
+fn saxpy_spec(source: &str) -> String {
+    format!(
+        "source = \"{source}\"\nkernel = \"saxpy\"\ngrid = [2, 1, 1]\nblock = [64, 1, 1]\n\n\
+         [[arg]]\nname = \"x\"\ntype = \"f32*\"\nlen = 128\ninit = \"iota\"\n\n\
+         [[arg]]\nname = \"a\"\ntype = \"f32\"\nvalue = 2.0\n"
+    )
+}
+
+#[test]
+fn load_errors_name_the_file_and_position() {
+    check_load_error(
+        "bad_key.toml",
+        "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [1]\ncolour = 1\n",
+        "bad_key.toml:5:1: error:",
+    );
+    check_load_error(
+        "missing_source.toml",
+        "source = \"does_not_exist.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [1]\n",
+        "does_not_exist.ptx: error: cannot read file",
+    );
+    temp_file(
+        "broken.ptx",
+        ".version 8.0\n.target sm_80\n.visible .entry k(\n",
+    );
+    check_load_error(
+        "broken_ptx.toml",
+        "source = \"broken.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [1]\n",
+        "broken.ptx:",
+    );
+    temp_file("saxpy.ptx", SAXPY_PTX);
+    check_load_error(
+        "wrong_kernel.toml",
+        "source = \"saxpy.ptx\"\nkernel = \"daxpy\"\ngrid = [1]\nblock = [1]\n",
+        "wrong_kernel.toml: error:",
+    );
+}
+
+#[test]
+fn in_memory_ptx_loads_and_profiles() {
+    let spec_path = temp_file("mem.toml", &saxpy_spec("mem.ptx"));
+    let spec = match emu::spec::parse(&saxpy_spec("mem.ptx"), &spec_path, &[]) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let loaded = match load_source(spec, SAXPY_PTX, &LoadOptions::default()) {
+        Ok(l) => l,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(loaded.spec.kernel, "saxpy");
+    assert!(matches!(loaded.origin, PtxOrigin::File(_)));
+    let opts = Options {
+        ptxas: false,
+        ..Options::default()
+    };
+    let p = match profile(&loaded, &opts) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    // 4 warps, one global load and one store each.
+    assert_eq!(p.profile.global.loads.requests, 4.0);
+    assert_eq!(p.profile.global.stores.requests, 4.0);
+    assert_eq!(
+        p.profile.resources.registers_source,
+        RegisterSource::Estimate
+    );
+    // %r<4> and %f<3> declare 4 + 3 32-bit registers, %rd<4> four 64-bit ones (8 slots).
+    assert_eq!(p.profile.resources.registers_per_thread, 15);
+    assert_eq!(p.profile.workload.activity_factor, Some(1.0));
+}
+
+#[test]
+fn cache_figures_follow_the_gpu() {
+    let loaded = load_checked_in("matmul_tiled");
+    let opts = Options {
+        gpu: Some(gpu("a100-pcie-40gb")),
+        ..Options::default()
+    };
+    let p = match profile(&loaded, &opts) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(p.profile.cache.gpu, "a100-pcie-40gb");
+    // Three 64x64 f32 matrices: A and B read (32 KiB), C written (16 KiB).
+    assert_eq!(p.profile.cache.dram_read_bytes, Some(32768.0));
+    assert_eq!(p.profile.cache.dram_write_bytes, Some(16384.0));
+    assert_eq!(p.profile.global.dram_bytes, Some(49152.0));
+    assert!(p.cache.is_some());
+    // The GTX 280 has no L2 for global data: predict drops the A100's figures.
+    let old = match predict(&p, &gpu("geforce-gtx-280"), &[]) {
+        Ok(x) => x,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(old.profile.cache.gpu, "");
+    assert_eq!(old.profile.cache.l2_hit_rate, None);
+    assert_eq!(old.profile.global.dram_bytes, None);
+    // The H100 gets its own simulation.
+    let h100 = match predict(&p, &gpu("h100-sxm5-80gb"), &["roofline".to_string()]) {
+        Ok(x) => x,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(h100.profile.cache.gpu, "h100-sxm5-80gb");
+    assert_eq!(h100.predictions.len(), 1);
+}
+
+#[test]
+fn unknown_model_is_an_error() {
+    let loaded = load_checked_in("map");
+    let p = match profile(&loaded, &Options::default()) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    match predict(&p, &gpu("a100-pcie-40gb"), &["no-such-model".to_string()]) {
+        Ok(_) => panic!("an unknown model predicted"),
+        Err(e) => assert!(matches!(e, PipelineError::Model(_)), "{e}"),
+    }
+}
+
+#[test]
+fn profiling_is_deterministic() {
+    let loaded = load_checked_in("histogram_shared");
+    let opts = Options {
+        gpu: Some(gpu("tesla-v100-sxm2-16gb")),
+        ..Options::default()
+    };
+    let run = || match profile(&loaded, &opts) {
+        Ok(p) => p.profile,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn sampling_emulates_fewer_ctas_and_scales_counts() {
+    let loaded = load_checked_in("map");
+    let full = match profile(&loaded, &Options::default()) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let opts = Options {
+        sample_ctas: Some(2),
+        ..Options::default()
+    };
+    let sampled = match profile(&loaded, &opts) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(sampled.characterization.ctas_emulated, 2);
+    assert_eq!(sampled.profile.workload.ctas_emulated, Some(2.0));
+    // map's CTAs are identical, so the extrapolation is exact.
+    assert_eq!(
+        sampled.profile.warp_instructions.total(),
+        full.profile.warp_instructions.total()
+    );
+}
+
+#[test]
+fn both_policies_profile_divergent_code() {
+    let loaded = load_checked_in("divergence");
+    let count = |policy| match profile(
+        &loaded,
+        &Options {
+            policy,
+            cache: false,
+            ..Options::default()
+        },
+    ) {
+        Ok(p) => p.characterization.warp_instructions,
+        Err(e) => panic!("{e}"),
+    };
+    // Reconverging only at barriers issues more warp instructions (seed 001, section 5).
+    assert!(count(Policy::Barrier) > count(Policy::Ipdom));
+}
+
+/// NVRTC is needed here: skip with a message when it is absent, unless CI is set.
+fn nvrtc_available() -> bool {
+    let found = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)).is_ok();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "NVRTC is required in CI (run scripts/setup.sh)"
+        );
+        eprintln!("skipping: NVRTC not found (run scripts/setup.sh)");
+    }
+    found
+}
+
+#[test]
+fn compiled_source_matches_the_checked_in_ptx_and_is_cached() {
+    if !nvrtc_available() {
+        return;
+    }
+    for name in ["fold_reduce", "conv2d"] {
+        let spec = kernel(name).join("spec.toml");
+        let first = match load_spec(&spec, &[]) {
+            Ok(l) => l,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        assert_eq!(first.arch, "sm_80");
+        let again = match load_spec(&spec, &[]) {
+            Ok(l) => l,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        assert_eq!(again.origin, PtxOrigin::Compiled { cached: true });
+        let opts = Options {
+            cache: false,
+            ..Options::default()
+        };
+        let compiled = match profile(&first, &opts) {
+            Ok(p) => p.characterization.warp_instructions,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        let checked_in = match profile(&load_checked_in(name), &opts) {
+            Ok(p) => p.characterization.warp_instructions,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        assert_eq!(compiled, checked_in, "{name}");
+    }
+}
+
+#[test]
+fn defines_override_recompiles() {
+    if !nvrtc_available() {
+        return;
+    }
+    let spec = kernel("coalescing").join("spec.toml");
+    let a = load_spec(&spec, &[("STRIDE".to_string(), "1".to_string())]);
+    let b = load_spec(&spec, &[("STRIDE".to_string(), "4".to_string())]);
+    match (a, b) {
+        (Ok(a), Ok(b)) => assert_ne!(a.ptx, b.ptx),
+        (Err(e), _) | (_, Err(e)) => panic!("{e}"),
+    }
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Regenerates docs/validation/README.md and its plots: `ptxperf validate` on
+# every dataset of ../shared/data/groundtruth (convolution and dedispersion),
+# every model, a seeded sample of configurations per dataset.
+#
+# Usage: scripts/validation-report.sh
+#   SAMPLE=100     configurations sampled per dataset (default 100)
+#   SEED=1         seed of the sample
+#   CTAS=4         CTAs emulated per configuration (--sample-ctas)
+#   JOBS=<cores>   worker threads
+#   BENCH=1        also time 500 convolution configurations on the RTX 3090
+#                  with an empty PTX cache (the issue's speed target)
+#   GROUNDTRUTH=   the data folder (default ../shared/data/groundtruth)
+#
+# Needs NVRTC (scripts/setup.sh) and the kernel sources
+# (scripts/fetch-validation-kernels.sh).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+sample=${SAMPLE:-100}
+seed=${SEED:-1}
+ctas=${CTAS:-4}
+jobs=${JOBS:-$(nproc)}
+data=${GROUNDTRUTH:-$root/../shared/data/groundtruth}
+out=docs/validation
+plots=$out/plots
+target=${CARGO_TARGET_DIR:-$root/target}
+
+if [ ! -f third_party/kernel_tuner/convolution.cu ]; then
+  echo "third_party/kernel_tuner/convolution.cu is missing: run scripts/fetch-validation-kernels.sh" >&2
+  exit 1
+fi
+cargo build --release -p ptxperf --quiet
+bin="$target/release/ptxperf"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rm -rf "$plots"
+mkdir -p "$plots"
+
+# dataset file (relative to the data folder) | experiment | catalog id
+datasets=(
+  "kt-convolution/KT_convolution_RTX_2080_Ti.json.gz|experiments/convolution.toml|geforce-rtx-2080-ti"
+  "kt-convolution/KT_convolution_RTX_3060_laptop.json.gz|experiments/convolution.toml|geforce-rtx-3060-laptop"
+  "kt-convolution/KT_convolution_RTX_3090.json.gz|experiments/convolution.toml|geforce-rtx-3090"
+  "kt-convolution/KT_convolution_RTX_Titan.json.gz|experiments/convolution.toml|titan-rtx"
+  "schoonhoven-convolution/convolution_GTX_1080Ti.csv.gz|experiments/convolution.toml|geforce-gtx-1080-ti"
+  "schoonhoven-convolution/convolution_GTX_Titan_X.csv.gz|experiments/convolution.toml|geforce-gtx-titan-x-maxwell"
+  "schoonhoven-convolution/convolution_K20.csv.gz|experiments/convolution.toml|tesla-k20m"
+  "schoonhoven-convolution/convolution_P100.csv.gz|experiments/convolution.toml|tesla-p100-pcie-16gb"
+  "schoonhoven-convolution/convolution_RTX_2070_SUPER.csv.gz|experiments/convolution.toml|geforce-rtx-2070-super"
+  "dedispersion/dedispersion_milo_A4000.json.gz|experiments/dedispersion.toml|rtx-a4000"
+  "dedispersion/dedispersion_milo_A6000.json.gz|experiments/dedispersion.toml|rtx-a6000"
+)
+
+start=$(date +%s)
+n=0
+for entry in "${datasets[@]}"; do
+  IFS='|' read -r file experiment gpu <<<"$entry"
+  n=$((n + 1))
+  section="$tmp/$(printf '%02d' "$n").md"
+  path="$data/$file"
+  if [ "$experiment" = experiments/dedispersion.toml ] && [ ! -f third_party/benchmark_hub/dedisp_milo/dedispersion.cu ]; then
+    printf '## %s on %s\n\nSkipped: the dedispersion source is not in third_party/ (see scripts/fetch-validation-kernels.sh).\n' \
+      "$file" "$gpu" >"$section"
+    continue
+  fi
+  echo "validation-report: $file on $gpu" >&2
+  # The command as written in the report: paths relative to the repository,
+  # the data folder as ../shared/data/groundtruth.
+  shown="ptxperf validate $experiment --data ../shared/data/groundtruth/$file --gpu $gpu --sample $sample --seed $seed --sample-ctas $ctas --jobs $jobs --svg $plots --markdown $section"
+  if ! "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample "$sample" --seed "$seed" \
+      --sample-ctas "$ctas" --jobs "$jobs" --svg "$plots" --markdown "$section" --quiet \
+      >"$tmp/$n.txt" 2>"$tmp/$n.err"; then
+    printf '## %s on %s\n\n```\n%s\n```\n\nFailed:\n\n```\n%s\n```\n' "$file" "$gpu" "$shown" "$(cat "$tmp/$n.err")" >"$section"
+    continue
+  fi
+  # Replace the machine-specific command line by the portable one.
+  python3 - "$section" "$shown" <<'EOF'
+import sys
+path, shown = sys.argv[1], sys.argv[2]
+text = open(path).read()
+start = text.index("```\n") + 4
+end = text.index("\n```", start)
+text = text[:start] + shown + text[end:]
+# Plot links relative to docs/validation/README.md.
+text = text.replace("](docs/validation/plots/", "](plots/")
+open(path, "w").write(text)
+EOF
+done
+total=$(( $(date +%s) - start ))
+
+bench=""
+if [ "${BENCH:-0}" = 1 ]; then
+  echo "validation-report: benchmark, 500 configurations on geforce-rtx-3090, empty PTX cache" >&2
+  b0=$(date +%s)
+  "$bin" validate experiments/convolution.toml --data "$data/kt-convolution/KT_convolution_RTX_3090.json.gz" \
+    --gpu geforce-rtx-3090 --sample 500 --seed "$seed" --sample-ctas "$ctas" --jobs "$jobs" --no-cache --quiet >"$tmp/bench.txt"
+  bench=$(( $(date +%s) - b0 ))
+fi
+
+machine="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores, $(uname -sr)"
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+{
+  echo "# Validation: predicted against measured kernel times"
+  echo
+  echo "Generated by \`scripts/validation-report.sh\` (SAMPLE=$sample SEED=$seed CTAS=$ctas JOBS=$jobs) on $(date -u +%Y-%m-%d)"
+  echo "at commit $commit (plus the working tree), on: $machine."
+  echo "All $n datasets took $total s."
+  if [ -n "$bench" ]; then
+    echo
+    echo "Speed: 500 convolution configurations (KT_convolution_RTX_3090, --sample 500, --no-cache so every"
+    echo "configuration is compiled by NVRTC, --sample-ctas $ctas, --jobs $jobs) took $bench s on this machine."
+  fi
+  cat <<EOF
+
+How to read this:
+- Each dataset is a measured search space of one kernel on one real GPU (../shared/data/groundtruth,
+  see its README). \`--sample $sample\` scores $sample configurations drawn with seed $seed
+  (SplitMix64, the same on every machine); configurations Kernel Tuner measured as failed are
+  counted in "measured failed" and not scored; those ptxperf could not compile, emulate or
+  predict are counted apart, per model, in "ptxperf failed".
+- Each configuration is rebuilt as Kernel Tuner built it (experiments/*.toml), compiled by
+  NVRTC, emulated on $ctas evenly spaced CTAs extrapolated to the whole grid, and predicted by
+  every model for the catalog GPU named in the heading.
+- MAPE and median APE: absolute error relative to the measured time, percent. Spearman and
+  Kendall (tau-b): rank correlation of predicted and measured times over the scored
+  configurations. Top-1 % overlap: share of the measured best 1 % (at least one configuration)
+  that are also in the predicted best 1 %. Best ratio: measured time of the configuration the
+  model ranks fastest, over the fastest measured (1.000 = the model would pick the optimum).
+- ptxperf predicts the kernel's execution time; Kernel Tuner's \`time\` is the mean of
+  CUDA-event timings around each launch, so it also holds the launch overhead (a few
+  microseconds). No constant is fitted to the measurements: every figure is the models' own,
+  and a model that is far off is shown far off.
+- The noise floor (data README): about 1 % per configuration, and two independent campaigns
+  of this convolution on the same GPU differ by about 14 % MAPE.
+
+EOF
+  for f in "$tmp"/[0-9][0-9].md; do
+    cat "$f"
+    echo
+  done
+} >"$out/README.md"
+echo "validation-report: wrote $out/README.md and $(find "$plots" -name '*.svg' | wc -l) plots in ${total} s" >&2
