@@ -13,12 +13,18 @@ pub struct CliError {
 impl CliError {
     /// A user error (bad input file, kernel fault): exit status 1.
     pub fn user(message: impl Into<String>) -> Self {
-        Self { message: message.into(), code: 1 }
+        Self {
+            message: message.into(),
+            code: 1,
+        }
     }
 
     /// Bad usage (conflicting or missing flags): exit status 2.
     pub fn usage(message: impl Into<String>) -> Self {
-        Self { message: message.into(), code: 2 }
+        Self {
+            message: message.into(),
+            code: 2,
+        }
     }
 
     /// Print the message to stderr, making sure it ends with a newline.
@@ -47,5 +53,6 @@ impl fmt::Display for CliError {
 
 /// Read a whole input file, turning an I/O failure into a user error naming the path.
 pub fn read_input(path: &std::path::Path) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|e| CliError::user(format!("{}: error: cannot read file: {e}", path.display())))
+    std::fs::read_to_string(path)
+        .map_err(|e| CliError::user(format!("{}: error: cannot read file: {e}", path.display())))
 }

@@ -74,7 +74,15 @@ fn gpu_benches_reproduce_peak_stream_bandwidth() {
     let Some(dir) = groundtruth() else { return };
     let cals = calibrate_dir(&dir, "test").expect("calibrate");
     let ids: Vec<&str> = cals.iter().map(|c| c.gpu.as_str()).collect();
-    assert_eq!(ids, ["a100-sxm4-80gb", "h100-pcie-80gb", "h200-sxm-141gb", "tesla-v100-sxm2-16gb"]);
+    assert_eq!(
+        ids,
+        [
+            "a100-sxm4-80gb",
+            "h100-pcie-80gb",
+            "h200-sxm-141gb",
+            "tesla-v100-sxm2-16gb"
+        ]
+    );
     for c in &cals {
         assert!(!c.stream.is_empty(), "{}: no stream fit", c.gpu);
         let file_max = c.stream.iter().map(|s| s.file_max_gbps).fold(0.0, f64::max);
