@@ -1,7 +1,7 @@
 //! Characterize a launch: run the emulator with a [`Collector`] and turn the
 //! counts into a [`Characterization`], for one reconvergence policy or both.
 
-use emu::exec::{LaunchOptions, launch};
+use emu::exec::{CtaSelection, LaunchOptions, launch};
 use emu::observer::{BarrierEvent, BranchEvent, MemEvent, NoObserver, Observer, Site};
 use emu::simt::Mask;
 use emu::simt::stack::Policy;
@@ -125,10 +125,18 @@ pub fn characterize_with<O: Observer>(
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
     let mut collector = Collector::new(&table, threads, watch);
+    // An evenly spaced sample runs only its CTAs (the emulator picks them by
+    // the same rule as `Sample::evenly`); an explicit watch list still runs
+    // the whole grid, since its CTAs may depend on the others.
+    let ctas = match (&opts.watch_ctas, opts.sample_ctas) {
+        (None, Some(k)) => CtaSelection::Evenly(k),
+        _ => CtaSelection::All,
+    };
     let launch_opts = LaunchOptions {
         policy: opts.policy,
         parallel: false,
         fuel: None,
+        ctas,
     };
     let mut tee = Tee {
         first: &mut collector,

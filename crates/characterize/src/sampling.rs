@@ -28,17 +28,10 @@ impl Sample {
         if k >= total || total <= 1 {
             return Sample::full(total);
         }
-        let k = k.max(1);
-        let ctas = if k == 1 {
-            vec![0]
-        } else {
-            let mut v: Vec<u32> = (0..k)
-                .map(|i| ((i * (total - 1) + (k - 1) / 2) / (k - 1)) as u32)
-                .collect();
-            v.dedup();
-            v
-        };
-        Sample { total, ctas }
+        Sample {
+            total,
+            ctas: emu::exec::evenly_spaced(total, k.max(1)),
+        }
     }
 
     /// Exactly `ctas` (ids past the grid dropped, sorted, deduplicated).

@@ -724,6 +724,18 @@ fn carry_chains() {
 }
 
 #[test]
+fn multiply_add_carry_chains() {
+    // 64-bit product of two 32-bit values assembled from lo/hi partial products.
+    let lo = "mad.lo.cc.u32 %r6, %r1, %r2, %r3;\nmadc.hi.u32 %r4, %r1, %r2, 0;";
+    check(lo, Dst::R, &[(0xffff_ffff, 2, 2, 2), (3, 4, 5, 0)]);
+    check(
+        "mad.lo.cc.u32 %r4, %r1, %r2, %r3;",
+        Dst::R,
+        &[(0x8000_0000, 2, 7, 7)],
+    );
+}
+
+#[test]
 fn async_copies_complete_by_the_wait() {
     let prefix = "mov.u32 %r6, sm;\nmul.lo.u32 %r7, %r8, 16;\nadd.u32 %r6, %r6, %r7;\n\
                   cp.async.ca.shared.global [%r6], [%x5], 16, 8;\ncp.async.commit_group;\ncp.async.wait_all;\n";

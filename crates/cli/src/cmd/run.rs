@@ -86,6 +86,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         policy,
         parallel: !args.sequential,
         fuel: args.fuel,
+        ..Default::default()
     };
     let start = Instant::now();
     let result = run_ptx(&ptx, &file, &spec, opts, &mut NoObserver).map_err(|e| match e {

@@ -29,6 +29,51 @@ pub struct LaunchOptions {
     pub parallel: bool,
     /// Per-warp instruction budget; `None`: the spec's `fuel`, else the default.
     pub fuel: Option<u64>,
+    /// Which CTAs to run. Sampling leaves the other CTAs' output untouched,
+    /// which is what profiling wants (their events are extrapolated by the
+    /// caller), not what a correctness run wants.
+    pub ctas: CtaSelection,
+}
+
+/// The CTAs a launch runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CtaSelection {
+    /// Every CTA of the grid.
+    #[default]
+    All,
+    /// `k` CTAs evenly spaced over the linear CTA ids, first and last
+    /// included ([`evenly_spaced`]); all of them when `k` covers the grid.
+    Evenly(u64),
+}
+
+/// `k` of `total` linear CTA ids, evenly spaced with the first and the last
+/// included, ascending and without repeats; every id when `k >= total`.
+/// Characterization samples with this same rule, so that the CTAs it
+/// extrapolates from are the CTAs that ran.
+pub fn evenly_spaced(total: u64, k: u64) -> Vec<u32> {
+    if k >= total || total <= 1 {
+        return (0..total as u32).collect();
+    }
+    if k <= 1 {
+        return vec![0];
+    }
+    let mut v: Vec<u32> = (0..k)
+        .map(|i| ((i * (total - 1) + (k - 1) / 2) / (k - 1)) as u32)
+        .collect();
+    v.dedup();
+    v
+}
+
+/// The CTAs of `grid` that `sel` keeps, in launch order (x fastest).
+fn selected_ctas(grid: [u32; 3], sel: CtaSelection) -> Vec<([u32; 3], u32)> {
+    let all: Vec<([u32; 3], u32)> = cta_ids(grid).collect();
+    match sel {
+        CtaSelection::All => all,
+        CtaSelection::Evenly(k) => {
+            let keep = evenly_spaced(all.len() as u64, k);
+            keep.iter().map(|&i| all[i as usize]).collect()
+        }
+    }
 }
 
 impl Default for LaunchOptions {
@@ -37,6 +82,7 @@ impl Default for LaunchOptions {
             policy: Policy::Ipdom,
             parallel: false,
             fuel: None,
+            ctas: CtaSelection::All,
         }
     }
 }
@@ -361,7 +407,7 @@ pub fn launch_boxed<O: Observer>(
         ..Default::default()
     };
     let mut totals = CtaStats::default();
-    for (id, linear) in cta_ids(spec.grid) {
+    for (id, linear) in selected_ctas(spec.grid, opts.ctas) {
         let s = run_cta(
             &lx,
             c.entry,
@@ -412,7 +458,7 @@ fn launch_parallel(
     spec: &LaunchSpec,
     opts: LaunchOptions,
 ) -> Result<LaunchResult, Box<Fault>> {
-    let ids: Vec<([u32; 3], u32)> = cta_ids(spec.grid).collect();
+    let ids: Vec<([u32; 3], u32)> = selected_ctas(spec.grid, opts.ctas);
     let workers = rayon::current_num_threads().max(1);
     let chunk = ids.len().div_ceil(workers).max(1);
     let c = &p.code;

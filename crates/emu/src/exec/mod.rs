@@ -10,7 +10,10 @@ pub mod ops;
 pub mod printf;
 pub mod warp;
 
-pub use launch::{Buffer, LaunchOptions, LaunchResult, LaunchStats, launch, launch_boxed};
+pub use launch::{
+    Buffer, CtaSelection, LaunchOptions, LaunchResult, LaunchStats, evenly_spaced, launch,
+    launch_boxed,
+};
 
 use crate::fault::Fault;
 use crate::observer::Observer;

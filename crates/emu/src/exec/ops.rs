@@ -357,6 +357,19 @@ pub enum Op {
         a: Src,
         b: Src,
     },
+    /// `mad.cc` / `madc[.cc]` (`.lo` or `.hi`): a*b (low or high half) + c
+    /// plus the carry-in, with an optional carry-out.
+    MadCarry {
+        hi: bool,
+        signed: bool,
+        carry_in: bool,
+        carry_out: bool,
+        bits: u8,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// `cp.async` executed at once: copy `size` bytes (of which only
     /// `src_size` are read, the rest zero-filled) from `src` to shared `dst`.
     CpAsync {

@@ -8,7 +8,7 @@ use crate::simt::WARP_SIZE;
 /// The upper `w` bits of the 2w-bit product. Unsigned 64-bit operands need
 /// u128: their product does not fit i128.
 #[inline]
-fn high_product(x: u64, y: u64, w: u32, signed: bool) -> u64 {
+pub fn high_product(x: u64, y: u64, w: u32, signed: bool) -> u64 {
     if signed {
         (ext(x, w, true).wrapping_mul(ext(y, w, true)) >> w) as u64
     } else {

@@ -14,7 +14,7 @@ mod int;
 
 pub use convert::{atomic, cvt};
 pub use float::{compare, float1, float2, fma};
-pub use int::{bfi, int1, int2, int3};
+pub use int::{bfi, high_product, int1, int2, int3};
 
 use crate::simt::WARP_SIZE;
 

@@ -57,6 +57,19 @@ impl Cx<'_> {
                 a: self.src(get(1)?)?,
                 b: self.src(get(2)?)?,
             },
+            O::Mad | O::Madc if (m.carry_out || inst.opcode == O::Madc) && !ty.is_float() => {
+                Op::MadCarry {
+                    hi: m.mul_part == Some(MulPart::Hi),
+                    signed,
+                    carry_in: inst.opcode == O::Madc,
+                    carry_out: m.carry_out,
+                    bits,
+                    d: self.dreg(get(0)?)?,
+                    a: self.src(get(1)?)?,
+                    b: self.src(get(2)?)?,
+                    c: self.src(get(3)?)?,
+                }
+            }
             O::Addc | O::Subc => Op::Carry {
                 sub: inst.opcode == O::Subc,
                 carry_in: true,

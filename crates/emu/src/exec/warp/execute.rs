@@ -328,6 +328,42 @@ impl Warp {
                     self.carry = (self.carry & !exec) | (cf & exec);
                 }
             }
+            Op::MadCarry {
+                hi,
+                signed,
+                carry_in,
+                carry_out,
+                bits,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (x, y, z) = (
+                    self.fetch(lx, cta, *a),
+                    self.fetch(lx, cta, *b),
+                    self.fetch(lx, cta, *c),
+                );
+                let w = *bits as u32;
+                let m = mask_of(w);
+                let mut out = [0u64; WARP_SIZE];
+                let mut cf: Mask = 0;
+                for l in lanes(exec) {
+                    let p = if *hi {
+                        alu::high_product(x[l], y[l], w, *signed)
+                    } else {
+                        x[l].wrapping_mul(y[l])
+                    } & m;
+                    let cin = (*carry_in && (self.carry >> l) & 1 != 0) as u128;
+                    let r = p as u128 + (z[l] & m) as u128 + cin;
+                    out[l] = r as u64 & m;
+                    cf |= ((r > m as u128) as u32) << l;
+                }
+                self.write(*d, &out, exec);
+                if *carry_out {
+                    self.carry = (self.carry & !exec) | (cf & exec);
+                }
+            }
             Op::CpAsync {
                 dst,
                 src,
