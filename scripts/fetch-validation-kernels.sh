@@ -26,7 +26,7 @@ else
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   echo "convolution: pip download --no-deps --no-binary :all: kernel_tuner==$kt_version into $tmp"
-  pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+  "${PYTHON:-python3}" -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
     --dest "$tmp" "kernel_tuner==$kt_version"
   sdist=$(find "$tmp" -maxdepth 1 -name 'kernel_tuner-*.tar.gz' | head -n 1)
   if [ -z "$sdist" ]; then
