@@ -151,6 +151,9 @@ fn draw<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("threads")
         .y_desc("model steps")
+        .x_labels(8)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.2e}"))
         .draw()?;
     let steps: Vec<(f64, f64)> = rows
         .iter()
@@ -230,6 +233,9 @@ fn draw_series<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("threads")
         .y_desc("model steps")
+        .x_labels(8)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.2e}"))
         .draw()?;
     for (i, s) in series.iter().enumerate() {
         let colour = Palette99::pick(i).to_rgba();
