@@ -1,23 +1,37 @@
 // Microbenchmarks of seed 004 (Monro, "Cost Models for Combinator Parallelism
-// in GPGPUs"), written for ptxperf: one operation timed with clock() at thread
-// level, the operand staged in shared memory first and the result written back
-// so that the compiler cannot remove the operation.
+// in GPGPUs"), written for ptxperf: one operation timed with clock64() at
+// thread level, the operand staged in shared memory first and the result
+// written back so that the compiler cannot remove the operation.
 //
 // Each kernel times OPS dependent applications of its operation (OPS is a
-// define, default 1 as in the seed; a runner varies it to fit cost per
-// operation). x of the measurement CSV is the number of operations performed
-// by the launch: threads * OPS.
+// define, default 1 as in the seed). The runner (crates/gpurun) compiles this
+// file once per OPS value, launches every kernel over n threads, reads back
+// the per-thread cycle counts and writes one CSV row per (kernel, OPS):
+//   x    = OPS, the dependent operations each thread performs;
+//   time = the median over threads of the cycles between the two clock64()
+//          reads, unit `cycles`.
+// A line fitted to time against x then gives A = cycles per dependent
+// operation (its latency) and B = the timing overhead, which is what
+// fit::combinators::OpLatencies::from_datasets expects.
+//
+// Every step is a volatile inline-PTX statement: the chain of OPS steps then
+// cannot be folded (integer adds of a loop-invariant operand would otherwise
+// collapse into one multiply-add, and a repeated logical AND into one AND),
+// reordered across the clock reads, or removed.
 //
 // Kernels (C linkage, so the runner finds them by name):
-//   int_add int_mul int_cmp int_and int_or          on 4-byte integers
-//   dbl_add dbl_mul dbl_cmp dbl_and dbl_or          on doubles (and/or are logical, as in the seed)
+//   int_add int_mul int_cmp int_and int_or   on 4-byte integers
+//   dbl_add dbl_mul dbl_cmp dbl_and dbl_or   on doubles
+// cmp is a compare turned back into a value (setp + selp: v = v < operand ? 1 : -1);
+// and/or are logical, as in the seed (v = (v != 0) && (operand != 0)).
 // Arguments: (T *data, long long *cycles, T operand, int n)
+// Dynamic shared memory: blockDim.x * sizeof(T) bytes.
 
 #ifndef OPS
 #define OPS 1
 #endif
 
-#define BENCH(NAME, T, EXPR)                                                   \
+#define BENCH(NAME, T, STEP)                                                   \
     extern "C" __global__ void NAME(T *data, long long *cycles, T operand,     \
                                     int n)                                     \
     {                                                                          \
@@ -28,20 +42,40 @@
         stage[threadIdx.x] = data[tid];                                        \
         T v = stage[threadIdx.x];                                              \
         long long start = clock64();                                           \
-        _Pragma("unroll") for (int i = 0; i < OPS; ++i) { v = (EXPR); }        \
+        _Pragma("unroll") for (int i = 0; i < OPS; ++i) { STEP; }              \
         long long stop = clock64();                                            \
         cycles[tid] = stop - start;                                            \
         stage[threadIdx.x] = v;                                                \
         data[tid] = stage[threadIdx.x];                                        \
     }
 
-BENCH(int_add, int, v + operand)
-BENCH(int_mul, int, v * operand)
-BENCH(int_cmp, int, (v < operand) ? v + 1 : v - 1)
-BENCH(int_and, int, (v && operand) ? 1 : 0)
-BENCH(int_or, int, (v || operand) ? 1 : 0)
-BENCH(dbl_add, double, v + operand)
-BENCH(dbl_mul, double, v * operand)
-BENCH(dbl_cmp, double, (v < operand) ? v + 1.0 : v - 1.0)
-BENCH(dbl_and, double, (v != 0.0 && operand != 0.0) ? 1.0 : 0.0)
-BENCH(dbl_or, double, (v != 0.0 || operand != 0.0) ? 1.0 : 0.0)
+// 0d3FF0000000000000 is 1.0, 0dBFF0000000000000 is -1.0 (PTX double literals).
+BENCH(int_add, int, asm volatile("add.s32 %0, %0, %1;" : "+r"(v) : "r"(operand)))
+BENCH(int_mul, int, asm volatile("mul.lo.s32 %0, %0, %1;" : "+r"(v) : "r"(operand)))
+BENCH(int_cmp, int,
+      asm volatile("{ .reg .pred p; setp.lt.s32 p, %0, %1; selp.s32 %0, 1, -1, p; }"
+                   : "+r"(v) : "r"(operand)))
+BENCH(int_and, int,
+      asm volatile("{ .reg .pred p, q; setp.ne.s32 p, %0, 0; setp.ne.and.s32 q, %1, 0, p; "
+                   "selp.s32 %0, 1, 0, q; }"
+                   : "+r"(v) : "r"(operand)))
+BENCH(int_or, int,
+      asm volatile("{ .reg .pred p, q; setp.ne.s32 p, %0, 0; setp.ne.or.s32 q, %1, 0, p; "
+                   "selp.s32 %0, 1, 0, q; }"
+                   : "+r"(v) : "r"(operand)))
+BENCH(dbl_add, double, asm volatile("add.rn.f64 %0, %0, %1;" : "+d"(v) : "d"(operand)))
+BENCH(dbl_mul, double, asm volatile("mul.rn.f64 %0, %0, %1;" : "+d"(v) : "d"(operand)))
+BENCH(dbl_cmp, double,
+      asm volatile("{ .reg .pred p; setp.lt.f64 p, %0, %1; "
+                   "selp.f64 %0, 0d3FF0000000000000, 0dBFF0000000000000, p; }"
+                   : "+d"(v) : "d"(operand)))
+BENCH(dbl_and, double,
+      asm volatile("{ .reg .pred p, q; setp.ne.f64 p, %0, 0d0000000000000000; "
+                   "setp.ne.and.f64 q, %1, 0d0000000000000000, p; "
+                   "selp.f64 %0, 0d3FF0000000000000, 0d0000000000000000, q; }"
+                   : "+d"(v) : "d"(operand)))
+BENCH(dbl_or, double,
+      asm volatile("{ .reg .pred p, q; setp.ne.f64 p, %0, 0d0000000000000000; "
+                   "setp.ne.or.f64 q, %1, 0d0000000000000000, p; "
+                   "selp.f64 %0, 0d3FF0000000000000, 0d0000000000000000, q; }"
+                   : "+d"(v) : "d"(operand)))

@@ -3,10 +3,21 @@
 // the transfer by each thread. Host-to-device and device-to-host copies are
 // timed by the host runner with events (no kernel needed).
 //
-// Each thread moves ELEMS consecutive 4-byte words (ELEMS is a define) with
-// a block-strided layout so that a warp's accesses are coalesced. x of the
-// measurement CSV is the number of bytes the launch moves.
-// Arguments: (float *global, long long *cycles, int n_per_block)
+// Each thread moves ELEMS 4-byte words (ELEMS is a define), strided by blockDim.x,
+// so that a warp's accesses are coalesced. The runner
+// (crates/gpurun) compiles this file once per ELEMS value and writes one CSV
+// row per (kernel, ELEMS):
+//   x    = bytes moved per block = blockDim.x * ELEMS * 4;
+//   time = the median over threads of the cycles between the two clock64()
+//          reads, unit `cycles`. global_to_shared ends its timed region with
+//          __syncthreads(), so each thread's count covers its whole block's
+//          transfer; shared_to_global ends with __threadfence_block(), which
+//          orders the stores but does not wait for them to reach DRAM, so it
+//          times the issue of the stores.
+// Arguments: global_to_shared(const float *global, long long *cycles, float *sink)
+//            shared_to_global(float *global, long long *cycles, float seed)
+// `global` holds gridDim.x * blockDim.x * ELEMS floats; `cycles` and `sink`
+// one entry per thread.
 // Dynamic shared memory: blockDim.x * ELEMS * 4 bytes.
 
 #ifndef ELEMS

@@ -1,8 +1,12 @@
 //! The GPU side (feature `gpu`): cudarc's driver API, loaded at run time.
+//! The driver gate, then the kernels (module `launch`), then the copies.
 
+use crate::launch::{measure_ops, measure_transfers};
+use crate::sweep::Sweep;
 use crate::{GpuRunError, MeasureOptions, Row};
-use cudarc::driver::{CudaContext, sys};
+use cudarc::driver::{CudaContext, CudaStream, sys};
 use fit::measurements::Unit;
+use std::sync::Arc;
 
 /// Copy sizes, bytes: 4 KiB to 64 MiB in powers of four.
 const COPY_SIZES: [usize; 7] = [
@@ -15,7 +19,7 @@ const COPY_SIZES: [usize; 7] = [
     1 << 26,
 ];
 
-pub fn measure(opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
+pub fn measure(opts: &MeasureOptions, sweep: &Sweep) -> Result<Vec<Row>, GpuRunError> {
     // SAFETY: is_culib_present only tries to dlopen the driver library by name.
     if !unsafe { sys::is_culib_present() } {
         return Err(GpuRunError::NoDriver(
@@ -25,9 +29,28 @@ pub fn measure(opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
     let ctx = CudaContext::new(0)
         .map_err(|e| GpuRunError::NoDriver(format!("cannot create a context on device 0: {e}")))?;
     let stream = ctx.default_stream();
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(|e| GpuRunError::Cuda(e.to_string()))?;
+    let arch = format!("sm_{major}{minor}");
+    let compiler = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None))
+        .map_err(|e| GpuRunError::Compile(e.to_string()))?;
+    let mut rows = Vec::new();
+    measure_ops(&compiler, &ctx, &stream, &arch, opts, sweep, &mut rows)?;
+    measure_transfers(&compiler, &ctx, &stream, &arch, opts, sweep, &mut rows)?;
+    measure_copies(&stream, opts, &mut rows)?;
+    Ok(rows)
+}
+
+/// Host-to-device and device-to-host copies timed with CUDA events (x in
+/// bytes, time in µs).
+fn measure_copies(
+    stream: &Arc<CudaStream>,
+    opts: &MeasureOptions,
+    rows: &mut Vec<Row>,
+) -> Result<(), GpuRunError> {
     let cuda = |e: cudarc::driver::DriverError| GpuRunError::Cuda(e.to_string());
     let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let mut rows = Vec::new();
     for rep in 0..opts.repetitions {
         for &bytes in &COPY_SIZES {
             let host = vec![0u8; bytes];
@@ -57,5 +80,5 @@ pub fn measure(opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
             }
         }
     }
-    Ok(rows)
+    Ok(())
 }

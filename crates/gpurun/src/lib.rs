@@ -3,20 +3,40 @@
 //! (`gpu,benchmark,x,time,unit,repetition`).
 //!
 //! Tour:
-//! - [`measure`]: the one entry point. Without the `gpu` feature it returns
-//!   [`GpuRunError::NotBuilt`]. With it, every call first checks that the
-//!   CUDA driver library can be loaded (`cudarc::driver::sys::is_culib_present`;
-//!   cudarc panics without it) and that a context on device 0 can be created,
-//!   and returns [`GpuRunError::NoDriver`] otherwise. Nothing here panics on a
-//!   machine without a GPU.
+//! - [`measure`] / [`measure_sweep`]: the entry points. Without the `gpu`
+//!   feature they return [`GpuRunError::NotBuilt`]. With it, every call first
+//!   checks that the CUDA driver library can be loaded
+//!   (`cudarc::driver::sys::is_culib_present`; cudarc panics without it) and
+//!   that a context on device 0 can be created, and returns
+//!   [`GpuRunError::NoDriver`] otherwise. Nothing here panics on a machine
+//!   without a GPU.
+//! - [`sweep`]: what a run sweeps ([`Sweep`]: OPS and ELEMS values, launch
+//!   shapes) and [`sweep::parse_counts`] for lists such as `1..256,384`.
+//! - [`rows`]: per-thread cycle counts to CSV rows (median over threads; the
+//!   x conventions below). Pure, tested without a GPU.
 //! - [`to_csv`]: rows as the measurement CSV.
 //!
-//! What a GPU run measures (module `device`, feature `gpu`): host-to-device
-//! and device-to-host copies of 4 KiB to 64 MiB timed with CUDA events
-//! (`h2d_copy`, `d2h_copy`; x in bytes, time in µs).
+//! What a GPU run measures (modules `device` and `launch`, feature `gpu`):
+//! - microbench/ops.cu, compiled by NVRTC (crate `nvrtc`) for the device's
+//!   compute capability once per OPS value: `int_*` and `dbl_*`, x = OPS
+//!   (dependent operations per thread), time = median cycles over threads;
+//! - microbench/transfer.cu, once per ELEMS value: `global_to_shared` and
+//!   `shared_to_global`, x = bytes moved per block, time = median cycles;
+//! - host-to-device and device-to-host copies of 4 KiB to 64 MiB timed with
+//!   CUDA events (`h2d_copy`, `d2h_copy`; x in bytes, time in µs).
+//!
+//! The PTX is loaded with `cuModuleLoadData` and launched with
+//! `cuLaunchKernel` through cudarc's `result` layer, since cudarc's safe
+//! module loader needs its `nvrtc` feature, which this crate leaves off.
 
 #[cfg(feature = "gpu")]
 mod device;
+#[cfg(feature = "gpu")]
+mod launch;
+pub mod rows;
+pub mod sweep;
+
+pub use sweep::Sweep;
 
 use fit::measurements::Unit;
 
@@ -51,25 +71,35 @@ pub enum GpuRunError {
     NoDriver(String),
     #[error("error: CUDA call failed: {0}")]
     Cuda(String),
+    #[error("error: cannot compile a microbenchmark: {0}")]
+    Compile(String),
     #[error("error: {0}")]
     Options(String),
 }
 
-/// Run the microbenchmarks on device 0 and return the measured rows.
+/// Run the microbenchmarks on device 0 with the default [`Sweep`] and return
+/// the measured rows.
 pub fn measure(opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
+    measure_sweep(opts, &Sweep::default())
+}
+
+/// Run the microbenchmarks on device 0 over `sweep`. The options and the
+/// sweep are checked before the driver is touched.
+pub fn measure_sweep(opts: &MeasureOptions, sweep: &Sweep) -> Result<Vec<Row>, GpuRunError> {
     if opts.repetitions == 0 {
         return Err(GpuRunError::Options("--reps must be at least 1".into()));
     }
-    run_on_device(opts)
+    sweep.validate()?;
+    run_on_device(opts, sweep)
 }
 
 #[cfg(feature = "gpu")]
-fn run_on_device(opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
-    device::measure(opts)
+fn run_on_device(opts: &MeasureOptions, sweep: &Sweep) -> Result<Vec<Row>, GpuRunError> {
+    device::measure(opts, sweep)
 }
 
 #[cfg(not(feature = "gpu"))]
-fn run_on_device(_opts: &MeasureOptions) -> Result<Vec<Row>, GpuRunError> {
+fn run_on_device(_opts: &MeasureOptions, _sweep: &Sweep) -> Result<Vec<Row>, GpuRunError> {
     Err(GpuRunError::NotBuilt)
 }
 
@@ -120,6 +150,19 @@ mod tests {
     #[test]
     fn zero_repetitions_are_refused() {
         assert!(matches!(measure(&opts(0)), Err(GpuRunError::Options(_))));
+    }
+
+    #[test]
+    fn an_invalid_sweep_is_refused_before_the_driver_is_touched() {
+        let sweep = Sweep {
+            elems: vec![64],
+            ..Sweep::default()
+        };
+        let e = measure_sweep(&opts(1), &sweep).expect_err("ELEMS 64 is too many");
+        assert!(
+            matches!(&e, GpuRunError::Options(m) if m.contains("ELEMS 64")),
+            "{e}"
+        );
     }
 
     #[test]
