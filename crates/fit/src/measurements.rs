@@ -4,11 +4,11 @@
 //!
 //! ```text
 //! gpu,benchmark,x,time,unit,repetition
-//! h100-pcie,int_add,1024,1843,cycles,0
+//! h100-pcie-80gb,int_add,64,290,cycles,0
 //! ```
 //!
 //! - `gpu`: a catalog id (free text is accepted; it only groups rows);
-//! - `benchmark`: the microbenchmark's name (`int_add`, `double_mul`,
+//! - `benchmark`: the microbenchmark's name (`int_add`, `dbl_mul`,
 //!   `global_to_shared`, `h2d_copy`, ...);
 //! - `x`: the independent variable (operation count, bytes, ...), a number;
 //! - `time`: the measured value, a number;
