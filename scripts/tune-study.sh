@@ -22,8 +22,8 @@ run() { # kernel sizes...
       stem="$out/$kernel-N$n-$gpu"
       echo "== $kernel N=$n on $gpu" >&2
       "$ptxperf" tune "experiments/seed002/$kernel.toml" --gpu "$gpu" \
-        --param "N=$n" --param "B=$blocks" --sample-ctas "$sample" --quiet \
-        --markdown "$stem.md" --svg "$stem.svg" --plot-x B \
+        --param "N=$n" --param "BS=$blocks" --sample-ctas "$sample" --quiet \
+        --markdown "$stem.md" --svg "$stem.svg" --plot-x BS \
         --title "$kernel N=$n on $gpu: predicted time vs block B x B" \
         --json > "$stem.json"
     done

@@ -228,7 +228,7 @@ impl Evaluator<'_> {
         };
         let mut profiled =
             pipeline::profile(&loaded, &opts).map_err(|e| fail("emulation", e.to_string()))?;
-        profiled.profile.resources = resources.clone();
+        profiled.profile.resources = resources;
         profiled
             .simulate_cache(self.gpu)
             .map_err(|e| fail("cache model", e.to_string()))?;
@@ -275,9 +275,11 @@ fn refused(model: &str, error: String) -> ModelResult {
     }
 }
 
+/// The line that says what went wrong: the first naming an error, else the first.
 pub fn first_line(s: &str) -> String {
     s.lines()
-        .find(|l| !l.trim().is_empty())
+        .find(|l| l.contains("error"))
+        .or_else(|| s.lines().find(|l| !l.trim().is_empty()))
         .unwrap_or("")
         .trim()
         .to_string()
