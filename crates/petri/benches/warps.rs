@@ -8,12 +8,22 @@ use petri::warp;
 use petri::{LatencyCounting, WarpCounts, WarpModelConfig};
 use std::time::Instant;
 
+/// CPU time of this thread so far, in seconds, from Linux's
+/// `/proc/thread-self/schedstat` (first field: nanoseconds on a CPU); `None`
+/// elsewhere. Reported next to wall time because the machine may be loaded.
+fn cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 * 1e-9)
+}
+
 fn time_case(label: &str, counts: WarpCounts, counting: LatencyCounting) {
     let cfg = WarpModelConfig {
         latency_counting: counting,
         ..WarpModelConfig::uniform(64, counts)
     };
     let start = Instant::now();
+    let cpu_start = cpu_seconds();
     let wnet = match warp::build(&cfg) {
         Ok(w) => w,
         Err(e) => {
@@ -26,8 +36,12 @@ fn time_case(label: &str, counts: WarpCounts, counting: LatencyCounting) {
         Ok(run) => {
             let total = start.elapsed();
             let secs = total.as_secs_f64();
+            let cpu = match (cpu_start, cpu_seconds()) {
+                (Some(a), Some(b)) => format!("{:.3} s", b - a),
+                _ => "n/a".to_string(),
+            };
             println!(
-                "{label:<44} {:>9} steps {:>9} idle  build {:>6.2} ms  total {:>7.3} s  ({:.1} M steps/s)",
+                "{label:<44} {:>9} steps {:>9} idle  build {:>6.2} ms  wall {:>7.3} s  cpu {cpu}  ({:.1} M steps/s)",
                 run.steps,
                 run.idle_steps,
                 built.as_secs_f64() * 1e3,

@@ -30,8 +30,11 @@
 //! random configurations and seeds and compares step counts, idle steps,
 //! finishing steps and the firing count of every transition.
 
-use crate::rng::StepKeys;
+mod queue;
+
+use crate::rng::{StepKeys, StepSalt, TransitionCode};
 use crate::warp::{LatencyCounting, RunReport, WarpError, WarpNet};
+use queue::IssueQueue;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -87,18 +90,12 @@ struct Warp {
     fired: [u64; 18],
     /// Net transition index of t_k.
     ids: [u32; 18],
+    /// Key code of t_k, computed once ([`StepKeys::code`]).
+    codes: [TransitionCode; 18],
 }
 
 /// Table 1 indices of (start, tick, access, drain, finish) per frame.
 const FRAME_T: [[usize; 5]; 2] = [[6, 17, 12, 13, 14], [5, 8, 9, 10, 11]];
-
-/// A warp waiting to issue: its t1 (index and pre-multiplied index for the key).
-#[derive(Debug, Clone, Copy)]
-struct Waiting {
-    tc: u64,
-    t: u32,
-    w: u32,
-}
 
 struct Exec<'a> {
     wnet: &'a WarpNet,
@@ -114,13 +111,13 @@ struct Exec<'a> {
     /// Warps whose next transition is certain and due next step.
     due: Vec<u32>,
     select: Vec<u32>,
-    issue: Vec<Waiting>,
+    issue: IssueQueue,
     /// Count-up warps whose counter holds the latency: tick or access, by key.
     conflict: Vec<u32>,
     /// Sleeping latency counters: (step at which the warp needs attention, warp).
     sleepers: BinaryHeap<Reverse<(u64, u32)>>,
-    /// (key, transition, position in `issue`) of the current winners.
-    scratch: Vec<(u64, u32, u32)>,
+    /// The warps that issue in the current step.
+    winners: Vec<u32>,
 }
 
 /// Run the warp model once with the specialised executor: the same report,
@@ -131,18 +128,22 @@ pub fn simulate_once(wnet: &WarpNet, seed: u64, budget: u64) -> Result<RunReport
         .warps
         .iter()
         .zip(&cfg.warps)
-        .map(|(nodes, c)| Warp {
-            phase: Phase::Select,
-            left: [c.arithmetic, c.shared, c.global],
-            counters: [Counter::default(); 2],
-            fired: [0; 18],
-            ids: std::array::from_fn(|k| {
+        .map(|(nodes, c)| {
+            let ids: [u32; 18] = std::array::from_fn(|k| {
                 if k == 0 {
                     u32::MAX
                 } else {
                     nodes.t(k).index() as u32
                 }
-            }),
+            });
+            Warp {
+                phase: Phase::Select,
+                left: [c.arithmetic, c.shared, c.global],
+                counters: [Counter::default(); 2],
+                fired: [0; 18],
+                ids,
+                codes: ids.map(StepKeys::code),
+            }
         })
         .collect();
     let n = warps.len();
@@ -158,10 +159,10 @@ pub fn simulate_once(wnet: &WarpNet, seed: u64, budget: u64) -> Result<RunReport
         active: n,
         due: Vec::new(),
         select: (0..n as u32).collect(),
-        issue: Vec::new(),
+        issue: IssueQueue::default(),
         conflict: Vec::new(),
         sleepers: BinaryHeap::new(),
-        scratch: Vec::new(),
+        winners: Vec::new(),
     };
     let steps = ex.run(budget)?;
     Ok(ex.report(seed, steps))
@@ -228,53 +229,22 @@ impl Exec<'_> {
     }
 
     /// Every issuing warp fires t1 if p0 has a token left for it in key order.
-    fn issue_step(&mut self, salt: u64) {
+    fn issue_step(&mut self, salt: StepSalt) {
         if self.sm == 0 || self.issue.is_empty() {
             return;
         }
         let take = self.sm as usize;
+        let mut winners = std::mem::take(&mut self.winners);
         if take < self.issue.len() {
-            // The `take` lowest (key, t1) among the waiting warps, with their
-            // positions in the queue; `take` is at most K, usually 1 or 2.
-            // This loop is the hot spot of SM-bound runs: one key per waiting
-            // warp and step, from the pre-multiplied transition index.
-            let mut best = std::mem::take(&mut self.scratch);
-            best.clear();
-            let mut worst = u64::MAX;
-            for (pos, e) in self.issue.iter().enumerate() {
-                let key = StepKeys::key_premultiplied(salt, e.tc);
-                if key > worst {
-                    continue;
-                }
-                let cand = (key, e.t, pos as u32);
-                if best.len() == take {
-                    let last = best[take - 1];
-                    if (key, e.t) >= (last.0, last.1) {
-                        continue;
-                    }
-                    best.pop();
-                }
-                let at = best.partition_point(|b| (b.0, b.1) < (key, e.t));
-                best.insert(at, cand);
-                if best.len() == take {
-                    worst = best[take - 1].0;
-                }
-            }
-            // Remove the winners from the queue, highest position first, so
-            // that swap_remove does not move another winner.
-            best.sort_unstable_by_key(|b| std::cmp::Reverse(b.2));
-            for &(_, _, pos) in &best {
-                let e = self.issue.swap_remove(pos as usize);
-                self.issued(e.w);
-            }
-            self.scratch = best;
+            self.issue.take_lowest(salt, take, &mut winners);
         } else {
-            for i in 0..self.issue.len() {
-                let w = self.issue[i].w;
-                self.issued(w);
-            }
-            self.issue.clear();
+            self.issue.drain_all(&mut winners);
         }
+        for &w in &winners {
+            self.issued(w);
+        }
+        winners.clear();
+        self.winners = winners;
     }
 
     fn issued(&mut self, w: u32) {
@@ -355,15 +325,15 @@ impl Exec<'_> {
     }
 
     /// t2/t3/t4 by key among the kinds left, or t16 when none is left.
-    fn select_step(&mut self, w: u32, now: u64, salt: u64) {
+    fn select_step(&mut self, w: u32, now: u64, salt: StepSalt) {
         let warp = &mut self.warps[w as usize];
-        let mut best: Option<(u64, u32, usize)> = None;
+        let mut best: Option<(u32, u32, usize)> = None;
         for (i, &left) in warp.left.iter().enumerate() {
             if left == 0 {
                 continue;
             }
             let t = warp.ids[2 + i];
-            let key = (StepKeys::key(salt, t), t, i);
+            let key = (StepKeys::key_coded(salt, warp.codes[2 + i]), t, i);
             if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
                 best = Some(key);
             }
@@ -374,11 +344,7 @@ impl Exec<'_> {
                 warp.fired[2 + i] += 1;
                 warp.phase = Phase::Issue([Kind::Arith, Kind::Shared, Kind::Global][i]);
                 let t = warp.ids[1];
-                self.issue.push(Waiting {
-                    tc: StepKeys::premultiply(t),
-                    t,
-                    w,
-                });
+                self.issue.push(warp.codes[1], t, w);
             }
             None => {
                 warp.fired[16] += 1;
@@ -423,7 +389,7 @@ impl Exec<'_> {
 
     /// Count-up warps whose counter holds the latency: the tick and the access
     /// share the waiting token; the lower key fires.
-    fn conflict_step(&mut self, now: u64, salt: u64) {
+    fn conflict_step(&mut self, now: u64, salt: StepSalt) {
         let latency = self.latency;
         let mut i = 0;
         while i < self.conflict.len() {
@@ -435,9 +401,12 @@ impl Exec<'_> {
                 continue;
             };
             let f = frame as usize;
-            let (tick, access) = (warp.ids[FRAME_T[f][1]], warp.ids[FRAME_T[f][2]]);
-            let tick_first =
-                (StepKeys::key(salt, tick), tick) < (StepKeys::key(salt, access), access);
+            let (tick, access) = (FRAME_T[f][1], FRAME_T[f][2]);
+            let tick_first = (StepKeys::key_coded(salt, warp.codes[tick]), warp.ids[tick])
+                < (
+                    StepKeys::key_coded(salt, warp.codes[access]),
+                    warp.ids[access],
+                );
             let c = &mut warp.counters[f];
             if tick_first {
                 c.value += 1;

@@ -36,7 +36,7 @@ pub mod warp;
 pub use dot::to_dot;
 pub use net::{Arc, ArcKind, Net, NetBuilder, NetError, Place, PlaceId, Transition, TransitionId};
 pub use pnml::{InhibitorStyle, to_pnml};
-pub use rng::{Rng, StepKeys};
+pub use rng::{Rng, StepKeys, StepSalt, TransitionCode};
 pub use sim::{SimError, Simulator, StopReason};
 pub use sweep::{SweepConfig, SweepError, SweepRow};
 pub use warp::{
