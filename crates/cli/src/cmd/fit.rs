@@ -66,6 +66,12 @@ enum What {
         /// Repetitions (one data set each).
         #[arg(long, default_value_t = 3)]
         reps: u32,
+        /// Dependent operations per thread for the op kernels: `1..256` doubles, `1,3,5` lists.
+        #[arg(long)]
+        ops: Option<String>,
+        /// Words per thread for the transfer kernels, same syntax as --ops.
+        #[arg(long)]
+        elems: Option<String>,
     },
 }
 
@@ -83,16 +89,36 @@ pub fn run(args: Args) -> Result<(), CliError> {
             json,
             svg,
         } => run_benches(&dir, write.as_deref(), json, svg.as_deref()),
-        What::Measure { gpu, out, reps } => run_measure(gpu, &out, reps),
+        What::Measure {
+            gpu,
+            out,
+            reps,
+            ops,
+            elems,
+        } => run_measure(gpu, &out, reps, ops.as_deref(), elems.as_deref()),
     }
 }
 
-fn run_measure(gpu: String, out: &Path, reps: u32) -> Result<(), CliError> {
+fn run_measure(
+    gpu: String,
+    out: &Path,
+    reps: u32,
+    ops: Option<&str>,
+    elems: Option<&str>,
+) -> Result<(), CliError> {
     let opts = gpurun::MeasureOptions {
         gpu,
         repetitions: reps,
     };
-    let rows = gpurun::measure(&opts).map_err(|e| CliError::user(e.to_string()))?;
+    let mut sweep = gpurun::Sweep::default();
+    let usage = |e: gpurun::GpuRunError| CliError::usage(e.to_string());
+    if let Some(spec) = ops {
+        sweep.ops = gpurun::sweep::parse_counts("--ops", spec).map_err(usage)?;
+    }
+    if let Some(spec) = elems {
+        sweep.elems = gpurun::sweep::parse_counts("--elems", spec).map_err(usage)?;
+    }
+    let rows = gpurun::measure_sweep(&opts, &sweep).map_err(|e| CliError::user(e.to_string()))?;
     std::fs::write(out, gpurun::to_csv(&rows))
         .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", out.display())))?;
     println!("wrote {} measurement(s) to {}", rows.len(), out.display());
