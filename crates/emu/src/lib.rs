@@ -26,7 +26,11 @@
 //! atomics of a warp apply in lane order; warps of a CTA are time-sliced
 //! round-robin ([`exec::warp::TIME_SLICE`]); a runaway warp stops after
 //! [`simt::DEFAULT_WARP_FUEL`] instructions; `random` buffer init draws
-//! from [lo, hi) with xoshiro256**.
+//! from [lo, hi) with xoshiro256**; `cp.async` copies at once (the waits
+//! are no-ops); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16,
+//! `wmma.*` m16n16k16 f16, `ldmatrix`/`stmatrix`) accumulate in f32 in k
+//! order and use an emulator-chosen wmma fragment layout (see the warp's
+//! tensor module); video SIMD ops run in their default-selector form.
 
 pub mod exec;
 pub mod fault;

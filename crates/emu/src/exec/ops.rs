@@ -101,6 +101,8 @@ pub enum IntOp3 {
     Bfe,
     /// prmt.b32 d, a, b, selector (default mode).
     Prmt,
+    /// prmt.b32.mode d, a, b, selector: the modes of [`crate::exec::alu`]'s `prmt_mode`.
+    PrmtMode(ptx::PrmtMode),
     /// shf.l.wrap / shf.l.clamp / shf.r.* d, a, b, c.
     ShfL {
         clamp: bool,
@@ -410,6 +412,37 @@ pub enum Op {
         b: Src,
         c: Src,
     },
+    /// `dp2a.lo|hi.atype.btype d, a, b, c`: two 16x8-bit products (the low
+    /// or high byte pair of b) summed into c.
+    Dp2a {
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// The SIMD video instructions `vop2` / `vop4` in their default-selector
+    /// form (`d, a, b, c` without `.mask`, `.asel`, `.bsel`).
+    Video {
+        op: VideoOp,
+        /// 4 byte lanes (`vop4`) or 2 half-word lanes (`vop2`).
+        four: bool,
+        d_signed: bool,
+        a_signed: bool,
+        b_signed: bool,
+        sat: bool,
+        /// `.add`: d = c + sum of the lane results; else the lanes are merged.
+        add: bool,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// A warp-wide tensor-core or matrix-movement instruction (`mma.sync`,
+    /// `wmma.*`, `ldmatrix`, `stmatrix`): see [`crate::exec::warp`]'s tensor module.
+    Tensor(Box<TensorOp>),
     Call {
         callee: u32,
         args: Vec<u64>,
@@ -471,4 +504,93 @@ pub enum Op {
     },
     /// Decoded but not executable: faults when reached, with this reason.
     Unsupported(String),
+}
+
+/// The SIMD video operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoOp {
+    Add,
+    Sub,
+    Avrg,
+    Absdiff,
+    Min,
+    Max,
+}
+
+/// Element type of the multiplicands of `mma` / `wmma.mma`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MmaIn {
+    F16,
+    Bf16,
+}
+
+/// Shapes of `mma.sync` the emulator runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MmaShape {
+    M16n8k8,
+    M16n8k16,
+}
+
+/// Which matrix a `wmma.load` / `wmma.store` fragment holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WmmaFrag {
+    A,
+    B,
+    /// The accumulator (`.c` or `.d`).
+    Acc,
+}
+
+/// Tensor-core and matrix-movement operations (boxed in [`Op::Tensor`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TensorOp {
+    /// `mma.sync.aligned.{shape}.row.col.dtype.atype.btype.ctype d, a, b, c`.
+    Mma {
+        shape: MmaShape,
+        ab: MmaIn,
+        d_f32: bool,
+        c_f32: bool,
+        d: Vec<R>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+    /// `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.dtype.ctype d, a, b, c`.
+    WmmaMma {
+        a_row: bool,
+        b_row: bool,
+        d_f32: bool,
+        c_f32: bool,
+        d: Vec<R>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+    /// `wmma.load.{a,b,c}.sync.aligned.layout.m16n16k16[.space].type d, [addr]{, stride}`.
+    WmmaLoad {
+        frag: WmmaFrag,
+        row: bool,
+        f32: bool,
+        space: MemSpace,
+        d: Vec<R>,
+        addr: Addr,
+        stride: Option<Src>,
+    },
+    /// `wmma.store.d.sync.aligned.layout.m16n16k16[.space].type [addr], s{, stride}`.
+    WmmaStore {
+        row: bool,
+        f32: bool,
+        space: MemSpace,
+        src: Vec<Src>,
+        addr: Addr,
+        stride: Option<Src>,
+    },
+    /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16 d, [addr]`
+    /// and `stmatrix` (`store`: the registers go to memory).
+    Matrix8x8 {
+        store: bool,
+        trans: bool,
+        space: MemSpace,
+        regs: Vec<Src>,
+        addr: Addr,
+    },
 }

@@ -184,6 +184,7 @@ pub fn int3(op: IntOp3, bits: u8, signed: bool, a: &L, b: &L, c: &L, out: &mut L
             }
             r
         }),
+        IntOp3::PrmtMode(mode) => map3(a, b, c, out, |x, y, s| super::prmt_mode(mode, x, y, s)),
         IntOp3::ShfL { clamp } | IntOp3::ShfR { clamp } => {
             let left = matches!(op, IntOp3::ShfL { .. });
             map3(a, b, c, out, |x, y, n| {

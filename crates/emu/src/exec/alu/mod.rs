@@ -6,15 +6,18 @@
 //!
 //! - [`int`]: integer, bit and shift operations;
 //! - [`float`]: float arithmetic (every format), `fma`, comparisons;
-//! - [`convert`]: `cvt` and the read-modify-write of atomics.
+//! - [`convert`]: `cvt` and the read-modify-write of atomics;
+//! - [`simd`]: the `prmt` modes, `dp2a` and the SIMD video instructions.
 
 mod convert;
 mod float;
 mod int;
+mod simd;
 
 pub use convert::{atomic, cvt};
 pub use float::{compare, float1, float2, fma};
 pub use int::{bfi, high_product, int1, int2, int3};
+pub use simd::{VideoForm, dp2a, prmt_mode, video};
 
 use crate::simt::WARP_SIZE;
 

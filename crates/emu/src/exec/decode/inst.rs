@@ -214,8 +214,10 @@ impl Cx<'_> {
                     O::Mad24 if m.mul_part == Some(MulPart::Hi) => return Err("mad24.hi".into()),
                     O::Mad24 => IntOp3::Mad24Lo,
                     O::Bfe => IntOp3::Bfe,
-                    O::Prmt if m.prmt_mode.is_some() => return Err("prmt with a mode".into()),
-                    O::Prmt => IntOp3::Prmt,
+                    O::Prmt => match m.prmt_mode {
+                        Some(mode) => IntOp3::PrmtMode(mode),
+                        None => IntOp3::Prmt,
+                    },
                     O::Shf => {
                         let clamp = m.shf_mode == Some(ShfMode::Clamp);
                         if m.shf_dir == Some(ShfDir::L) {
@@ -460,6 +462,28 @@ impl Cx<'_> {
                 b: self.src(get(2)?)?,
                 c: self.src(get(3)?)?,
             },
+            O::Dp2a => Op::Dp2a {
+                hi: m.mul_part == Some(MulPart::Hi),
+                a_signed: ty.is_signed(),
+                b_signed: inst.types.get(1).is_some_and(|t| t.is_signed()),
+                d: self.dreg(get(0)?)?,
+                a: self.src(get(1)?)?,
+                b: self.src(get(2)?)?,
+                c: self.src(get(3)?)?,
+            },
+            O::Vadd2
+            | O::Vsub2
+            | O::Vabsdiff2
+            | O::Vmin2
+            | O::Vmax2
+            | O::Vavrg2
+            | O::Vadd4
+            | O::Vsub4
+            | O::Vabsdiff4
+            | O::Vmin4
+            | O::Vmax4
+            | O::Vavrg4 => self.video(inst)?,
+            O::Mma | O::Wmma | O::Ldmatrix | O::Stmatrix => self.tensor(inst)?,
             O::Call => self.call(ops)?,
             O::Ret => Op::Ret,
             O::Exit => Op::Exit,

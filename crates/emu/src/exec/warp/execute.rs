@@ -487,6 +487,55 @@ impl Warp {
                 });
                 self.write(*d, &out, exec);
             }
+            Op::Dp2a {
+                hi,
+                a_signed,
+                b_signed,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (x, y, z) = (
+                    self.fetch(lx, cta, *a),
+                    self.fetch(lx, cta, *b),
+                    self.fetch(lx, cta, *c),
+                );
+                let out: L =
+                    std::array::from_fn(|l| alu::dp2a(*hi, *a_signed, *b_signed, x[l], y[l], z[l]));
+                self.write(*d, &out, exec);
+            }
+            Op::Video {
+                op,
+                four,
+                d_signed,
+                a_signed,
+                b_signed,
+                sat,
+                add,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let form = alu::VideoForm {
+                    op: *op,
+                    four: *four,
+                    d_signed: *d_signed,
+                    a_signed: *a_signed,
+                    b_signed: *b_signed,
+                    sat: *sat,
+                    add: *add,
+                };
+                let (x, y, z) = (
+                    self.fetch(lx, cta, *a),
+                    self.fetch(lx, cta, *b),
+                    self.fetch(lx, cta, *c),
+                );
+                let out: L = std::array::from_fn(|l| alu::video(form, x[l], y[l], z[l]));
+                self.write(*d, &out, exec);
+            }
+            Op::Tensor(t) => self.tensor(lx, cta, obs, site, exec, t)?,
             Op::Exit => {
                 let n = self.exit_threads(exec);
                 cta.releases.extend(cta.barriers.exit(n));

@@ -19,6 +19,7 @@ mod collective;
 mod control;
 mod execute;
 mod memory_ops;
+mod tensor;
 
 /// Warp instructions a warp runs before the scheduler moves to the next
 /// ready warp of its CTA (a fixed number: scheduling stays deterministic).

@@ -1,0 +1,246 @@
+//! Translation of the tensor-core and matrix-movement instructions (`mma`,
+//! `wmma.*`, `ldmatrix`, `stmatrix`) and of the SIMD video instructions.
+
+use ptx::{Fragment, Instruction, Layout, Opcode, Operand, Shape, StateSpace, Type, WmmaOp};
+
+use super::{Cx, D, mem_space};
+use crate::exec::ops::*;
+
+const M16N16K16: Shape = Shape {
+    m: 16,
+    n: 16,
+    k: 16,
+};
+
+impl Cx<'_> {
+    /// The registers of a `{...}` vector operand (or of a single register).
+    fn reg_vec(&self, o: &Operand, want: usize, what: &str) -> D<Vec<R>> {
+        let regs = match o {
+            Operand::Vector(items) => items.iter().map(|i| self.dreg(i)).collect::<D<Vec<_>>>()?,
+            o => vec![self.dreg(o)?],
+        };
+        if regs.len() != want {
+            return Err(format!(
+                "{what}: {} registers where {want} are expected",
+                regs.len()
+            ));
+        }
+        Ok(regs)
+    }
+
+    fn src_vec(&self, o: &Operand, want: usize, what: &str) -> D<Vec<Src>> {
+        let srcs = match o {
+            Operand::Vector(items) => items.iter().map(|i| self.src(i)).collect::<D<Vec<_>>>()?,
+            o => vec![self.src(o)?],
+        };
+        if srcs.len() != want {
+            return Err(format!(
+                "{what}: {} registers where {want} are expected",
+                srcs.len()
+            ));
+        }
+        Ok(srcs)
+    }
+
+    pub(super) fn video(&self, inst: &Instruction) -> D<Op> {
+        use Opcode as O;
+        let (op, four) = match inst.opcode {
+            O::Vadd2 => (VideoOp::Add, false),
+            O::Vsub2 => (VideoOp::Sub, false),
+            O::Vavrg2 => (VideoOp::Avrg, false),
+            O::Vabsdiff2 => (VideoOp::Absdiff, false),
+            O::Vmin2 => (VideoOp::Min, false),
+            O::Vmax2 => (VideoOp::Max, false),
+            O::Vadd4 => (VideoOp::Add, true),
+            O::Vsub4 => (VideoOp::Sub, true),
+            O::Vavrg4 => (VideoOp::Avrg, true),
+            O::Vabsdiff4 => (VideoOp::Absdiff, true),
+            O::Vmin4 => (VideoOp::Min, true),
+            O::Vmax4 => (VideoOp::Max, true),
+            other => return Err(format!("`{}` is not a video instruction", other.name())),
+        };
+        let signed = |i: usize| inst.types.get(i).is_some_and(|t| t.is_signed());
+        let ops = &inst.operands;
+        let get = |i: usize| ops.get(i).ok_or_else(|| format!("missing operand {i}"));
+        Ok(Op::Video {
+            op,
+            four,
+            d_signed: signed(0),
+            a_signed: signed(1),
+            b_signed: signed(2),
+            sat: inst.mods.sat,
+            add: inst.mods.video_add,
+            d: self.dreg(get(0)?)?,
+            a: self.src(get(1)?)?,
+            b: self.src(get(2)?)?,
+            c: self.src(get(3)?)?,
+        })
+    }
+
+    pub(super) fn tensor(&self, inst: &Instruction) -> D<Op> {
+        let t = match inst.opcode {
+            Opcode::Mma => self.mma(inst)?,
+            Opcode::Wmma => self.wmma(inst)?,
+            _ => self.matrix8x8(inst)?,
+        };
+        Ok(Op::Tensor(Box::new(t)))
+    }
+
+    fn mma(&self, inst: &Instruction) -> D<TensorOp> {
+        let m = &inst.mods;
+        let shape = match m.shape {
+            Some(Shape { m: 16, n: 8, k: 16 }) => MmaShape::M16n8k16,
+            Some(Shape { m: 16, n: 8, k: 8 }) => MmaShape::M16n8k8,
+            other => return Err(format!("mma shape {other:?} (m16n8k8 and m16n8k16 run)")),
+        };
+        if m.layout_a != Some(Layout::Row) || m.layout_b != Some(Layout::Col) {
+            return Err("mma layouts other than .row.col".into());
+        }
+        let ty = |i: usize| inst.types.get(i).copied().ok_or("mma type");
+        let (td, ta, tb, tc) = (ty(0)?, ty(1)?, ty(2)?, ty(3)?);
+        let ab = match (ta, tb) {
+            (Type::F16, Type::F16) => MmaIn::F16,
+            (Type::Bf16, Type::Bf16) => MmaIn::Bf16,
+            other => return Err(format!("mma multiplicand types {other:?}")),
+        };
+        let acc = |t: Type| match t {
+            Type::F32 => Ok(true),
+            Type::F16 if ab == MmaIn::F16 => Ok(false),
+            other => Err(format!("mma accumulator type {other:?}")),
+        };
+        let (d_f32, c_f32) = (acc(td)?, acc(tc)?);
+        let k_regs = if shape == MmaShape::M16n8k16 { 2 } else { 1 };
+        let get = |i: usize| {
+            inst.operands
+                .get(i)
+                .ok_or_else(|| format!("missing operand {i}"))
+        };
+        let acc_regs = |f32: bool| if f32 { 4 } else { 2 };
+        Ok(TensorOp::Mma {
+            shape,
+            ab,
+            d_f32,
+            c_f32,
+            d: self.reg_vec(get(0)?, acc_regs(d_f32), "mma d")?,
+            a: self.src_vec(get(1)?, 2 * k_regs, "mma a")?,
+            b: self.src_vec(get(2)?, k_regs, "mma b")?,
+            c: self.src_vec(get(3)?, acc_regs(c_f32), "mma c")?,
+        })
+    }
+
+    fn wmma(&self, inst: &Instruction) -> D<TensorOp> {
+        let m = &inst.mods;
+        if m.shape != Some(M16N16K16) {
+            return Err(format!("wmma shape {:?} (m16n16k16 runs)", m.shape));
+        }
+        let get = |i: usize| {
+            inst.operands
+                .get(i)
+                .ok_or_else(|| format!("missing operand {i}"))
+        };
+        let ty = inst.ty().ok_or("wmma type")?;
+        let row = |l: Option<Layout>| l != Some(Layout::Col);
+        let space = || mem_space(m.space.or(Some(StateSpace::Generic)));
+        let stride = |i: usize| inst.operands.get(i).map(|o| self.src(o)).transpose();
+        match m.wmma_op {
+            Some(WmmaOp::Load) => {
+                let (frag, f32, n) = match (m.fragment, ty) {
+                    (Some(Fragment::A), Type::F16) => (WmmaFrag::A, false, 8),
+                    (Some(Fragment::B), Type::F16) => (WmmaFrag::B, false, 8),
+                    (Some(Fragment::C), Type::F16) => (WmmaFrag::Acc, false, 4),
+                    (Some(Fragment::C), Type::F32) => (WmmaFrag::Acc, true, 8),
+                    other => return Err(format!("wmma.load of {other:?}")),
+                };
+                let (addr, space) = self.addr(get(1)?, space()?)?;
+                Ok(TensorOp::WmmaLoad {
+                    frag,
+                    row: row(m.layout_a),
+                    f32,
+                    space,
+                    d: self.reg_vec(get(0)?, n, "wmma.load")?,
+                    addr,
+                    stride: stride(2)?,
+                })
+            }
+            Some(WmmaOp::Store) => {
+                let (f32, n) = match ty {
+                    Type::F16 => (false, 4),
+                    Type::F32 => (true, 8),
+                    other => return Err(format!("wmma.store of {other:?}")),
+                };
+                let (addr, space) = self.addr(get(0)?, space()?)?;
+                Ok(TensorOp::WmmaStore {
+                    row: row(m.layout_a),
+                    f32,
+                    space,
+                    src: self.src_vec(get(1)?, n, "wmma.store")?,
+                    addr,
+                    stride: stride(2)?,
+                })
+            }
+            Some(WmmaOp::Mma) => {
+                let acc = |i: usize| match inst.types.get(i) {
+                    Some(Type::F32) => Ok(true),
+                    Some(Type::F16) => Ok(false),
+                    other => Err(format!("wmma.mma accumulator {other:?}")),
+                };
+                let (d_f32, c_f32) = (acc(0)?, acc(1)?);
+                let n = |f32: bool| if f32 { 8 } else { 4 };
+                Ok(TensorOp::WmmaMma {
+                    a_row: row(m.layout_a),
+                    b_row: row(m.layout_b),
+                    d_f32,
+                    c_f32,
+                    d: self.reg_vec(get(0)?, n(d_f32), "wmma.mma d")?,
+                    a: self.src_vec(get(1)?, 8, "wmma.mma a")?,
+                    b: self.src_vec(get(2)?, 8, "wmma.mma b")?,
+                    c: self.src_vec(get(3)?, n(c_f32), "wmma.mma c")?,
+                })
+            }
+            None => Err("wmma without an operation".into()),
+        }
+    }
+
+    fn matrix8x8(&self, inst: &Instruction) -> D<TensorOp> {
+        let m = &inst.mods;
+        if m.shape.is_some_and(|s| s.m != 8 || s.n != 8) {
+            return Err(format!(
+                "{} shape {:?} (m8n8 runs)",
+                inst.opcode.name(),
+                m.shape
+            ));
+        }
+        if inst.ty().is_some_and(|t| t.bits() != 16) {
+            return Err(format!(
+                "{} of {:?} (b16 runs)",
+                inst.opcode.name(),
+                inst.ty()
+            ));
+        }
+        let n = m.num.unwrap_or(1) as usize;
+        let space = mem_space(m.space.or(Some(StateSpace::Shared)))?;
+        let get = |i: usize| {
+            inst.operands
+                .get(i)
+                .ok_or_else(|| format!("missing operand {i}"))
+        };
+        let store = inst.opcode == Opcode::Stmatrix;
+        let (regs_at, addr_at) = if store { (1, 0) } else { (0, 1) };
+        let regs = if store {
+            self.src_vec(get(regs_at)?, n, "stmatrix")?
+        } else {
+            self.reg_vec(get(regs_at)?, n, "ldmatrix")?
+                .into_iter()
+                .map(Src::Reg)
+                .collect()
+        };
+        let (addr, space) = self.addr(get(addr_at)?, space)?;
+        Ok(TensorOp::Matrix8x8 {
+            store,
+            trans: m.trans,
+            space,
+            regs,
+            addr,
+        })
+    }
+}

@@ -1,0 +1,422 @@
+//! Tensor-core and matrix-movement instructions: `mma.sync`, `wmma.load`,
+//! `wmma.mma`, `wmma.store`, `ldmatrix` and `stmatrix`. They exchange data
+//! between the lanes of a warp, so they run over the warp as a whole.
+//!
+//! Arithmetic: products of f16 (or bf16) inputs are exact in f32 (11 + 11
+//! significant bits, or 8 + 8, fit in 24), so `d = c + sum_k a*b` is
+//! computed as `acc = c; for k in 0..K { acc = acc + a[i][k]*b[k][j] }` in
+//! f32 with round-to-nearest-even at each addition, k ascending, then
+//! rounded once to f16 for an f16 destination (an f16 `c` widens exactly).
+//! Hardware adds in a different, unspecified order and precision, so
+//! results agree with a GPU up to summation order.
+//!
+//! Fragment layouts. `mma.sync` follows the PTX ISA ("Matrix fragments for
+//! mma.m16n8k16 / m16n8k8 with floating point type"): with g = lane / 4 and
+//! t = lane % 4, element i of A sits at row g + 8*((i/2)%2), column 2t +
+//! i%2 + 8*(i/4); element i of B at row 2t + i%2 + 8*(i/2), column g;
+//! element i of C/D at row g + 8*(i/2), column 2t + i%2 (elements are the
+//! halves of the registers, low half first). `wmma` fragments are opaque
+//! (the ISA leaves their layout to the implementation and ptxas does not
+//! document it); the emulator uses: lane l holds row l%16 of A (its 16 k
+//! values, two per register), column l%16 of B, and row l/2, columns
+//! 8*(l%2)..8*(l%2)+8 of the accumulator. Loads and stores use the same
+//! layout, so a program's results do not depend on it.
+//!
+//! `ldmatrix` / `stmatrix` (ISA "Warp-level matrix load instruction"):
+//! lanes 8j..8j+8 give the row addresses of matrix j; lane l's register j
+//! holds row l/4, columns 2(l%4) and 2(l%4)+1 of matrix j (of its transpose
+//! with `.trans`).
+
+use half::{bf16, f16};
+
+use super::execute::{ExecResult, mem_err};
+use super::{CtaState, LaunchCtx, Warp};
+use crate::exec::alu::L;
+use crate::exec::ops::*;
+use crate::fault::FaultKind;
+use crate::observer::{AccessKind, MemEvent, Observer, Site};
+use crate::simt::{Mask, WARP_SIZE, lanes};
+
+use super::memory_ops::access_space;
+
+/// Values of a list of register operands, register by register.
+type Regs = Vec<L>;
+
+fn half_of(v: u64, h: usize) -> u16 {
+    (v >> (16 * h)) as u16
+}
+
+fn to_f32(bits: u16, ab: MmaIn) -> f32 {
+    match ab {
+        MmaIn::F16 => f16::from_bits(bits).to_f32(),
+        MmaIn::Bf16 => bf16::from_bits(bits).to_f32(),
+    }
+}
+
+/// Element `i` of an accumulator fragment held in `regs` (f32: one per
+/// register; f16: two per register, low half first), widened to f32.
+fn acc_elem(regs: &Regs, f32_regs: bool, lane: usize, i: usize) -> f32 {
+    if f32_regs {
+        regs.get(i).map_or(0.0, |r| f32::from_bits(r[lane] as u32))
+    } else {
+        regs.get(i / 2)
+            .map_or(0.0, |r| f16::from_bits(half_of(r[lane], i % 2)).to_f32())
+    }
+}
+
+/// Write accumulator element `i` of `lane` into the output registers.
+fn put_acc(out: &mut Regs, f32_regs: bool, lane: usize, i: usize, v: f32) {
+    if f32_regs {
+        if let Some(r) = out.get_mut(i) {
+            r[lane] = v.to_bits() as u64;
+        }
+    } else if let Some(r) = out.get_mut(i / 2) {
+        let sh = 16 * (i % 2);
+        let bits = f16::from_f32(v).to_bits() as u64;
+        r[lane] = (r[lane] & !(0xffff << sh)) | (bits << sh);
+    }
+}
+
+/// `c + sum_k a[k] * b[k]` in the order the module comment states.
+fn dot(c: f32, a: impl Iterator<Item = f32>, b: impl Iterator<Item = f32>) -> f32 {
+    a.zip(b).fold(c, |acc, (x, y)| acc + x * y)
+}
+
+fn partial_warp(what: &str, exec: Mask) -> (FaultKind, Option<usize>) {
+    (
+        FaultKind::Unsupported(format!(
+            "{what} executed by lanes {exec:#010x}: the instruction is .aligned and needs all 32 lanes of the warp"
+        )),
+        None,
+    )
+}
+
+impl Warp {
+    fn fetch_all(&self, lx: &LaunchCtx<'_>, cta: &CtaState<'_>, srcs: &[Src]) -> Regs {
+        srcs.iter().map(|s| self.fetch(lx, cta, *s)).collect()
+    }
+
+    fn write_all(&mut self, d: &[R], vals: &Regs, exec: Mask) {
+        for (r, v) in d.iter().zip(vals) {
+            self.write(*r, v, exec);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn tensor<O: Observer>(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        exec: Mask,
+        op: &TensorOp,
+    ) -> ExecResult {
+        match op {
+            TensorOp::Mma {
+                shape,
+                ab,
+                d_f32,
+                c_f32,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                if exec != Mask::MAX {
+                    return Err(partial_warp("mma.sync", exec));
+                }
+                let k = match shape {
+                    MmaShape::M16n8k8 => 8,
+                    MmaShape::M16n8k16 => 16,
+                };
+                let (av, bv, cv) = (
+                    self.fetch_all(lx, cta, a),
+                    self.fetch_all(lx, cta, b),
+                    self.fetch_all(lx, cta, c),
+                );
+                // Gather the whole A (16 x k), B (k x 8) and C (16 x 8).
+                let mut am = [[0f32; 16]; 16];
+                let mut bm = [[0f32; 8]; 16];
+                let mut cm = [[0f32; 8]; 16];
+                for l in 0..WARP_SIZE {
+                    let (g, t) = (l / 4, l % 4);
+                    for i in 0..2 * av.len() {
+                        let (row, col) = (g + 8 * ((i / 2) % 2), 2 * t + i % 2 + 8 * (i / 4));
+                        am[row][col] = to_f32(half_of(av[i / 2][l], i % 2), *ab);
+                    }
+                    for i in 0..2 * bv.len() {
+                        let (row, col) = (2 * t + i % 2 + 8 * (i / 2), g);
+                        bm[row][col] = to_f32(half_of(bv[i / 2][l], i % 2), *ab);
+                    }
+                    for i in 0..4 {
+                        cm[g + 8 * (i / 2)][2 * t + i % 2] = acc_elem(&cv, *c_f32, l, i);
+                    }
+                }
+                let mut out: Regs = vec![[0u64; WARP_SIZE]; d.len()];
+                for l in 0..WARP_SIZE {
+                    let (g, t) = (l / 4, l % 4);
+                    for i in 0..4 {
+                        let (row, col) = (g + 8 * (i / 2), 2 * t + i % 2);
+                        let v = dot(
+                            cm[row][col],
+                            am[row][..k].iter().copied(),
+                            bm[..k].iter().map(|r| r[col]),
+                        );
+                        put_acc(&mut out, *d_f32, l, i, v);
+                    }
+                }
+                self.write_all(d, &out, exec);
+            }
+            TensorOp::WmmaMma {
+                a_row: _,
+                b_row: _,
+                d_f32,
+                c_f32,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                // The layouts of A and B were applied by the loads: the
+                // fragments hold rows of A and columns of B either way.
+                if exec != Mask::MAX {
+                    return Err(partial_warp("wmma.mma", exec));
+                }
+                let (av, bv, cv) = (
+                    self.fetch_all(lx, cta, a),
+                    self.fetch_all(lx, cta, b),
+                    self.fetch_all(lx, cta, c),
+                );
+                let elem = |regs: &Regs, lane: usize, kk: usize| {
+                    f16::from_bits(half_of(regs[kk / 2][lane], kk % 2)).to_f32()
+                };
+                let mut out: Regs = vec![[0u64; WARP_SIZE]; d.len()];
+                for l in 0..WARP_SIZE {
+                    let row = l / 2;
+                    for e in 0..8 {
+                        let col = 8 * (l % 2) + e;
+                        let v = dot(
+                            acc_elem(&cv, *c_f32, l, e),
+                            (0..16).map(|kk| elem(&av, row, kk)),
+                            (0..16).map(|kk| elem(&bv, col, kk)),
+                        );
+                        put_acc(&mut out, *d_f32, l, e, v);
+                    }
+                }
+                self.write_all(d, &out, exec);
+            }
+            TensorOp::WmmaLoad {
+                frag,
+                row,
+                f32,
+                space,
+                d,
+                addr,
+                stride,
+            } => {
+                let base = self.addrs(lx, cta, addr);
+                let ld = self.stride(lx, cta, stride);
+                let esize = if *f32 { 4 } else { 2 };
+                let per_reg = if *f32 { 1 } else { 2 };
+                let mut out: Regs = vec![[0u64; WARP_SIZE]; d.len()];
+                for (j, reg) in out.iter_mut().enumerate() {
+                    let mut addrs = [0u64; WARP_SIZE];
+                    for l in lanes(exec) {
+                        for h in 0..per_reg {
+                            let (r, c) = wmma_coord(*frag, l, per_reg * j + h);
+                            let a = elem_addr(base[l], ld[l], *row, r, c, esize);
+                            if h == 0 {
+                                addrs[l] = a;
+                            }
+                            let mut buf = [0u8; 4];
+                            self.load_lane(lx, cta, *space, l, a, &mut buf[..esize], esize as u32)
+                                .map_err(mem_err(l))?;
+                            let v = u32::from_le_bytes(buf) as u64;
+                            reg[l] |= v << (16 * h);
+                        }
+                    }
+                    obs.memory(&MemEvent {
+                        site,
+                        space: access_space(*space, &addrs, exec),
+                        kind: AccessKind::Load,
+                        size: 4,
+                        active: exec,
+                        addrs: &addrs,
+                    });
+                }
+                self.write_all(d, &out, exec);
+            }
+            TensorOp::WmmaStore {
+                row,
+                f32,
+                space,
+                src,
+                addr,
+                stride,
+            } => {
+                let base = self.addrs(lx, cta, addr);
+                let ld = self.stride(lx, cta, stride);
+                let vals = self.fetch_all(lx, cta, src);
+                let esize = if *f32 { 4 } else { 2 };
+                let per_reg = if *f32 { 1 } else { 2 };
+                for (j, reg) in vals.iter().enumerate() {
+                    let mut addrs = [0u64; WARP_SIZE];
+                    for l in lanes(exec) {
+                        for h in 0..per_reg {
+                            let (r, c) = wmma_coord(WmmaFrag::Acc, l, per_reg * j + h);
+                            let a = elem_addr(base[l], ld[l], *row, r, c, esize);
+                            if h == 0 {
+                                addrs[l] = a;
+                            }
+                            let bytes = ((reg[l] >> (16 * h)) as u32).to_le_bytes();
+                            self.store_lane(lx, cta, *space, l, a, &bytes[..esize], esize as u32)
+                                .map_err(mem_err(l))?;
+                        }
+                    }
+                    obs.memory(&MemEvent {
+                        site,
+                        space: access_space(*space, &addrs, exec),
+                        kind: AccessKind::Store,
+                        size: 4,
+                        active: exec,
+                        addrs: &addrs,
+                    });
+                }
+            }
+            TensorOp::Matrix8x8 {
+                store,
+                trans,
+                space,
+                regs,
+                addr,
+            } => {
+                let what = if *store { "stmatrix" } else { "ldmatrix" };
+                if exec != Mask::MAX {
+                    return Err(partial_warp(what, exec));
+                }
+                self.matrix8x8(lx, cta, obs, site, *store, *trans, *space, regs, addr)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The leading dimension of a wmma access, in elements (16 when absent).
+    fn stride(&self, lx: &LaunchCtx<'_>, cta: &CtaState<'_>, s: &Option<Src>) -> L {
+        match s {
+            Some(s) => self.fetch(lx, cta, *s).map(|v| v & 0xffff_ffff),
+            None => [16; WARP_SIZE],
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn matrix8x8<O: Observer>(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        store: bool,
+        trans: bool,
+        space: MemSpace,
+        regs: &[Src],
+        addr: &Addr,
+    ) -> ExecResult {
+        let rows = self.addrs(lx, cta, addr);
+        let n = regs.len();
+        // Lanes 8j..8j+8 address the rows of matrix j.
+        let used: Mask = if n >= 4 {
+            Mask::MAX
+        } else {
+            (1u32 << (8 * n)) - 1
+        };
+        // mats[j][row][col] as 16-bit elements.
+        let mut mats = vec![[[0u16; 8]; 8]; n];
+        // Where lane l's register j element h lives in mats[j].
+        let place = |l: usize, h: usize| -> (usize, usize) {
+            let (r, c) = (l / 4, 2 * (l % 4) + h);
+            if trans { (c, r) } else { (r, c) }
+        };
+        if store {
+            let vals = self.fetch_all(lx, cta, regs);
+            for (j, v) in vals.iter().enumerate() {
+                for (l, &x) in v.iter().enumerate() {
+                    for h in 0..2 {
+                        let (r, c) = place(l, h);
+                        mats[j][r][c] = half_of(x, h);
+                    }
+                }
+            }
+            for q in lanes(used) {
+                let (j, i) = (q / 8, q % 8);
+                let mut bytes = [0u8; 16];
+                for (c, e) in mats[j][i].iter().enumerate() {
+                    bytes[2 * c..2 * c + 2].copy_from_slice(&e.to_le_bytes());
+                }
+                self.store_lane(lx, cta, space, q, rows[q], &bytes, 16)
+                    .map_err(mem_err(q))?;
+            }
+        } else {
+            for q in lanes(used) {
+                let (j, i) = (q / 8, q % 8);
+                let mut bytes = [0u8; 16];
+                self.load_lane(lx, cta, space, q, rows[q], &mut bytes, 16)
+                    .map_err(mem_err(q))?;
+                for c in 0..8 {
+                    mats[j][i][c] = u16::from_le_bytes([bytes[2 * c], bytes[2 * c + 1]]);
+                }
+            }
+            let mut out: Regs = vec![[0u64; WARP_SIZE]; n];
+            for (j, o) in out.iter_mut().enumerate() {
+                for (l, v) in o.iter_mut().enumerate() {
+                    for h in 0..2 {
+                        let (r, c) = place(l, h);
+                        *v |= (mats[j][r][c] as u64) << (16 * h);
+                    }
+                }
+            }
+            let d: Vec<R> = regs
+                .iter()
+                .filter_map(|s| match s {
+                    Src::Reg(r) => Some(*r),
+                    _ => None,
+                })
+                .collect();
+            self.write_all(&d, &out, Mask::MAX);
+        }
+        obs.memory(&MemEvent {
+            site,
+            space: access_space(space, &rows, used),
+            kind: if store {
+                AccessKind::Store
+            } else {
+                AccessKind::Load
+            },
+            size: 16,
+            active: used,
+            addrs: &rows,
+        });
+        Ok(())
+    }
+}
+
+/// (row, column) in its own matrix of element `e` of lane `l`'s wmma
+/// fragment (the layout of the module comment).
+fn wmma_coord(frag: WmmaFrag, l: usize, e: usize) -> (usize, usize) {
+    match frag {
+        WmmaFrag::A => (l % 16, e),
+        WmmaFrag::B => (e, l % 16),
+        WmmaFrag::Acc => (l / 2, 8 * (l % 2) + e),
+    }
+}
+
+/// Address of element (r, c) of a matrix at `base` with leading dimension
+/// `ld` elements, row- or column-major.
+fn elem_addr(base: u64, ld: u64, row_major: bool, r: usize, c: usize, esize: usize) -> u64 {
+    let idx = if row_major {
+        r as u64 * ld + c as u64
+    } else {
+        c as u64 * ld + r as u64
+    };
+    base.wrapping_add(idx.wrapping_mul(esize as u64))
+}
