@@ -81,6 +81,17 @@ impl Compiler {
             && !opts.include_dirs.contains(dir)
         {
             opts.include_dirs.push(dir.clone());
+            // The wheels split the headers: `<mma.h>` (wmma) lives in the
+            // nvcc wheel (crt/mma.h), beside the runtime wheel.
+            if let Some(nvcc) = dir
+                .parent()
+                .and_then(Path::parent)
+                .map(|n| n.join("cuda_nvcc/include"))
+                && nvcc.join("crt/mma.h").is_file()
+                && !opts.include_dirs.contains(&nvcc)
+            {
+                opts.include_dirs.push(nvcc);
+            }
         }
         let args = opts.to_args()?;
         let raw = self

@@ -225,3 +225,30 @@ fn loading_a_file_that_is_not_a_library_is_an_error_value() {
     let err = nvrtc::Nvrtc::load(&fake).expect_err("not a library");
     assert!(matches!(err, NvrtcError::Load { .. }), "{err:?}");
 }
+
+#[test]
+fn wmma_header_is_found() {
+    // <mma.h> comes from the runtime wheel but includes crt/mma.h, which only
+    // the nvcc wheel ships: both folders must be on the include path.
+    let Some(c) = compiler_or_skip() else { return };
+    let src = r#"#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void k(const half *a, const half *b, float *c) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+}
+"#;
+    let out = c
+        .compile(src, "wmma.cu", &arch("sm_80"))
+        .expect("wmma compiles");
+    assert!(
+        out.ptx.contains("wmma.mma.sync"),
+        "no wmma.mma.sync in the PTX"
+    );
+}
