@@ -1,13 +1,14 @@
 //! [`profile`]: emulate a loaded kernel once with the characterize collector
 //! (and the cache trace recorder), and build the models' [`KernelProfile`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arch::Gpu;
 use cachesim::{CacheReport, Trace};
 use characterize::{Characterization, Sample};
 use emu::simt::stack::Policy;
-use profile::{KernelProfile, RegisterSource, Resources};
+use profile::{KernelProfile, ParallelismInputs, RegisterSource, Resources};
 
 use crate::cache;
 use crate::error::PipelineError;
@@ -101,6 +102,7 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
     profile.kernel = loaded.kernel_name.clone();
     profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
     profile.resources = resources(loaded, opts.ptxas);
+    profile.analysis.parallelism = parallelism(loaded, &characterization);
     let mut profiled = Profiled {
         characterization,
         profile,
@@ -112,6 +114,39 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
         profiled.simulate_cache(gpu)?;
     }
     Ok(profiled)
+}
+
+/// Static ILP/MLP of the entry ([`ptx::analysis::ilp`]), each block weighted
+/// by its warp executions in this run (the per-line rows of its first
+/// instruction); by loop depth when no block of the entry was counted.
+fn parallelism(loaded: &LoadedSpec, ch: &Characterization) -> ParallelismInputs {
+    let Some(entry) = loaded.entry() else {
+        return ParallelismInputs::default();
+    };
+    let Ok(par) = ptx::analysis::ilp::Parallelism::of_function(entry) else {
+        return ParallelismInputs::default();
+    };
+    let executions: HashMap<u32, f64> = ch
+        .lines
+        .iter()
+        .filter(|row| row.function == entry.name)
+        .map(|row| (row.pc, row.executions))
+        .collect();
+    let weights: Vec<f64> = par
+        .starts
+        .iter()
+        .map(|pc| executions.get(pc).copied().unwrap_or(0.0))
+        .collect();
+    let est = if weights.iter().any(|w| *w > 0.0) {
+        par.weighted(&weights)
+    } else {
+        par.by_loop_depth()
+    };
+    ParallelismInputs {
+        ilp: est.ilp,
+        mlp_global: est.mlp_global,
+        mlp_shared: est.mlp_shared,
+    }
 }
 
 /// Registers (ptxas, else the estimate) and static shared memory of the entry.

@@ -413,6 +413,22 @@ pub struct AnalysisInputs {
     pub gpuperf: GpuPerfInputs,
     /// Roofline work.
     pub roofline: RooflineInputs,
+    /// Static instruction- and memory-level parallelism (`ptx::analysis::ilp`,
+    /// filled by the pipeline; read by the timing model).
+    pub parallelism: ParallelismInputs,
+}
+
+/// Independent work one warp has in flight, from the dependence graph of each
+/// basic block weighted by its executions (`ptx::analysis::ilp`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ParallelismInputs {
+    /// Compute instructions over their critical path. Instructions.
+    pub ilp: Option<f64>,
+    /// Global/local loads over their critical path. Requests.
+    pub mlp_global: Option<f64>,
+    /// Shared loads over their critical path. Requests.
+    pub mlp_shared: Option<f64>,
 }
 
 /// Kothapalli et al.'s per-thread cycle counts (section 3.2: N_comp and N_memory).

@@ -22,8 +22,8 @@ pub mod workload;
 
 pub use kernel_profile::{
     AnalysisInputs, Atomics, Branches, ClassMix, GlobalMemory, GpuPerfInputs, KernelProfile,
-    KothapalliInputs, Launch, LocalMemory, MwpCwpInputs, PerThread, RegisterSource, Resources,
-    RooflineInputs, SharedMemory, Synchronisation, Traffic,
+    KothapalliInputs, Launch, LocalMemory, MwpCwpInputs, ParallelismInputs, PerThread,
+    RegisterSource, Resources, RooflineInputs, SharedMemory, Synchronisation, Traffic,
 };
 pub use parse::ProfileError;
 pub use workload::{CacheFigures, Workload};

@@ -169,6 +169,9 @@ impl KernelProfile {
             ("analysis.gpuperf.cf_div_cycles", a.gpuperf.cf_div_cycles),
             ("analysis.gpuperf.bank_cycles", a.gpuperf.bank_cycles),
             ("analysis.roofline.flops", a.roofline.flops),
+            ("analysis.parallelism.ilp", a.parallelism.ilp),
+            ("analysis.parallelism.mlp_global", a.parallelism.mlp_global),
+            ("analysis.parallelism.mlp_shared", a.parallelism.mlp_shared),
         ];
         out.extend(
             plain

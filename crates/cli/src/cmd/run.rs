@@ -110,7 +110,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         loaded.kernel_name, s.ctas, threads, s.warps
     );
     println!(
-        "warp instructions {}, thread instructions {} (activity {:.1}%)",
+        "warp instructions {}, thread instructions {} with a true guard ({:.1}% of issue slots; `characterize` counts guarded-off lanes as active)",
         s.warp_instructions, s.thread_instructions, activity
     );
     let rate = if elapsed > 0.0 {

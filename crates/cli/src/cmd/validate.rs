@@ -19,7 +19,7 @@ mod end_to_end;
 mod engine;
 mod launch_spec;
 mod plot;
-mod ptx_cache;
+pub(crate) mod ptx_cache;
 mod render;
 mod runner;
 mod score;

@@ -11,8 +11,8 @@
 //! | L2 bytes | `global.l2_bytes`, else sectors x 32 B (every access misses L1) |
 //! | L1 hit rate | `cache.l1_hit_rate` (cache model, same GPU), else 1 - L2 bytes / L1 bytes when the profile gives L2 bytes, else 0 |
 //! | L2 hit rate | `cache.l2_hit_rate`, else 1 - DRAM bytes / L2 bytes, clamped to [0, 1] |
-//! | ILP | `analysis.gpuperf.ilp`, else 1 |
-//! | MLP (global, shared) | `analysis.gpuperf.mlp` for global, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
+//! | ILP | `analysis.parallelism.ilp` (static dependence graph, `ptx::analysis::ilp`), else `analysis.gpuperf.ilp`, else 1 |
+//! | MLP (global, shared) | `analysis.parallelism.mlp_global` / `mlp_shared`, else (global) `analysis.gpuperf.mlp`, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
 //! | GPU figures | [`super::params::arch_params`] with the bundled calibration of `gpu.id`, if any |
 
 use arch::{Gpu, Occupancy};
@@ -82,6 +82,7 @@ pub fn inputs(
     let l2_hit = rate(c.l2_hit_rate).unwrap_or(derived_l2_hit);
     let barriers = mix.barrier.max(profile.sync.barriers_per_thread);
     let a = &profile.analysis.gpuperf;
+    let par = &profile.analysis.parallelism;
     let interval = |loads: f64| (loads / (barriers + 1.0)).max(1.0);
     Ok(TimingInputs {
         blocks: lf.blocks,
@@ -94,12 +95,16 @@ pub fn inputs(
         l2_hit_rate: l2_hit,
         l2_bytes: l2,
         dram_bytes: dram,
-        ilp: a.ilp.unwrap_or(1.0).max(1.0),
-        mlp_global: a
-            .mlp
+        ilp: par.ilp.or(a.ilp).unwrap_or(1.0).max(1.0),
+        mlp_global: par
+            .mlp_global
+            .or(a.mlp)
             .unwrap_or_else(|| interval(per(w.global_load + w.local)))
             .max(1.0),
-        mlp_shared: interval(per(w.shared_load)),
+        mlp_shared: par
+            .mlp_shared
+            .unwrap_or_else(|| interval(per(w.shared_load)))
+            .max(1.0),
     })
 }
 

@@ -196,7 +196,12 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         + m.shared
         + m.atomic
         + m.barrier;
-    let issue = warps * slots / arch.issue_per_clock;
+    // Bank-conflict serialisation (GPUPerf, Sim et al. 2012, eq. 2 and 6:
+    // O_bank is part of W_serial, added to the compute time, not hidden
+    // under it): the passes beyond one per shared request replay the
+    // instruction, each replay holding the dispatch like an issued one.
+    let bank = warps * (inp.shared_passes - m.shared).max(0.0) / arch.shared_passes_per_clock;
+    let issue = warps * slots / arch.issue_per_clock + bank;
     let pipe = [
         m.fp32 / arch.rate_fp32,
         m.fp64 / arch.rate_fp64,

@@ -10,6 +10,7 @@
 //! - [`kernel`]: finding a kernel by name, C++ mangled names included.
 pub mod cfg;
 pub mod flow;
+pub mod ilp;
 pub mod kernel;
 pub mod mix;
 pub mod resources;

@@ -106,6 +106,44 @@ impl Engine {
     }
 }
 
+/// Diagnostics for model work: with `PTXPERF_VALIDATE_DUMP=DIR` set, each
+/// configuration's profile is written to `DIR/<gpu>/<defines>.toml`, so that
+/// `ptxperf predict --profile` can rescore a model without re-emulating.
+/// Best effort: a write that fails is skipped (it never changes the figures).
+fn dump_profile(gpu: &str, launch: &Launch, profile: &profile::KernelProfile) {
+    let Some(dir) = std::env::var_os("PTXPERF_VALIDATE_DUMP") else {
+        return;
+    };
+    let name: Vec<String> = launch
+        .defines
+        .iter()
+        .map(|d| match d {
+            validate::Define::Macro { name, value }
+            | validate::Define::Constexpr { name, value } => {
+                format!("{name}={value}")
+            }
+            validate::Define::DropUnrollPragma { name } => format!("{name}=0"),
+        })
+        .collect();
+    let name: String = name
+        .join(",")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "=,._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let dir = Path::new(&dir).join(gpu);
+    if let Ok(text) = toml::to_string(profile)
+        && std::fs::create_dir_all(&dir).is_ok()
+    {
+        let _ = std::fs::write(dir.join(format!("{name}.toml")), text);
+    }
+}
+
 fn first_line(s: &str) -> String {
     s.lines()
         .find(|l| !l.trim().is_empty())
@@ -126,6 +164,7 @@ impl Predictor for Engine {
         };
         let profiled = pipeline::profile(&loaded, &opts)
             .map_err(|e| format!("emulation: {}", first_line(&e.to_string())))?;
+        dump_profile(&self.gpu.id, launch, &profiled.profile);
         // One model at a time, so one model's refusal does not hide the others.
         Ok(self
             .models
