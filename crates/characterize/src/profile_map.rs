@@ -174,6 +174,8 @@ impl Characterization {
                 sector_reuse: Some(mi.sector_reuse),
                 ctas_emulated: Some(self.ctas_emulated as f64),
                 sampling_error: Some(self.sampling_error),
+                // Needs the operand types of each `cvt`: filled by the pipeline.
+                integer_convert_fraction: None,
             },
             ..KernelProfile::default()
         }

@@ -11,7 +11,7 @@
 //! fewer. A callee's registers are not added (ptxas allocates per function
 //! and the ABI saves across calls).
 
-use ptx::ir::{Function, Type};
+use ptx::ir::{Function, Opcode, Type};
 
 /// The most registers a thread may use on any architecture since CC 3.5.
 pub const ISA_MAX_REGISTERS: u32 = 255;
@@ -35,11 +35,35 @@ pub fn estimate_registers(func: &Function) -> u32 {
 /// Registers of `entry` (mangled name) as ptxas reports them for `sm`, or
 /// `None` when ptxas is not installed, fails, or does not list the entry.
 pub fn ptxas_registers(ptx: &str, sm: &str, entry: &str) -> Option<(u32, u64)> {
+    ptxas_kernel(ptx, sm, entry).map(|k| (k.registers, k.shared_bytes))
+}
+
+/// Everything ptxas reports for `entry` (registers, static shared bytes,
+/// spill bytes), or `None` as for [`ptxas_registers`].
+pub fn ptxas_kernel(ptx: &str, sm: &str, entry: &str) -> Option<arch::ptxas::KernelResources> {
     let kernels = arch::ptxas::ptxas_resources(None, ptx, sm).ok()?;
-    kernels
-        .iter()
-        .find(|k| k.name == entry)
-        .map(|k| (k.registers, k.shared_bytes))
+    kernels.into_iter().find(|k| k.name == entry)
+}
+
+/// Fraction of the executed `cvt` instructions of `func` whose destination
+/// and source types are both integers (`cvt.u64.u32`, `cvt.s32.s8`, ...):
+/// ptxas emits those as integer moves/extensions on the integer ALU; only
+/// conversions involving a float type use the conversion unit.
+/// `executions(pc)` gives the warp executions of the instruction at `pc`.
+/// `None` when no `cvt` was executed.
+pub fn integer_convert_fraction(func: &Function, executions: impl Fn(u32) -> f64) -> Option<f64> {
+    let (mut int, mut all) = (0.0, 0.0);
+    for (pc, inst) in func.instructions.as_slice().iter().enumerate() {
+        if inst.opcode != Opcode::Cvt {
+            continue;
+        }
+        let n = u32::try_from(pc).map_or(0.0, &executions);
+        all += n;
+        if inst.types.len() == 2 && inst.types.iter().all(|t| t.is_integer_or_bits()) {
+            int += n;
+        }
+    }
+    (all > 0.0).then(|| int / all)
 }
 
 #[cfg(test)]
@@ -82,6 +106,36 @@ mod tests {
     #[test]
     fn capped_at_the_isa_maximum() {
         check(".reg .b64 %rd<400>;", ISA_MAX_REGISTERS);
+    }
+
+    /// `body`'s executed `cvt` (every instruction executed `n` times where
+    /// `n` is its index + 1) against the expected integer fraction.
+    fn check_cvt(body: &str, expected: Option<f64>) {
+        let text = format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n{body}\nret;\n}}\n"
+        );
+        let module = match ptx::parse("t.ptx", &text) {
+            Ok(m) => m,
+            Err(d) => panic!("{}", d.render("t.ptx", &text)),
+        };
+        let Some((_, func)) = module.entries().next() else {
+            panic!("no entry parsed")
+        };
+        let got = integer_convert_fraction(func, |pc| f64::from(pc + 1));
+        assert_eq!(got, expected, "for {body:?}");
+    }
+
+    #[test]
+    fn integer_widenings_are_split_from_float_conversions() {
+        check_cvt("add.s32 %r1, %r2, %r3;", None);
+        check_cvt("cvt.u64.u32 %rd1, %r1;", Some(1.0));
+        check_cvt("cvt.rn.f32.s32 %f1, %r1;", Some(0.0));
+        // Weighted by executions: the widening at pc 0 runs once, the
+        // conversion at pc 1 twice, the sign extension at pc 2 three times.
+        check_cvt(
+            "cvt.s64.s32 %rd1, %r1;\ncvt.rzi.s32.f32 %r2, %f1;\ncvt.u64.u32 %rd2, %r2;",
+            Some(4.0 / 6.0),
+        );
     }
 
     #[test]

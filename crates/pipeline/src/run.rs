@@ -8,13 +8,13 @@ use arch::Gpu;
 use cachesim::{CacheReport, Trace};
 use characterize::{Characterization, Sample};
 use emu::simt::stack::Policy;
-use profile::{KernelProfile, ParallelismInputs, RegisterSource, Resources};
+use profile::{KernelProfile, ParallelismInputs, RegisterSource, Resources, SpillInputs};
 
 use crate::cache;
 use crate::error::PipelineError;
 use crate::load::LoadedSpec;
 use crate::predict::occupancy_for;
-use crate::registers::{estimate_registers, ptxas_registers};
+use crate::registers::{estimate_registers, integer_convert_fraction, ptxas_kernel};
 use crate::trace::TraceRecorder;
 
 /// How to profile.
@@ -101,8 +101,9 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
     let mut profile = characterization.to_profile();
     profile.kernel = loaded.kernel_name.clone();
     profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
-    profile.resources = resources(loaded, opts.ptxas);
+    (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas);
     profile.analysis.parallelism = parallelism(loaded, &characterization);
+    profile.workload.integer_convert_fraction = convert_split(loaded, &characterization);
     let mut profiled = Profiled {
         characterization,
         profile,
@@ -149,25 +150,50 @@ fn parallelism(loaded: &LoadedSpec, ch: &Characterization) -> ParallelismInputs 
     }
 }
 
-/// Registers (ptxas, else the estimate) and static shared memory of the entry.
-fn resources(loaded: &LoadedSpec, use_ptxas: bool) -> Resources {
+/// Registers (ptxas, else the estimate) and static shared memory of the
+/// entry, and its register spills (ptxas only; none without it).
+fn resources(loaded: &LoadedSpec, use_ptxas: bool) -> (Resources, SpillInputs) {
     let from_ptxas = if use_ptxas {
-        ptxas_registers(&loaded.ptx, &loaded.arch, &loaded.spec.kernel)
+        ptxas_kernel(&loaded.ptx, &loaded.arch, &loaded.spec.kernel)
     } else {
         None
     };
+    let static_instructions = loaded.entry().map_or(0, |f| f.instructions.len() as u64);
     match from_ptxas {
-        Some((registers, shared)) => Resources {
-            registers_per_thread: registers,
-            registers_source: RegisterSource::Ptxas,
-            static_shared_per_block: shared.max(loaded.static_shared_bytes),
-        },
-        None => Resources {
-            registers_per_thread: loaded.entry().map_or(0, estimate_registers),
-            registers_source: RegisterSource::Estimate,
-            static_shared_per_block: loaded.static_shared_bytes,
-        },
+        Some(k) => (
+            Resources {
+                registers_per_thread: k.registers,
+                registers_source: RegisterSource::Ptxas,
+                static_shared_per_block: k.shared_bytes.max(loaded.static_shared_bytes),
+            },
+            SpillInputs {
+                store_bytes: k.spill_store_bytes,
+                load_bytes: k.spill_load_bytes,
+                static_instructions,
+            },
+        ),
+        None => (
+            Resources {
+                registers_per_thread: loaded.entry().map_or(0, estimate_registers),
+                registers_source: RegisterSource::Estimate,
+                static_shared_per_block: loaded.static_shared_bytes,
+            },
+            SpillInputs::default(),
+        ),
     }
+}
+
+/// [`integer_convert_fraction`] of the entry, weighted by this run's warp
+/// executions per instruction.
+fn convert_split(loaded: &LoadedSpec, ch: &Characterization) -> Option<f64> {
+    let entry = loaded.entry()?;
+    let executions: HashMap<u32, f64> = ch
+        .lines
+        .iter()
+        .filter(|row| row.function == entry.name)
+        .map(|row| (row.pc, row.executions))
+        .collect();
+    integer_convert_fraction(entry, |pc| executions.get(&pc).copied().unwrap_or(0.0))
 }
 
 impl Profiled {

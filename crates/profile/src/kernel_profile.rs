@@ -416,6 +416,23 @@ pub struct AnalysisInputs {
     /// Static instruction- and memory-level parallelism (`ptx::analysis::ilp`,
     /// filled by the pipeline; read by the timing model).
     pub parallelism: ParallelismInputs,
+    /// Register spills ptxas reports for the entry (filled by the pipeline;
+    /// read by the timing model).
+    pub spills: SpillInputs,
+}
+
+/// What ptxas's `-v` says about register spills of the entry: static code,
+/// bytes per thread, with the entry's static instruction count to spread
+/// them over the executed instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpillInputs {
+    /// "N bytes spill stores". Bytes per thread; 0 = none or unknown.
+    pub store_bytes: u64,
+    /// "N bytes spill loads". Bytes per thread; 0 = none or unknown.
+    pub load_bytes: u64,
+    /// PTX instructions in the entry's body (0 = unknown). Instructions.
+    pub static_instructions: u64,
 }
 
 /// Independent work one warp has in flight, from the dependence graph of each

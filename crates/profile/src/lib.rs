@@ -23,7 +23,7 @@ pub mod workload;
 pub use kernel_profile::{
     AnalysisInputs, Atomics, Branches, ClassMix, GlobalMemory, GpuPerfInputs, KernelProfile,
     KothapalliInputs, Launch, LocalMemory, MwpCwpInputs, ParallelismInputs, PerThread,
-    RegisterSource, Resources, RooflineInputs, SharedMemory, Synchronisation, Traffic,
+    RegisterSource, Resources, RooflineInputs, SharedMemory, SpillInputs, Synchronisation, Traffic,
 };
 pub use parse::ProfileError;
 pub use workload::{CacheFigures, Workload};

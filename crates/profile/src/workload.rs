@@ -43,6 +43,10 @@ pub struct Workload {
     pub ctas_emulated: Option<f64>,
     /// Estimated relative error of counts extrapolated from sampled CTAs (0 = full run). Ratio.
     pub sampling_error: Option<f64>,
+    /// Executed `cvt` warp instructions whose source and destination are both
+    /// integer types (widenings, narrowings), over all executed `cvt`. SASS runs
+    /// them on the integer ALU, not the conversion unit. Ratio in [0, 1].
+    pub integer_convert_fraction: Option<f64>,
 }
 
 impl Workload {
@@ -67,6 +71,7 @@ impl Workload {
             ("sector_reuse", self.sector_reuse),
             ("ctas_emulated", self.ctas_emulated),
             ("sampling_error", self.sampling_error),
+            ("integer_convert_fraction", self.integer_convert_fraction),
         ];
         fields
             .into_iter()

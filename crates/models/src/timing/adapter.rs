@@ -13,6 +13,8 @@
 //! | L2 hit rate | `cache.l2_hit_rate`, else 1 - DRAM bytes / L2 bytes, clamped to [0, 1] |
 //! | ILP | `analysis.parallelism.ilp` (static dependence graph, `ptx::analysis::ilp`), else `analysis.gpuperf.ilp`, else 1 |
 //! | MLP (global, shared) | `analysis.parallelism.mlp_global` / `mlp_shared`, else (global) `analysis.gpuperf.mlp`, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
+//! | integer conversions | `workload.integer_convert_fraction` of `convert` moved to the integer pipe |
+//! | register spills | `analysis.spills` (ptxas's spill bytes) spread over the executed code ([`spill_instructions_per_warp`]): added to the LSU instructions, the L1 sectors and (misses) the L2 bytes |
 //! | GPU figures | [`super::params::arch_params`] with the bundled calibration of `gpu.id`, if any |
 
 use arch::{Gpu, Occupancy};
@@ -34,14 +36,23 @@ pub fn inputs(
     let warps = lf.total_warps.max(1.0);
     let w = &profile.warp_instructions;
     let per = |x: f64| x / warps;
-    let mix = WarpMix {
+    // Integer-to-integer `cvt` (widenings) run on the integer ALU (docs: "Conversions").
+    let int_cvt = w.convert
+        * profile
+            .workload
+            .integer_convert_fraction
+            .filter(|f| f.is_finite())
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0);
+    let spill = spill_instructions_per_warp(profile, warps);
+    let mut mix = WarpMix {
         fp32: per(w.fp32 + w.fp32_fma + w.fp16),
         fp64: per(w.fp64 + w.fp64_fma),
         sfu: per(w.sfu),
-        int_add: per(w.int_add + w.control + w.other),
+        int_add: per(w.int_add + w.control + w.other + int_cvt),
         int_mul: per(w.int_mul),
         int_div: per(w.int_div),
-        convert: per(w.convert),
+        convert: per(w.convert - int_cvt),
         global: per(w.global() + w.local),
         shared: per(w.shared()),
         atomic: per(w.atomic),
@@ -62,9 +73,9 @@ pub fn inputs(
     } else {
         g.bytes() + loc.loads.bytes + loc.stores.bytes
     };
-    let sectors = per(sector_bytes / 32.0);
+    let mut sectors = per(sector_bytes / 32.0);
     let dram = dram_bytes(profile, seg).max(0.0);
-    let (l2, derived_l1_hit) = match g.l2_bytes {
+    let (mut l2, derived_l1_hit) = match g.l2_bytes {
         Some(b) if sector_bytes > 0.0 => (b, (1.0 - b / sector_bytes).clamp(0.0, 1.0)),
         Some(b) => (b, 0.0),
         None => (sector_bytes, 0.0),
@@ -80,6 +91,14 @@ pub fn inputs(
     let rate = |r: Option<f64>| r.filter(|v| same_gpu && v.is_finite() && (0.0..=1.0).contains(v));
     let l1_hit = rate(c.l1_hit_rate).unwrap_or(derived_l1_hit);
     let l2_hit = rate(c.l2_hit_rate).unwrap_or(derived_l2_hit);
+    // Register spills (docs: "Register spills"): LSU instructions of one warp,
+    // SPILL_BYTES_PER_ACCESS per thread, so 32 x 4 B = 4 sectors each (local
+    // memory is interleaved per thread: a warp's spill access is coalesced);
+    // the L1 misses go to L2 (the spill working set is small: no DRAM bytes).
+    let spill_sectors = spill * 32.0 * SPILL_BYTES_PER_ACCESS / 32.0;
+    mix.global += spill;
+    sectors += spill_sectors;
+    l2 += spill_sectors * 32.0 * warps * (1.0 - l1_hit);
     let barriers = mix.barrier.max(profile.sync.barriers_per_thread);
     let a = &profile.analysis.gpuperf;
     let par = &profile.analysis.parallelism;
@@ -106,6 +125,27 @@ pub fn inputs(
             .unwrap_or_else(|| interval(per(w.shared_load)))
             .max(1.0),
     })
+}
+
+/// Bytes one thread moves per spill instruction: ptxas spills 32-bit
+/// registers (`STL`/`LDL` of 4 B; wider spills make fewer instructions, so
+/// this is an upper bound on the count).
+pub const SPILL_BYTES_PER_ACCESS: f64 = 4.0;
+
+/// Executed spill loads and stores per warp: the static spill instructions
+/// (ptxas's spill bytes / [`SPILL_BYTES_PER_ACCESS`]) times the mean
+/// executions of a static instruction (executed warp instructions per warp
+/// over the entry's static PTX instructions): the spill code is taken to run
+/// as often as the code around it. 0 without spills or a static count.
+pub fn spill_instructions_per_warp(profile: &KernelProfile, warps: f64) -> f64 {
+    let r = &profile.analysis.spills;
+    let bytes = (r.load_bytes + r.store_bytes) as f64;
+    if bytes <= 0.0 || r.static_instructions == 0 || warps <= 0.0 {
+        return 0.0;
+    }
+    let executions_per_static =
+        profile.warp_instructions.total() / warps / r.static_instructions as f64;
+    bytes / SPILL_BYTES_PER_ACCESS * executions_per_static.max(0.0)
 }
 
 /// Predict with the bundled calibration of `gpu.id`, if there is one.

@@ -376,3 +376,73 @@ fn adapter_reads_counts_per_warp_and_bank_passes() {
     assert_eq!(inp.mlp_global, 2.0);
     assert_eq!(inp.mlp_shared, 25.0);
 }
+
+/// Adapter inputs of `p` on a V100 at 256 threads, 32 registers per thread.
+fn v100_inputs(p: &KernelProfile) -> TimingInputs {
+    let gpu = match Catalog::bundled().and_then(|c| c.get("tesla-v100-sxm2-16gb").cloned()) {
+        Ok(g) => g,
+        Err(e) => panic!("{e}"),
+    };
+    let input = OccupancyInput {
+        threads_per_block: 256,
+        registers_per_thread: 32,
+        shared_per_block_bytes: 4096,
+    };
+    let occ = match occupancy(&gpu, &input) {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    };
+    match adapter::inputs(p, &gpu, &occ) {
+        Ok(i) => i,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Spill bytes (loads, stores) and static instruction count against the
+/// expected spill instructions per warp.
+fn check_spills(load: u64, store: u64, static_insts: u64, expected: f64) {
+    let mut p = profile(160, 100.0, 4.0, 0.0, 0.0);
+    let plain = v100_inputs(&p);
+    p.analysis.spills.load_bytes = load;
+    p.analysis.spills.store_bytes = store;
+    p.analysis.spills.static_instructions = static_insts;
+    let warps = 160.0 * 8.0;
+    assert_eq!(adapter::spill_instructions_per_warp(&p, warps), expected);
+    let inp = v100_inputs(&p);
+    assert_eq!(inp.mix.global, plain.mix.global + expected);
+    // Each spill instruction moves 32 threads x 4 B = 4 sectors.
+    assert_eq!(inp.sectors, plain.sectors + 4.0 * expected);
+    assert!(seconds(&inp) >= seconds(&plain));
+}
+
+#[test]
+fn register_spills_are_local_traffic_spread_over_the_executed_code() {
+    // 114 instructions executed per warp (100 FFMA, 10 int, 4 loads).
+    check_spills(0, 0, 57, 0.0);
+    // 8 B of spill loads + 8 B of stores = 4 static spill instructions; each
+    // static instruction runs 114 / 57 = 2 times per warp.
+    check_spills(8, 8, 57, 8.0);
+    check_spills(40, 0, 114, 10.0);
+    // Without a static count the spills are not spread (unknown): no cost.
+    check_spills(40, 40, 0, 0.0);
+}
+
+fn check_integer_converts(fraction: Option<f64>, int_moved: f64) {
+    let mut p = profile(160, 10.0, 1.0, 0.0, 0.0);
+    p.warp_instructions.convert = 30.0 * 160.0 * 8.0;
+    p.workload.integer_convert_fraction = fraction;
+    let inp = v100_inputs(&p);
+    assert_eq!(inp.mix.convert, 30.0 - int_moved, "{fraction:?}");
+    assert_eq!(inp.mix.int_add, 10.0 + int_moved, "{fraction:?}");
+}
+
+#[test]
+fn integer_conversions_go_to_the_integer_pipe() {
+    check_integer_converts(None, 0.0);
+    check_integer_converts(Some(0.0), 0.0);
+    check_integer_converts(Some(0.25), 7.5);
+    check_integer_converts(Some(1.0), 30.0);
+    // Out of range or not finite: clamped or ignored.
+    check_integer_converts(Some(2.0), 30.0);
+    check_integer_converts(Some(f64::NAN), 0.0);
+}
