@@ -294,3 +294,108 @@ fn text_output_ranks_and_names_the_winner() {
     assert!(text.contains("winner: every model picks BX="), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The counters of a run: (configurations, GPUs, emulations).
+fn counters(v: &Value) -> (i64, i64, i64) {
+    (
+        int(v, &["counters", "configurations"]),
+        int(v, &["counters", "gpus"]),
+        int(v, &["counters", "emulations"]),
+    )
+}
+
+#[test]
+fn several_gpus_share_one_emulation_per_configuration() {
+    let dir = workdir("multi-gpu");
+    let args = [
+        "--gpu",
+        "a100-pcie-40gb,tesla-v100-pcie-16gb",
+        "--param",
+        "BX=32,64,128",
+    ];
+    let v = tune_json(&dir, &args);
+    // 3 configurations on 2 GPUs: 3 emulations, not 6.
+    assert_eq!(counters(&v), (3, 2, 3));
+    let gpus = v["gpus"].as_array().expect("one report per GPU");
+    let ids: Vec<&str> = gpus.iter().filter_map(|g| g["gpu"].as_str()).collect();
+    assert_eq!(ids, ["a100-pcie-40gb", "tesla-v100-pcie-16gb"]);
+    for g in gpus {
+        assert_eq!(int(g, &["counts", "predicted"]), 3, "{}", g["gpu"]);
+    }
+    // The GPUs' predictions differ (the same profile, another machine).
+    assert_ne!(gpus[0]["rankings"], gpus[1]["rankings"]);
+    // A second run: every result from the cache, no emulation at all.
+    let again = tune_json(&dir, &args);
+    assert_eq!(counters(&again), (3, 2, 0));
+    // One GPU alone keeps the one-report shape, with the counters. The pair
+    // was compiled for the older GPU (the V100's sm_70): alone, the V100
+    // finds its results cached.
+    let one = tune_json(
+        &dir,
+        &["--gpu", "tesla-v100-pcie-16gb", "--param", "BX=32,64"],
+    );
+    assert_eq!(counters(&one), (2, 1, 0));
+    assert_eq!(int(&one, &["counts", "from_cache"]), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn measured_files_must_name_their_gpu_when_there_are_several() {
+    let dir = workdir("measured-usage");
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .arg("tune")
+        .arg(dir.join("spec.toml"))
+        .args(["--gpu", "a100-pcie-40gb", "--gpu", "tesla-v100-pcie-16gb"])
+        .args(["--measured", "some.json", "--quiet", "--no-cache"])
+        .output()
+        .expect("run ptxperf");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GPU_ID=FILE"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A Schoonhoven-style CSV of measured BX values (mean_ms per BX).
+fn measured_csv(dir: &Path, name: &str, rows: &[(u32, f64)]) -> PathBuf {
+    let mut text = "BX,mean_ms,median_ms,min_ms,std_ms,n\n".to_string();
+    for (bx, ms) in rows {
+        text.push_str(&format!("{bx},{ms},{ms},{ms},0,32\n"));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write csv");
+    path
+}
+
+#[test]
+fn several_measured_files_tune_the_configurations_measured_in_all() {
+    let dir = workdir("multi-measured");
+    let a = measured_csv(&dir, "a.csv", &[(32, 3.0), (64, 1.0), (128, 2.0)]);
+    // No BX=32 on the second GPU; there BX=128 is the fastest.
+    let b = measured_csv(&dir, "b.csv", &[(64, 5.0), (128, 4.0)]);
+    let pair = |id: &str, p: &Path| format!("{id}={}", p.display());
+    let v = tune_json(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--gpu",
+            "tesla-v100-pcie-16gb",
+            "--measured",
+            &pair("a100-pcie-40gb", &a),
+            "--measured",
+            &pair("tesla-v100-pcie-16gb", &b),
+        ],
+    );
+    assert_eq!(counters(&v), (2, 2, 2));
+    let gpus = v["gpus"].as_array().expect("one report per GPU");
+    for (g, best_label) in gpus.iter().zip(["BX=64", "BX=128"]) {
+        assert_eq!(int(g, &["space", "total"]), 2);
+        let metrics = g["measured"]["metrics"].as_array().expect("metrics");
+        assert_eq!(metrics.len(), 2, "one per model");
+        for m in metrics {
+            assert_eq!(int(m, &["compared"]), 2);
+            let best = usize::try_from(int(m, &["measured_best"])).expect("index");
+            assert_eq!(g["configurations"][best]["label"], best_label);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

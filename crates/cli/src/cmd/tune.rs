@@ -29,6 +29,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use tune::{Config, ModelTimes, ResultCache, Space, parse_param_arg};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::cmd::validate::ptx_cache::{self, PtxCache};
 use crate::error::CliError;
 use evaluate::{Evaluation, Evaluator};
 use target::Target;
@@ -43,9 +46,16 @@ pub struct Args {
     /// expressions over them); not needed when the space file names an experiment.
     #[arg(value_name = "SPEC.toml")]
     pub spec: Option<PathBuf>,
-    /// GPU id from the catalog (`ptxperf gpus` lists them).
-    #[arg(long, value_name = "ID")]
-    pub gpu: String,
+    /// GPU id from the catalog (`ptxperf gpus` lists them); repeatable or a
+    /// comma list: each configuration is then compiled and emulated once and
+    /// predicted on every GPU (compiled for the oldest GPU's architecture).
+    #[arg(long, value_name = "ID", required = true, value_delimiter = ',')]
+    pub gpu: Vec<String>,
+    /// Experiment file (Kernel Tuner launch) instead of SPEC.toml or a space
+    /// file's `experiment`; give it as `ptxperf validate` was given it to
+    /// share its PTX cache.
+    #[arg(long, value_name = "FILE")]
+    pub experiment: Option<PathBuf>,
     /// A tunable parameter and its values (repeatable; replaces a space file's values).
     #[arg(long = "param", value_name = "NAME=V1,V2,...")]
     pub params: Vec<String>,
@@ -70,7 +80,8 @@ pub struct Args {
     /// Worker threads (default: the available cores).
     #[arg(long, value_name = "J")]
     pub jobs: Option<usize>,
-    /// Result cache folder (default: $PTXPERF_CACHE/tune, else target/ptxperf-cache/tune).
+    /// Cache folder: results under DIR/tune, PTX under DIR/ptx (shared with
+    /// `ptxperf validate --cache DIR`); default $PTXPERF_CACHE, else target/ptxperf-cache.
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,
     /// Read and write no result cache.
@@ -84,8 +95,10 @@ pub struct Args {
     pub seed: u64,
     /// Ground truth (Kernel Tuner cache or Schoonhoven CSV): tune its measured
     /// configurations and score each model's pick against the measured times.
-    #[arg(long, value_name = "FILE")]
-    pub measured: Option<PathBuf>,
+    /// With several GPUs, `GPU_ID=FILE` once per GPU; the space is then the
+    /// configurations measured (with a time) in every file.
+    #[arg(long, value_name = "[GPU_ID=]FILE")]
+    pub measured: Vec<String>,
     /// Also write a Markdown table of every configuration.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
@@ -109,8 +122,9 @@ struct Chosen {
     rejected_by: Vec<(String, u64)>,
     kept: usize,
     configs: Vec<Config>,
-    /// Measured time per configuration (aligned with `configs`), with --measured.
-    measured: Option<Vec<Option<f64>>>,
+    /// Per GPU (aligned with `--gpu`): measured time per configuration
+    /// (aligned with `configs`), for the GPUs given a --measured file.
+    measured: Vec<Option<(PathBuf, Vec<Option<f64>>)>>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -127,10 +141,24 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     models::registry::check_names(&models).map_err(|e| CliError::usage(e.to_string()))?;
     let catalog = arch::Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
-    let gpu = catalog
-        .get(&args.gpu)
-        .map_err(|e| CliError::user(e.to_string()))?
-        .clone();
+    let mut gpus: Vec<arch::Gpu> = Vec::new();
+    for id in &args.gpu {
+        let gpu = catalog
+            .get(id.trim())
+            .map_err(|e| CliError::user(e.to_string()))?;
+        if gpus.iter().any(|g| g.id == gpu.id) {
+            return Err(CliError::usage(format!("--gpu {} is given twice", gpu.id)));
+        }
+        gpus.push(gpu.clone());
+    }
+    // The PTX every GPU can run: the oldest GPU's architecture.
+    let Some(compile_gpu) = gpus.iter().min_by_key(|g| {
+        let cc = g.compute_capability;
+        (cc.major, cc.minor)
+    }) else {
+        return Err(CliError::usage("give --gpu ID"));
+    };
+    let measured_files = measured_files(&args.measured, &gpus)?;
 
     let mut space = match &args.space {
         Some(p) => Space::load(p).map_err(|e| CliError::user(e.to_string()))?,
@@ -147,139 +175,229 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .add_restriction(c)
             .map_err(|e| CliError::usage(e.to_string()))?;
     }
-    let cache_dir = cache_dir(&args);
-    let values_dir = cache_dir
-        .clone()
-        .unwrap_or_else(std::env::temp_dir)
-        .join("values");
-    let target = match (&args.spec, &space.experiment) {
-        (Some(spec), None) => Target::spec(spec, &gpu),
-        (None, Some(exp)) => Target::experiment(exp, &gpu, &values_dir),
+    let cache_root = cache_root(&args);
+    let ptx_cache = PtxCache::open(cache_root.as_deref()).map_err(CliError::user)?;
+    let values_dir = ptx_cache.values_dir();
+    let experiment = args.experiment.as_ref().or(space.experiment.as_ref());
+    let target = match (&args.spec, experiment) {
+        (Some(spec), None) => Target::spec(spec, compile_gpu),
+        (None, Some(exp)) => Target::experiment(exp, compile_gpu, &values_dir),
         (Some(_), Some(_)) => {
             return Err(CliError::usage(
-                "give either SPEC.toml or a space file naming an experiment, not both",
+                "give either SPEC.toml or an experiment (--experiment or a space file's), not both",
             ));
         }
         (None, None) => {
             return Err(CliError::usage(
-                "give SPEC.toml, or --space with a space file naming an experiment",
+                "give SPEC.toml, --experiment FILE, or --space with a space file naming an experiment",
             ));
         }
     }
     .map_err(CliError::user)?;
 
-    let chosen = choose(&args, &space)?;
-    let cache = match &cache_dir {
-        Some(d) => Some(ResultCache::open(d).map_err(|e| CliError::user(e.to_string()))?),
+    let chosen = choose(&args, &space, &measured_files)?;
+    let cache = match &cache_root {
+        Some(d) => {
+            Some(ResultCache::open(&d.join("tune")).map_err(|e| CliError::user(e.to_string()))?)
+        }
         None => None,
     };
     let evaluator = Evaluator {
         target: &target,
-        gpu: &gpu,
+        gpus: &gpus,
         models: &models,
         sample_ctas: (args.sample_ctas > 0).then_some(args.sample_ctas),
         cache: cache.as_ref(),
+        ptx_cache: &ptx_cache,
+        emulations: AtomicUsize::new(0),
     };
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let start = Instant::now();
-    let evaluations = evaluate_all(&evaluator, &chosen.configs, jobs, args.quiet)?;
+    let per_config = evaluate_all(&evaluator, &chosen.configs, jobs, args.quiet)?;
     let elapsed_s = start.elapsed().as_secs_f64();
-
-    let model_times: Vec<ModelTimes> = models
-        .iter()
-        .enumerate()
-        .map(|(mi, m)| ModelTimes {
-            model: m.clone(),
-            times: evaluations.iter().map(|e| e.ms(mi)).collect(),
-        })
-        .collect();
-    let winners = tune::winners(&model_times);
-    let metrics: Vec<tune::PickMetrics> = match &chosen.measured {
-        Some(measured) => model_times
-            .iter()
-            .filter_map(|m| tune::pick_metrics(m, measured, 10))
-            .collect(),
-        None => Vec::new(),
+    let (ptx_hits, ptx_compiled) = ptx_cache.counts();
+    let counters = Counters {
+        configurations: chosen.configs.len(),
+        gpus: gpus.len(),
+        emulations: evaluator.emulations.load(Ordering::Relaxed),
+        ptx_cache_hits: ptx_hits,
+        ptx_compiled,
     };
-    let measured_name = args
-        .measured
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    let report = render::Report {
-        command: command_line(),
-        target: target.path().display().to_string(),
-        gpu: gpu.id.clone(),
-        gpu_name: gpu.name.clone(),
-        total: chosen.total,
-        rejected_by: chosen.rejected_by,
-        kept: chosen.kept,
-        sample: args
-            .sample
-            .map(|n| (chosen.configs.len().min(n), args.seed)),
-        sample_ctas: evaluator.sample_ctas,
-        jobs,
-        elapsed_s,
-        evaluations: &evaluations,
-        models: &model_times,
-        winners: &winners,
-        top: args.top,
-        measured: chosen
-            .measured
-            .as_ref()
-            .map(|_| (measured_name.as_str(), metrics.as_slice())),
-    };
-    if let Some(md) = &args.markdown {
-        write_file(md, &render::markdown(&report))?;
+    if gpus.len() > 1 && (args.markdown.is_some() || args.svg.is_some()) {
+        return Err(CliError::usage("--markdown and --svg take one --gpu"));
     }
-    if let Some(svg) = &args.svg {
-        let x = match (&args.plot_x, space.params.first()) {
-            (Some(x), _) => x.clone(),
-            (None, Some(p)) => p.name.clone(),
-            (None, None) => return Err(CliError::usage("--svg needs --plot-x NAME")),
+
+    let mut texts = Vec::new();
+    let mut jsons = Vec::new();
+    for (gi, gpu) in gpus.iter().enumerate() {
+        let evaluations: Vec<Evaluation> = per_config
+            .iter()
+            .filter_map(|per_gpu| per_gpu.get(gi).cloned())
+            .collect();
+        let model_times: Vec<ModelTimes> = models
+            .iter()
+            .enumerate()
+            .map(|(mi, m)| ModelTimes {
+                model: m.clone(),
+                times: evaluations.iter().map(|e| e.ms(mi)).collect(),
+            })
+            .collect();
+        let winners = tune::winners(&model_times);
+        let measured = chosen.measured.get(gi).and_then(Option::as_ref);
+        let metrics: Vec<tune::PickMetrics> = match measured {
+            Some((_, times)) => model_times
+                .iter()
+                .filter_map(|m| tune::pick_metrics(m, times, 10))
+                .collect(),
+            None => Vec::new(),
         };
-        let title = args
-            .title
-            .clone()
-            .unwrap_or_else(|| format!("{} on {}", report.target, gpu.name));
-        write_file(
-            svg,
-            &render::svg(&report, &x, &title).map_err(CliError::user)?,
-        )?;
+        let measured_name = measured
+            .map(|(p, _)| p.display().to_string())
+            .unwrap_or_default();
+        let report = render::Report {
+            command: command_line(),
+            target: target.path().display().to_string(),
+            gpu: gpu.id.clone(),
+            gpu_name: gpu.name.clone(),
+            total: chosen.total,
+            rejected_by: chosen.rejected_by.clone(),
+            kept: chosen.kept,
+            sample: args
+                .sample
+                .map(|n| (chosen.configs.len().min(n), args.seed)),
+            sample_ctas: evaluator.sample_ctas,
+            jobs,
+            elapsed_s,
+            evaluations: &evaluations,
+            models: &model_times,
+            winners: &winners,
+            top: args.top,
+            measured: measured.map(|_| (measured_name.as_str(), metrics.as_slice())),
+        };
+        if let Some(md) = &args.markdown {
+            write_file(md, &render::markdown(&report))?;
+        }
+        if let Some(svg) = &args.svg {
+            let x = match (&args.plot_x, space.params.first()) {
+                (Some(x), _) => x.clone(),
+                (None, Some(p)) => p.name.clone(),
+                (None, None) => return Err(CliError::usage("--svg needs --plot-x NAME")),
+            };
+            let title = args
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("{} on {}", report.target, gpu.name));
+            write_file(
+                svg,
+                &render::svg(&report, &x, &title).map_err(CliError::user)?,
+            )?;
+        }
+        if args.json {
+            jsons.push(render::json(&report));
+        } else {
+            texts.push(render::text(&report));
+        }
     }
     let out = if args.json {
-        let mut text = serde_json::to_string_pretty(&render::json(&report))
+        let counters_json = serde_json::json!({
+            "configurations": counters.configurations,
+            "gpus": counters.gpus,
+            "emulations": counters.emulations,
+            "ptx_cache_hits": counters.ptx_cache_hits,
+            "ptx_compiled": counters.ptx_compiled,
+        });
+        let value = match <[serde_json::Value; 1]>::try_from(jsons) {
+            Ok([mut one]) => {
+                if let Some(map) = one.as_object_mut() {
+                    map.insert("counters".into(), counters_json);
+                }
+                one
+            }
+            Err(all) => serde_json::json!({
+                "schema": 1,
+                "counters": counters_json,
+                "gpus": all,
+            }),
+        };
+        let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::user(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
         text
     } else {
-        render::text(&report)
+        let mut text = texts.join("\n");
+        text.push_str(&counters.line());
+        text
     };
     emit(&out)
 }
 
-/// The space's configurations (or the measured ones), restricted and sampled.
-fn choose(args: &Args, space: &Space) -> Result<Chosen, CliError> {
-    let (total, rejected_by, kept, measured) = match &args.measured {
-        None => {
-            if space.params.is_empty() {
-                return Err(CliError::usage(
-                    "no parameters: give --param NAME=V1,V2,... or a space file with [params]",
-                ));
+/// What one run did, over all its GPUs.
+struct Counters {
+    configurations: usize,
+    gpus: usize,
+    emulations: usize,
+    ptx_cache_hits: usize,
+    ptx_compiled: usize,
+}
+
+impl Counters {
+    fn line(&self) -> String {
+        format!(
+            "run: {} configurations on {} GPU(s); {} emulations; PTX: {} from the PTX cache, {} compiled\n",
+            self.configurations, self.gpus, self.emulations, self.ptx_cache_hits, self.ptx_compiled
+        )
+    }
+}
+
+/// `--measured` as (GPU index, file): `FILE` alone with one GPU, else
+/// `GPU_ID=FILE` naming one of the --gpu ids.
+fn measured_files(args: &[String], gpus: &[arch::Gpu]) -> Result<Vec<(usize, PathBuf)>, CliError> {
+    let mut out: Vec<(usize, PathBuf)> = Vec::new();
+    for a in args {
+        let named = a.split_once('=').and_then(|(id, file)| {
+            gpus.iter()
+                .position(|g| g.id == id.trim())
+                .map(|i| (i, PathBuf::from(file)))
+        });
+        let pair = match (named, gpus.len()) {
+            (Some(p), _) => p,
+            (None, 1) => (0, PathBuf::from(a)),
+            (None, _) => {
+                return Err(CliError::usage(format!(
+                    "--measured {a}: with several GPUs give GPU_ID=FILE, GPU_ID one of the --gpu ids"
+                )));
             }
-            let ex = space.expand().map_err(|e| CliError::user(e.to_string()))?;
-            (ex.total, ex.rejected_by, ex.kept, None)
+        };
+        if out.iter().any(|(i, _)| *i == pair.0) {
+            return Err(CliError::usage(format!(
+                "--measured: two files for GPU {}",
+                gpus.get(pair.0).map_or("?", |g| g.id.as_str())
+            )));
         }
-        Some(path) => {
-            if !args.params.is_empty() {
-                return Err(CliError::usage(
-                    "with --measured the space is the measured configurations: drop --param",
-                ));
-            }
-            measured_space(path, space)?
+        out.push(pair);
+    }
+    Ok(out)
+}
+
+/// The configurations to evaluate, with the space's figures.
+fn choose(args: &Args, space: &Space, measured: &[(usize, PathBuf)]) -> Result<Chosen, CliError> {
+    let (total, rejected_by, kept, times) = if measured.is_empty() {
+        if space.params.is_empty() {
+            return Err(CliError::usage(
+                "no parameters: give --param NAME=V1,V2,... or a space file with [params]",
+            ));
         }
+        let ex = space.expand().map_err(|e| CliError::user(e.to_string()))?;
+        (ex.total, ex.rejected_by, ex.kept, Vec::new())
+    } else {
+        if !args.params.is_empty() {
+            return Err(CliError::usage(
+                "with --measured the space is the measured configurations: drop --param",
+            ));
+        }
+        measured_space(measured, space)?
     };
     let n_kept = kept.len();
     let indices = match args.sample {
@@ -290,44 +408,79 @@ fn choose(args: &Args, space: &Space) -> Result<Chosen, CliError> {
         .iter()
         .filter_map(|&i| kept.get(i).cloned())
         .collect();
-    let measured = measured.map(|m: Vec<Option<f64>>| {
-        indices
+    let mut per_gpu: Vec<Option<(PathBuf, Vec<Option<f64>>)>> = vec![None; args.gpu.len()];
+    for ((gi, path), t) in measured.iter().zip(times) {
+        let aligned = indices
             .iter()
-            .map(|&i| m.get(i).copied().flatten())
-            .collect()
-    });
+            .map(|&i| t.get(i).copied().flatten())
+            .collect();
+        if let Some(slot) = per_gpu.get_mut(*gi) {
+            *slot = Some((path.clone(), aligned));
+        }
+    }
     Ok(Chosen {
         total,
         rejected_by,
         kept: n_kept,
         configs,
-        measured,
+        measured: per_gpu,
     })
 }
 
-type MeasuredSpace = (
-    u64,
-    Vec<(String, u64)>,
-    Vec<Config>,
-    Option<Vec<Option<f64>>>,
-);
+type MeasuredSpace = (u64, Vec<(String, u64)>, Vec<Config>, Vec<Vec<Option<f64>>>);
 
-/// The configurations of a ground-truth file that have a time, restricted by
-/// the space's restrictions, with their measured mean times.
-fn measured_space(path: &Path, space: &Space) -> Result<MeasuredSpace, CliError> {
-    let dataset = validate::import_dataset(path).map_err(|e| CliError::user(e.to_string()))?;
+/// A configuration's identity across files whose columns may be in another
+/// order: its sorted `name=value` pairs.
+fn identity(params: &[String], values: &[impl ToString]) -> Vec<String> {
+    let mut id: Vec<String> = params
+        .iter()
+        .zip(values)
+        .map(|(n, v)| format!("{n}={}", v.to_string()))
+        .collect();
+    id.sort();
+    id
+}
+
+/// The configurations of the first ground-truth file that have a time in
+/// every file, restricted by the space's restrictions, with each file's
+/// measured mean times (one vector per file, aligned with the configurations).
+fn measured_space(files: &[(usize, PathBuf)], space: &Space) -> Result<MeasuredSpace, CliError> {
+    let mut datasets = Vec::with_capacity(files.len());
+    for (_, path) in files {
+        datasets.push(validate::import_dataset(path).map_err(|e| CliError::user(e.to_string()))?);
+    }
+    let Some((first, others)) = datasets.split_first() else {
+        return Err(CliError::usage("no --measured file"));
+    };
+    let lookups: Vec<std::collections::HashMap<Vec<String>, f64>> = others
+        .iter()
+        .map(|d| {
+            d.rows
+                .iter()
+                .filter_map(|r| Some((identity(&d.params, &r.values), r.measured.mean_ms()?)))
+                .collect()
+        })
+        .collect();
     let mut rejected = vec![0u64; space.restrictions.len()];
     let mut kept = Vec::new();
-    let mut times = Vec::new();
+    let mut times: Vec<Vec<Option<f64>>> = vec![Vec::new(); datasets.len()];
     let mut total = 0u64;
-    for (i, row) in dataset.rows.iter().enumerate() {
+    for (i, row) in first.rows.iter().enumerate() {
         let Some(ms) = row.measured.mean_ms() else {
+            continue;
+        };
+        let id = identity(&first.params, &row.values);
+        let Some(other_ms) = lookups
+            .iter()
+            .map(|l| l.get(&id).copied())
+            .collect::<Option<Vec<f64>>>()
+        else {
             continue;
         };
         total += 1;
         let config = Config {
             index: i as u64,
-            values: dataset
+            values: first
                 .params
                 .iter()
                 .cloned()
@@ -345,7 +498,9 @@ fn measured_space(path: &Path, space: &Space) -> Result<MeasuredSpace, CliError>
             }
             None => {
                 kept.push(config);
-                times.push(Some(ms));
+                for (t, m) in times.iter_mut().zip(std::iter::once(ms).chain(other_ms)) {
+                    t.push(Some(m));
+                }
             }
         }
     }
@@ -355,7 +510,7 @@ fn measured_space(path: &Path, space: &Space) -> Result<MeasuredSpace, CliError>
         .map(|r| r.text().to_string())
         .zip(rejected)
         .collect();
-    Ok((total, rejected_by, kept, Some(times)))
+    Ok((total, rejected_by, kept, times))
 }
 
 /// Every configuration on a pool of `jobs` threads; results in input order.
@@ -364,7 +519,7 @@ fn evaluate_all(
     configs: &[Config],
     jobs: usize,
     quiet: bool,
-) -> Result<Vec<Evaluation>, CliError> {
+) -> Result<Vec<Vec<Evaluation>>, CliError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
@@ -384,16 +539,12 @@ fn evaluate_all(
     Ok(out)
 }
 
-fn cache_dir(args: &Args) -> Option<PathBuf> {
+/// The cache root (results under `tune/`, PTX under `ptx/`), as `ptxperf validate` finds it.
+fn cache_root(args: &Args) -> Option<PathBuf> {
     if args.no_cache {
         return None;
     }
-    Some(args.cache.clone().unwrap_or_else(|| {
-        std::env::var_os("PTXPERF_CACHE")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("target/ptxperf-cache"))
-            .join("tune")
-    }))
+    Some(args.cache.clone().unwrap_or_else(ptx_cache::default_dir))
 }
 
 /// The bar on stderr, hidden when stderr is not a terminal or with --quiet.

@@ -13,7 +13,10 @@ use profile::{RegisterSource, Resources as ProfileResources};
 use serde::{Deserialize, Serialize};
 use tune::{CacheKey, Config, LaunchDims, ResultCache, TuneError, check_launch};
 
-use super::target::{Prepared, Target};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::target::{NvrtcJob, Prepared, Target, arch_for};
+use crate::cmd::validate::ptx_cache::PtxCache;
 
 /// One model's answer for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,10 +88,16 @@ impl Evaluation {
 
 pub struct Evaluator<'a> {
     pub target: &'a Target,
-    pub gpu: &'a Gpu,
+    /// Every GPU of the run: a configuration is compiled and emulated once,
+    /// then launch-checked, cache-modelled and predicted per GPU.
+    pub gpus: &'a [Gpu],
     pub models: &'a [String],
     pub sample_ctas: Option<u64>,
     pub cache: Option<&'a ResultCache>,
+    /// PTX shared with `ptxperf validate` (experiment targets).
+    pub ptx_cache: &'a PtxCache,
+    /// Emulations run (at most one per configuration, whatever the GPU count).
+    pub emulations: AtomicUsize,
 }
 
 /// Bumped whenever what is cached, or how it is computed, changes.
@@ -114,16 +123,22 @@ impl Evaluator<'_> {
         )
     }
 
-    pub fn evaluate(&self, config: &Config) -> Evaluation {
+    /// One configuration on every GPU, in the order of `self.gpus`.
+    pub fn evaluate(&self, config: &Config) -> Vec<Evaluation> {
         let prepared = match self.target.prepare(config) {
             Ok(p) => p,
             Err(e) => {
-                return Evaluation {
-                    config: config.clone(),
-                    grid: [0; 3],
-                    block: [0; 3],
-                    status: Status::Failed(first_line(&e)),
-                };
+                let status = Status::Failed(first_line(&e));
+                return self
+                    .gpus
+                    .iter()
+                    .map(|_| Evaluation {
+                        config: config.clone(),
+                        grid: [0; 3],
+                        block: [0; 3],
+                        status: status.clone(),
+                    })
+                    .collect();
             }
         };
         let grid = prepared.spec.grid.map(u64::from);
@@ -133,115 +148,211 @@ impl Evaluator<'_> {
             block,
             dynamic_shared_bytes: u64::from(prepared.spec.dynamic_shared),
         };
-        let status = self.status(prepared, &dims);
-        Evaluation {
-            config: config.clone(),
-            grid,
-            block,
-            status,
-        }
+        self.statuses(prepared, &dims)
+            .into_iter()
+            .map(|status| Evaluation {
+                config: config.clone(),
+                grid,
+                block,
+                status,
+            })
+            .collect()
     }
 
-    fn status(&self, prepared: Prepared, dims: &LaunchDims) -> Status {
+    /// Per GPU: rejected on the launch shape, served from the result cache,
+    /// or computed (one shared compile and emulation for all that need it).
+    fn statuses(&self, prepared: Prepared, dims: &LaunchDims) -> Vec<Status> {
         let shape_only = tune::Resources {
             registers_per_thread: 0,
             static_shared_bytes: 0,
             dynamic_shared_bytes: dims.dynamic_shared_bytes,
         };
-        if let Err(r) = check_launch(self.gpu, dims, &shape_only) {
-            return Status::RejectedEarly {
-                kind: r.kind().to_string(),
-                reason: r.to_string(),
-            };
-        }
         let Some(grid) = dims.grid else {
-            return Status::Failed("no grid".to_string());
+            return self
+                .gpus
+                .iter()
+                .map(|_| Status::Failed("no grid".to_string()))
+                .collect();
         };
-        let key = CacheKey::new(
-            &format!("{}\n{}", prepared.source, prepared.context),
-            prepared.defines.clone(),
-            grid,
-            dims.block,
-            &self.gpu.id,
-            &self.models_key(),
-        );
-        let computed = match self.cache {
-            Some(cache) => cache.get_or_compute(&key, || self.compute(prepared, dims)),
-            None => self.compute(prepared, dims).map(|o| (o, false)),
-        };
-        match computed {
-            Ok((outcome, cached)) => Status::Done { outcome, cached },
-            Err(EvalError(e)) => Status::Failed(e),
-        }
-    }
-
-    fn compute(&self, prepared: Prepared, dims: &LaunchDims) -> Result<Outcome, EvalError> {
-        let fail = |what: &str, e: String| EvalError(format!("{what}: {}", first_line(&e)));
-        let loaded = pipeline::load_source(prepared.spec, &prepared.source, &Default::default())
-            .map_err(|e| fail("load", e.to_string()))?;
-        let resources = match pipeline::registers::ptxas_registers(
-            &loaded.ptx,
-            &loaded.arch,
-            &loaded.spec.kernel,
-        ) {
-            Some((registers, shared)) => ProfileResources {
-                registers_per_thread: registers,
-                registers_source: RegisterSource::Ptxas,
-                static_shared_per_block: shared.max(loaded.static_shared_bytes),
-            },
-            None => ProfileResources {
-                // An upper bound: capped at what the GPU allows, as a real compile would spill.
-                registers_per_thread: loaded
-                    .entry()
-                    .map_or(0, pipeline::registers::estimate_registers)
-                    .min(self.gpu.limits.max_registers_per_thread),
-                registers_source: RegisterSource::Estimate,
-                static_shared_per_block: loaded.static_shared_bytes,
-            },
-        };
-        let register_source = match resources.registers_source {
-            RegisterSource::Ptxas => "ptxas",
-            _ => "estimate",
-        }
-        .to_string();
-        let full = tune::Resources {
-            registers_per_thread: resources.registers_per_thread,
-            static_shared_bytes: resources.static_shared_per_block,
-            dynamic_shared_bytes: dims.dynamic_shared_bytes,
-        };
-        let occupancy = match check_launch(self.gpu, dims, &full) {
-            Ok(o) => o,
-            Err(r) => {
-                return Ok(Outcome::Rejected {
+        let mut out: Vec<Option<Status>> = vec![None; self.gpus.len()];
+        let mut pending: Vec<(usize, CacheKey)> = Vec::new();
+        for (i, gpu) in self.gpus.iter().enumerate() {
+            if let Err(r) = check_launch(gpu, dims, &shape_only) {
+                out[i] = Some(Status::RejectedEarly {
                     kind: r.kind().to_string(),
                     reason: r.to_string(),
-                    registers: resources.registers_per_thread,
-                    register_source,
                 });
+                continue;
             }
+            let key = CacheKey::new(
+                &format!("{}\n{}", prepared.source, prepared.context),
+                prepared.defines.clone(),
+                grid,
+                dims.block,
+                &gpu.id,
+                &self.models_key(),
+            );
+            match self.cache.map(|c| c.get::<Outcome>(&key)) {
+                Some(Ok(Some(outcome))) => {
+                    out[i] = Some(Status::Done {
+                        outcome,
+                        cached: true,
+                    });
+                }
+                Some(Err(e)) => out[i] = Some(Status::Failed(first_line(&e.to_string()))),
+                _ => pending.push((i, key)),
+            }
+        }
+        if !pending.is_empty() {
+            let gpus: Vec<&Gpu> = pending
+                .iter()
+                .filter_map(|(i, _)| self.gpus.get(*i))
+                .collect();
+            match self.compute(prepared, dims, &gpus) {
+                Ok(outcomes) => {
+                    for ((i, key), outcome) in pending.iter().zip(outcomes) {
+                        let status = match self.cache.map(|c| c.put(key, &outcome)) {
+                            Some(Err(e)) => Status::Failed(first_line(&e.to_string())),
+                            _ => Status::Done {
+                                outcome,
+                                cached: false,
+                            },
+                        };
+                        out[*i] = Some(status);
+                    }
+                }
+                Err(EvalError(e)) => {
+                    for (i, _) in &pending {
+                        out[*i] = Some(Status::Failed(e.clone()));
+                    }
+                }
+            }
+        }
+        out.into_iter()
+            .map(|s| s.unwrap_or_else(|| Status::Failed("not evaluated".to_string())))
+            .collect()
+    }
+
+    /// The PTX-level load of the configuration: experiments go through the
+    /// PTX cache shared with `ptxperf validate`; specs through the pipeline.
+    fn load(&self, prepared: Prepared) -> Result<pipeline::LoadedSpec, String> {
+        let Some(job) = prepared.nvrtc else {
+            return pipeline::load_source(prepared.spec, &prepared.source, &Default::default())
+                .map_err(|e| e.to_string());
         };
-        let opts = pipeline::Options {
-            sample_ctas: self.sample_ctas,
-            gpu: None,
-            ptxas: false,
-            ..pipeline::Options::default()
-        };
-        let mut profiled =
-            pipeline::profile(&loaded, &opts).map_err(|e| fail("emulation", e.to_string()))?;
-        profiled.profile.resources = resources;
-        profiled
-            .simulate_cache(self.gpu)
-            .map_err(|e| fail("cache model", e.to_string()))?;
-        // One model at a time, so one model's refusal does not hide the others.
-        let models = self
-            .models
+        let arch = prepared.spec.arch.clone().unwrap_or_default();
+        let ptx = self
+            .ptx_cache
+            .get_or_compile(&ptx_cache_key(&job, &arch), || {
+                let compiler = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None))
+                    .map_err(|e| e.to_string())?;
+                let options = nvrtc::CompileOptions {
+                    arch: Some(arch.clone()),
+                    include_dirs: job.include_dirs.clone(),
+                    ..nvrtc::CompileOptions::default()
+                };
+                compiler
+                    .compile(&job.instantiated, &job.file, &options)
+                    .map(|c| c.ptx)
+                    .map_err(|e| format!("NVRTC: {}", first_line(&e.to_string())))
+            })?;
+        let mut spec = prepared.spec;
+        spec.source = std::path::Path::new(&job.file).with_extension("ptx");
+        spec.source_kind = emu::spec::SourceKind::Ptx;
+        pipeline::load_source(spec, &ptx, &Default::default()).map_err(|e| e.to_string())
+    }
+
+    /// Compile and emulate once; then per GPU registers, launchability,
+    /// the cache model and every model.
+    fn compute(
+        &self,
+        prepared: Prepared,
+        dims: &LaunchDims,
+        gpus: &[&Gpu],
+    ) -> Result<Vec<Outcome>, EvalError> {
+        let fail = |what: &str, e: String| EvalError(format!("{what}: {}", first_line(&e)));
+        let loaded = self.load(prepared).map_err(|e| fail("load", e))?;
+        let mut profiled: Option<pipeline::Profiled> = None;
+        let mut outcomes = Vec::with_capacity(gpus.len());
+        // ptxas once per architecture (several GPUs of a run often share one).
+        let mut by_arch: Vec<(String, Option<(u32, u64)>)> = Vec::new();
+        for gpu in gpus {
+            let arch = arch_for(gpu);
+            let ptxas = match by_arch.iter().find(|(a, _)| *a == arch) {
+                Some((_, r)) => *r,
+                None => {
+                    let r = pipeline::registers::ptxas_registers(
+                        &loaded.ptx,
+                        &arch,
+                        &loaded.spec.kernel,
+                    );
+                    by_arch.push((arch, r));
+                    r
+                }
+            };
+            let resources = resources_on(&loaded, gpu, ptxas);
+            let register_source = match resources.registers_source {
+                RegisterSource::Ptxas => "ptxas",
+                _ => "estimate",
+            }
+            .to_string();
+            let full = tune::Resources {
+                registers_per_thread: resources.registers_per_thread,
+                static_shared_bytes: resources.static_shared_per_block,
+                dynamic_shared_bytes: dims.dynamic_shared_bytes,
+            };
+            let occupancy = match check_launch(gpu, dims, &full) {
+                Ok(o) => o,
+                Err(r) => {
+                    outcomes.push(Outcome::Rejected {
+                        kind: r.kind().to_string(),
+                        reason: r.to_string(),
+                        registers: resources.registers_per_thread,
+                        register_source,
+                    });
+                    continue;
+                }
+            };
+            let base = match &profiled {
+                Some(p) => p,
+                None => {
+                    let opts = pipeline::Options {
+                        sample_ctas: self.sample_ctas,
+                        gpu: None,
+                        ptxas: false,
+                        ..pipeline::Options::default()
+                    };
+                    self.emulations.fetch_add(1, Ordering::Relaxed);
+                    let p = pipeline::profile(&loaded, &opts)
+                        .map_err(|e| fail("emulation", e.to_string()))?;
+                    profiled.insert(p)
+                }
+            };
+            // The emulated profile does not depend on the GPU; the resources,
+            // the cache model and the predictions do.
+            let mut on_gpu = base.clone();
+            on_gpu.profile.resources = resources;
+            on_gpu
+                .simulate_cache(gpu)
+                .map_err(|e| fail("cache model", e.to_string()))?;
+            outcomes.push(Outcome::Predicted {
+                registers: resources.registers_per_thread,
+                register_source,
+                static_shared_bytes: resources.static_shared_per_block,
+                occupancy: occupancy.occupancy,
+                limiter: occupancy.limiter.to_string(),
+                models: self.predict(&on_gpu.profile, gpu),
+            });
+        }
+        Ok(outcomes)
+    }
+
+    /// One model at a time, so one model's refusal does not hide the others.
+    fn predict(&self, profile: &profile::KernelProfile, gpu: &Gpu) -> Vec<ModelResult> {
+        self.models
             .iter()
-            .map(|name| {
-                match pipeline::predict_profile(
-                    &profiled.profile,
-                    self.gpu,
-                    std::slice::from_ref(name),
-                ) {
+            .map(
+                |name| match pipeline::predict_profile(profile, gpu, std::slice::from_ref(name)) {
                     Ok(p) => match p.predictions.first() {
                         Some(pr) if pr.seconds.is_finite() && pr.seconds > 0.0 => ModelResult {
                             model: name.clone(),
@@ -252,18 +363,54 @@ impl Evaluator<'_> {
                         _ => refused(name, "no finite prediction".to_string()),
                     },
                     Err(e) => refused(name, first_line(&e.to_string())),
-                }
-            })
-            .collect();
-        Ok(Outcome::Predicted {
-            registers: resources.registers_per_thread,
-            register_source,
-            static_shared_bytes: resources.static_shared_per_block,
-            occupancy: occupancy.occupancy,
-            limiter: occupancy.limiter.to_string(),
-            models,
-        })
+                },
+            )
+            .collect()
     }
+}
+
+/// Registers and shared memory on `gpu`: ptxas's figures for the GPU's own
+/// architecture (the PTX may target an older one), else the estimate.
+fn resources_on(
+    loaded: &pipeline::LoadedSpec,
+    gpu: &Gpu,
+    ptxas: Option<(u32, u64)>,
+) -> ProfileResources {
+    match ptxas {
+        Some((registers, shared)) => ProfileResources {
+            registers_per_thread: registers,
+            registers_source: RegisterSource::Ptxas,
+            static_shared_per_block: shared.max(loaded.static_shared_bytes),
+        },
+        None => ProfileResources {
+            // An upper bound: capped at what the GPU allows, as a real compile would spill.
+            registers_per_thread: loaded
+                .entry()
+                .map_or(0, pipeline::registers::estimate_registers)
+                .min(gpu.limits.max_registers_per_thread),
+            registers_source: RegisterSource::Estimate,
+            static_shared_per_block: loaded.static_shared_bytes,
+        },
+    }
+}
+
+/// The key `ptxperf validate` gives the same compilation
+/// (crates/cli/src/cmd/validate/engine.rs, `Engine::ptx`): the same text
+/// line by line, so either command's PTX serves the other. NVRTC's default
+/// options (lineinfo) are validate's too.
+fn ptx_cache_key(job: &NvrtcJob, arch: &str) -> String {
+    let lineinfo = nvrtc::CompileOptions::default().lineinfo;
+    let dirs: Vec<String> = job
+        .include_dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    format!(
+        "nvrtc-12\narch {arch}\nlineinfo {lineinfo}\ninclude {}\nfile {}\n{}",
+        dirs.join(":"),
+        job.file,
+        job.instantiated
+    )
 }
 
 fn refused(model: &str, error: String) -> ModelResult {

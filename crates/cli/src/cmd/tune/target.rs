@@ -63,6 +63,18 @@ pub struct Prepared {
     pub context: String,
     /// (name, value) as the cache key lists them.
     pub defines: Vec<(String, String)>,
+    /// For experiments: the compilation exactly as `ptxperf validate` does
+    /// it, so the two share the on-disk PTX cache.
+    pub nvrtc: Option<NvrtcJob>,
+}
+
+/// One NVRTC compilation of an experiment's configuration.
+pub struct NvrtcJob {
+    /// The source path as the experiment names it (NVRTC's file name).
+    pub file: String,
+    /// The source with Kernel Tuner's define prefix (includes not inlined).
+    pub instantiated: String,
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl Target {
@@ -133,6 +145,7 @@ impl Target {
                     source: source.clone(),
                     context: format!("spec\n{text}"),
                     defines,
+                    nvrtc: None,
                 })
             }
             Target::Experiment {
@@ -146,10 +159,8 @@ impl Target {
                 let launch = experiment
                     .launch(&config.pairs())
                     .map_err(|e| e.to_string())?;
-                let instantiated = inline_includes(
-                    &instantiate_source(source, &launch.defines),
-                    &launch.include_dirs,
-                );
+                let plain = instantiate_source(source, &launch.defines);
+                let instantiated = inline_includes(&plain, &launch.include_dirs);
                 // The spec names the source with a .cu extension so pipeline compiles it.
                 let mut spec = spec_of_launch(&launch, &launch.source, values_dir)?;
                 spec.source_kind = SourceKind::Cuda;
@@ -161,6 +172,11 @@ impl Target {
                     source: instantiated,
                     context: format!("experiment\n{text}"),
                     defines,
+                    nvrtc: Some(NvrtcJob {
+                        file: launch.source.display().to_string(),
+                        instantiated: plain,
+                        include_dirs: launch.include_dirs.clone(),
+                    }),
                 })
             }
         }
