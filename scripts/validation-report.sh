@@ -149,6 +149,16 @@ EOF
     cat "$out/timing-effects.md"
     echo
   fi
+  # The tuning picks on the same data (issue 10), produced by scripts/tune-study.sh.
+  if [ -f "$root/docs/tune/groundtruth/tables.md" ]; then
+    echo "## Tuning picks on the ground truth (ptxperf tune)"
+    echo
+    echo "Each cell: rank of the measured-best configuration in the model's top 10 (\">10 (r)\": its rank r)"
+    echo "/ measured time of the model's pick over the measured best. Commands and settings: docs/tune/README.md."
+    echo
+    cat "$root/docs/tune/groundtruth/tables.md"
+    echo
+  fi
   for f in "$tmp"/[0-9][0-9].md; do
     cat "$f"
     echo
