@@ -17,7 +17,6 @@
 //! configuration, with the cache), [`render`] (text, JSON, Markdown, SVG).
 
 mod evaluate;
-mod launch_spec;
 mod render;
 mod target;
 

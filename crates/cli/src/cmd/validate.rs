@@ -17,7 +17,7 @@
 #[cfg(test)]
 mod end_to_end;
 mod engine;
-mod launch_spec;
+pub(crate) mod launch_spec;
 mod plot;
 pub(crate) mod ptx_cache;
 mod render;

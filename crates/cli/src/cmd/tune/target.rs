@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use emu::spec::{LaunchSpec, SourceKind};
 use validate::{Experiment, instantiate_source};
 
-use super::launch_spec::spec_of_launch;
+use crate::cmd::validate::launch_spec::spec_of_launch;
 use tune::Config;
 
 /// NVRTC 12 compiles for sm_50 and newer only; an older GPU (the GTX 280 is

@@ -11,6 +11,8 @@ use validate::{Init, Launch, LaunchArg, ScalarType, ScalarValue};
 
 /// The spec of `launch`, whose PTX is given separately and cited as
 /// `ptx_file`. `values_dir` receives the files of explicit initial values.
+/// `ptxperf tune` uses it too, citing the CUDA source instead and switching
+/// `source_kind` to `Cuda`.
 pub fn spec_of_launch(
     launch: &Launch,
     ptx_file: &Path,
