@@ -109,75 +109,34 @@ pub fn sat_f64(x: f64) -> f64 {
     }
 }
 
-/// `min.f32`: a NaN operand is ignored; both NaN gives the canonical NaN;
-/// -0 is below +0.
-#[inline]
-pub fn min_f32(a: f32, b: f32) -> f32 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f32::from_bits(CANON_NAN_F32),
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == b => {
-            if a.is_sign_negative() {
-                a
-            } else {
-                b
+/// PTX `min`/`max` on one float type: a NaN operand is ignored; both NaN
+/// gives the canonical NaN; -0 is below +0 (so `min` keeps the negative
+/// zero of an equal pair and `max` the positive one).
+macro_rules! ptx_min_max {
+    ($name:ident, $ty:ty, $canon:expr, $keep:ident, $host:ident) => {
+        #[inline]
+        pub fn $name(a: $ty, b: $ty) -> $ty {
+            match (a.is_nan(), b.is_nan()) {
+                (true, true) => <$ty>::from_bits($canon),
+                (true, false) => b,
+                (false, true) => a,
+                _ if a == b => {
+                    if a.$keep() {
+                        a
+                    } else {
+                        b
+                    }
+                }
+                _ => a.$host(b),
             }
         }
-        _ => a.min(b),
-    }
+    };
 }
 
-#[inline]
-pub fn max_f32(a: f32, b: f32) -> f32 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f32::from_bits(CANON_NAN_F32),
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == b => {
-            if a.is_sign_positive() {
-                a
-            } else {
-                b
-            }
-        }
-        _ => a.max(b),
-    }
-}
-
-#[inline]
-pub fn min_f64(a: f64, b: f64) -> f64 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f64::from_bits(CANON_NAN_F64),
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == b => {
-            if a.is_sign_negative() {
-                a
-            } else {
-                b
-            }
-        }
-        _ => a.min(b),
-    }
-}
-
-#[inline]
-pub fn max_f64(a: f64, b: f64) -> f64 {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => f64::from_bits(CANON_NAN_F64),
-        (true, false) => b,
-        (false, true) => a,
-        _ if a == b => {
-            if a.is_sign_positive() {
-                a
-            } else {
-                b
-            }
-        }
-        _ => a.max(b),
-    }
-}
+ptx_min_max!(min_f32, f32, CANON_NAN_F32, is_sign_negative, min);
+ptx_min_max!(max_f32, f32, CANON_NAN_F32, is_sign_positive, max);
+ptx_min_max!(min_f64, f64, CANON_NAN_F64, is_sign_negative, min);
+ptx_min_max!(max_f64, f64, CANON_NAN_F64, is_sign_positive, max);
 
 /// Step `s`, the round-to-nearest result, to the directed result, given the
 /// sign of (exact - s): -1, 0 or +1. `s` must not be NaN.
