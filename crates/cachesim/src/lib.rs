@@ -110,5 +110,7 @@ pub use error::CacheSimError;
 pub use report::{
     CacheReport, CtaPlacement, Extrapolated, LevelStats, PathCounts, PathStats, Tally,
 };
-pub use request::{Access, Kind, Path, Request, TRACE_SECTOR_BYTES, Trace, TraceBuilder};
+pub use request::{
+    Access, Kind, Path, Request, TRACE_SECTOR_BYTES, Trace, TraceBuilder, TraceMark,
+};
 pub use sim::{Launch, simulate};

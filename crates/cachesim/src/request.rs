@@ -139,6 +139,13 @@ impl Trace {
     }
 }
 
+/// A position in a [`TraceBuilder`] ([`TraceBuilder::mark`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TraceMark {
+    entries: usize,
+    sectors: usize,
+}
+
 /// Accumulates requests without one allocation per request, then sorts them
 /// into a [`Trace`].
 #[derive(Debug, Default)]
@@ -159,6 +166,33 @@ impl TraceBuilder {
     /// An empty builder.
     pub fn new() -> TraceBuilder {
         TraceBuilder::default()
+    }
+
+    /// Where the builder stands now, for [`TraceBuilder::rewind`].
+    pub fn mark(&self) -> TraceMark {
+        TraceMark {
+            entries: self.entries.len(),
+            sectors: self.sectors.len(),
+        }
+    }
+
+    /// Drop every request pushed since `mark` (a CTA cut short by a cap on
+    /// the trace's size); a mark from another builder or the future is ignored.
+    pub fn rewind(&mut self, mark: TraceMark) {
+        if mark.entries <= self.entries.len() && mark.sectors <= self.sectors.len() {
+            self.entries.truncate(mark.entries);
+            self.sectors.truncate(mark.sectors);
+        }
+    }
+
+    /// Requests pushed so far.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// No request pushed yet?
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 
     /// Adds a request given its sector addresses (aligned down to 32 B, deduplicated).

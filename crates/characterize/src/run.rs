@@ -31,7 +31,7 @@ pub enum CharacterizeError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     pub policy: Policy,
-    /// Watch only this many CTAs, evenly spaced (None: all).
+    /// Watch only this many CTAs, spread over the grid (None: all).
     pub sample_ctas: Option<u64>,
     /// Watch exactly these CTAs (linear ids); overrides `sample_ctas`.
     pub watch_ctas: Option<Vec<u32>>,
@@ -120,16 +120,16 @@ pub fn characterize_with<O: Observer>(
         .map_err(|_| CharacterizeError::Launch(format!("{threads} threads per CTA")))?;
     let sample = match (&opts.watch_ctas, opts.sample_ctas) {
         (Some(ctas), _) => Sample::explicit(spec.ctas(), ctas),
-        (None, Some(k)) => Sample::evenly(spec.ctas(), k),
+        (None, Some(k)) => Sample::spread(spec.grid, k),
         (None, None) => Sample::full(spec.ctas()),
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
     let mut collector = Collector::new(&table, threads, watch);
-    // An evenly spaced sample runs only its CTAs (the emulator picks them by
-    // the same rule as `Sample::evenly`); an explicit watch list still runs
+    // A sample runs only its CTAs (the emulator picks them by the same rule
+    // as `Sample::spread`); an explicit watch list still runs
     // the whole grid, since its CTAs may depend on the others.
     let ctas = match (&opts.watch_ctas, opts.sample_ctas) {
-        (None, Some(k)) => CtaSelection::Evenly(k),
+        (None, Some(k)) => CtaSelection::Spread(k),
         _ => CtaSelection::All,
     };
     let launch_opts = LaunchOptions {

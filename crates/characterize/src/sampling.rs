@@ -1,5 +1,6 @@
-//! CTA sampling: emulate K of the grid's CTAs, chosen deterministically and
-//! evenly spaced (always the first and the last), and scale the counts by
+//! CTA sampling: emulate K of the grid's CTAs, chosen deterministically
+//! (spread over every dimension of the grid, [`Sample::spread`]; or evenly
+//! spaced over the linear ids, [`Sample::evenly`]), and scale the counts by
 //! total / K. The estimated error is the relative standard error of the
 //! scaled total, from the spread of the sampled CTAs' instruction counts
 //! with the finite-population correction (0 when every CTA ran).
@@ -31,6 +32,19 @@ impl Sample {
         Sample {
             total,
             ctas: emu::exec::evenly_spaced(total, k.max(1)),
+        }
+    }
+
+    /// `k` CTAs of `grid` spread over each of its dimensions
+    /// ([`emu::exec::spread_ctas`]); all of them when `k` covers the grid.
+    pub fn spread(grid: [u32; 3], k: u64) -> Sample {
+        let total = grid.iter().map(|&g| u64::from(g)).product::<u64>();
+        if k >= total || total <= 1 {
+            return Sample::full(total);
+        }
+        Sample {
+            total,
+            ctas: emu::exec::spread_ctas(grid, k.max(1)),
         }
     }
 

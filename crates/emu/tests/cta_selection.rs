@@ -60,3 +60,64 @@ fn a_sample_runs_only_its_ctas() {
     let rp = run_with("map", &s, par).expect("parallel sampled run");
     assert_eq!(rp.buffers, r.buffers);
 }
+
+#[track_caller]
+fn check_spread(grid: [u32; 3], k: u64, expect: &[u32]) {
+    assert_eq!(
+        emu::exec::spread_ctas(grid, k),
+        expect,
+        "grid {grid:?}, k {k}"
+    );
+}
+
+#[test]
+fn spread_ids() {
+    // A 1-D grid: the centres of k equal parts, (i + 1/2) * 8 / k.
+    check_spread([8, 1, 1], 2, &[2, 6]);
+    check_spread([8, 1, 1], 4, &[1, 3, 5, 7]);
+    check_spread([8, 1, 1], 8, &[0, 1, 2, 3, 4, 5, 6, 7]);
+    check_spread([8, 1, 1], 9, &[0, 1, 2, 3, 4, 5, 6, 7]);
+    check_spread([1, 1, 1], 3, &[0]);
+    check_spread([0, 4, 1], 3, &[]);
+    // 8 x 4 CTAs, k = 4: x = 1, 3, 5, 7; y = floor(frac(1/2 + i a) * 4) with
+    // a = 0.81917...: 2, 1, 0, 3 (0.5, 1.319, 2.138, 2.958 -> .5, .319, .138,
+    // .958); ids x + 8 y = 17, 11, 5, 31.
+    check_spread([8, 4, 1], 4, &[5, 11, 17, 31]);
+}
+
+#[test]
+fn spread_samples_every_column_where_even_spacing_aliases() {
+    // 4 columns x 64 rows: evenly spaced linear ids with k = 4 are 0, 85,
+    // 170, 255, i.e. columns 0, 1, 2, 3 here; with k = 5 they are 0, 64, 128,
+    // 191, 255: columns 0, 0, 0, 3, 3. A kernel whose work depends on the
+    // column is extrapolated from two of them.
+    let columns = |ids: &[u32]| {
+        let mut c: Vec<u32> = ids.iter().map(|i| i % 4).collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    };
+    assert_eq!(columns(&evenly_spaced(256, 5)), [0, 3]);
+    for k in [4, 5, 8, 16] {
+        let ids = emu::exec::spread_ctas([4, 64, 1], k);
+        assert_eq!(ids.len() as u64, k, "k {k}: {ids:?}");
+        assert_eq!(columns(&ids), [0, 1, 2, 3], "k {k}: {ids:?}");
+        // Rows spread too (a low-discrepancy sequence, not a Latin square:
+        // at k = 16 two pairs of samples share a row).
+        let mut rows: Vec<u32> = ids.iter().map(|i| i / 4).collect();
+        rows.sort_unstable();
+        rows.dedup();
+        assert!(rows.len() as u64 * 8 >= k * 7, "k {k}: {ids:?}");
+    }
+}
+
+#[test]
+fn a_spread_sample_runs_only_its_ctas() {
+    let s = spec("map", &[]);
+    let opts = LaunchOptions {
+        ctas: CtaSelection::Spread(2),
+        ..Default::default()
+    };
+    let r = run_with("map", &s, opts).expect("sampled run");
+    assert_eq!(r.stats.ctas, 2);
+}

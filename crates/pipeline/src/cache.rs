@@ -41,12 +41,20 @@ pub fn cache_config(gpu: &Gpu, occ: &Occupancy) -> Option<CacheConfig> {
     Some(config)
 }
 
-/// Simulate `trace` (of `ctas_total` CTAs in the grid) on `gpu`.
+/// Simulate `trace` (of `ctas_total` CTAs in the grid) on `gpu`, each traced
+/// CTA standing for `weight` CTAs of the grid.
+///
+/// The weight is the grid's CTAs over the emulated ones, whether or not they
+/// touched memory (the trace holds only CTAs with memory requests, so
+/// weighting by the traced CTAs would scale the traffic of a grid whose CTAs
+/// past the data exit at once by the inverse of its busy fraction), times the
+/// requests each traced request stands for when the trace hit its cap.
 pub fn simulate_on(
     gpu: &Gpu,
     occ: &Occupancy,
     trace: &Trace,
     ctas_total: u64,
+    weight: f64,
 ) -> Result<Option<CacheReport>, PipelineError> {
     let Some(config) = cache_config(gpu, occ) else {
         return Ok(None);
@@ -56,7 +64,7 @@ pub fn simulate_on(
             .map_err(|_| PipelineError::Cache(format!("{ctas_total} CTAs is too many")))?,
         resident_ctas_per_sm: occ.active_blocks_per_sm.max(1),
         num_sms: gpu.sm_count,
-        cta_weight: None,
+        cta_weight: (weight.is_finite() && weight > 0.0).then_some(weight),
     };
     simulate(&config, &launch, trace)
         .map(Some)

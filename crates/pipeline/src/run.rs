@@ -22,7 +22,10 @@ use crate::trace::TraceRecorder;
 pub struct Options {
     /// Reconvergence policy of the emulator.
     pub policy: Policy,
-    /// Emulate and count only this many CTAs, evenly spaced, and extrapolate (None: all).
+    /// Emulate and count only this many CTAs, spread over the grid, and
+    /// extrapolate (None: all). When the sampled CTAs disagree so much that
+    /// the extrapolated total is uncertain by more than [`SAMPLING_TARGET`],
+    /// the sample grows fourfold, up to [`SAMPLING_GROWTH`] times this many.
     pub sample_ctas: Option<u64>,
     /// Run the cache model for this GPU now (it can also be run later, per GPU,
     /// by [`crate::predict`], from the recorded trace).
@@ -60,10 +63,49 @@ pub struct Profiled {
     pub trace: Option<Arc<Trace>>,
     /// Why there is no trace (too many requests, or not asked for).
     pub trace_note: Option<String>,
+    /// Memory requests each traced request stands for among the emulated
+    /// CTAs: 1, or more when the trace stopped at its cap (see
+    /// [`crate::trace`]).
+    pub trace_weight: f64,
 }
 
+/// The relative standard error of a sampled run's extrapolated instruction
+/// count above which the sample grows (see [`Options::sample_ctas`]).
+pub const SAMPLING_TARGET: f64 = 0.03;
+
+/// How much a CTA sample may grow, in all, while its estimate is uncertain.
+pub const SAMPLING_GROWTH: u64 = 16;
+
 /// Emulate `loaded` and profile it (see [`Options`]).
+///
+/// A sampled run whose CTAs differ a lot (a grid with CTAs past the data that
+/// exit at once, or CTAs with more work than others) is run again with four
+/// times as many CTAs until the estimate's relative standard error is at most
+/// [`SAMPLING_TARGET`] or the sample has grown [`SAMPLING_GROWTH`] times.
+/// CTAs that exit at once cost nothing to emulate, so the larger sample costs
+/// about as much as the CTAs that do work.
 pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, PipelineError> {
+    let Some(k0) = opts.sample_ctas else {
+        return profile_once(loaded, opts);
+    };
+    let total = loaded.spec.ctas();
+    let mut k = k0.max(1);
+    loop {
+        let once = Options {
+            sample_ctas: Some(k),
+            ..opts.clone()
+        };
+        let profiled = profile_once(loaded, &once)?;
+        let uncertain = profiled.characterization.sampling_error > SAMPLING_TARGET;
+        if !uncertain || k >= total || k >= k0.max(1) * SAMPLING_GROWTH {
+            return Ok(profiled);
+        }
+        k = (k * 4).min(k0.max(1) * SAMPLING_GROWTH);
+    }
+}
+
+/// One emulation with the sample of `opts` as it is.
+fn profile_once(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, PipelineError> {
     let spec = &loaded.spec;
     let copts = characterize::Options {
         policy: opts.policy,
@@ -71,7 +113,7 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
         watch_ctas: None,
     };
     let sample = match opts.sample_ctas {
-        Some(k) => Sample::evenly(spec.ctas(), k),
+        Some(k) => Sample::spread(spec.grid, k),
         None => Sample::full(spec.ctas()),
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
@@ -89,13 +131,13 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
         characterize::characterize(&loaded.module, &loaded.ptx, &loaded.ptx_file, spec, copts)
     }
     .map_err(|e| PipelineError::Emulation(e.to_string()))?;
-    let (trace, trace_note) = if opts.cache {
+    let (trace, trace_note, trace_weight) = if opts.cache {
         match recorder.finish() {
-            Ok(t) => (Some(Arc::new(t)), None),
-            Err(why) => (None, Some(why)),
+            Ok(t) => (Some(Arc::new(t.trace)), None, t.weight),
+            Err(why) => (None, Some(why), 1.0),
         }
     } else {
-        (None, Some("cache model not requested".to_string()))
+        (None, Some("cache model not requested".to_string()), 1.0)
     };
 
     let mut profile = characterization.to_profile();
@@ -110,6 +152,7 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
         cache: None,
         trace,
         trace_note,
+        trace_weight,
     };
     if let Some(gpu) = &opts.gpu {
         profiled.simulate_cache(gpu)?;
@@ -204,7 +247,10 @@ impl Profiled {
         let report = match &self.trace {
             Some(trace) => {
                 let occ = occupancy_for(&self.profile, gpu)?;
-                cache::simulate_on(gpu, &occ, trace, self.profile.launch.blocks())?
+                let weight = self.profile.launch.blocks() as f64
+                    / self.characterization.ctas_emulated.max(1) as f64
+                    * self.trace_weight;
+                cache::simulate_on(gpu, &occ, trace, self.profile.launch.blocks(), weight)?
             }
             None => None,
         };

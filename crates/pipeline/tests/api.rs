@@ -316,3 +316,102 @@ fn defines_override_recompiles() {
         (Err(e), _) | (_, Err(e)) => panic!("{e}"),
     }
 }
+
+/// A kernel whose CTAs with `blockIdx.x >= 4` exit at once (the data ends
+/// there), launched on a grid of 8 x 6 CTAs: half the columns do the work.
+const GUARDED_PTX: &str = ".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry guarded(.param .u64 x, .param .u32 n)
+{
+.reg .pred %p<2>;
+.reg .b32 %r<8>;
+.reg .f32 %f<3>;
+.reg .b64 %rd<4>;
+ld.param.u64 %rd1, [x];
+ld.param.u32 %r2, [n];
+mov.u32 %r3, %ctaid.x;
+mov.u32 %r4, %ntid.x;
+mov.u32 %r5, %tid.x;
+mad.lo.s32 %r1, %r3, %r4, %r5;
+setp.ge.u32 %p1, %r1, %r2;
+@%p1 bra DONE;
+mov.u32 %r6, %ctaid.y;
+mad.lo.s32 %r7, %r6, %r2, %r1;
+mul.wide.u32 %rd2, %r7, 4;
+add.s64 %rd3, %rd1, %rd2;
+ld.global.f32 %f2, [%rd3];
+add.f32 %f2, %f2, %f2;
+mul.f32 %f2, %f2, %f2;
+add.f32 %f2, %f2, %f2;
+st.global.f32 [%rd3], %f2;
+DONE:
+ret;
+}
+";
+
+#[test]
+fn sampling_a_grid_with_idle_ctas_extrapolates_the_busy_fraction() {
+    // Evenly spaced linear ids would alias here: with 2 samples of 48 CTAs
+    // they are ids 0 and 47, i.e. columns 0 and 7, and with 3 samples columns
+    // 0, 7 and 7 again. The sample spreads over x (columns 2 and 6 of 8 at
+    // k = 2), and grows while its CTAs disagree.
+    let text = "source = \"guarded.ptx\"\nkernel = \"guarded\"\ngrid = [8, 6, 1]\nblock = [32, 1, 1]\n\n\
+         [[arg]]\nname = \"x\"\ntype = \"f32*\"\nlen = 768\ninit = \"iota\"\n\n\
+         [[arg]]\nname = \"n\"\ntype = \"u32\"\nvalue = 128\n";
+    let path = temp_file("guarded.toml", text);
+    let spec = match emu::spec::parse(text, &path, &[]) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let loaded = match load_source(spec, GUARDED_PTX, &LoadOptions::default()) {
+        Ok(l) => l,
+        Err(e) => panic!("{e}"),
+    };
+    let base = Options {
+        ptxas: false,
+        gpu: Some(gpu("a100-pcie-40gb")),
+        ..Options::default()
+    };
+    let full = match profile(&loaded, &base) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let sampled = match profile(
+        &loaded,
+        &Options {
+            sample_ctas: Some(2),
+            ..base.clone()
+        },
+    ) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    // 4 busy columns x 6 rows x 1 warp: one load and one store each.
+    assert_eq!(full.profile.global.loads.requests, 24.0);
+    let rel = |a: f64, b: f64| (a - b).abs() / b;
+    let (s, f) = (&sampled.profile, &full.profile);
+    assert!(
+        rel(s.global.loads.requests, f.global.loads.requests) <= 0.1,
+        "loads {} vs {}",
+        s.global.loads.requests,
+        f.global.loads.requests
+    );
+    assert!(
+        rel(s.warp_instructions.total(), f.warp_instructions.total()) <= 0.1,
+        "instructions {} vs {}",
+        s.warp_instructions.total(),
+        f.warp_instructions.total()
+    );
+    // The cache model weights every emulated CTA, idle or not: the sampled
+    // DRAM traffic is the full run's (3 KiB read, 3 KiB written), not
+    // inflated by the idle CTAs that never reached the trace.
+    let (sd, fd) = (
+        s.global.dram_bytes.unwrap_or(f64::NAN),
+        f.global.dram_bytes.unwrap_or(f64::NAN),
+    );
+    assert_eq!(fd, 6144.0);
+    assert!(rel(sd, fd) <= 0.1, "DRAM bytes {sd} vs {fd}");
+    // It grew: two CTAs (one busy, one idle) disagree completely.
+    assert!(sampled.characterization.ctas_emulated > 2);
+}

@@ -44,6 +44,47 @@ pub enum CtaSelection {
     /// `k` CTAs evenly spaced over the linear CTA ids, first and last
     /// included ([`evenly_spaced`]); all of them when `k` covers the grid.
     Evenly(u64),
+    /// `k` CTAs spread over every dimension of the grid ([`spread_ctas`]);
+    /// all of them when `k` covers the grid.
+    Spread(u64),
+}
+
+/// `k` CTAs of `grid` spread over each of its dimensions, as ascending linear
+/// ids without repeats (fewer than `k` when two points fall in one CTA); every
+/// CTA when `k` covers the grid.
+///
+/// Point `i` of `k` sits at x = (i + 1/2) / k of the grid's width and at the
+/// fractional parts of 1/2 + i a and 1/2 + i b of its height and depth, with a
+/// and b the irrational steps of the R3 low-discrepancy sequence (Roberts
+/// 2018). Evenly spaced linear ids alias with the grid's rows: with
+/// `grid.y` a multiple of `k` every sampled CTA has the same `blockIdx.x`, and
+/// a kernel whose work depends on `blockIdx.x` (CTAs past the data that exit
+/// at once) is extrapolated from that one column. Spreading every dimension
+/// independently samples each column and each row in proportion.
+pub fn spread_ctas(grid: [u32; 3], k: u64) -> Vec<u32> {
+    let [gx, gy, gz] = grid.map(u64::from);
+    let total = gx * gy * gz;
+    if k >= total || total <= 1 {
+        return (0..total as u32).collect();
+    }
+    if k == 0 {
+        return Vec::new();
+    }
+    // R3 steps: 1/g, 1/g^2 for g the real root of x^4 = x + 1 (Roberts 2018).
+    const A: f64 = 0.819_172_513_396_164_4;
+    const B: f64 = 0.671_043_606_703_789_2;
+    let cell = |u: f64, n: u64| ((u * n as f64) as u64).min(n - 1);
+    let mut v: Vec<u32> = (0..k)
+        .map(|i| {
+            let x = cell((i as f64 + 0.5) / k as f64, gx);
+            let y = cell((0.5 + i as f64 * A).fract(), gy);
+            let z = cell((0.5 + i as f64 * B).fract(), gz);
+            (x + y * gx + z * gx * gy) as u32
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// `k` of `total` linear CTA ids, evenly spaced with the first and the last
@@ -66,13 +107,16 @@ pub fn evenly_spaced(total: u64, k: u64) -> Vec<u32> {
 
 /// The CTAs of `grid` that `sel` keeps, in launch order (x fastest).
 fn selected_ctas(grid: [u32; 3], sel: CtaSelection) -> Vec<([u32; 3], u32)> {
-    let all: Vec<([u32; 3], u32)> = cta_ids(grid).collect();
+    let total = grid.iter().map(|&g| u64::from(g)).product::<u64>();
+    let coords = |id: u32| {
+        let [gx, gy, _] = grid;
+        let (gx, gy) = (gx.max(1), gy.max(1));
+        ([id % gx, (id / gx) % gy, id / (gx * gy)], id)
+    };
     match sel {
-        CtaSelection::All => all,
-        CtaSelection::Evenly(k) => {
-            let keep = evenly_spaced(all.len() as u64, k);
-            keep.iter().map(|&i| all[i as usize]).collect()
-        }
+        CtaSelection::All => cta_ids(grid).collect(),
+        CtaSelection::Evenly(k) => evenly_spaced(total, k).into_iter().map(coords).collect(),
+        CtaSelection::Spread(k) => spread_ctas(grid, k).into_iter().map(coords).collect(),
     }
 }
 

@@ -12,7 +12,7 @@ pub mod warp;
 
 pub use launch::{
     Buffer, CtaSelection, LaunchOptions, LaunchResult, LaunchStats, evenly_spaced, launch,
-    launch_boxed,
+    launch_boxed, spread_ctas,
 };
 
 use crate::fault::Fault;

@@ -40,18 +40,33 @@ pub const INT_DIV_SLOTS: f64 = 12.0;
 /// instruction throughput table: 16 for 32-bit type conversions on 5.x to 9.0).
 pub const CONVERT_PER_CLOCK: f64 = 16.0;
 
-/// Load/store lanes per SM (32 LD/ST units per SM on Kepler, Maxwell, Pascal,
-/// Volta, Turing, Ampere, Hopper: NVIDIA architecture whitepapers).
+/// Load/store lanes per SM at most (32 LD/ST units per SM on Kepler, Maxwell,
+/// Volta, A100, Hopper: NVIDIA architecture whitepapers; Jia et al. 2019,
+/// Table 3.1: V100, M60, K80 32). An SM whose shared memory delivers fewer
+/// bytes per clock has fewer: Jia et al. compute the theoretical shared
+/// bandwidth as LSU count x 4 B, so the catalog's `shared_bytes_per_clock` / 4
+/// is the LSU count (T4, the Turing SM: 16 LSUs, 64 B/clk), see [`lsu_lanes`].
 pub const LSU_LANES: f64 = 32.0;
 
+/// Load/store lanes per SM: [`LSU_LANES`], fewer where the shared memory
+/// delivers less than 4 B per LSU lane per clock (Turing: 64 B/clk, 16 lanes).
+pub fn lsu_lanes(shared_bytes_per_clock: f64) -> f64 {
+    (shared_bytes_per_clock / 4.0).clamp(1.0, LSU_LANES)
+}
+
 /// L1 bytes per clock per SM without a calibration: 128 from Volta on (Volta
-/// whitepaper; the H100 PCIe gpu-cache fit gives 25218 GB/s / (114 x 1755 MHz)
-/// = 126), 64 before (Kepler/Maxwell/Pascal L1/texture, Jia et al. 2018).
+/// whitepaper; Jia et al. 2019, Table 3.2: V100 theoretical 128; the H100 PCIe
+/// gpu-cache fit gives 25218 GB/s / (114 x 1755 MHz) = 126), 64 before
+/// (Kepler/Maxwell/Pascal L1/texture, Jia et al. 2018). Turing (CC 7.5) has 64:
+/// Jia et al. 2019, Table 3.2, T4 theoretical 64, measured 58.8 B/clk/SM; Ada
+/// (CC 8.9) reaches 63.7 B/clk/SM with 32-bit loads (Luo et al. 2024, Table V,
+/// RTX 4090).
 pub fn default_l1_bytes_per_clock(gpu: &Gpu) -> f64 {
-    if gpu.compute_capability.major >= 7 {
-        128.0
-    } else {
-        64.0
+    let cc = &gpu.compute_capability;
+    match (cc.major, cc.minor) {
+        (7, 5) | (8, 9) => 64.0,
+        (major, _) if major >= 7 => 128.0,
+        _ => 64.0,
     }
 }
 
@@ -221,7 +236,7 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         rate_int,
         rate_int_mul: warp_rate(t.int_mul, gpu.sm.fp32_lanes, warp),
         rate_convert: CONVERT_PER_CLOCK.min(f64::from(gpu.sm.fp32_lanes).max(1.0)) / warp,
-        rate_lsu: LSU_LANES / warp,
+        rate_lsu: lsu_lanes(shared_bpc) / warp,
         int_div_slots,
         shared_passes_per_clock: shared_bpc / 128.0,
         l1_bytes_per_clock,
