@@ -20,20 +20,21 @@ kt_version=1.5.0
 
 # --- convolution ------------------------------------------------------------
 conv_out="$dest/kernel_tuner/convolution.cu"
-if [ -f "$conv_out" ]; then
-  echo "convolution: $conv_out already present, left alone"
+vadd_out="$dest/kernel_tuner/vector_add.cu"
+if [ -f "$conv_out" ] && [ -f "$vadd_out" ]; then
+  echo "kernel_tuner: $conv_out and $vadd_out already present, left alone"
 else
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  echo "convolution: pip download --no-deps --no-binary :all: kernel_tuner==$kt_version into $tmp"
+  echo "kernel_tuner: pip download --no-deps --no-binary :all: kernel_tuner==$kt_version into $tmp"
   "${PYTHON:-python3}" -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
     --dest "$tmp" "kernel_tuner==$kt_version"
   sdist=$(find "$tmp" -maxdepth 1 -name 'kernel_tuner-*.tar.gz' | head -n 1)
   if [ -z "$sdist" ]; then
-    echo "convolution: no kernel_tuner source package was downloaded" >&2
+    echo "kernel_tuner: no kernel_tuner source package was downloaded" >&2
     exit 1
   fi
-  echo "convolution: unpacking $(basename "$sdist")"
+  echo "kernel_tuner: unpacking $(basename "$sdist")"
   tar -xzf "$sdist" -C "$tmp"
   src=$(find "$tmp" -path '*/test/convolution.cu' | head -n 1)
   if [ -z "$src" ]; then
@@ -42,13 +43,28 @@ else
   fi
   mkdir -p "$dest/kernel_tuner"
   cp "$src" "$conv_out"
-  # Keep the licence beside the copied file (Apache-2.0 asks for it).
+  # Keep the licence beside the copied files (Apache-2.0 asks for it).
   lic=$(find "$tmp" -maxdepth 2 -name 'LICENSE*' | head -n 1)
   if [ -n "$lic" ]; then cp "$lic" "$dest/kernel_tuner/LICENSE"; fi
   echo "convolution: wrote $conv_out ($(wc -c < "$conv_out") bytes)"
+  # vector_add (the kt-vector-add ground truth) is a Python string in the
+  # strategies test: the first kernel_string = """...""" of the file.
+  strat=$(find "$tmp" -path '*/test/strategies/test_strategies.py' | head -n 1)
+  if [ -z "$strat" ]; then
+    echo "vector_add: test/strategies/test_strategies.py not found in $(basename "$sdist")" >&2
+    exit 1
+  fi
+  "${PYTHON:-python3}" - "$strat" "$vadd_out" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r'kernel_string = """(.*?)"""', text, re.S)
+if not m or "vector_add" not in m.group(1):
+    sys.exit("vector_add: no vector_add kernel string in " + sys.argv[1])
+open(sys.argv[2], "w").write(m.group(1).strip() + "\n")
+PY
+  echo "vector_add: wrote $vadd_out ($(wc -c < "$vadd_out") bytes)"
 fi
 
-# --- dedispersion -----------------------------------------------------------
 dedisp_src=${1:-${PTXPERF_DEDISP_DIR:-}}
 dedisp_out="$dest/benchmark_hub/dedisp_milo"
 if [ -z "$dedisp_src" ]; then

@@ -55,6 +55,7 @@ datasets=(
   "schoonhoven-convolution/convolution_RTX_2070_SUPER.csv.gz|experiments/convolution.toml|geforce-rtx-2070-super"
   "dedispersion/dedispersion_milo_A4000.json.gz|experiments/dedispersion.toml|rtx-a4000"
   "dedispersion/dedispersion_milo_A6000.json.gz|experiments/dedispersion.toml|rtx-a6000"
+  "kt-vector-add/test_cache_time_energy.json|experiments/vector-add.toml|rtx-4000-ada"
 )
 
 start=$(date +%s)

@@ -44,7 +44,7 @@ pub use load::{
     load_spec_with,
 };
 pub use predict::{Predictions, default_models, occupancy_for, predict, predict_profile};
-pub use run::{Options, Profiled, profile};
+pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile};
 
 /// The reconvergence policies of the emulator, re-exported for callers of [`Options`].
 pub use emu::simt::stack::Policy;

@@ -26,7 +26,7 @@ pub struct Args {
     /// Default: both for the table and CSV, ipdom for JSON.
     #[arg(long, value_name = "ipdom|barrier|both")]
     reconvergence: Option<String>,
-    /// Emulate only K CTAs, evenly spaced (first and last included), and extrapolate.
+    /// Emulate only K CTAs, spread over every dimension of the grid, and extrapolate.
     #[arg(long, value_name = "K")]
     sample_ctas: Option<u64>,
     /// Rows of the hot-lines table.

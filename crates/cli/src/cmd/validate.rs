@@ -4,7 +4,7 @@
 //! For each sampled configuration of the data file: the experiment file
 //! rebuilds Kernel Tuner's launch (`validate::Experiment::launch`), the
 //! source is instantiated with its defines, compiled by NVRTC (PTX cached on
-//! disk by source and options), emulated on a few evenly spaced CTAs and
+//! disk by source and options), emulated on a few CTAs spread over the grid and
 //! extrapolated, and every model predicts a time. Then per model: MAPE,
 //! median APE, Spearman, Kendall tau-b, top-1 % overlap, the measured time
 //! of the predicted-best configuration over the measured best, and the
@@ -62,7 +62,7 @@ pub struct Args {
     /// Worker threads (default: the available cores).
     #[arg(long, value_name = "J")]
     pub jobs: Option<usize>,
-    /// Emulate K CTAs per configuration, evenly spaced, and extrapolate to the grid.
+    /// Emulate K CTAs per configuration (spread over the grid; up to 16 K while they disagree) and extrapolate to the grid.
     #[arg(long, value_name = "K", default_value_t = engine::DEFAULT_SAMPLE_CTAS)]
     pub sample_ctas: u64,
     /// Run only this model (repeatable); default: every model.

@@ -103,8 +103,9 @@ fn header_lines(sum: &Summary) -> Vec<String> {
         format!("GPU model: {}", sum.gpu),
         format!("configurations: {sample}"),
         format!(
-            "CTAs emulated per configuration: at most {} (evenly spaced, extrapolated to the grid)",
-            sum.sample_ctas
+            "CTAs emulated per configuration: {} spread over the grid, up to {} where they disagree (extrapolated to the grid)",
+            sum.sample_ctas,
+            sum.sample_ctas.saturating_mul(pipeline::SAMPLING_GROWTH)
         ),
         format!(
             "wall time: {:.1} s with {} job(s); PTX: {} compiled, {} from the cache",
