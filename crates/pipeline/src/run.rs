@@ -85,27 +85,58 @@ pub const SAMPLING_GROWTH: u64 = 16;
 /// CTAs that exit at once cost nothing to emulate, so the larger sample costs
 /// about as much as the CTAs that do work.
 pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, PipelineError> {
-    let Some(k0) = opts.sample_ctas else {
-        return profile_once(loaded, opts);
-    };
-    let total = loaded.spec.ctas();
-    let mut k = k0.max(1);
-    loop {
-        let once = Options {
-            sample_ctas: Some(k),
-            ..opts.clone()
-        };
-        let profiled = profile_once(loaded, &once)?;
-        let uncertain = profiled.characterization.sampling_error > SAMPLING_TARGET;
-        if !uncertain || k >= total || k >= k0.max(1) * SAMPLING_GROWTH {
-            return Ok(profiled);
+    let run = match opts.sample_ctas {
+        None => emulate(loaded, opts)?,
+        Some(k0) => {
+            let (k0, total) = (k0.max(1), loaded.spec.ctas());
+            let mut k = k0;
+            loop {
+                let once = Options {
+                    sample_ctas: Some(k),
+                    ..opts.clone()
+                };
+                let run = emulate(loaded, &once)?;
+                let settled = run.characterization.sampling_error <= SAMPLING_TARGET;
+                if settled || k >= total || k >= k0 * SAMPLING_GROWTH {
+                    break run;
+                }
+                k = (k * 4).min(k0 * SAMPLING_GROWTH);
+            }
         }
-        k = (k * 4).min(k0.max(1) * SAMPLING_GROWTH);
+    };
+    // What does not depend on the sample (ptxas, the static analyses, the
+    // cache model) is done once, on the final run.
+    let spec = &loaded.spec;
+    let mut profile = run.characterization.to_profile();
+    profile.kernel = loaded.kernel_name.clone();
+    profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
+    (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas);
+    profile.analysis.parallelism = parallelism(loaded, &run.characterization);
+    profile.workload.integer_convert_fraction = convert_split(loaded, &run.characterization);
+    let mut profiled = Profiled {
+        characterization: run.characterization,
+        profile,
+        cache: None,
+        trace: run.trace,
+        trace_note: run.trace_note,
+        trace_weight: run.trace_weight,
+    };
+    if let Some(gpu) = &opts.gpu {
+        profiled.simulate_cache(gpu)?;
     }
+    Ok(profiled)
 }
 
-/// One emulation with the sample of `opts` as it is.
-fn profile_once(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, PipelineError> {
+/// One emulation: the characterization and the memory trace.
+struct Emulated {
+    characterization: Characterization,
+    trace: Option<Arc<cachesim::Trace>>,
+    trace_note: Option<String>,
+    trace_weight: f64,
+}
+
+/// Emulate with the sample of `opts` as it is.
+fn emulate(loaded: &LoadedSpec, opts: &Options) -> Result<Emulated, PipelineError> {
     let spec = &loaded.spec;
     let copts = characterize::Options {
         policy: opts.policy,
@@ -139,25 +170,12 @@ fn profile_once(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipelin
     } else {
         (None, Some("cache model not requested".to_string()), 1.0)
     };
-
-    let mut profile = characterization.to_profile();
-    profile.kernel = loaded.kernel_name.clone();
-    profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
-    (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas);
-    profile.analysis.parallelism = parallelism(loaded, &characterization);
-    profile.workload.integer_convert_fraction = convert_split(loaded, &characterization);
-    let mut profiled = Profiled {
+    Ok(Emulated {
         characterization,
-        profile,
-        cache: None,
         trace,
         trace_note,
         trace_weight,
-    };
-    if let Some(gpu) = &opts.gpu {
-        profiled.simulate_cache(gpu)?;
-    }
-    Ok(profiled)
+    })
 }
 
 /// Static ILP/MLP of the entry ([`ptx::analysis::ilp`]), each block weighted
