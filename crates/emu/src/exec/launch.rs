@@ -6,6 +6,7 @@ use ptx::Module;
 use ptx::analysis::{KernelLookup, find_kernel};
 use rayon::prelude::*;
 
+use super::bind::{HostArg, bind_args, bind_constants};
 use super::cta::{CtaStats, run_cta};
 use super::decode::Program;
 use super::layout::ModuleLayout;
@@ -16,7 +17,7 @@ use crate::mem::{GlobalMemory, Region, Space};
 use crate::observer::{NoObserver, Observer};
 use crate::simt::DEFAULT_WARP_FUEL;
 use crate::simt::stack::Policy;
-use crate::spec::{ArgSpec, LaunchSpec, ScalarType};
+use crate::spec::{LaunchSpec, ScalarType};
 
 /// How to run a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,27 +183,33 @@ fn prepare(
     file: &str,
     spec: &LaunchSpec,
 ) -> Result<Prepared, Box<Fault>> {
-    let entry = match find_kernel(module, &spec.kernel) {
-        KernelLookup::Found(h) => h,
-        KernelLookup::NotFound { available } => {
-            if let Some(h) = find_nested(module, &spec.kernel) {
-                return prepare_entry(module, text, file, spec, h);
-            }
-            return Err(launch_err(format!(
-                "no kernel `{}` in {file} (kernels: {})",
-                spec.kernel,
-                available.join(", ")
-            )));
-        }
-        KernelLookup::Ambiguous { candidates } => {
-            return Err(launch_err(format!(
-                "kernel name `{}` is ambiguous: {}",
-                spec.kernel,
-                candidates.join(", ")
-            )));
-        }
-    };
+    let entry = resolve_entry(module, file, spec)?;
     prepare_entry(module, text, file, spec, entry)
+}
+
+/// The spec's kernel in `module`: by exact name, else by its unique nested-name match.
+pub(super) fn resolve_entry(
+    module: &Module,
+    file: &str,
+    spec: &LaunchSpec,
+) -> Result<ptx::Handle<ptx::Function>, Box<Fault>> {
+    match find_kernel(module, &spec.kernel) {
+        KernelLookup::Found(h) => Ok(h),
+        KernelLookup::NotFound { available } => {
+            find_nested(module, &spec.kernel).ok_or_else(|| {
+                launch_err(format!(
+                    "no kernel `{}` in {file} (kernels: {})",
+                    spec.kernel,
+                    available.join(", ")
+                ))
+            })
+        }
+        KernelLookup::Ambiguous { candidates } => Err(launch_err(format!(
+            "kernel name `{}` is ambiguous: {}",
+            spec.kernel,
+            candidates.join(", ")
+        ))),
+    }
 }
 
 /// The components of an Itanium nested name `_ZN <len><id>... E...`.
@@ -253,88 +260,30 @@ fn prepare_entry(
         )));
     }
     let prog = Program::decode(module, &layout, text, file);
-    let kfunc = module
-        .functions
-        .get(entry)
-        .ok_or_else(|| Fault::launch("kernel handle"))?;
-    let kparams = layout
-        .kernel_params
-        .get(entry.index())
-        .cloned()
-        .unwrap_or_default();
-    if kparams.len() != spec.args.len() {
-        return Err(launch_err(format!(
-            "kernel `{}` takes {} parameters, the spec gives {} [[arg]] entries",
-            kfunc.name,
-            kparams.len(),
-            spec.args.len()
-        )));
-    }
-    let param_size = kparams.iter().map(|(o, s)| o + s).max().unwrap_or(0);
+    let bound = bind_args(module, &layout, spec, entry)?;
+    let param_size = bound.iter().map(|b| b.offset + b.size).max().unwrap_or(0);
     let mut params = Region::new(Space::Param, param_size as usize, false);
     let mut buffers = Vec::new();
-    for (i, (arg, &(off, size))) in spec.args.iter().zip(&kparams).enumerate() {
-        let pname = kfunc.params.get(i).map_or("?", |p| p.name.as_str());
-        params.add_symbol(pname, off, size);
-        let bytes = match arg {
-            ArgSpec::Scalar { name, ty, value } => {
-                let mut b = Vec::new();
-                ty.encode(*value, &mut b)
-                    .map_err(|e| Fault::launch(format!("argument `{name}`: {e}")))?;
-                if b.len() as u64 != size {
-                    return Err(launch_err(format!(
-                        "argument `{name}` is {ty} ({} bytes), but parameter {i} `{pname}` takes {size} bytes",
-                        b.len()
-                    )));
-                }
-                b
-            }
-            ArgSpec::Buffer(bs) => {
-                if size != 8 {
-                    return Err(launch_err(format!(
-                        "pointer argument `{}` needs a 64-bit parameter; `{pname}` has {size} bytes",
-                        bs.name
-                    )));
-                }
-                let init = spec
-                    .initial_bytes(bs.elem, bs.len, &bs.init)
-                    .map_err(|e| Fault::launch(e.to_string()))?;
+    for b in bound {
+        params.add_symbol(&b.param, b.offset, b.size);
+        let bytes = match b.arg {
+            HostArg::Scalar { bytes, .. } => bytes,
+            HostArg::Buffer { name, elem, bytes } => {
                 let idx = layout.global.allocations().len();
-                let addr = layout.global.alloc(&bs.name, init);
-                buffers.push((bs.name.clone(), bs.elem, addr, idx));
+                let addr = layout.global.alloc(&name, bytes);
+                buffers.push((name, elem, addr, idx));
                 addr.to_le_bytes().to_vec()
             }
         };
         params
-            .init(off, &bytes)
+            .init(b.offset, &bytes)
             .map_err(|e| Fault::launch(e.to_string()))?;
     }
-    for c in &spec.constants {
-        let (placed, size) = layout.symbol(module, &c.name).ok_or_else(|| {
-            Fault::launch(format!(
-                "[[constant]] `{}`: no such __constant__ or __device__ symbol",
-                c.name
-            ))
-        })?;
-        let bytes = spec
-            .initial_bytes(c.elem, c.len, &c.init)
-            .map_err(|e| Fault::launch(e.to_string()))?;
-        if bytes.len() as u64 > size {
-            return Err(launch_err(format!(
-                "[[constant]] `{}`: {} bytes do not fit the symbol's {size}",
-                c.name,
-                bytes.len()
-            )));
-        }
-        let r = match placed.space {
-            Space::Const => layout.const_bank.init(placed.addr, &bytes),
-            Space::Global => layout.global.write(placed.addr, &bytes, 1),
-            other => {
-                return Err(launch_err(format!(
-                    "[[constant]] `{}` is in {other} memory",
-                    c.name
-                )));
-            }
+    for c in bind_constants(module, &layout, spec)? {
+        let bytes = &c.constant.bytes;
+        let r = match c.placed.space {
+            Space::Const => layout.const_bank.init(c.placed.addr, bytes),
+            _ => layout.global.write(c.placed.addr, bytes, 1),
         };
         r.map_err(|e| Fault::launch(e.to_string()))?;
     }
@@ -368,7 +317,7 @@ fn prepare_entry(
 type RangeResult = Result<(GlobalMemory, String, CtaStats, u64), Box<Fault>>;
 
 /// A launch error, boxed like every fault (they are large).
-fn launch_err(message: impl Into<String>) -> Box<Fault> {
+pub(super) fn launch_err(message: impl Into<String>) -> Box<Fault> {
     Box::new(Fault::launch(message))
 }
 

@@ -2,6 +2,7 @@
 //! then run CTAs warp by warp ([`warp`], [`cta`]) for a launch ([`launch()`]).
 
 pub(crate) mod alu;
+pub mod bind;
 pub mod cta;
 pub mod decode;
 pub mod launch;
@@ -10,6 +11,7 @@ pub mod ops;
 pub mod printf;
 pub mod warp;
 
+pub use bind::{HostArg, HostConstant, HostLaunch, host_launch};
 pub use launch::{
     Buffer, CtaSelection, LaunchOptions, LaunchResult, LaunchStats, evenly_spaced, launch,
     launch_boxed, spread_ctas,

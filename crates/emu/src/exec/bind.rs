@@ -1,0 +1,204 @@
+//! The host side of a launch: the bytes each kernel argument and each
+//! `[[constant]]` symbol holds before the first CTA runs, checked against the
+//! kernel's parameters and the module's symbols.
+//!
+//! The emulator's own launch ([`super::launch()`]) binds through these
+//! functions, and so can anything that launches the same spec elsewhere (a
+//! real GPU, crate `gpurun`): both see the same bytes and the same errors.
+
+use ptx::{Function, Handle, Module};
+
+use super::launch::launch_err;
+use super::layout::{ModuleLayout, Placed};
+use crate::fault::Fault;
+use crate::mem::Space;
+use crate::spec::{ArgSpec, LaunchSpec, ScalarType};
+
+/// One kernel argument as the launch binds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostArg {
+    /// A scalar's little-endian encoding, exactly the parameter's size.
+    Scalar { name: String, bytes: Vec<u8> },
+    /// A fresh global buffer's initial contents; the parameter holds its address (8 bytes).
+    Buffer {
+        name: String,
+        elem: ScalarType,
+        bytes: Vec<u8>,
+    },
+}
+
+impl HostArg {
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Scalar { name, .. } | Self::Buffer { name, .. } => name,
+        }
+    }
+}
+
+/// The initial bytes of a `[[constant]]` (a `__constant__` or `__device__` symbol).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostConstant {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Everything a launch of a spec binds: the entry's name in the module (as
+/// PTX spells it, mangled), its arguments in parameter order, and the constants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostLaunch {
+    pub entry: String,
+    pub args: Vec<HostArg>,
+    pub constants: Vec<HostConstant>,
+}
+
+/// An argument bound to its kernel parameter.
+pub(super) struct BoundArg {
+    pub arg: HostArg,
+    /// The parameter's name in the PTX.
+    pub param: String,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// A constant bound to where the layout placed its symbol.
+pub(super) struct BoundConstant {
+    pub placed: Placed,
+    pub constant: HostConstant,
+}
+
+/// The spec's kernel entry in `module` (by exact name, else by its unique
+/// nested-name match), the argument bytes and the constant bytes of a launch
+/// of `spec`. `file` names the PTX in errors.
+pub fn host_launch(
+    module: &Module,
+    file: &str,
+    spec: &LaunchSpec,
+) -> Result<HostLaunch, Box<Fault>> {
+    let entry = super::launch::resolve_entry(module, file, spec)?;
+    let layout = ModuleLayout::build(module).map_err(launch_err)?;
+    let args = bind_args(module, &layout, spec, entry)?;
+    let constants = bind_constants(module, &layout, spec)?;
+    let name = module
+        .functions
+        .get(entry)
+        .map(|f| f.name.clone())
+        .unwrap_or_default();
+    Ok(HostLaunch {
+        entry: name,
+        args: args.into_iter().map(|b| b.arg).collect(),
+        constants: constants.into_iter().map(|c| c.constant).collect(),
+    })
+}
+
+/// The spec's arguments bound to the parameters of `entry`: one per
+/// parameter, scalars of the parameter's size, buffers on 64-bit parameters.
+pub(super) fn bind_args(
+    module: &Module,
+    layout: &ModuleLayout,
+    spec: &LaunchSpec,
+    entry: Handle<Function>,
+) -> Result<Vec<BoundArg>, Box<Fault>> {
+    let kfunc = module
+        .functions
+        .get(entry)
+        .ok_or_else(|| Fault::launch("kernel handle"))?;
+    let kparams = layout
+        .kernel_params
+        .get(entry.index())
+        .cloned()
+        .unwrap_or_default();
+    if kparams.len() != spec.args.len() {
+        return Err(launch_err(format!(
+            "kernel `{}` takes {} parameters, the spec gives {} [[arg]] entries",
+            kfunc.name,
+            kparams.len(),
+            spec.args.len()
+        )));
+    }
+    let mut bound = Vec::with_capacity(kparams.len());
+    for (i, (arg, &(offset, size))) in spec.args.iter().zip(&kparams).enumerate() {
+        let pname = kfunc.params.get(i).map_or("?", |p| p.name.as_str());
+        let arg = match arg {
+            ArgSpec::Scalar { name, ty, value } => {
+                let mut b = Vec::new();
+                ty.encode(*value, &mut b)
+                    .map_err(|e| Fault::launch(format!("argument `{name}`: {e}")))?;
+                if b.len() as u64 != size {
+                    return Err(launch_err(format!(
+                        "argument `{name}` is {ty} ({} bytes), but parameter {i} `{pname}` takes {size} bytes",
+                        b.len()
+                    )));
+                }
+                HostArg::Scalar {
+                    name: name.clone(),
+                    bytes: b,
+                }
+            }
+            ArgSpec::Buffer(bs) => {
+                if size != 8 {
+                    return Err(launch_err(format!(
+                        "pointer argument `{}` needs a 64-bit parameter; `{pname}` has {size} bytes",
+                        bs.name
+                    )));
+                }
+                let bytes = spec
+                    .initial_bytes(bs.elem, bs.len, &bs.init)
+                    .map_err(|e| Fault::launch(e.to_string()))?;
+                HostArg::Buffer {
+                    name: bs.name.clone(),
+                    elem: bs.elem,
+                    bytes,
+                }
+            }
+        };
+        bound.push(BoundArg {
+            arg,
+            param: pname.to_string(),
+            offset,
+            size,
+        });
+    }
+    Ok(bound)
+}
+
+/// The spec's `[[constant]]` entries bound to the module's symbols: each
+/// must exist, be in constant or global memory, and hold its bytes.
+pub(super) fn bind_constants(
+    module: &Module,
+    layout: &ModuleLayout,
+    spec: &LaunchSpec,
+) -> Result<Vec<BoundConstant>, Box<Fault>> {
+    let mut bound = Vec::with_capacity(spec.constants.len());
+    for c in &spec.constants {
+        let (placed, size) = layout.symbol(module, &c.name).ok_or_else(|| {
+            Fault::launch(format!(
+                "[[constant]] `{}`: no such __constant__ or __device__ symbol",
+                c.name
+            ))
+        })?;
+        let bytes = spec
+            .initial_bytes(c.elem, c.len, &c.init)
+            .map_err(|e| Fault::launch(e.to_string()))?;
+        if bytes.len() as u64 > size {
+            return Err(launch_err(format!(
+                "[[constant]] `{}`: {} bytes do not fit the symbol's {size}",
+                c.name,
+                bytes.len()
+            )));
+        }
+        if !matches!(placed.space, Space::Const | Space::Global) {
+            return Err(launch_err(format!(
+                "[[constant]] `{}` is in {} memory",
+                c.name, placed.space
+            )));
+        }
+        bound.push(BoundConstant {
+            placed,
+            constant: HostConstant {
+                name: c.name.clone(),
+                bytes,
+            },
+        });
+    }
+    Ok(bound)
+}
