@@ -19,15 +19,26 @@ const COPY_SIZES: [usize; 7] = [
     1 << 26,
 ];
 
-pub fn measure(opts: &MeasureOptions, sweep: &Sweep) -> Result<Vec<Row>, GpuRunError> {
+/// The driver gate: the driver library loads (cudarc panics without it).
+pub fn driver_present() -> Result<(), GpuRunError> {
     // SAFETY: is_culib_present only tries to dlopen the driver library by name.
     if !unsafe { sys::is_culib_present() } {
         return Err(GpuRunError::NoDriver(
             "libcuda (libcuda.so.1 / nvcuda) cannot be loaded".into(),
         ));
     }
-    let ctx = CudaContext::new(0)
-        .map_err(|e| GpuRunError::NoDriver(format!("cannot create a context on device 0: {e}")))?;
+    Ok(())
+}
+
+/// A context on device 0, after the driver gate.
+pub fn open() -> Result<Arc<CudaContext>, GpuRunError> {
+    driver_present()?;
+    CudaContext::new(0)
+        .map_err(|e| GpuRunError::NoDriver(format!("cannot create a context on device 0: {e}")))
+}
+
+pub fn measure(opts: &MeasureOptions, sweep: &Sweep) -> Result<Vec<Row>, GpuRunError> {
+    let ctx = open()?;
     let stream = ctx.default_stream();
     let (major, minor) = ctx
         .compute_capability()

@@ -23,18 +23,18 @@ const TRANSFER_SOURCE: &str = include_str!("../../../microbench/transfer.cu");
 pub const INT_KERNELS: [&str; 5] = ["int_add", "int_mul", "int_cmp", "int_and", "int_or"];
 pub const DBL_KERNELS: [&str; 5] = ["dbl_add", "dbl_mul", "dbl_cmp", "dbl_and", "dbl_or"];
 
-fn cuda(e: DriverError) -> GpuRunError {
+pub(crate) fn cuda(e: DriverError) -> GpuRunError {
     GpuRunError::Cuda(e.to_string())
 }
 
 /// A loaded module, unloaded on drop.
-struct Module {
+pub(crate) struct Module {
     ctx: Arc<CudaContext>,
     raw: sys::CUmodule,
 }
 
 impl Module {
-    fn load(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Module, GpuRunError> {
+    pub(crate) fn load(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Module, GpuRunError> {
         // cuModuleLoadData reads PTX as a NUL-terminated string.
         let text = CString::new(ptx)
             .map_err(|_| GpuRunError::Compile("the PTX holds a NUL byte".into()))?;
@@ -48,12 +48,22 @@ impl Module {
         })
     }
 
-    fn function(&self, name: &str) -> Result<sys::CUfunction, GpuRunError> {
+    pub(crate) fn function(&self, name: &str) -> Result<sys::CUfunction, GpuRunError> {
         let c = CString::new(name)
             .map_err(|_| GpuRunError::Cuda(format!("kernel name `{name}` holds a NUL byte")))?;
         // SAFETY: `self.raw` was loaded by `load` and is unloaded only on drop.
         unsafe { result::module::get_function(self.raw, c) }
             .map_err(|e| GpuRunError::Cuda(format!("kernel `{name}`: {e}")))
+    }
+
+    /// The device address and size of a module-scope symbol
+    /// (`__constant__` or `__device__`; cuModuleGetGlobal).
+    pub(crate) fn global(&self, name: &str) -> Result<(sys::CUdeviceptr, usize), GpuRunError> {
+        let c = CString::new(name)
+            .map_err(|_| GpuRunError::Cuda(format!("symbol name `{name}` holds a NUL byte")))?;
+        // SAFETY: `self.raw` was loaded by `load` and is unloaded only on drop.
+        unsafe { result::module::get_global(self.raw, c) }
+            .map_err(|e| GpuRunError::Cuda(format!("symbol `{name}`: {e}")))
     }
 }
 
@@ -100,18 +110,36 @@ fn launch(
     // kernel declares for that position (the callers mirror the signatures in
     // microbench/*.cu), and the buffers behind device pointers are sized for
     // `grid * block` threads.
+    unsafe { enqueue(stream, f, [grid, 1, 1], [block, 1, 1], shared, params) }?;
+    stream.synchronize().map_err(cuda)
+}
+
+/// Enqueue a launch of `f` on `stream` without waiting for it.
+///
+/// # Safety
+/// `f` belongs to a loaded module, every entry of `params` points at a live
+/// value of exactly the size the kernel declares for that parameter, and the
+/// memory behind device pointers is what the kernel expects.
+pub(crate) unsafe fn enqueue(
+    stream: &CudaStream,
+    f: sys::CUfunction,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: u32,
+    params: &mut [*mut c_void],
+) -> Result<(), GpuRunError> {
+    // SAFETY: the caller's contract.
     unsafe {
         result::launch_kernel(
             f,
-            (grid, 1, 1),
-            (block, 1, 1),
+            (grid[0], grid[1], grid[2]),
+            (block[0], block[1], block[2]),
             shared,
             stream.cu_stream(),
             params,
         )
     }
-    .map_err(cuda)?;
-    stream.synchronize().map_err(cuda)
+    .map_err(cuda)
 }
 
 /// One op kernel over `threads` threads: the per-thread cycle counts. The

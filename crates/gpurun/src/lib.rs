@@ -1,22 +1,29 @@
-//! gpurun: measure the seed-004 microbenchmarks on a real GPU (feature `gpu`)
-//! and write the measurement CSV that `fit::measurements` reads
-//! (`gpu,benchmark,x,time,unit,repetition`).
+//! gpurun: run on a real GPU (feature `gpu`): the seed-004 microbenchmarks,
+//! written as the measurement CSV that `fit::measurements` reads
+//! (`gpu,benchmark,x,time,unit,repetition`), and a launch spec's kernel,
+//! timed and its buffers read back (`ptxperf measure`).
 //!
 //! Tour:
-//! - [`measure`] / [`measure_sweep`]: the entry points. Without the `gpu`
-//!   feature they return [`GpuRunError::NotBuilt`]. With it, every call first
-//!   checks that the CUDA driver library can be loaded
+//! - [`measure`] / [`measure_sweep`] / [`run_spec`]: the entry points.
+//!   Without the `gpu` feature they return [`GpuRunError::NotBuilt`]. With
+//!   it, every call first checks that the CUDA driver library can be loaded
 //!   (`cudarc::driver::sys::is_culib_present`; cudarc panics without it) and
 //!   that a context on device 0 can be created, and returns
 //!   [`GpuRunError::NoDriver`] otherwise. Nothing here panics on a machine
-//!   without a GPU.
+//!   without a GPU. [`available`] is the same gate alone.
 //! - [`sweep`]: what a run sweeps ([`Sweep`]: OPS and ELEMS values, launch
 //!   shapes) and [`sweep::parse_counts`] for lists such as `1..256,384`.
 //! - [`rows`]: per-thread cycle counts to CSV rows (median over threads; the
 //!   x conventions below). Pure, tested without a GPU.
 //! - [`to_csv`]: rows as the measurement CSV.
+//! - [`spec`]: a launch spec's kernel as a [`SpecRun`] (PTX, entry, grid,
+//!   block, argument and constant bytes exactly as the emulator binds them,
+//!   from `emu::exec::host_launch`), its [`SpecRunResult`] and [`TimeStats`].
+//!   Pure, tested without a GPU.
+//! - [`compare`]: the GPU's buffers against the emulator's (integers exact,
+//!   floats within a relative tolerance, NaN equal to NaN). Pure.
 //!
-//! What a GPU run measures (modules `device` and `launch`, feature `gpu`):
+//! What a microbenchmark run measures (modules `device` and `launch`, feature `gpu`):
 //! - microbench/ops.cu, compiled by NVRTC (crate `nvrtc`) for the device's
 //!   compute capability once per OPS value: `int_*` and `dbl_*`, x = OPS
 //!   (dependent operations per thread), time = median cycles over threads;
@@ -24,6 +31,15 @@
 //!   `shared_to_global`, x = bytes moved per block, time = median cycles;
 //! - host-to-device and device-to-host copies of 4 KiB to 64 MiB timed with
 //!   CUDA events (`h2d_copy`, `d2h_copy`; x in bytes, time in µs).
+//!
+//! What [`run_spec`] does (module `spec_run`, feature `gpu`): loads the PTX
+//! with `cuModuleLoadData` (the driver JIT-compiles it for the device),
+//! writes the constants (`cuModuleGetGlobal` and a copy), uploads the
+//! buffers, launches once, waits and checks for errors (a faulting kernel is
+//! [`GpuRunError::Kernel`]), copies every buffer back, then runs the warm-up
+//! launches and times each repetition with CUDA events recorded around it.
+//! The warm-up and timed launches start from what the previous launch left,
+//! so a kernel that updates its data in place is timed on modified data.
 //!
 //! The PTX is loaded with `cuModuleLoadData` and launched with
 //! `cuLaunchKernel` through cudarc's `result` layer, since cudarc's safe
@@ -33,9 +49,15 @@
 mod device;
 #[cfg(feature = "gpu")]
 mod launch;
+#[cfg(feature = "gpu")]
+mod spec_run;
+
+pub mod compare;
 pub mod rows;
+pub mod spec;
 pub mod sweep;
 
+pub use spec::{KernelArg, OutBuffer, SpecRun, SpecRunResult, TimeStats};
 pub use sweep::Sweep;
 
 use fit::measurements::Unit;
@@ -71,6 +93,8 @@ pub enum GpuRunError {
     NoDriver(String),
     #[error("error: CUDA call failed: {0}")]
     Cuda(String),
+    #[error("error: the kernel failed on the GPU: {0}")]
+    Kernel(String),
     #[error("error: cannot compile a microbenchmark: {0}")]
     Compile(String),
     #[error("error: {0}")]
@@ -91,6 +115,34 @@ pub fn measure_sweep(opts: &MeasureOptions, sweep: &Sweep) -> Result<Vec<Row>, G
     }
     sweep.validate()?;
     run_on_device(opts, sweep)
+}
+
+/// Whether this binary can reach a GPU: [`GpuRunError::NotBuilt`] without
+/// the `gpu` feature, [`GpuRunError::NoDriver`] without a loadable driver.
+pub fn available() -> Result<(), GpuRunError> {
+    #[cfg(feature = "gpu")]
+    return device::driver_present();
+    #[cfg(not(feature = "gpu"))]
+    Err(GpuRunError::NotBuilt)
+}
+
+/// Run a launch spec's kernel on device 0 (see the crate docs): the buffers
+/// after the first launch and the times of `run.reps` launches.
+pub fn run_spec(run: &SpecRun) -> Result<SpecRunResult, GpuRunError> {
+    if run.reps == 0 {
+        return Err(GpuRunError::Options("--reps must be at least 1".into()));
+    }
+    run_spec_on_device(run)
+}
+
+#[cfg(feature = "gpu")]
+fn run_spec_on_device(run: &SpecRun) -> Result<SpecRunResult, GpuRunError> {
+    spec_run::run(run)
+}
+
+#[cfg(not(feature = "gpu"))]
+fn run_spec_on_device(_run: &SpecRun) -> Result<SpecRunResult, GpuRunError> {
+    Err(GpuRunError::NotBuilt)
 }
 
 #[cfg(feature = "gpu")]
@@ -145,6 +197,32 @@ mod tests {
             assert_eq!(e, GpuRunError::NotBuilt);
             assert!(e.to_string().contains("--features gpu"));
         }
+    }
+
+    #[test]
+    fn running_a_spec_without_a_gpu_is_an_error_not_a_panic() {
+        let run = SpecRun {
+            ptx: ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n"
+                .into(),
+            entry: "k".into(),
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            dynamic_shared: 0,
+            args: vec![],
+            constants: vec![],
+            warmup: 0,
+            reps: 1,
+        };
+        let gate = available().expect_err("no GPU here");
+        let e = run_spec(&run).expect_err("no GPU here");
+        assert_eq!(e, gate);
+        if cfg!(feature = "gpu") {
+            assert!(matches!(&e, GpuRunError::NoDriver(_)), "{e}");
+        } else {
+            assert_eq!(e, GpuRunError::NotBuilt);
+        }
+        let zero = SpecRun { reps: 0, ..run };
+        assert!(matches!(run_spec(&zero), Err(GpuRunError::Options(_))));
     }
 
     #[test]
