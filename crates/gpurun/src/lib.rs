@@ -38,6 +38,9 @@
 //! buffers, launches once, waits and checks for errors (a faulting kernel is
 //! [`GpuRunError::Kernel`]), copies every buffer back, then runs the warm-up
 //! launches and times each repetition with CUDA events recorded around it.
+//! A one-thread spin kernel (about 1 ms) is queued first, so the host has
+//! enqueued the launches before the GPU reaches them and a short kernel's
+//! time does not include the host's launch latency.
 //! The warm-up and timed launches start from what the previous launch left,
 //! so a kernel that updates its data in place is timed on modified data.
 //!

@@ -1,7 +1,8 @@
 //! A launch spec's kernel on the GPU (feature `gpu`): load the PTX (the
 //! driver's JIT compiles it for the device), fill the constants, upload the
-//! buffers, launch once and copy every buffer back, then time the warm-up
-//! and the timed launches with CUDA events.
+//! buffers, launch once and copy every buffer back, then queue a short spin
+//! kernel, the warm-up launches and the timed launches, each of these between
+//! two CUDA events.
 
 use std::ffi::c_void;
 
@@ -14,6 +15,35 @@ use crate::spec::{KernelArg, OutBuffer, SpecRun, SpecRunResult};
 
 /// Dynamic shared memory a kernel gets without opting in, bytes.
 const DEFAULT_DYNAMIC_SHARED: u32 = 48 * 1024;
+
+/// A one-thread kernel that waits `ns` nanoseconds of %globaltimer. Queued
+/// before the warm-up and timed launches, it holds the stream while the host
+/// enqueues them, so each timed launch starts right after its start event
+/// instead of waiting for the host (which would add the launch latency of
+/// the host to the time of a short kernel).
+const SPIN_PTX: &str = "
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry ptxperf_spin(.param .u64 ns)
+{
+    .reg .pred %p;
+    .reg .u64 %rd<4>;
+    ld.param.u64 %rd1, [ns];
+    mov.u64 %rd2, %globaltimer;
+    add.u64 %rd1, %rd1, %rd2;
+WAIT:
+    mov.u64 %rd3, %globaltimer;
+    setp.lt.u64 %p, %rd3, %rd1;
+    @%p bra WAIT;
+    ret;
+}
+";
+
+/// How long the spin kernel holds the stream: 1 ms and 20 µs a launch, at most 1 s.
+fn spin_ns(launches: u64) -> u64 {
+    (1_000_000 + 20_000 * launches).min(1_000_000_000)
+}
 
 pub fn run(r: &SpecRun) -> Result<SpecRunResult, GpuRunError> {
     let ctx = device::open()?;
@@ -109,6 +139,13 @@ pub fn run(r: &SpecRun) -> Result<SpecRunResult, GpuRunError> {
             });
         }
     }
+    let spin_module = Module::load(&ctx, SPIN_PTX)?;
+    let spin = spin_module.function("ptxperf_spin")?;
+    let mut ns = spin_ns(u64::from(r.warmup) + u64::from(r.reps));
+    let mut spin_params: [*mut c_void; 1] = [(&raw mut ns).cast()];
+    // SAFETY: ptxperf_spin takes one u64, and `ns` outlives the launch
+    // (the stream is synchronized below before this function returns).
+    unsafe { enqueue(&stream, spin, [1; 3], [1; 3], 0, &mut spin_params) }?;
     for _ in 0..r.warmup {
         go(&mut params)?;
     }
