@@ -168,6 +168,29 @@ fn run_executes_a_corpus_kernel_and_dumps_buffers() {
 }
 
 #[test]
+fn measure_without_a_gpu_exits_1_with_the_reason() {
+    // Without `--features gpu` the command exists and says how to get it;
+    // built with it on a machine without a driver, it says so.
+    let reason = if cfg!(feature = "gpu") {
+        "no CUDA driver found"
+    } else {
+        "built without `--features gpu`"
+    };
+    let check_case = |args: &[&str]| check(args, 1, &[reason]);
+    check_case(&["measure", "kernels/map/spec.toml"]);
+    check_case(&[
+        "measure",
+        "kernels/map/spec.toml",
+        "--ptx",
+        "kernels/map/sm_80.ptx",
+        "--compare",
+        "--json",
+    ]);
+    check(&["measure", "kernels/map/spec.toml", "--reps", "x"], 2, &[]);
+    check(&["measure", "--help"], 0, &["--compare", "Examples:"]);
+}
+
+#[test]
 fn characterize_json_has_schema_1_keys() {
     let o = check(
         &["characterize", "kernels/fold_reduce/spec.toml", "--json"],

@@ -7,6 +7,7 @@ pub mod combinators;
 pub mod compile;
 pub mod fit;
 pub mod gpus;
+pub mod measure;
 pub mod petri;
 pub mod predict;
 pub mod run;

@@ -54,7 +54,8 @@ Examples:
   ptxperf run kernels/coalescing/spec.toml --set STRIDE=1 --dump out/
   ptxperf run kernels/divergence/spec.toml --reconvergence barrier --sequential";
 
-fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>, CliError> {
+/// `--set NAME=VALUE` options as (name, value) pairs.
+pub(crate) fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>, CliError> {
     sets.iter()
         .map(|s| match s.split_once('=') {
             Some((n, v)) if !n.trim().is_empty() => {

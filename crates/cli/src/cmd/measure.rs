@@ -1,0 +1,311 @@
+//! `ptxperf measure`: run a launch spec's kernel on this machine's GPU (build
+//! with `--features gpu`), time it, and compare its buffers with the emulator's.
+
+use std::path::PathBuf;
+
+use emu::exec::{LaunchOptions, launch_boxed};
+use emu::observer::NoObserver;
+use gpurun::compare::{Comparison, compare};
+use gpurun::{SpecRun, SpecRunResult, TimeStats};
+
+use crate::cmd::run::parse_sets;
+use crate::error::CliError;
+
+/// Run a launch spec's kernel on this machine's GPU, time it, and compare its outputs with the emulator.
+#[derive(clap::Args)]
+#[command(long_about = LONG_ABOUT)]
+pub struct Args {
+    /// The launch spec (TOML).
+    #[arg(value_name = "SPEC.toml")]
+    spec: PathBuf,
+    /// Use this PTX instead of compiling the spec's source (e.g. the corpus's kernels/K/sm_90.ptx).
+    #[arg(long, value_name = "FILE")]
+    ptx: Option<PathBuf>,
+    /// Timed launches.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    reps: u32,
+    /// Untimed launches after the first one, before the timed ones.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    warmup: u32,
+    /// Also run the emulator on the whole grid and compare every buffer with the GPU's after its first launch.
+    #[arg(long)]
+    compare: bool,
+    /// Print one JSON object (one line) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Override a define of the spec: --set N=8192. Repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Path to libnvrtc.so.12, for .cu sources.
+    #[arg(long, value_name = "PATH")]
+    nvrtc: Option<PathBuf>,
+}
+
+const LONG_ABOUT: &str = "\
+Run a launch spec's kernel on this machine's GPU (device 0) and time it: the \
+PTX (the spec's source compiled by NVRTC, or --ptx) is JIT-compiled by the \
+driver, the arguments and constants get exactly the bytes the emulator gives \
+them, the kernel runs once, its buffers are copied back, then it runs --warmup \
+times untimed and --reps times, each launch timed with CUDA events. Later \
+launches start from what the previous one left, so a kernel that updates its \
+data in place is timed on modified data.
+
+Prints the kernel, grid and block, the device and its compute capability, and \
+the median, minimum, mean and maximum time per launch in µs.
+
+--compare also runs the emulator on the whole grid (as `ptxperf run` does) \
+and compares every buffer after the GPU's first launch with the emulator's: \
+integers exactly, floats within a relative tolerance (f32: |a-b| <= \
+1e-5 max(|a|,|b|); f64 1e-12, f16 1e-2, bf16 5e-2; NaN equals NaN). Each \
+buffer is identical, within tolerance (with the largest relative and ulp \
+difference), or DIFFERENT (first index, both values, how many). Kernels with \
+atomics or races may legitimately differ. The exit status is 1 when a buffer \
+differs, when the kernel faults, or without a GPU; this needs a binary built \
+with `cargo build --release -p ptxperf --features gpu`.
+
+--json prints one object: kernel, entry, device, cc, grid, block, warmup, \
+reps, times_ms, median_ms, min_ms, mean_ms, max_ms and, with --compare, \
+compare: [{buffer, status, differing, max_rel_diff, max_ulp, \
+first_diff_index, first_diff_gpu, first_diff_emu}] (status identical, \
+within_tolerance, different or different_length). Device printf output, if \
+any, comes before it on stdout.
+
+Examples:
+  ptxperf measure kernels/map/spec.toml --ptx kernels/map/sm_90.ptx
+  ptxperf measure kernels/matmul_tiled/spec.toml --compare --reps 100
+  ptxperf measure kernels/histogram_shared/spec.toml --ptx kernels/histogram_shared/sm_80.ptx --compare --json
+  scripts/gpu/measure-corpus.sh target/release/ptxperf out/   # the whole corpus";
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    // Without a GPU there is nothing to do: say so before compiling anything.
+    gpurun::available().map_err(|e| CliError::user(e.to_string()))?;
+    let sets = parse_sets(&args.set)?;
+    let load = pipeline::LoadOptions {
+        nvrtc: args.nvrtc.clone(),
+        ptx: args.ptx.clone(),
+    };
+    let loaded = pipeline::load_spec_with(&args.spec, &sets, &load)
+        .map_err(|e| CliError::user(e.to_string()))?;
+    let host = emu::exec::host_launch(&loaded.module, &loaded.ptx_file, &loaded.spec)
+        .map_err(|f| CliError::user(f.to_string()))?;
+    let spec_run = SpecRun::new(&loaded.ptx, &loaded.spec, host, args.warmup, args.reps);
+    let measured = gpurun::run_spec(&spec_run).map_err(|e| CliError::user(e.to_string()))?;
+    let comparisons = if args.compare {
+        let opts = LaunchOptions {
+            parallel: true,
+            ..Default::default()
+        };
+        let emulated = launch_boxed(
+            &loaded.module,
+            &loaded.ptx,
+            &loaded.ptx_file,
+            &loaded.spec,
+            opts,
+            &mut NoObserver,
+        )
+        .map_err(|f| CliError::user(format!("the emulator: {f}")))?;
+        Some(compare_buffers(&measured, &emulated.buffers))
+    } else {
+        None
+    };
+    let stats = TimeStats::of(&measured.times_ms)
+        .ok_or_else(|| CliError::user("error: no timed launch"))?;
+    let report = Report {
+        kernel: &loaded.kernel_name,
+        entry: &spec_run.entry,
+        run: &spec_run,
+        measured: &measured,
+        stats,
+        comparisons: comparisons.as_deref(),
+    };
+    if args.json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.text());
+    }
+    let differing = comparisons
+        .iter()
+        .flatten()
+        .filter(|c| c.status.is_different())
+        .count();
+    if differing > 0 {
+        return Err(CliError::user(format!(
+            "error: {differing} buffer(s) differ between the GPU and the emulator"
+        )));
+    }
+    Ok(())
+}
+
+/// Every buffer of the GPU's first launch against the emulator's, in argument order.
+fn compare_buffers(measured: &SpecRunResult, emulated: &[emu::exec::Buffer]) -> Vec<Comparison> {
+    measured
+        .buffers
+        .iter()
+        .zip(emulated)
+        .map(|(gpu, emu)| compare(&gpu.name, emu.elem, &gpu.bytes, &emu.bytes))
+        .collect()
+}
+
+struct Report<'a> {
+    kernel: &'a str,
+    entry: &'a str,
+    run: &'a SpecRun,
+    measured: &'a SpecRunResult,
+    stats: TimeStats,
+    comparisons: Option<&'a [Comparison]>,
+}
+
+impl Report<'_> {
+    fn cc(&self) -> String {
+        let (major, minor) = self.measured.compute_capability;
+        format!("{major}.{minor}")
+    }
+
+    fn text(&self) -> String {
+        let (r, s) = (self.run, self.stats);
+        let mut out = format!("kernel {} ({})\n", self.kernel, self.entry);
+        out.push_str(&format!(
+            "grid {:?}, block {:?}, dynamic shared {} B\n",
+            r.grid, r.block, r.dynamic_shared
+        ));
+        out.push_str(&format!(
+            "device {}, compute capability {}\n",
+            self.measured.device,
+            self.cc()
+        ));
+        out.push_str(&format!(
+            "time per launch over {} launches ({} warm-up): median {:.3} µs, min {:.3} µs, mean {:.3} µs, max {:.3} µs\n",
+            self.measured.times_ms.len(),
+            r.warmup,
+            s.median * 1e3,
+            s.min * 1e3,
+            s.mean * 1e3,
+            s.max * 1e3
+        ));
+        if let Some(cmp) = self.comparisons {
+            out.push_str("buffers after the first launch, GPU against the emulator:\n");
+            for c in cmp {
+                out.push_str(&format!("  {}: {c}\n", c.buffer));
+            }
+        }
+        out
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let (r, s) = (self.run, self.stats);
+        let mut v = serde_json::json!({
+            "kernel": self.kernel,
+            "entry": self.entry,
+            "device": self.measured.device,
+            "cc": self.cc(),
+            "grid": r.grid,
+            "block": r.block,
+            "dynamic_shared": r.dynamic_shared,
+            "warmup": r.warmup,
+            "reps": r.reps,
+            "times_ms": self.measured.times_ms,
+            "median_ms": s.median,
+            "min_ms": s.min,
+            "mean_ms": s.mean,
+            "max_ms": s.max,
+        });
+        if let (Some(cmp), Some(obj)) = (self.comparisons, v.as_object_mut()) {
+            obj.insert("compare".into(), serde_json::json!(cmp));
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpurun::OutBuffer;
+    use gpurun::compare::Status;
+    use std::path::Path;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn load(kernel: &str) -> pipeline::LoadedSpec {
+        let dir = root().join("kernels").join(kernel);
+        let opts = pipeline::LoadOptions {
+            nvrtc: None,
+            ptx: Some(dir.join("sm_80.ptx")),
+        };
+        match pipeline::load_spec_with(&dir.join("spec.toml"), &[], &opts) {
+            Ok(l) => l,
+            Err(e) => panic!("{kernel}: {e}"),
+        }
+    }
+
+    #[test]
+    fn every_corpus_spec_marshals_for_the_gpu() {
+        let mut kernels = 0;
+        for entry in std::fs::read_dir(root().join("kernels"))
+            .into_iter()
+            .flatten()
+        {
+            let Ok(entry) = entry else { continue };
+            if !entry.path().join("spec.toml").exists() {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let loaded = load(&name);
+            let host = emu::exec::host_launch(&loaded.module, &loaded.ptx_file, &loaded.spec)
+                .unwrap_or_else(|f| panic!("{name}: {f}"));
+            let run = SpecRun::new(&loaded.ptx, &loaded.spec, host, 3, 20);
+            assert_eq!(run.args.len(), loaded.spec.args.len(), "{name}");
+            assert!(
+                loaded.ptx.contains(&format!(".entry {}(", run.entry)),
+                "{name}: entry `{}` is not in the PTX",
+                run.entry
+            );
+            kernels += 1;
+        }
+        assert!(kernels >= 30, "only {kernels} corpus kernels");
+    }
+
+    #[test]
+    fn buffers_compare_with_the_emulator_in_argument_order() {
+        let loaded = load("map");
+        let emulated = launch_boxed(
+            &loaded.module,
+            &loaded.ptx,
+            &loaded.ptx_file,
+            &loaded.spec,
+            LaunchOptions::default(),
+            &mut NoObserver,
+        )
+        .unwrap_or_else(|f| panic!("{f}"));
+        let mut measured = SpecRunResult {
+            device: "test".into(),
+            compute_capability: (9, 0),
+            times_ms: vec![0.004],
+            buffers: emulated
+                .buffers
+                .iter()
+                .map(|b| OutBuffer {
+                    name: b.name.clone(),
+                    bytes: b.bytes.clone(),
+                })
+                .collect(),
+        };
+        let statuses = |m: &SpecRunResult| -> Vec<(String, Status)> {
+            compare_buffers(m, &emulated.buffers)
+                .into_iter()
+                .map(|c| (c.buffer, c.status))
+                .collect()
+        };
+        let same = vec![
+            ("x".to_string(), Status::Identical),
+            ("out".to_string(), Status::Identical),
+        ];
+        assert_eq!(statuses(&measured), same);
+        // One element of `out` changed by far more than the tolerance.
+        measured.buffers[1].bytes[4..8].copy_from_slice(&1e9f32.to_le_bytes());
+        let c = compare_buffers(&measured, &emulated.buffers);
+        assert_eq!(c[1].status, Status::Different);
+        assert_eq!((c[1].first_diff_index, c[1].differing), (Some(1), 1));
+    }
+}
