@@ -75,14 +75,17 @@ fn spread_ids() {
     // A 1-D grid: the centres of k equal parts, (i + 1/2) * 8 / k.
     check_spread([8, 1, 1], 2, &[2, 6]);
     check_spread([8, 1, 1], 4, &[1, 3, 5, 7]);
+    check_spread([8, 1, 1], 3, &[1, 4, 6]);
     check_spread([8, 1, 1], 8, &[0, 1, 2, 3, 4, 5, 6, 7]);
     check_spread([8, 1, 1], 9, &[0, 1, 2, 3, 4, 5, 6, 7]);
     check_spread([1, 1, 1], 3, &[0]);
     check_spread([0, 4, 1], 3, &[]);
-    // 8 x 4 CTAs, k = 4: x = 1, 3, 5, 7; y = floor(frac(1/2 + i a) * 4) with
-    // a = 0.81917...: 2, 1, 0, 3 (0.5, 1.319, 2.138, 2.958 -> .5, .319, .138,
-    // .958); ids x + 8 y = 17, 11, 5, 31.
-    check_spread([8, 4, 1], 4, &[5, 11, 17, 31]);
+    // 8 x 4 CTAs, k = 4: x = 1, 3, 5, 7; y = floor(frac(i a) * 4) with
+    // a = 0.81917...: 0, 3, 2, 1 (0, .819, .638, .458); ids x + 8 y = 1, 27,
+    // 21, 15.
+    check_spread([8, 4, 1], 4, &[1, 15, 21, 27]);
+    // Point 0 is always in row 0 and layer 0: x = 1, 5; y = 0, 4; z = 0, 2.
+    check_spread([7, 5, 3], 2, &[1, 5 + 4 * 7 + 2 * 35]);
 }
 
 #[test]

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use arch::Catalog;
 use pipeline::{
-    LoadOptions, LoadedSpec, Options, PipelineError, Policy, PtxOrigin, load_source, load_spec,
-    load_spec_with, predict, profile,
+    LoadOptions, LoadedSpec, Options, PipelineError, Policy, Profiled, PtxOrigin, load_source,
+    load_spec, load_spec_with, predict, profile,
 };
 use profile::RegisterSource;
 
@@ -317,6 +317,39 @@ fn defines_override_recompiles() {
     }
 }
 
+/// The full run and a `k`-CTA sampled run of a spec given as text with its PTX.
+fn full_and_sampled(toml_name: &str, text: &str, ptx: &str, k: u64) -> (Profiled, Profiled) {
+    let path = temp_file(toml_name, text);
+    let spec = match emu::spec::parse(text, &path, &[]) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let loaded = match load_source(spec, ptx, &LoadOptions::default()) {
+        Ok(l) => l,
+        Err(e) => panic!("{e}"),
+    };
+    let base = Options {
+        ptxas: false,
+        gpu: Some(gpu("a100-pcie-40gb")),
+        ..Options::default()
+    };
+    let full = match profile(&loaded, &base) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let sampled = match profile(
+        &loaded,
+        &Options {
+            sample_ctas: Some(k),
+            ..base
+        },
+    ) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    (full, sampled)
+}
+
 /// A kernel whose CTAs with `blockIdx.x >= 4` exit at once (the data ends
 /// there), launched on a grid of 8 x 6 CTAs: half the columns do the work.
 const GUARDED_PTX: &str = ".version 8.0
@@ -359,34 +392,7 @@ fn sampling_a_grid_with_idle_ctas_extrapolates_the_busy_fraction() {
     let text = "source = \"guarded.ptx\"\nkernel = \"guarded\"\ngrid = [8, 6, 1]\nblock = [32, 1, 1]\n\n\
          [[arg]]\nname = \"x\"\ntype = \"f32*\"\nlen = 768\ninit = \"iota\"\n\n\
          [[arg]]\nname = \"n\"\ntype = \"u32\"\nvalue = 128\n";
-    let path = temp_file("guarded.toml", text);
-    let spec = match emu::spec::parse(text, &path, &[]) {
-        Ok(s) => s,
-        Err(e) => panic!("{e}"),
-    };
-    let loaded = match load_source(spec, GUARDED_PTX, &LoadOptions::default()) {
-        Ok(l) => l,
-        Err(e) => panic!("{e}"),
-    };
-    let base = Options {
-        ptxas: false,
-        gpu: Some(gpu("a100-pcie-40gb")),
-        ..Options::default()
-    };
-    let full = match profile(&loaded, &base) {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    };
-    let sampled = match profile(
-        &loaded,
-        &Options {
-            sample_ctas: Some(2),
-            ..base.clone()
-        },
-    ) {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    };
+    let (full, sampled) = full_and_sampled("guarded.toml", text, GUARDED_PTX, 2);
     // 4 busy columns x 6 rows x 1 warp: one load and one store each.
     assert_eq!(full.profile.global.loads.requests, 24.0);
     let rel = |a: f64, b: f64| (a - b).abs() / b;
@@ -414,4 +420,61 @@ fn sampling_a_grid_with_idle_ctas_extrapolates_the_busy_fraction() {
     assert!(rel(sd, fd) <= 0.1, "DRAM bytes {sd} vs {fd}");
     // It grew: two CTAs (one busy, one idle) disagree completely.
     assert!(sampled.characterization.ctas_emulated > 2);
+}
+
+/// A kernel whose CTAs with `blockIdx.y >= rows` exit at once: a grid taller
+/// than its data, as Kernel Tuner launches when it divides the problem by the
+/// block only.
+const ROW_GUARDED_PTX: &str = ".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry row_guarded(.param .u64 x, .param .u32 rows)
+{
+.reg .pred %p<2>;
+.reg .b32 %r<10>;
+.reg .f32 %f<3>;
+.reg .b64 %rd<4>;
+ld.param.u64 %rd1, [x];
+ld.param.u32 %r2, [rows];
+mov.u32 %r6, %ctaid.y;
+setp.ge.u32 %p1, %r6, %r2;
+@%p1 bra DONE;
+mov.u32 %r3, %ctaid.x;
+mov.u32 %r4, %ntid.x;
+mov.u32 %r5, %tid.x;
+mad.lo.s32 %r1, %r3, %r4, %r5;
+mov.u32 %r8, %nctaid.x;
+mul.lo.s32 %r9, %r8, %r4;
+mad.lo.s32 %r7, %r6, %r9, %r1;
+mul.wide.u32 %rd2, %r7, 4;
+add.s64 %rd3, %rd1, %rd2;
+ld.global.f32 %f2, [%rd3];
+add.f32 %f2, %f2, %f2;
+st.global.f32 [%rd3], %f2;
+DONE:
+ret;
+}
+";
+
+#[test]
+fn sampling_finds_the_busy_rows_of_a_grid_taller_than_its_data() {
+    // 4 x 16 CTAs, only rows 0 and 1 busy (8 of 64 CTAs). Four CTAs whose
+    // rows all miss {0, 1} would agree (all idle) and never grow, and the
+    // kernel would be predicted to do nothing: the spread's first point is in
+    // row 0, so the sample disagrees and grows.
+    let text = "source = \"rows.ptx\"\nkernel = \"row_guarded\"\ngrid = [4, 16, 1]\nblock = [32, 1, 1]\n\n\
+         [[arg]]\nname = \"x\"\ntype = \"f32*\"\nlen = 256\ninit = \"iota\"\n\n\
+         [[arg]]\nname = \"rows\"\ntype = \"u32\"\nvalue = 2\n";
+    let (full, sampled) = full_and_sampled("rows.toml", text, ROW_GUARDED_PTX, 4);
+    // 8 busy CTAs x 1 warp: one load each.
+    assert_eq!(full.profile.global.loads.requests, 8.0);
+    let rel = |a: f64, b: f64| (a - b).abs() / b;
+    let (s, f) = (&sampled.profile, &full.profile);
+    assert!(
+        rel(s.global.loads.requests, f.global.loads.requests) <= 0.1,
+        "loads {} vs {}",
+        s.global.loads.requests,
+        f.global.loads.requests
+    );
+    assert!(sampled.characterization.ctas_emulated > 4);
 }

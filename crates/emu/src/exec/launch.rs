@@ -54,10 +54,15 @@ pub enum CtaSelection {
 /// ids without repeats (fewer than `k` when two points fall in one CTA); every
 /// CTA when `k` covers the grid.
 ///
-/// Point `i` of `k` sits at x = (i + 1/2) / k of the grid's width and at the
-/// fractional parts of 1/2 + i a and 1/2 + i b of its height and depth, with a
-/// and b the irrational steps of the R3 low-discrepancy sequence (Roberts
-/// 2018). Evenly spaced linear ids alias with the grid's rows: with
+/// Point `i` of `k` sits at x = (i + 1/2) / k of the grid's width (the
+/// midpoint rule: exact for work that changes linearly with `blockIdx.x`) and
+/// at the fractional parts of i a and i b of its height and depth, with a and
+/// b the irrational steps of the R3 low-discrepancy sequence (Roberts 2018).
+/// Point 0 is in row 0 and layer 0: a grid larger than its data (Kernel Tuner
+/// divides the problem by the block only, so up to 15 of 16 rows can be past
+/// the data) keeps its busy CTAs at the low indices, where range checks pass,
+/// and a sample of idle CTAs alone would agree with itself and never grow
+/// (`pipeline::profile` grows the sample while its CTAs disagree). Evenly spaced linear ids alias with the grid's rows: with
 /// `grid.y` a multiple of `k` every sampled CTA has the same `blockIdx.x`, and
 /// a kernel whose work depends on `blockIdx.x` (CTAs past the data that exit
 /// at once) is extrapolated from that one column. Spreading every dimension
@@ -78,8 +83,8 @@ pub fn spread_ctas(grid: [u32; 3], k: u64) -> Vec<u32> {
     let mut v: Vec<u32> = (0..k)
         .map(|i| {
             let x = cell((i as f64 + 0.5) / k as f64, gx);
-            let y = cell((0.5 + i as f64 * A).fract(), gy);
-            let z = cell((0.5 + i as f64 * B).fract(), gz);
+            let y = cell((i as f64 * A).fract(), gy);
+            let z = cell((i as f64 * B).fract(), gz);
             (x + y * gx + z * gx * gy) as u32
         })
         .collect();

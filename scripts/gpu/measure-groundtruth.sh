@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Re-measures the ground-truth kernels on the GPU of this machine (run there,
+# not in CI): Kernel Tuner's convolution and vector_add and the dedispersion
+# kernel, over the configuration spaces of the ground-truth files, plus the
+# shared-load/FMA issue microbenchmark. Writes Kernel Tuner cache files that
+# `ptxperf validate --data` reads, and the environment, into OUT.
+#
+# Usage: scripts/gpu/measure-groundtruth.sh OUT SPACEDIR [PART...]
+#   SPACEDIR holds the ground-truth files whose spaces are re-measured
+#   (KT_convolution_RTX_3090.json.gz, dedispersion_milo_A4000.json.gz,
+#   test_cache_time_energy.json: ../shared/data/groundtruth/*/).
+#   PART: env microbench vector-add dedispersion convolution (default: all).
+#   CONV_SAMPLE / DEDISP_SAMPLE: configurations drawn (seed 1); 0 = all.
+#   BUDGET: seconds of timing per part at most (default 420).
+# Needs: nvidia-smi, nvcc, cuobjdump, python3 with CuPy and cuda-bindings,
+# and the kernel sources in third_party/ (scripts/fetch-validation-kernels.sh).
+set -euo pipefail
+out=$1
+space=$2
+shift 2
+parts=${*:-env microbench vector-add dedispersion convolution}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+budget=${BUDGET:-420}
+for part in $parts; do
+  case $part in
+    env)
+      { nvidia-smi; nvidia-smi -q -d CLOCK,POWER,PERFORMANCE; nvcc --version
+        python3 -c 'import cupy, numpy; print("cupy", cupy.__version__, "numpy", numpy.__version__)'
+        python3 -c 'from cuda.bindings import nvrtc; print("nvrtc", nvrtc.nvrtcVersion())'
+      } >"$out/env.txt" 2>&1 || true ;;
+    microbench)
+      python3 scripts/gpu/microbench-issue.py "$out" ;;
+    vector-add)
+      python3 scripts/gpu/measure-kt.py experiments/vector-add.toml --drop-param nvml_gr_clock \
+        --space "$space/test_cache_time_energy.json" --out "$out/vector_add.json" --budget "$budget" ;;
+    dedispersion)
+      python3 scripts/gpu/measure-kt.py experiments/dedispersion.toml --sample "${DEDISP_SAMPLE:-300}" --seed 1 \
+        --space "$space/dedispersion_milo_A4000.json.gz" --out "$out/dedispersion.json.gz" --budget "$budget" ;;
+    convolution)
+      python3 scripts/gpu/measure-kt.py experiments/convolution.toml --sample "${CONV_SAMPLE:-0}" --seed 1 \
+        --space "$space/KT_convolution_RTX_3090.json.gz" --out "$out/convolution.json.gz" --budget "$budget" ;;
+    *) echo "unknown part $part" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""Measure a validation experiment on the GPU of this machine, the way Kernel
+Tuner measured the ground truth, and write a Kernel Tuner cache file that
+`ptxperf validate --data` reads.
+
+Usage (on a machine with an NVIDIA GPU, CuPy and cuda-bindings):
+  scripts/gpu/measure-kt.py EXPERIMENT.toml --space CACHE.json[.gz] --out OUT.json
+      [--sample N] [--seed S] [--iterations 10] [--jobs 16] [--arch sm_90]
+
+- EXPERIMENT.toml is one of experiments/*.toml: source, kernel, problem size,
+  grid division, arguments and `__constant__` symbols.
+- --space names a Kernel Tuner cache file whose tunable parameters and
+  configurations are measured again here (all of them, or --sample N drawn
+  with --seed). Configurations are never invented: the space is the
+  ground truth's.
+- Each configuration is built as Kernel Tuner builds it (the same prefix of
+  defines as crates/validate/src/source.rs: grid_size_x/y/z, the block sizes,
+  every tunable parameter in order, `kernel_tuner 1`; a `loop_unroll_factor`
+  parameter becomes `constexpr int`, or deletes its `#pragma unroll` lines
+  when 0), compiled with NVRTC for --arch (default: the device's) in --jobs
+  processes, loaded as a cubin, launched once as a warm-up and then
+  --iterations times, each launch timed with CUDA events. `time` is the mean
+  in milliseconds, `times` the list, as in Kernel Tuner's cache files.
+- A configuration whose block has more than 1024 threads is written as
+  "InvalidConfig", one NVRTC or ptxas rejects as "CompilationFailedConfig",
+  one whose launch fails as "RuntimeFailedConfig" (the strings Kernel Tuner
+  writes).
+- Argument contents follow the experiment's `init` (zeros, uniform random
+  with its seed and bounds, a formula of `i`); the kernels' timing does not
+  depend on the values.
+
+The output records the device, driver, NVRTC and CuPy versions and the exact
+command line in an extra top-level key `measured_by`.
+"""
+
+import argparse
+import gzip
+import json
+import math
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+import tomllib
+from concurrent.futures import ProcessPoolExecutor
+
+DTYPES = {
+    "f32": "float32", "f64": "float64", "f16": "float16",
+    "i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16",
+    "i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64",
+}
+
+
+def load_cache(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
+
+
+def int_eval(expr, params):
+    """An integer expression of the experiment (C semantics: / truncates)."""
+    if isinstance(expr, int):
+        return expr
+    py = re.sub(r"(?<![/])/(?![/])", "//", str(expr))
+    return int(eval(py, {"__builtins__": {}}, dict(params)))
+
+
+def kernel_tuner_prefix(grid, block, params):
+    entries = []
+
+    def put(name, value):
+        for e in entries:
+            if e[0] == name:
+                e[1] = value
+                return
+        entries.append([name, value])
+
+    for n, g in zip(["grid_size_x", "grid_size_y", "grid_size_z"], grid):
+        put(n, str(g))
+    for n, b in zip(["block_size_x", "block_size_y", "block_size_z"], block):
+        put(n, str(b))
+    for n, v in params:
+        put(n, str(v))
+    put("kernel_tuner", "1")
+    return entries
+
+
+def instantiate(source, entries):
+    prefix = ""
+    body = source
+    for name, value in entries:
+        if "loop_unroll_factor" in name:
+            if value == "0":
+                body = re.sub(r"\n\s*#pragma\s+unroll\s+" + re.escape(name), "\n", body)
+            else:
+                prefix += f"constexpr int {name} = {value};\n"
+        else:
+            prefix += f"#define {name} {value}\n"
+    if prefix:
+        prefix += "#line 1\n"
+    return prefix + body
+
+
+def launch_geometry(exp, params):
+    block = [int(params.get(n, 1)) for n in ["block_size_x", "block_size_y", "block_size_z"]]
+    problem = list(exp["problem_size"]) + [1] * (3 - len(exp["problem_size"]))
+    divs = exp.get("grid_div")
+    grid = []
+    for d in range(3):
+        if divs is not None and d < len(divs):
+            div = int_eval(divs[d], params)
+        elif divs is not None:
+            div = 1
+        else:
+            div = block[d]
+        grid.append(max(1, math.ceil(problem[d] / div)))
+    return grid, block
+
+
+def compile_one(job):
+    """Worker: NVRTC -> cubin bytes and the lowered entry name, or an error."""
+    key, text, kernel, options = job
+    from cuda.bindings import nvrtc
+
+    def check(res, what):
+        err = res[0]
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise RuntimeError(f"{what}: {err}")
+        return res[1:] if len(res) > 1 else None
+
+    (prog,) = check(nvrtc.nvrtcCreateProgram(text.encode(), b"kernel.cu", 0, [], []), "create")
+    try:
+        check(nvrtc.nvrtcAddNameExpression(prog, kernel.encode()), "name")
+        opts = [o.encode() for o in options]
+        res = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+        if res[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            (size,) = check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
+            log = b" " * size
+            check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
+            return key, None, None, log.decode(errors="replace")[-400:]
+        (size,) = check(nvrtc.nvrtcGetCUBINSize(prog), "cubin size")
+        cubin = b" " * size
+        check(nvrtc.nvrtcGetCUBIN(prog, cubin), "cubin")
+        (lowered,) = check(nvrtc.nvrtcGetLoweredName(prog, kernel.encode()), "lowered")
+        name = lowered.decode() if isinstance(lowered, bytes) else str(lowered)
+        return key, cubin, name, None
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def materialize(cp, np, spec, params, cache):
+    ty = spec["type"]
+    elem = DTYPES[ty.rstrip("*")]
+    if not ty.endswith("*"):
+        return getattr(np, elem)(spec["value"])
+    n = int_eval(spec["len"], params)
+    init = spec.get("init", "zeros")
+    key = (spec["name"], n, json.dumps(init, sort_keys=True))
+    if key in cache:
+        return cache[key]
+    if init == "zeros":
+        host = np.zeros(n, dtype=elem)
+    elif "random" in init:
+        r = init["random"]
+        rng = np.random.default_rng(r["seed"])
+        if np.dtype(elem).kind == "f":
+            host = rng.uniform(r["lo"], r["hi"], n).astype(elem)
+        else:
+            host = rng.integers(int(r["lo"]), int(r["hi"]), n).astype(elem)
+    elif "formula" in init:
+        i = np.arange(n, dtype=np.float64)
+        host = np.asarray(eval(init["formula"], {"__builtins__": {}}, {"i": i}), dtype=np.float64)
+        host = np.broadcast_to(host, (n,)).astype(elem)
+    else:
+        raise SystemExit(f"{spec['name']}: init {init} is not supported by this script")
+    dev = cp.asarray(host)
+    cache[key] = dev
+    return dev
+
+
+def versions(cp):
+    import subprocess
+    out = {}
+    try:
+        q = "name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu"
+        out["nvidia_smi"] = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={q}", "--format=csv"], capture_output=True, text=True
+        ).stdout.strip()
+    except OSError as e:
+        out["nvidia_smi"] = str(e)
+    out["cupy"] = cp.__version__
+    out["cuda_runtime"] = cp.cuda.runtime.runtimeGetVersion()
+    out["cuda_driver"] = cp.cuda.runtime.driverGetVersion()
+    try:
+        from cuda.bindings import nvrtc
+        err, major, minor = nvrtc.nvrtcVersion()
+        out["nvrtc"] = f"{major}.{minor}"
+    except Exception as e:  # noqa: BLE001
+        out["nvrtc"] = f"unknown ({e})"
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("experiment")
+    ap.add_argument("--space", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--arch", default=None)
+    ap.add_argument("--budget", type=float, default=0,
+                    help="stop timing after this many seconds and write the configurations measured so far")
+    ap.add_argument("--drop-param", action="append", default=[],
+                    help="a tunable parameter of the space not to re-create here (e.g. nvml_gr_clock)")
+    args = ap.parse_args()
+
+    import cupy as cp
+    import numpy as np
+
+    with open(args.experiment, "rb") as f:
+        exp = tomllib.load(f)
+    here = os.path.dirname(os.path.abspath(args.experiment))
+    source_path = os.path.normpath(os.path.join(here, exp["source"]))
+    with open(source_path) as f:
+        source = f.read()
+    includes = [os.path.normpath(os.path.join(here, d)) for d in exp.get("include_dirs", [])]
+
+    space = load_cache(args.space)
+    keys = [k for k in space["tune_params_keys"] if k not in args.drop_param]
+    all_keys = space["tune_params_keys"]
+    configs = []
+    seen = set()
+    for entry in space["cache"].values():
+        params = [(k, entry[k]) for k in keys]
+        ident = ",".join(str(v) for _, v in params)
+        if ident not in seen:
+            seen.add(ident)
+            configs.append(params)
+    if args.sample and args.sample < len(configs):
+        configs = random.Random(args.seed).sample(configs, args.sample)
+
+    dev = cp.cuda.Device(0)
+    cc = dev.compute_capability
+    arch = args.arch or f"sm_{cc}"
+    options = [f"--gpu-architecture={arch}"] + [f"-I{d}" for d in includes]
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    device_name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    print(f"measure-kt: {exp['name']} on {device_name} ({arch}), {len(configs)} configurations, "
+          f"{args.iterations} timed launches each", file=sys.stderr, flush=True)
+
+    jobs = []
+    geometry = {}
+    results = {}
+    for params in configs:
+        pd = dict(params)
+        ident = ",".join(str(v) for _, v in params)
+        grid, block = launch_geometry(exp, pd)
+        geometry[ident] = (grid, block, pd)
+        if block[0] * block[1] * block[2] > 1024:
+            results[ident] = "InvalidConfig"
+            continue
+        text = instantiate(source, kernel_tuner_prefix(grid, block, params))
+        jobs.append((ident, text, exp["kernel"], options))
+
+    t0 = time.time()
+    compiled = {}
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for n, (ident, cubin, name, err) in enumerate(pool.map(compile_one, jobs, chunksize=1)):
+            compiled[ident] = (cubin, name, err)
+            if (n + 1) % 50 == 0:
+                print(f"  compiled {n + 1}/{len(jobs)} ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    print(f"measure-kt: compiled {len(jobs)} in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+
+    buffers = {}
+    tmpdir = tempfile.mkdtemp()
+    t1 = time.time()
+    start_ev, stop_ev = cp.cuda.Event(), cp.cuda.Event()
+    for n, params in enumerate(configs):
+        ident = ",".join(str(v) for _, v in params)
+        if ident in results:
+            continue
+        if args.budget and time.time() - t1 > args.budget:
+            print(f"measure-kt: time budget spent after {n} configurations", file=sys.stderr)
+            break
+        cubin, name, err = compiled[ident]
+        if cubin is None:
+            results[ident] = "CompilationFailedConfig"
+            continue
+        grid, block, pd = geometry[ident]
+        path = os.path.join(tmpdir, "k.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        try:
+            module = cp.RawModule(path=path)
+            kernel = module.get_function(name)
+            for c in exp.get("constant", []):
+                host = materialize(cp, np, {**c, "type": c["type"] + "*"}, pd, buffers)
+                ptr = module.get_global(c["name"])
+                ptr.copy_from_device(host.data, host.nbytes)
+            argv = [materialize(cp, np, a, pd, buffers) for a in exp["arg"]]
+            kernel(tuple(grid), tuple(block), tuple(argv))
+            cp.cuda.Device(0).synchronize()
+            times = []
+            for _ in range(args.iterations):
+                start_ev.record()
+                kernel(tuple(grid), tuple(block), tuple(argv))
+                stop_ev.record()
+                stop_ev.synchronize()
+                times.append(cp.cuda.get_elapsed_time(start_ev, stop_ev))
+            results[ident] = times
+        except cp.cuda.driver.CUDADriverError as e:
+            results[ident] = "RuntimeFailedConfig"
+            print(f"  {ident}: {e}", file=sys.stderr)
+            if "ILLEGAL" in str(e) or "LAUNCH_FAILED" in str(e):
+                raise SystemExit("the context is lost after a fault; stopping") from e
+        if (n + 1) % 100 == 0:
+            print(f"  measured {n + 1}/{len(configs)} ({time.time() - t1:.0f} s)", file=sys.stderr, flush=True)
+    print(f"measure-kt: measured in {time.time() - t1:.0f} s", file=sys.stderr, flush=True)
+
+    cache = {}
+    for params in configs:
+        ident = ",".join(str(v) for _, v in params)
+        entry = {k: v for k, v in params}
+        if ident not in results:
+            continue
+        r = results[ident]
+        if isinstance(r, str):
+            entry["time"] = r
+        else:
+            entry["time"] = sum(r) / len(r)
+            entry["times"] = r
+        cache[ident] = entry
+    out = {
+        "device_name": device_name,
+        "kernel_name": exp["kernel"],
+        "problem_size": exp["problem_size"],
+        "tune_params_keys": keys,
+        "tune_params": {k: space["tune_params"][k] for k in keys if k in space["tune_params"]},
+        "objective": "time",
+        "measured_by": {
+            "command": " ".join(sys.argv),
+            "space": os.path.basename(args.space),
+            "space_keys_dropped": [k for k in all_keys if k not in keys],
+            "arch": arch,
+            "iterations": args.iterations,
+            "warmup_launches": 1,
+            **versions(cp),
+        },
+        "cache": cache,
+    }
+    opener = gzip.open if args.out.endswith(".gz") else open
+    with opener(args.out, "wt") as f:
+        json.dump(out, f, indent=0)
+    ok = [r for r in results.values() if not isinstance(r, str)]
+    print(f"measure-kt: wrote {args.out}: {len(ok)} measured, {len(results) - len(ok)} failed; "
+          f"fastest {min((sum(r) / len(r) for r in ok), default=float('nan')):.4f} ms", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

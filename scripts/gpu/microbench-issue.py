@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Per-SM issue throughput of shared-memory loads and FP32 FMAs, alone and
+mixed, on the GPU of this machine (the question behind docs/timing-model.md's
+"shared loads and FMAs appear to serialise on Volta+": does a mix of LDS and
+FFMA take the larger or the sum of their times?).
+
+Usage: scripts/gpu/microbench-issue.py OUTDIR   (needs nvcc, cuobjdump, CuPy)
+
+One block of 1024 threads (32 warps) per SM, grid = the SM count; thread 0
+of each block reads clock64 after a barrier before and after the timed loop,
+so the figure is in SM clocks and does not depend on the clock frequency.
+Each variant's inner loop body is unrolled 8 times over independent
+accumulators; its warp instructions per iteration are counted from the
+variant (8 LDS, 8 FFMA, ...) and checked against the SASS, written to
+OUTDIR/microbench-issue.sass. Writes OUTDIR/microbench-issue.json and prints
+a table: warp instructions of each class per SM clock.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+ITERS = 4096
+VARIANTS = {
+    # name: (body of one unrolled step k, LDS per step, FFMA per step, bytes per LDS lane)
+    "lds32": ("a[k] += s[base + k * 32 + lane];", 1, 0, 4),
+    "lds128": ("{ float4 v = s4[(base4 + k * 32 + lane) & 511]; a[k] += v.x; }", 1, 0, 16),
+    "ffma": ("a[k] = fmaf(a[k], mul, add);", 0, 1, 0),
+    "ffma_x2": ("a[k] = fmaf(a[k], mul, add); a[k] = fmaf(a[k], mul, add2);", 0, 2, 0),
+    "lds32_ffma": ("a[k] = fmaf(s[base + k * 32 + lane], cf[k], a[k]);", 1, 1, 4),
+    "lds32_ffma_x2": ("a[k] = fmaf(s[base + k * 32 + lane], cf[k], a[k]); b[k] = fmaf(b[k], mul, add);", 1, 2, 4),
+    "lds32_ffma_x4": (
+        "a[k] = fmaf(s[base + k * 32 + lane], cf[k], a[k]); b[k] = fmaf(b[k], mul, add);"
+        " b[k] = fmaf(b[k], mul, add2); b[k] = fmaf(b[k], add, mul);", 1, 4, 4),
+}
+
+HEADER = "__constant__ float cf[8];\n"
+TEMPLATE = r"""
+extern "C" __global__ void __launch_bounds__(1024) NAME(float* out, long long* cycles, int iters, float mul, float add, float add2) {
+  __shared__ float s[2048];
+  float4* s4 = reinterpret_cast<float4*>(s);
+  int t = threadIdx.x, lane = t & 31;
+  for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
+  float a[8], b[8];
+  #pragma unroll
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  __syncthreads();
+  long long c0 = clock64();
+  int base = (t >> 5) & 7, base4 = base;
+  for (int i = 0; i < iters; i++) {
+    #pragma unroll
+    for (int k = 0; k < 8; k++) { BODY }
+    base = (base + 256 + 1) & 1023;
+    base4 = (base4 + 33) & 255;
+  }
+  __syncthreads();
+  long long c1 = clock64();
+  float sum = 0.f;
+  #pragma unroll
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  out[blockIdx.x * blockDim.x + t] = sum;
+  if (t == 0) cycles[blockIdx.x] = c1 - c0;
+}
+"""
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else "."
+    import cupy as cp
+    import numpy as np
+
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    sms = props["multiProcessorCount"]
+    cc = cp.cuda.Device(0).compute_capability
+    src = HEADER + "".join(TEMPLATE.replace("NAME", "mb_" + n).replace("BODY", v[0]) for n, v in VARIANTS.items())
+    os.makedirs(outdir, exist_ok=True)
+    cu = os.path.join(outdir, "microbench-issue.cu")
+    cubin = os.path.join("/tmp", "microbench-issue.cubin")
+    with open(cu, "w") as f:
+        f.write(src)
+    subprocess.run(["nvcc", f"-arch=sm_{cc}", "-O3", "-cubin", "-o", cubin, cu], check=True)
+    sass = subprocess.run(["cuobjdump", "-sass", cubin], capture_output=True, text=True).stdout
+    with open(os.path.join(outdir, "microbench-issue.sass"), "w") as f:
+        f.write(sass)
+    module = cp.RawModule(path=cubin)
+    cf = module.get_global("cf")
+    cf_host = cp.asarray(np.linspace(0.5, 1.0, 8, dtype=np.float32))
+    cf.copy_from_device(cf_host.data, cf_host.nbytes)
+    out = cp.zeros(sms * 1024, dtype=cp.float32)
+    cycles = cp.zeros(sms, dtype=cp.int64)
+    results = {"device": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
+               "cc": cc, "sms": sms, "iters": ITERS, "warps_per_sm": 32, "variants": {}}
+    print(f"{'variant':<16}{'clk/iter/warp':>14}{'LDS/clk':>9}{'FFMA/clk':>10}{'B/clk':>8}")
+    for name, (_, lds, ffma, width) in VARIANTS.items():
+        fn = module.get_function("mb_" + name)
+        args = (out, cycles, np.int32(ITERS), np.float32(0.999), np.float32(0.001), np.float32(0.002))
+        fn((sms,), (1024,), args)  # warm-up
+        cp.cuda.Device(0).synchronize()
+        runs = []
+        for _ in range(5):
+            fn((sms,), (1024,), args)
+            cp.cuda.Device(0).synchronize()
+            runs.append(float(cp.median(cycles.astype(cp.float64))))
+        clk = sorted(runs)[len(runs) // 2]
+        per_iter = clk / ITERS  # SM clocks per loop iteration of all 32 warps
+        lds_rate = 32 * 8 * lds / per_iter
+        ffma_rate = 32 * 8 * ffma / per_iter
+        results["variants"][name] = {
+            "cycles_median": clk, "runs": runs, "lds_per_step": lds, "ffma_per_step": ffma,
+            "lds_warp_instr_per_clk": lds_rate, "ffma_warp_instr_per_clk": ffma_rate,
+            "shared_bytes_per_clk": lds_rate * 32 * width,
+        }
+        print(f"{name:<16}{per_iter / 32:>14.2f}{lds_rate:>9.3f}{ffma_rate:>10.3f}{lds_rate * 32 * width:>8.1f}")
+    with open(os.path.join(outdir, "microbench-issue.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
