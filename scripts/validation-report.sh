@@ -56,6 +56,10 @@ datasets=(
   "dedispersion/dedispersion_milo_A4000.json.gz|experiments/dedispersion.toml|rtx-a4000"
   "dedispersion/dedispersion_milo_A6000.json.gz|experiments/dedispersion.toml|rtx-a6000"
   "kt-vector-add/test_cache_time_energy.json|experiments/vector-add.toml|rtx-4000-ada"
+  # Measured by this project (data/measured/*/README.md), held out: a path
+  # starting with data/ is relative to the repository.
+  "data/measured/h100-sxm5-80gb/vector_add.json|experiments/vector-add.toml|h100-sxm5-80gb"
+  "data/measured/h100-sxm5-80gb/dedispersion.json.gz|experiments/dedispersion.toml|h100-sxm5-80gb"
 )
 
 start=$(date +%s)
@@ -65,6 +69,8 @@ for entry in "${datasets[@]}"; do
   n=$((n + 1))
   section="$tmp/$(printf '%02d' "$n").md"
   path="$data/$file"
+  shown_path="../shared/data/groundtruth/$file"
+  case $file in data/*) path="$root/$file"; shown_path=$file ;; esac
   if [ "$experiment" = experiments/dedispersion.toml ] && [ ! -f third_party/benchmark_hub/dedisp_milo/dedispersion.cu ]; then
     printf '## %s on %s\n\nSkipped: the dedispersion source is not in third_party/ (see scripts/fetch-validation-kernels.sh).\n' \
       "$file" "$gpu" >"$section"
@@ -75,7 +81,7 @@ for entry in "${datasets[@]}"; do
   echo "validation-report: $file on $gpu (--sample $n_sample)" >&2
   # The command as written in the report: paths relative to the repository,
   # the data folder as ../shared/data/groundtruth.
-  shown="ptxperf validate $experiment --data ../shared/data/groundtruth/$file --gpu $gpu --sample $n_sample --seed $seed --sample-ctas $ctas --jobs $jobs --svg $plots --markdown $section"
+  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu --sample $n_sample --seed $seed --sample-ctas $ctas --jobs $jobs --svg $plots --markdown $section"
   if ! "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample "$n_sample" --seed "$seed" \
       --sample-ctas "$ctas" --jobs "$jobs" --svg "$plots" --markdown "$section" --quiet \
       >"$tmp/$n.txt" 2>"$tmp/$n.err"; then
@@ -125,12 +131,12 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 How to read this:
 - Each dataset is a measured search space of one kernel on one real GPU (../shared/data/groundtruth,
-  see its README). \`--sample $sample\` (convolution; \`--sample $dedisp_sample\` for dedispersion) scores that many configurations drawn with seed $seed
+  see its README; the H100 datasets were measured by this project, data/measured/h100-sxm5-80gb/README.md). \`--sample $sample\` (convolution; \`--sample $dedisp_sample\` for dedispersion) scores that many configurations drawn with seed $seed
   (SplitMix64, the same on every machine); configurations Kernel Tuner measured as failed are
   counted in "measured failed" and not scored; those ptxperf could not compile, emulate or
   predict are counted apart, per model, in "ptxperf failed".
 - Each configuration is rebuilt as Kernel Tuner built it (experiments/*.toml), compiled by
-  NVRTC, emulated on $ctas evenly spaced CTAs extrapolated to the whole grid, and predicted by
+  NVRTC, emulated on $ctas CTAs spread over the grid (growing to 16x while they disagree) and extrapolated to the whole grid, and predicted by
   every model for the catalog GPU named in the heading.
 - MAPE and median APE: absolute error relative to the measured time, percent. Spearman and
   Kendall (tau-b): rank correlation of predicted and measured times over the scored

@@ -33,6 +33,12 @@ VARIANTS = {
     "lds32_ffma_x4": (
         "a[k] = fmaf(s[base + k * 32 + lane], cf[k], a[k]); b[k] = fmaf(b[k], mul, add);"
         " b[k] = fmaf(b[k], mul, add2); b[k] = fmaf(b[k], add, mul);", 1, 4, 4),
+    # Conversions (docs/timing-model.md, known gaps: the dedispersion kernel's
+    # F2I.U32 and I2F.U16 per channel): counted in the FFMA column as
+    # conversions per step; compare with the 16 per clock per SM the model uses.
+    "cvt_f2i": ("a[k] += add; u[k] += (unsigned)(a[k] * mul);", 0, 1, 0),
+    "cvt_i2f_u16": ("u[k] += 3u; a[k] += (float)(unsigned short)u[k];", 0, 1, 0),
+    "cvt_both": ("a[k] += add; u[k] += (unsigned)(a[k] * mul); b[k] += (float)(unsigned short)u[k];", 0, 2, 0),
 }
 
 HEADER = "__constant__ float cf[8];\n"
@@ -43,8 +49,9 @@ extern "C" __global__ void __launch_bounds__(1024) NAME(float* out, long long* c
   int t = threadIdx.x, lane = t & 31;
   for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
   float a[8], b[8];
+  unsigned u[8];
   #pragma unroll
-  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
   int base = (t >> 5) & 7, base4 = base;
@@ -58,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(1024) NAME(float* out, long long* c
   long long c1 = clock64();
   float sum = 0.f;
   #pragma unroll
-  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
   out[blockIdx.x * blockDim.x + t] = sum;
   if (t == 0) cycles[blockIdx.x] = c1 - c0;
 }
@@ -91,7 +98,7 @@ def main():
     cycles = cp.zeros(sms, dtype=cp.int64)
     results = {"device": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
                "cc": cc, "sms": sms, "iters": ITERS, "warps_per_sm": 32, "variants": {}}
-    print(f"{'variant':<16}{'clk/iter/warp':>14}{'LDS/clk':>9}{'FFMA/clk':>10}{'B/clk':>8}")
+    print(f"{'variant':<16}{'clk/iter/warp':>14}{'LDS/clk':>9}{'FFMA/clk':>10}{'B/clk':>8}  (cvt_*: the FFMA column counts conversions)")
     for name, (_, lds, ffma, width) in VARIANTS.items():
         fn = module.get_function("mb_" + name)
         args = (out, cycles, np.int32(ITERS), np.float32(0.999), np.float32(0.001), np.float32(0.002))
