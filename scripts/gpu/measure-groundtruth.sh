@@ -12,6 +12,9 @@
 #   PART: env microbench vector-add dedispersion convolution (default: all).
 #   CONV_SAMPLE / DEDISP_SAMPLE: configurations drawn (seed 1); 0 = all.
 #   BUDGET: seconds of timing per part at most (default 420).
+#   COMPILE_BUDGET: seconds of compiling per part at most (default 150): the
+#   convolution's 6,768 configurations do not all compile in one 10-minute
+#   call of a lent machine (a first attempt ran past it and left nothing).
 # Needs: nvidia-smi, nvcc, cuobjdump, python3 with CuPy and cuda-bindings,
 # and the kernel sources in third_party/ (scripts/fetch-validation-kernels.sh).
 set -euo pipefail
@@ -24,6 +27,7 @@ cd "$root"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 budget=${BUDGET:-420}
+compile_budget=${COMPILE_BUDGET:-150}
 for part in $parts; do
   case $part in
     env)
@@ -38,10 +42,10 @@ for part in $parts; do
         --space "$space/test_cache_time_energy.json" --out "$out/vector_add.json" --budget "$budget" ;;
     dedispersion)
       python3 scripts/gpu/measure-kt.py experiments/dedispersion.toml --sample "${DEDISP_SAMPLE:-300}" --seed 1 \
-        --space "$space/dedispersion_milo_A4000.json.gz" --out "$out/dedispersion.json.gz" --budget "$budget" ;;
+        --space "$space/dedispersion_milo_A4000.json.gz" --out "$out/dedispersion.json.gz" --budget "$budget" --compile-budget "$compile_budget" ;;
     convolution)
       python3 scripts/gpu/measure-kt.py experiments/convolution.toml --sample "${CONV_SAMPLE:-0}" --seed 1 \
-        --space "$space/KT_convolution_RTX_3090.json.gz" --out "$out/convolution.json.gz" --budget "$budget" ;;
+        --space "$space/KT_convolution_RTX_3090.json.gz" --out "$out/convolution.json.gz" --budget "$budget" --compile-budget "$compile_budget" ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
   esac
 done

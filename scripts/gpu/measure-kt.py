@@ -18,9 +18,12 @@ Usage (on a machine with an NVIDIA GPU, CuPy and cuda-bindings):
   every tunable parameter in order, `kernel_tuner 1`; a `loop_unroll_factor`
   parameter becomes `constexpr int`, or deletes its `#pragma unroll` lines
   when 0), compiled with NVRTC for --arch (default: the device's) in --jobs
-  processes, loaded as a cubin, launched once as a warm-up and then
+  processes (in a random order; --compile-budget stops compiling and
+  measures what compiled), loaded as a cubin, launched once as a warm-up and then
   --iterations times, each launch timed with CUDA events. `time` is the mean
-  in milliseconds, `times` the list, as in Kernel Tuner's cache files.
+  in milliseconds, `times` the list, as in Kernel Tuner's cache files. The
+  output is rewritten every 200 configurations, so a run stopped from outside
+  (a time limit) leaves what it measured; --budget stops timing cleanly.
 - A configuration whose block has more than 1024 threads is written as
   "InvalidConfig", one NVRTC or ptxas rejects as "CompilationFailedConfig",
   one whose launch fails as "RuntimeFailedConfig" (the strings Kernel Tuner
@@ -44,7 +47,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, TimeoutError as FuturesTimeout, as_completed
 
 DTYPES = {
     "f32": "float32", "f64": "float64", "f16": "float16",
@@ -212,6 +215,8 @@ def main():
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--arch", default=None)
+    ap.add_argument("--compile-budget", type=float, default=0,
+                    help="stop compiling after this many seconds and measure what compiled")
     ap.add_argument("--budget", type=float, default=0,
                     help="stop timing after this many seconds and write the configurations measured so far")
     ap.add_argument("--drop-param", action="append", default=[],
@@ -268,12 +273,62 @@ def main():
 
     t0 = time.time()
     compiled = {}
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for n, (ident, cubin, name, err) in enumerate(pool.map(compile_one, jobs, chunksize=1)):
+    # Submitted in random order, so that a compile budget that runs out
+    # leaves a random subset of the space, not its first rows.
+    random.Random(args.seed).shuffle(jobs)
+    pool = ProcessPoolExecutor(max_workers=args.jobs)
+    futures = [pool.submit(compile_one, job) for job in jobs]
+    try:
+        for n, fut in enumerate(as_completed(futures, timeout=args.compile_budget or None)):
+            ident, cubin, name, err = fut.result()
             compiled[ident] = (cubin, name, err)
-            if (n + 1) % 50 == 0:
+            if (n + 1) % 100 == 0:
                 print(f"  compiled {n + 1}/{len(jobs)} ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-    print(f"measure-kt: compiled {len(jobs)} in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    except FuturesTimeout:
+        print(f"measure-kt: compile budget spent: {len(compiled)} of {len(jobs)} compiled; "
+              "the rest are left out of the output", file=sys.stderr, flush=True)
+    pool.shutdown(wait=False, cancel_futures=True)
+    print(f"measure-kt: compiled {len(compiled)} in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+
+    def write_output():
+        """The cache file of what is measured so far (rewritten whole, so an
+        interrupted run leaves its last checkpoint)."""
+        cache = {}
+        for params in configs:
+            ident = ",".join(str(v) for _, v in params)
+            entry = {k: v for k, v in params}
+            if ident not in results:
+                continue
+            r = results[ident]
+            if isinstance(r, str):
+                entry["time"] = r
+            else:
+                entry["time"] = sum(r) / len(r)
+                entry["times"] = r
+            cache[ident] = entry
+        out = {
+            "device_name": device_name,
+            "kernel_name": exp["kernel"],
+            "problem_size": exp["problem_size"],
+            "tune_params_keys": keys,
+            "tune_params": {k: space["tune_params"][k] for k in keys if k in space["tune_params"]},
+            "objective": "time",
+            "measured_by": {
+                "command": " ".join(sys.argv),
+                "space": os.path.basename(args.space),
+                "space_keys_dropped": [k for k in all_keys if k not in keys],
+                "arch": arch,
+                "iterations": args.iterations,
+                "warmup_launches": 1,
+                **versions(cp),
+            },
+            "cache": cache,
+        }
+        opener = gzip.open if args.out.endswith(".gz") else open
+        tmp = args.out + ".part"
+        with opener(tmp, "wt") as f:
+            json.dump(out, f, indent=0)
+        os.replace(tmp, args.out)
 
     buffers = {}
     tmpdir = tempfile.mkdtemp()
@@ -286,6 +341,8 @@ def main():
         if args.budget and time.time() - t1 > args.budget:
             print(f"measure-kt: time budget spent after {n} configurations", file=sys.stderr)
             break
+        if ident not in compiled:
+            continue
         cubin, name, err = compiled[ident]
         if cubin is None:
             results[ident] = "CompilationFailedConfig"
@@ -317,44 +374,13 @@ def main():
             print(f"  {ident}: {e}", file=sys.stderr)
             if "ILLEGAL" in str(e) or "LAUNCH_FAILED" in str(e):
                 raise SystemExit("the context is lost after a fault; stopping") from e
+        if (n + 1) % 200 == 0:
+            write_output()
         if (n + 1) % 100 == 0:
             print(f"  measured {n + 1}/{len(configs)} ({time.time() - t1:.0f} s)", file=sys.stderr, flush=True)
     print(f"measure-kt: measured in {time.time() - t1:.0f} s", file=sys.stderr, flush=True)
 
-    cache = {}
-    for params in configs:
-        ident = ",".join(str(v) for _, v in params)
-        entry = {k: v for k, v in params}
-        if ident not in results:
-            continue
-        r = results[ident]
-        if isinstance(r, str):
-            entry["time"] = r
-        else:
-            entry["time"] = sum(r) / len(r)
-            entry["times"] = r
-        cache[ident] = entry
-    out = {
-        "device_name": device_name,
-        "kernel_name": exp["kernel"],
-        "problem_size": exp["problem_size"],
-        "tune_params_keys": keys,
-        "tune_params": {k: space["tune_params"][k] for k in keys if k in space["tune_params"]},
-        "objective": "time",
-        "measured_by": {
-            "command": " ".join(sys.argv),
-            "space": os.path.basename(args.space),
-            "space_keys_dropped": [k for k in all_keys if k not in keys],
-            "arch": arch,
-            "iterations": args.iterations,
-            "warmup_launches": 1,
-            **versions(cp),
-        },
-        "cache": cache,
-    }
-    opener = gzip.open if args.out.endswith(".gz") else open
-    with opener(args.out, "wt") as f:
-        json.dump(out, f, indent=0)
+    write_output()
     ok = [r for r in results.values() if not isinstance(r, str)]
     print(f"measure-kt: wrote {args.out}: {len(ok)} measured, {len(results) - len(ok)} failed; "
           f"fastest {min((sum(r) / len(r) for r in ok), default=float('nan')):.4f} ms", file=sys.stderr)
