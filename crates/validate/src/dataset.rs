@@ -165,3 +165,94 @@ pub struct Summary {
     pub median_ms: Option<f64>,
     pub max_ms: Option<f64>,
 }
+
+/// How far apart the measured times of some configurations lie, against how
+/// much one configuration's repeated launches scatter: when the span is
+/// close to the noise, a rank correlation over them is mostly noise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spread {
+    /// Configurations that ran.
+    pub n: usize,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    /// Median over those configurations of std / mean of their repeated
+    /// launches, where the data has them.
+    pub noise: Option<f64>,
+}
+
+impl Spread {
+    /// The spread of the configurations that ran (None when none did).
+    pub fn of<'a>(measured: impl IntoIterator<Item = &'a Measured>) -> Option<Spread> {
+        let timings: Vec<&Timing> = measured
+            .into_iter()
+            .filter_map(|m| match m {
+                Measured::Time(t) if t.mean_ms.is_finite() && t.mean_ms > 0.0 => Some(t),
+                _ => None,
+            })
+            .collect();
+        let min_ms = timings.iter().map(|t| t.mean_ms).reduce(f64::min)?;
+        let max_ms = timings.iter().map(|t| t.mean_ms).reduce(f64::max)?;
+        let mut cv: Vec<f64> = timings
+            .iter()
+            .filter_map(|t| t.std_ms.map(|s| s / t.mean_ms))
+            .filter(|c| c.is_finite())
+            .collect();
+        cv.sort_by(f64::total_cmp);
+        Some(Spread {
+            n: timings.len(),
+            min_ms,
+            max_ms,
+            noise: crate::stats::median_of_sorted(&cv),
+        })
+    }
+
+    /// Slowest over fastest.
+    pub fn span(&self) -> f64 {
+        self.max_ms / self.min_ms
+    }
+}
+
+#[cfg(test)]
+mod spread_tests {
+    use super::*;
+
+    fn time(mean_ms: f64, std_ms: Option<f64>) -> Measured {
+        Measured::Time(Timing {
+            mean_ms,
+            median_ms: None,
+            min_ms: None,
+            std_ms,
+            n: None,
+        })
+    }
+
+    #[track_caller]
+    fn check(measured: &[Measured], expect: Option<(usize, f64, f64, Option<f64>)>) {
+        let got = Spread::of(measured).map(|s| (s.n, s.min_ms, s.max_ms, s.noise));
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn spread_of_measured_times() {
+        check(&[], None);
+        check(&[Measured::Failed(FailReason::Invalid)], None);
+        check(&[time(2.0, None)], Some((1, 2.0, 2.0, None)));
+        // Failed configurations are left out; noise is the median std/mean.
+        check(
+            &[
+                time(2.0, Some(0.02)),
+                Measured::Failed(FailReason::Runtime),
+                time(4.0, Some(0.4)),
+                time(1.0, Some(0.03)),
+            ],
+            Some((3, 1.0, 4.0, Some(0.03))),
+        );
+        // A configuration without repetitions counts for the range only.
+        check(
+            &[time(3.0, None), time(6.0, Some(0.12))],
+            Some((2, 3.0, 6.0, Some(0.02))),
+        );
+        let s = Spread::of(&[time(1.5, None), time(6.0, None)]).map(|s| s.span());
+        assert_eq!(s, Some(4.0));
+    }
+}

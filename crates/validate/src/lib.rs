@@ -28,7 +28,7 @@ pub mod schoonhoven;
 pub mod source;
 pub mod stats;
 
-pub use dataset::{Dataset, FailReason, Measured, ParamValue, Row, Summary, Timing};
+pub use dataset::{Dataset, FailReason, Measured, ParamValue, Row, Spread, Summary, Timing};
 pub use error::{FileError, Location};
 pub use experiment::Experiment;
 pub use kt_cache::{import_kt_cache, parse_kt_cache};

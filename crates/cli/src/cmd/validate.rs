@@ -179,6 +179,7 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         elapsed_s: run.elapsed.as_secs_f64(),
         ptx_cache_hits,
         ptx_compiled,
+        measured: validate::Spread::of(indices.iter().map(|&i| &dataset.rows[i].measured)),
     };
     Ok(Evaluation {
         summary,

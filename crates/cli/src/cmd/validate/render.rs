@@ -37,6 +37,8 @@ pub struct Summary {
     /// PTX compilations served from the cache, and those compiled.
     pub ptx_cache_hits: usize,
     pub ptx_compiled: usize,
+    /// The measured times of the sampled configurations that ran.
+    pub measured: Option<validate::Spread>,
 }
 
 fn fixed(v: Option<f64>, digits: usize) -> String {
@@ -102,6 +104,7 @@ fn header_lines(sum: &Summary) -> Vec<String> {
         format!("experiment: {}", sum.experiment),
         format!("GPU model: {}", sum.gpu),
         format!("configurations: {sample}"),
+        measured_line(sum.measured.as_ref()),
         format!(
             "CTAs emulated per configuration: {} spread over the grid, up to {} where they disagree (extrapolated to the grid)",
             sum.sample_ctas,
@@ -112,6 +115,35 @@ fn header_lines(sum: &Summary) -> Vec<String> {
             sum.elapsed_s, sum.jobs, sum.ptx_compiled, sum.ptx_cache_hits
         ),
     ]
+}
+
+/// The measured range of the sampled configurations and the repeat noise:
+/// a rank correlation is only as good as the span is wide against the noise.
+fn measured_line(spread: Option<&validate::Spread>) -> String {
+    match spread {
+        None => "measured: no sampled configuration ran".to_string(),
+        Some(s) => {
+            let noise = s.noise.map_or_else(String::new, |n| {
+                format!(
+                    "; repeat noise {:.1} % (median std/mean of each configuration's launches)",
+                    100.0 * n
+                )
+            });
+            format!(
+                "measured: {} configurations from {} to {} ms (span {:.2}x){noise}",
+                s.n,
+                significant(s.min_ms),
+                significant(s.max_ms),
+                s.span()
+            )
+        }
+    }
+}
+
+/// Four significant figures without an exponent for everyday times.
+fn significant(ms: f64) -> String {
+    let digits = (3 - ms.abs().log10().floor() as i64).clamp(0, 6) as usize;
+    format!("{ms:.digits$}")
 }
 
 /// The terminal form: header lines, the table, notes.
@@ -204,6 +236,13 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
         "sample_ctas": sum.sample_ctas,
         "jobs": sum.jobs,
         "elapsed_seconds": sum.elapsed_s,
+        "measured": sum.measured.as_ref().map(|m| json!({
+            "configurations": m.n,
+            "min_ms": m.min_ms,
+            "max_ms": m.max_ms,
+            "span": m.span(),
+            "repeat_noise": m.noise,
+        })),
         "note": TIME_NOTE,
         "models": models,
         "results": configurations,
@@ -278,7 +317,36 @@ mod tests {
             elapsed_s: 1.0,
             ptx_cache_hits: 1,
             ptx_compiled: 2,
+            measured: None,
         }
+    }
+
+    #[track_caller]
+    fn check_measured_line(spread: Option<validate::Spread>, expect: &str) {
+        assert_eq!(measured_line(spread.as_ref()), expect);
+    }
+
+    #[test]
+    fn measured_line_gives_range_span_and_noise() {
+        check_measured_line(None, "measured: no sampled configuration ran");
+        check_measured_line(
+            Some(validate::Spread {
+                n: 20,
+                min_ms: 154.529,
+                max_ms: 193.617,
+                noise: Some(0.0123),
+            }),
+            "measured: 20 configurations from 154.5 to 193.6 ms (span 1.25x); repeat noise 1.2 % (median std/mean of each configuration's launches)",
+        );
+        check_measured_line(
+            Some(validate::Spread {
+                n: 15,
+                min_ms: 0.26292,
+                max_ms: 0.40780,
+                noise: None,
+            }),
+            "measured: 15 configurations from 0.2629 to 0.4078 ms (span 1.55x)",
+        );
     }
 
     fn score() -> ModelScore {
