@@ -205,11 +205,28 @@ def versions(cp):
     return out
 
 
+def print_launch(experiment, spec):
+    with open(experiment, "rb") as f:
+        exp = tomllib.load(f)
+    here = os.path.dirname(os.path.abspath(experiment))
+    with open(os.path.normpath(os.path.join(here, exp["source"]))) as f:
+        source = f.read()
+    params = []
+    for item in filter(None, spec.split(",")):
+        name, value = item.split("=", 1)
+        params.append((name, int(value) if re.fullmatch(r"-?[0-9]+", value) else value))
+    grid, block = launch_geometry(exp, dict(params))
+    lens = {a["name"]: int_eval(a["len"], dict(params)) for a in exp["arg"] if a["type"].endswith("*")}
+    lens.update({c["name"]: int_eval(c["len"], dict(params)) for c in exp.get("constant", [])})
+    text = instantiate(source, kernel_tuner_prefix(grid, block, params))
+    json.dump({"grid": grid, "block": block, "lens": lens, "source": text}, sys.stdout)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("experiment")
-    ap.add_argument("--space", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--space", help="the Kernel Tuner cache file whose space is measured (required)")
+    ap.add_argument("--out", help="the cache file to write (required)")
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--iterations", type=int, default=10)
@@ -221,7 +238,17 @@ def main():
                     help="stop timing after this many seconds and write the configurations measured so far")
     ap.add_argument("--drop-param", action="append", default=[],
                     help="a tunable parameter of the space not to re-create here (e.g. nvml_gr_clock)")
+    ap.add_argument("--print-launch", metavar="NAME=VALUE,...",
+                    help="print the grid, block, argument lengths and instantiated source of one "
+                         "configuration as JSON and exit, without a GPU (tested against the "
+                         "validate crate: crates/validate/tests/gpu_script.rs)")
     args = ap.parse_args()
+
+    if args.print_launch is not None:
+        print_launch(args.experiment, args.print_launch)
+        return
+    if not args.space or not args.out:
+        ap.error("--space and --out are required")
 
     import cupy as cp
     import numpy as np

@@ -1,0 +1,197 @@
+//! The GPU-side measuring script (scripts/gpu/measure-kt.py, Python because
+//! it runs on a lent GPU machine with CuPy) must build every configuration
+//! exactly as this crate does, or the measured data would not be the kernel
+//! ptxperf predicts. Its `--print-launch` mode (no GPU needed) is compared
+//! here with `Experiment::launch` and `instantiate_source`: grid, block,
+//! buffer lengths and the instantiated source text, byte for byte.
+//!
+//! Needs `python3` (3.11+, for tomllib). Without it the test is skipped with
+//! a message, except under CI (env `CI` set), where that is a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use validate::{Experiment, LaunchArg, ParamValue, instantiate_source};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `python3` if it runs and has tomllib; None (after saying so) elsewhere.
+fn python() -> Option<&'static str> {
+    let ok = Command::new("python3")
+        .args(["-c", "import tomllib"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some("python3");
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set and python3 with tomllib (3.11+) is missing"
+    );
+    eprintln!("skipped: python3 with tomllib (3.11+) is not available on this machine");
+    None
+}
+
+/// The script's view of one configuration.
+struct ScriptLaunch {
+    grid: Vec<u64>,
+    block: Vec<u64>,
+    lens: Vec<(String, u64)>,
+    source: String,
+}
+
+fn script_launch(python: &str, experiment: &Path, params: &[(&str, i64)]) -> ScriptLaunch {
+    let spec: Vec<String> = params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    let out = Command::new(python)
+        .arg(repo().join("scripts/gpu/measure-kt.py"))
+        .arg(experiment)
+        .arg("--print-launch")
+        .arg(spec.join(","))
+        .output()
+        .unwrap_or_else(|e| panic!("running measure-kt.py: {e}"));
+    assert!(
+        out.status.success(),
+        "measure-kt.py --print-launch failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("measure-kt.py printed no JSON: {e}"));
+    let nums = |key: &str| -> Vec<u64> {
+        v[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("no `{key}` in {v}"))
+            .iter()
+            .map(|x| x.as_u64().unwrap_or_else(|| panic!("`{key}`: {x}")))
+            .collect()
+    };
+    let mut lens: Vec<(String, u64)> = v["lens"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no `lens` in {v}"))
+        .iter()
+        .map(|(k, x)| (k.clone(), x.as_u64().unwrap_or(u64::MAX)))
+        .collect();
+    lens.sort();
+    ScriptLaunch {
+        grid: nums("grid"),
+        block: nums("block"),
+        lens,
+        source: v["source"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
+/// The script and the crate agree on one configuration of `experiment`.
+#[track_caller]
+fn check(python: &str, experiment: &Path, params: &[(&str, i64)]) {
+    let exp = Experiment::load(experiment).unwrap_or_else(|e| panic!("{e}"));
+    let values: Vec<ParamValue> = params.iter().map(|(_, v)| ParamValue::Int(*v)).collect();
+    let named: Vec<(&str, &ParamValue)> =
+        params.iter().map(|(n, _)| *n).zip(values.iter()).collect();
+    let launch = exp.launch(&named).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&launch.source)
+        .unwrap_or_else(|e| panic!("{}: {e}", launch.source.display()));
+    let mut lens: Vec<(String, u64)> = launch
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            LaunchArg::Buffer { name, len, .. } => Some((name.clone(), *len)),
+            LaunchArg::Scalar { .. } => None,
+        })
+        .chain(launch.constants.iter().map(|c| (c.name.clone(), c.len)))
+        .collect();
+    lens.sort();
+
+    let script = script_launch(python, experiment, params);
+    let case = format!("{} {params:?}", experiment.display());
+    assert_eq!(script.grid, launch.grid.to_vec(), "grid, {case}");
+    assert_eq!(script.block, launch.block.to_vec(), "block, {case}");
+    assert_eq!(script.lens, lens, "buffer lengths, {case}");
+    assert!(
+        script.source == instantiate_source(&text, &launch.defines),
+        "instantiated source differs, {case}"
+    );
+}
+
+fn third_party(experiment: &str, source: &str) -> Option<PathBuf> {
+    if repo().join(source).exists() {
+        return Some(repo().join("experiments").join(experiment));
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set and {source} is missing (scripts/fetch-validation-kernels.sh)"
+    );
+    eprintln!("skipped {experiment}: {source} is missing (scripts/fetch-validation-kernels.sh)");
+    None
+}
+
+#[test]
+fn the_gpu_script_builds_the_convolution_and_vector_add_as_ptxperf_does() {
+    let Some(py) = python() else { return };
+    if let Some(exp) = third_party(
+        "convolution.toml",
+        "third_party/kernel_tuner/convolution.cu",
+    ) {
+        for (bx, by, tx, ty, ro, pad) in [
+            (32, 8, 2, 4, 1, 1),
+            (48, 4, 3, 8, 0, 0),
+            (1, 1, 1, 1, 0, 1),
+            (128, 32, 8, 8, 1, 0),
+            (96, 2, 5, 7, 0, 1),
+        ] {
+            let params = [
+                ("block_size_x", bx),
+                ("block_size_y", by),
+                ("filter_height", 15),
+                ("filter_width", 15),
+                ("read_only", ro),
+                ("tile_size_x", tx),
+                ("tile_size_y", ty),
+                ("use_padding", pad),
+            ];
+            check(py, &exp, &params);
+        }
+    }
+    if let Some(exp) = third_party("vector-add.toml", "third_party/kernel_tuner/vector_add.cu") {
+        for bx in [128, 704, 1024] {
+            check(py, &exp, &[("block_size_x", bx)]);
+        }
+    }
+}
+
+/// A made-up experiment exercising what the real ones do not all have: a
+/// 3-D problem, a grid division and a length with integer division, and a
+/// `loop_unroll_factor` parameter (0 deletes its pragma lines, else a
+/// constexpr).
+#[test]
+fn the_gpu_script_follows_kernel_tuners_rules_on_a_synthetic_experiment() {
+    let Some(py) = python() else { return };
+    let dir = std::env::temp_dir().join(format!("ptxperf-gpu-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let source = "extern \"C\" __global__ void k(float *a, int n) {\n\
+                  #pragma unroll loop_unroll_factor_i\n\
+                  for (int i = 0; i < n; i++) a[i] += 1.0f;\n\
+                  \t  #pragma   unroll loop_unroll_factor_i\n\
+                  for (int i = 0; i < n; i++) a[i] *= 2.0f;\n}\n";
+    std::fs::write(dir.join("k.cu"), source).unwrap_or_else(|e| panic!("{e}"));
+    let toml = "name = \"synthetic\"\nsource = \"k.cu\"\nkernel = \"k\"\n\
+                problem_size = [1000, 77, 5]\n\
+                grid_div = [\"block_size_x*tile\", \"block_size_y/2+1\", \"1\"]\n\n\
+                [[arg]]\nname = \"a\"\ntype = \"f32*\"\nlen = \"1000*77/tile + 7/2\"\ninit = \"zeros\"\n\n\
+                [[arg]]\nname = \"n\"\ntype = \"i32\"\nvalue = 10\n";
+    let exp = dir.join("e.toml");
+    std::fs::write(&exp, toml).unwrap_or_else(|e| panic!("{e}"));
+    for (bx, by, tile, unroll) in [(32, 4, 3, 0), (64, 7, 1, 4), (1000, 1, 7, 0)] {
+        check(
+            py,
+            &exp,
+            &[
+                ("block_size_x", bx),
+                ("block_size_y", by),
+                ("tile", tile),
+                ("loop_unroll_factor_i", unroll),
+            ],
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
