@@ -10,6 +10,7 @@ pub mod gpus;
 pub mod measure;
 pub mod petri;
 pub mod predict;
+pub mod report;
 pub mod run;
 pub mod tune;
 pub mod validate;

@@ -20,16 +20,15 @@ mod evaluate;
 mod render;
 mod target;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use tune::{Config, ModelTimes, ResultCache, Space, parse_param_arg};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::cmd::report::{command_line, progress_bar};
 use crate::cmd::validate::ptx_cache::{self, PtxCache};
 use crate::error::CliError;
 use evaluate::{Evaluation, Evaluator};
@@ -544,39 +543,6 @@ fn cache_root(args: &Args) -> Option<PathBuf> {
         return None;
     }
     Some(args.cache.clone().unwrap_or_else(ptx_cache::default_dir))
-}
-
-/// The bar on stderr, hidden when stderr is not a terminal or with --quiet.
-fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} configurations (eta {eta})",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
-/// The command as typed (the binary by its name only).
-fn command_line() -> String {
-    let mut parts: Vec<String> = std::env::args()
-        .map(|a| {
-            if a.is_empty() || a.contains(char::is_whitespace) {
-                format!("'{a}'")
-            } else {
-                a
-            }
-        })
-        .collect();
-    if let Some(first) = parts.first_mut()
-        && let Some(name) = Path::new(first.as_str()).file_name()
-    {
-        *first = name.to_string_lossy().into_owned();
-    }
-    parts.join(" ")
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {

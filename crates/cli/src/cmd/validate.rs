@@ -24,12 +24,11 @@ mod render;
 mod runner;
 mod score;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use validate::{Dataset, Experiment, import_dataset, sample::sample_indices};
 
+use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
 
 /// Score every model against measured times of a kernel on a real GPU.
@@ -187,40 +186,6 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         outcomes: run.outcomes,
         plot_stem: plot_stem(&dataset, &args.gpu),
     })
-}
-
-/// The bar on stderr, hidden when stderr is not a terminal or with --quiet.
-fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} configurations (eta {eta})",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
-/// The command as typed, for the report (arguments with spaces quoted).
-fn command_line() -> String {
-    let mut parts: Vec<String> = std::env::args()
-        .map(|a| {
-            if a.is_empty() || a.contains(char::is_whitespace) {
-                format!("'{a}'")
-            } else {
-                a
-            }
-        })
-        .collect();
-    if let Some(first) = parts.first_mut() {
-        // The binary's own path depends on the machine; its name does not.
-        if let Some(name) = Path::new(first.as_str()).file_name() {
-            *first = name.to_string_lossy().into_owned();
-        }
-    }
-    parts.join(" ")
 }
 
 /// A file-name-safe stem for the plots of one dataset.
