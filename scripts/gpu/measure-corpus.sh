@@ -23,6 +23,7 @@
 #   corpus.jsonl          one line per kernel: the JSON, or {"kernel":..,"error":..}
 #   summary.csv           kernel,ptx,median_us,min_us,compare_status,error
 # compare_status is the worst over the buffers: identical < within_tolerance <
+# order_dependent (differs where the spec allows it) <
 # different (or different_length); `error` when nothing was measured.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -91,7 +92,7 @@ json_number() {
 worst_status() {
   local s
   s=$(printf '%s' "$1" | grep -o '"status":"[a-z_]*"' | sed 's/.*:"\(.*\)"/\1/' | sort -u)
-  for w in different_length different within_tolerance identical; do
+  for w in different_length different order_dependent within_tolerance identical; do
     if printf '%s\n' "$s" | grep -qx "$w"; then
       echo "$w"
       return

@@ -509,3 +509,27 @@ fn file_init_checks_size() {
     assert!(err.message.contains("holds 8 bytes"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn order_dependent_buffers() {
+    let arg = |extra: &str| format!("[[arg]]\nname = \"f\"\ntype = \"i32*\"\nlen = 2\n{extra}");
+    let flag = |s: &LaunchSpec| match &s.args[0] {
+        ArgSpec::Buffer(b) => b.order_dependent,
+        other => panic!("{other:?} is not a buffer"),
+    };
+    assert!(!flag(&parse_ok(&arg(""))));
+    assert!(flag(&parse_ok(&arg("order_dependent = true\n"))));
+    assert!(!flag(&parse_ok(&arg("order_dependent = false\n"))));
+    check_err(
+        &base_with(&arg("order_dependent = 1\n")),
+        10,
+        19,
+        "expected true or false, found integer",
+    );
+    check_err(
+        &base_with("[[arg]]\nname = \"n\"\ntype = \"i32\"\nvalue = 1\norder_dependent = true\n"),
+        10,
+        19,
+        "a scalar argument takes value, not order_dependent",
+    );
+}

@@ -59,7 +59,10 @@ integers exactly, floats within a relative tolerance (f32: |a-b| <= \
 1e-5 max(|a|,|b|); f64 1e-12, f16 1e-2, bf16 5e-2; NaN equals NaN). Each \
 buffer is identical, within tolerance (with the largest relative and ulp \
 difference), or DIFFERENT (first index, both values, how many). Kernels with \
-atomics or races may legitimately differ. The exit status is 1 when a buffer \
+atomics or races may legitimately differ: a buffer whose `[[arg]]` in the spec \
+says `order_dependent = true` (an atomicCAS winner, say) is still compared, \
+but a difference there is reported as order-dependent and is no failure. The \
+exit status is 1 when a buffer \
 differs, when the kernel faults, or without a GPU; this needs a binary built \
 with `cargo build --release -p ptxperf --features gpu`.
 
@@ -67,7 +70,7 @@ with `cargo build --release -p ptxperf --features gpu`.
 reps, times_ms, median_ms, min_ms, mean_ms, max_ms and, with --compare, \
 compare: [{buffer, status, differing, max_rel_diff, max_ulp, \
 first_diff_index, first_diff_gpu, first_diff_emu}] (status identical, \
-within_tolerance, different or different_length). Device printf output, if \
+within_tolerance, order_dependent, different or different_length). Device printf output, if \
 any, comes before it on stdout.
 
 Examples:
@@ -104,7 +107,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             &mut NoObserver,
         )
         .map_err(|f| CliError::user(format!("the emulator: {f}")))?;
-        Some(compare_buffers(&measured, &emulated.buffers))
+        Some(compare_buffers(&measured, &emulated.buffers, &loaded.spec))
     } else {
         None
     };
@@ -136,13 +139,31 @@ pub fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Every buffer of the GPU's first launch against the emulator's, in argument order.
-fn compare_buffers(measured: &SpecRunResult, emulated: &[emu::exec::Buffer]) -> Vec<Comparison> {
+/// Every buffer of the GPU's first launch against the emulator's, in
+/// argument order; a difference in a buffer the spec marks
+/// `order_dependent` is reported but is not a failure.
+fn compare_buffers(
+    measured: &SpecRunResult,
+    emulated: &[emu::exec::Buffer],
+    spec: &emu::spec::LaunchSpec,
+) -> Vec<Comparison> {
+    let order_dependent = |name: &str| {
+        spec.args.iter().any(
+            |a| matches!(a, emu::spec::ArgSpec::Buffer(b) if b.name == name && b.order_dependent),
+        )
+    };
     measured
         .buffers
         .iter()
         .zip(emulated)
-        .map(|(gpu, emu)| compare(&gpu.name, emu.elem, &gpu.bytes, &emu.bytes))
+        .map(|(gpu, emu)| {
+            let c = compare(&gpu.name, emu.elem, &gpu.bytes, &emu.bytes);
+            if order_dependent(&gpu.name) {
+                c.order_dependent()
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -292,7 +313,7 @@ mod tests {
                 .collect(),
         };
         let statuses = |m: &SpecRunResult| -> Vec<(String, Status)> {
-            compare_buffers(m, &emulated.buffers)
+            compare_buffers(m, &emulated.buffers, &loaded.spec)
                 .into_iter()
                 .map(|c| (c.buffer, c.status))
                 .collect()
@@ -304,8 +325,37 @@ mod tests {
         assert_eq!(statuses(&measured), same);
         // One element of `out` changed by far more than the tolerance.
         measured.buffers[1].bytes[4..8].copy_from_slice(&1e9f32.to_le_bytes());
-        let c = compare_buffers(&measured, &emulated.buffers);
+        let c = compare_buffers(&measured, &emulated.buffers, &loaded.spec);
         assert_eq!(c[1].status, Status::Different);
         assert_eq!((c[1].first_diff_index, c[1].differing), (Some(1), 1));
+        // The same difference in a buffer the spec marks order-dependent is
+        // reported as such and no longer counts as a failure.
+        let mut spec = loaded.spec.clone();
+        for a in &mut spec.args {
+            if let emu::spec::ArgSpec::Buffer(b) = a {
+                b.order_dependent = b.name == "out";
+            }
+        }
+        let c = compare_buffers(&measured, &emulated.buffers, &spec);
+        assert_eq!(c[1].status, Status::OrderDependent);
+        assert!(!c[1].status.is_different());
+        assert_eq!(c[0].status, Status::Identical);
+    }
+
+    #[test]
+    fn the_atomics_kernel_marks_its_cas_winner_order_dependent() {
+        // flag[1] holds the g + 1 of whichever thread won an atomicCAS; an
+        // H100 ended with 129 where the emulator has 1 (data/measured).
+        let loaded = load("atomics_global");
+        let marked: Vec<&str> = loaded
+            .spec
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                emu::spec::ArgSpec::Buffer(b) if b.order_dependent => Some(b.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(marked, ["flag"]);
     }
 }

@@ -109,6 +109,10 @@ pub struct BufferSpec {
     pub elem: ScalarType,
     pub len: u64,
     pub init: Init,
+    /// The spec's `order_dependent = true`: the final contents depend on the
+    /// order in which threads run (an atomicCAS winner, say), so a GPU may
+    /// legitimately end with other values than the emulator.
+    pub order_dependent: bool,
 }
 
 impl BufferSpec {

@@ -198,6 +198,16 @@ impl Ctx<'_> {
         }
     }
 
+    fn boolean(&self, v: &Value<'_>) -> Result<bool, SpecError> {
+        match v.get_ref() {
+            DeValue::Boolean(b) => Ok(*b),
+            other => Err(self.error(
+                v.span(),
+                &format!("expected true or false, found {}", other.type_str()),
+            )),
+        }
+    }
+
     fn array<'a, 'i>(&self, v: &'a Value<'i>) -> Result<&'a [Value<'i>], SpecError> {
         match v.get_ref() {
             DeValue::Array(a) => Ok(a),
@@ -433,7 +443,11 @@ impl Ctx<'_> {
 
     fn arg(&self, item: &Value<'_>, dir: &Path) -> Result<ArgSpec, SpecError> {
         let t = self.table(item)?;
-        self.check_keys(t, &["name", "type", "value", "len", "init"], "[[arg]]")?;
+        self.check_keys(
+            t,
+            &["name", "type", "value", "len", "init", "order_dependent"],
+            "[[arg]]",
+        )?;
         let name = self.string(self.required(t, "name", item.span())?)?;
         let (ty, pointer) = self.type_of(self.required(t, "type", item.span())?)?;
         if pointer {
@@ -444,14 +458,19 @@ impl Ctx<'_> {
             }
             let len = self.len(t, ty, item.span())?;
             let init = self.init(t.get("init"), dir)?;
+            let order_dependent = match t.get("order_dependent") {
+                Some(v) => self.boolean(v)?,
+                None => false,
+            };
             return Ok(ArgSpec::Buffer(BufferSpec {
                 name,
                 elem: ty,
                 len,
                 init,
+                order_dependent,
             }));
         }
-        for key in ["len", "init"] {
+        for key in ["len", "init", "order_dependent"] {
             if let Some(v) = t.get(key) {
                 return Err(self.error(
                     v.span(),

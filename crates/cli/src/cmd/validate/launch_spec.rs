@@ -44,6 +44,7 @@ pub fn spec_of_launch(
                 elem: scalar_type(*elem)?,
                 len: *len,
                 init: init_of(init, *elem, values_dir)?,
+                order_dependent: false,
             }),
         });
     }
