@@ -60,6 +60,7 @@ datasets=(
   # starting with data/ is relative to the repository.
   "data/measured/h100-sxm5-80gb/vector_add.json|experiments/vector-add.toml|h100-sxm5-80gb"
   "data/measured/h100-sxm5-80gb/dedispersion.json.gz|experiments/dedispersion.toml|h100-sxm5-80gb"
+  "data/measured/h100-sxm5-80gb/convolution.json.gz|experiments/convolution.toml|h100-sxm5-80gb"
 )
 
 start=$(date +%s)
@@ -89,10 +90,12 @@ for entry in "${datasets[@]}"; do
     continue
   fi
   # Replace the machine-specific command line by the portable one.
-  python3 - "$section" "$shown" <<'EOF'
+  python3 - "$section" "$shown" "$root" <<'EOF'
 import sys
-path, shown = sys.argv[1], sys.argv[2]
+path, shown, root = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(path).read()
+# Data paths inside the repository, relative to it (not this machine's).
+text = text.replace(root.rstrip("/") + "/", "")
 start = text.index("```\n") + 4
 end = text.index("\n```", start)
 text = text[:start] + shown + text[end:]

@@ -183,6 +183,30 @@ def materialize(cp, np, spec, params, cache):
     return dev
 
 
+def is_output(spec):
+    """A pointer argument that starts as zeros: what the kernel writes."""
+    return spec["type"].endswith("*") and spec.get("init", "zeros") == "zeros"
+
+
+def verify(cp, outputs, reference):
+    """Every configuration must compute what the first one computed (the
+    configurations of an experiment differ in how, not in what). The first
+    configuration that runs sets the reference; a later output that differs
+    by more than 1e-4 of the reference's largest magnitude (or has a NaN) is
+    a mismatch, returned as a message."""
+    for name, buf in outputs:
+        key = (name, buf.size)
+        ref = reference.get(key)
+        if ref is None:
+            reference[key] = buf.copy()
+            continue
+        scale = float(cp.max(cp.abs(ref))) or 1.0
+        diff = float(cp.max(cp.abs(buf - ref)))
+        if not diff <= 1e-4 * scale:
+            return f"{name} differs from the first configuration's by up to {diff:.3g} (largest |value| {scale:.3g})"
+    return None
+
+
 def versions(cp):
     import subprocess
     out = {}
@@ -303,6 +327,10 @@ def main():
     # Submitted in random order, so that a compile budget that runs out
     # leaves a random subset of the space, not its first rows.
     random.Random(args.seed).shuffle(jobs)
+    # A budget that runs out must also stop the compiles in progress: busy
+    # CPUs delay the launches between the timing events and inflate the
+    # times (a run that left 16 compiles going measured 7 to 23 % slower
+    # than a quiet one on the same configurations).
     pool = ProcessPoolExecutor(max_workers=args.jobs)
     futures = [pool.submit(compile_one, job) for job in jobs]
     try:
@@ -314,7 +342,10 @@ def main():
     except FuturesTimeout:
         print(f"measure-kt: compile budget spent: {len(compiled)} of {len(jobs)} compiled; "
               "the rest are left out of the output", file=sys.stderr, flush=True)
-    pool.shutdown(wait=False, cancel_futures=True)
+        # Concurrent.futures has no public way to stop a running task.
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
     print(f"measure-kt: compiled {len(compiled)} in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
 
     def write_output():
@@ -358,6 +389,7 @@ def main():
         os.replace(tmp, args.out)
 
     buffers = {}
+    reference = {}
     tmpdir = tempfile.mkdtemp()
     t1 = time.time()
     start_ev, stop_ev = cp.cuda.Event(), cp.cuda.Event()
@@ -375,7 +407,10 @@ def main():
             results[ident] = "CompilationFailedConfig"
             continue
         grid, block, pd = geometry[ident]
-        path = os.path.join(tmpdir, "k.cubin")
+        # One file per configuration: CuPy memoizes RawModule by path, so a
+        # reused name ran the first configuration's kernel for every later
+        # one (the H100 data measured before this fix were all invalid).
+        path = os.path.join(tmpdir, f"{n}.cubin")
         with open(path, "wb") as f:
             f.write(cubin)
         try:
@@ -386,8 +421,16 @@ def main():
                 ptr = module.get_global(c["name"])
                 ptr.copy_from_device(host.data, host.nbytes)
             argv = [materialize(cp, np, a, pd, buffers) for a in exp["arg"]]
+            outputs = [(a["name"], v) for a, v in zip(exp["arg"], argv) if is_output(a)]
+            for _, buf in outputs:
+                buf.fill(0)
             kernel(tuple(grid), tuple(block), tuple(argv))
             cp.cuda.Device(0).synchronize()
+            mismatch = verify(cp, outputs, reference)
+            if mismatch:
+                results[ident] = "VerificationFailedConfig"
+                print(f"  {ident}: {mismatch}", file=sys.stderr)
+                continue
             times = []
             for _ in range(args.iterations):
                 start_ev.record()
@@ -396,10 +439,11 @@ def main():
                 stop_ev.synchronize()
                 times.append(cp.cuda.get_elapsed_time(start_ev, stop_ev))
             results[ident] = times
-        except cp.cuda.driver.CUDADriverError as e:
+        except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
             results[ident] = "RuntimeFailedConfig"
             print(f"  {ident}: {e}", file=sys.stderr)
             if "ILLEGAL" in str(e) or "LAUNCH_FAILED" in str(e):
+                write_output()
                 raise SystemExit("the context is lost after a fault; stopping") from e
         if (n + 1) % 200 == 0:
             write_output()

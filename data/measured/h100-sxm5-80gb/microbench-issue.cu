@@ -6,8 +6,9 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds32(float* out, long lon
   int t = threadIdx.x, lane = t & 31;
   for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
   float a[8], b[8];
+  unsigned u[8];
   #pragma unroll
-  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
   int base = (t >> 5) & 7, base4 = base;
@@ -21,7 +22,7 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds32(float* out, long lon
   long long c1 = clock64();
   float sum = 0.f;
   #pragma unroll
-  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
   out[blockIdx.x * blockDim.x + t] = sum;
   if (t == 0) cycles[blockIdx.x] = c1 - c0;
 }
@@ -32,8 +33,9 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds128(float* out, long lo
   int t = threadIdx.x, lane = t & 31;
   for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
   float a[8], b[8];
+  unsigned u[8];
   #pragma unroll
-  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
   int base = (t >> 5) & 7, base4 = base;
@@ -47,7 +49,7 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds128(float* out, long lo
   long long c1 = clock64();
   float sum = 0.f;
   #pragma unroll
-  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
   out[blockIdx.x * blockDim.x + t] = sum;
   if (t == 0) cycles[blockIdx.x] = c1 - c0;
 }
@@ -58,8 +60,9 @@ extern "C" __global__ void __launch_bounds__(1024) mb_ffma(float* out, long long
   int t = threadIdx.x, lane = t & 31;
   for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
   float a[8], b[8];
+  unsigned u[8];
   #pragma unroll
-  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
   int base = (t >> 5) & 7, base4 = base;
@@ -73,7 +76,7 @@ extern "C" __global__ void __launch_bounds__(1024) mb_ffma(float* out, long long
   long long c1 = clock64();
   float sum = 0.f;
   #pragma unroll
-  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
   out[blockIdx.x * blockDim.x + t] = sum;
   if (t == 0) cycles[blockIdx.x] = c1 - c0;
 }
@@ -84,8 +87,9 @@ extern "C" __global__ void __launch_bounds__(1024) mb_ffma_x2(float* out, long l
   int t = threadIdx.x, lane = t & 31;
   for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
   float a[8], b[8];
+  unsigned u[8];
   #pragma unroll
-  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
   int base = (t >> 5) & 7, base4 = base;
@@ -99,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(1024) mb_ffma_x2(float* out, long l
   long long c1 = clock64();
   float sum = 0.f;
   #pragma unroll
-  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
   out[blockIdx.x * blockDim.x + t] = sum;
   if (t == 0) cycles[blockIdx.x] = c1 - c0;
 }
@@ -110,8 +114,9 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds32_ffma(float* out, lon
   int t = threadIdx.x, lane = t & 31;
   for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
   float a[8], b[8];
+  unsigned u[8];
   #pragma unroll
-  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
   int base = (t >> 5) & 7, base4 = base;
@@ -125,7 +130,7 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds32_ffma(float* out, lon
   long long c1 = clock64();
   float sum = 0.f;
   #pragma unroll
-  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
   out[blockIdx.x * blockDim.x + t] = sum;
   if (t == 0) cycles[blockIdx.x] = c1 - c0;
 }
@@ -136,8 +141,9 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds32_ffma_x2(float* out, 
   int t = threadIdx.x, lane = t & 31;
   for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
   float a[8], b[8];
+  unsigned u[8];
   #pragma unroll
-  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
   int base = (t >> 5) & 7, base4 = base;
@@ -151,7 +157,7 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds32_ffma_x2(float* out, 
   long long c1 = clock64();
   float sum = 0.f;
   #pragma unroll
-  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
   out[blockIdx.x * blockDim.x + t] = sum;
   if (t == 0) cycles[blockIdx.x] = c1 - c0;
 }
@@ -162,8 +168,9 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds32_ffma_x4(float* out, 
   int t = threadIdx.x, lane = t & 31;
   for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
   float a[8], b[8];
+  unsigned u[8];
   #pragma unroll
-  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; }
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
   int base = (t >> 5) & 7, base4 = base;
@@ -177,7 +184,88 @@ extern "C" __global__ void __launch_bounds__(1024) mb_lds32_ffma_x4(float* out, 
   long long c1 = clock64();
   float sum = 0.f;
   #pragma unroll
-  for (int k = 0; k < 8; k++) sum += a[k] + b[k];
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
+  out[blockIdx.x * blockDim.x + t] = sum;
+  if (t == 0) cycles[blockIdx.x] = c1 - c0;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) mb_cvt_f2i(float* out, long long* cycles, int iters, float mul, float add, float add2) {
+  __shared__ float s[2048];
+  float4* s4 = reinterpret_cast<float4*>(s);
+  int t = threadIdx.x, lane = t & 31;
+  for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
+  float a[8], b[8];
+  unsigned u[8];
+  #pragma unroll
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
+  __syncthreads();
+  long long c0 = clock64();
+  int base = (t >> 5) & 7, base4 = base;
+  for (int i = 0; i < iters; i++) {
+    #pragma unroll
+    for (int k = 0; k < 8; k++) { a[k] += add; u[k] += (unsigned)(a[k] * mul); }
+    base = (base + 256 + 1) & 1023;
+    base4 = (base4 + 33) & 255;
+  }
+  __syncthreads();
+  long long c1 = clock64();
+  float sum = 0.f;
+  #pragma unroll
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
+  out[blockIdx.x * blockDim.x + t] = sum;
+  if (t == 0) cycles[blockIdx.x] = c1 - c0;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) mb_cvt_i2f_u16(float* out, long long* cycles, int iters, float mul, float add, float add2) {
+  __shared__ float s[2048];
+  float4* s4 = reinterpret_cast<float4*>(s);
+  int t = threadIdx.x, lane = t & 31;
+  for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
+  float a[8], b[8];
+  unsigned u[8];
+  #pragma unroll
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
+  __syncthreads();
+  long long c0 = clock64();
+  int base = (t >> 5) & 7, base4 = base;
+  for (int i = 0; i < iters; i++) {
+    #pragma unroll
+    for (int k = 0; k < 8; k++) { u[k] += 3u; a[k] += (float)(unsigned short)u[k]; }
+    base = (base + 256 + 1) & 1023;
+    base4 = (base4 + 33) & 255;
+  }
+  __syncthreads();
+  long long c1 = clock64();
+  float sum = 0.f;
+  #pragma unroll
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
+  out[blockIdx.x * blockDim.x + t] = sum;
+  if (t == 0) cycles[blockIdx.x] = c1 - c0;
+}
+
+extern "C" __global__ void __launch_bounds__(1024) mb_cvt_both(float* out, long long* cycles, int iters, float mul, float add, float add2) {
+  __shared__ float s[2048];
+  float4* s4 = reinterpret_cast<float4*>(s);
+  int t = threadIdx.x, lane = t & 31;
+  for (int i = t; i < 2048; i += blockDim.x) s[i] = i * 0.25f;
+  float a[8], b[8];
+  unsigned u[8];
+  #pragma unroll
+  for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
+  __syncthreads();
+  long long c0 = clock64();
+  int base = (t >> 5) & 7, base4 = base;
+  for (int i = 0; i < iters; i++) {
+    #pragma unroll
+    for (int k = 0; k < 8; k++) { a[k] += add; u[k] += (unsigned)(a[k] * mul); b[k] += (float)(unsigned short)u[k]; }
+    base = (base + 256 + 1) & 1023;
+    base4 = (base4 + 33) & 255;
+  }
+  __syncthreads();
+  long long c1 = clock64();
+  float sum = 0.f;
+  #pragma unroll
+  for (int k = 0; k < 8; k++) sum += a[k] + b[k] + (float)u[k];
   out[blockIdx.x * blockDim.x + t] = sum;
   if (t == 0) cycles[blockIdx.x] = c1 - c0;
 }
