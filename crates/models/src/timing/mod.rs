@@ -238,19 +238,22 @@ pub fn global_latency(inp: &TimingInputs, arch: &ArchParams) -> f64 {
 /// divided by the MLP; bank conflicts lengthen every shared access.
 pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     let m = &inp.mix;
-    let compute = m.fp32 * arch.lat_fp32
-        + m.fp64 * arch.lat_fp64
-        + m.sfu * arch.lat_sfu
-        + (m.int_add + m.convert + m.int_div * arch.int_div_slots) * arch.lat_int
-        + m.int_mul * arch.lat_int_mul;
+    // A warp issues at most one instruction per clock, so however much
+    // parallelism the code has, each instruction adds at least a cycle.
+    let step = |latency: f64, parallelism: f64| (latency / parallelism).max(1.0);
+    let compute = m.fp32 * step(arch.lat_fp32, inp.ilp)
+        + m.fp64 * step(arch.lat_fp64, inp.ilp)
+        + m.sfu * step(arch.lat_sfu, inp.ilp)
+        + (m.int_add + m.convert + m.int_div * arch.int_div_slots) * step(arch.lat_int, inp.ilp)
+        + m.int_mul * step(arch.lat_int_mul, inp.ilp);
     let conflict = if m.shared > 0.0 {
         (inp.shared_passes / m.shared).max(1.0)
     } else {
         1.0
     };
-    compute / inp.ilp
-        + (m.global + m.atomic) * global_latency(inp, arch) / inp.mlp_global
-        + m.shared * (arch.lat_shared + conflict - 1.0) / inp.mlp_shared
+    compute
+        + (m.global + m.atomic) * step(global_latency(inp, arch), inp.mlp_global)
+        + m.shared * step(arch.lat_shared + conflict - 1.0, inp.mlp_shared)
         + m.barrier * arch.lat_shared
 }
 

@@ -162,6 +162,27 @@ fn low_occupancy_dependent_loads_are_latency_bound() {
 }
 
 #[test]
+fn a_single_warp_issues_one_instruction_per_clock_whatever_its_parallelism() {
+    // One warp per SM, 1000 FFMA with ILP 8 and 1000 shared loads with MLP
+    // 100: latency over parallelism would be 1000 x 4 / 8 + 1000 x 30 / 100
+    // = 800 cycles, but one warp issues at most one instruction per clock:
+    // 1000 + 1000 = 2000 cycles (above the FP32 pipe's 1000 / 2 and the
+    // shared passes' 1000).
+    let mut inp = base();
+    inp.warps_per_block = 1.0;
+    inp.mix.fp32 = 1000.0;
+    inp.ilp = 8.0;
+    inp.mix.shared = 1000.0;
+    inp.shared_passes = 1000.0;
+    inp.mlp_shared = 100.0;
+    check(&inp, 2e-6 + 1e-7, Limit::Latency);
+    // Where the parallelism does not cover the latency, the latency counts:
+    // ILP 2 gives 1000 x 4 / 2 = 2000 for the FFMAs, 3000 in all.
+    inp.ilp = 2.0;
+    check(&inp, 3e-6 + 1e-7, Limit::Latency);
+}
+
+#[test]
 fn a_tenth_of_a_wave_more_costs_a_tail_wave() {
     // Two resident blocks per SM, 10 SMs: a wave is 20 blocks. Each block is 4
     // warps x 1000 FFMA, so 2 blocks take 4000 cycles on the FP32 pipe.
