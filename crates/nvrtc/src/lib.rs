@@ -28,7 +28,7 @@ pub mod options;
 
 pub use compile::{Compiled, Compiler};
 pub use error::{INSTALL_HINT, NvrtcError};
-pub use library::Nvrtc;
+pub use library::{Nvrtc, builtins_beside};
 pub use locate::{Located, SearchContext, SearchStep, locate_headers, locate_library};
 pub use log::{Diagnostic, Severity, parse_log, render_log};
 pub use names::{ResolveError, plain_name, resolve_kernel};

@@ -47,6 +47,8 @@ pub struct Nvrtc {
     add_name: Option<AddNameFn>,
     lowered_name: Option<LoweredNameFn>,
     _lib: Library,
+    /// The builtins library beside `path`, loaded first (see [`builtins_beside`]).
+    _builtins: Option<Library>,
 }
 
 impl std::fmt::Debug for Nvrtc {
@@ -72,6 +74,23 @@ fn symbol<T: Copy>(lib: &Library, path: &Path, name: &'static str) -> Result<T, 
     }
 }
 
+/// The `libnvrtc-builtins.so.*` in the folder of `libnvrtc` (not the
+/// `.alt` variant), if there is exactly one.
+pub fn builtins_beside(libnvrtc: &Path) -> Option<PathBuf> {
+    let dir = libnvrtc.parent()?;
+    let mut found = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libnvrtc-builtins.so") && !n.contains(".alt"))
+        });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
 impl Nvrtc {
     /// Find NVRTC (see [`crate::locate`]) and load it.
     pub fn open(ctx: &SearchContext) -> Result<Nvrtc, NvrtcError> {
@@ -81,6 +100,12 @@ impl Nvrtc {
 
     /// Load NVRTC from this exact file.
     pub fn load(path: &Path) -> Result<Nvrtc, NvrtcError> {
+        // NVRTC opens libnvrtc-builtins.so.MAJOR.MINOR by name when it
+        // compiles, which finds a copy beside libnvrtc only if the loader's
+        // search path holds that folder (a CUDA 13 wheel's does not). Once
+        // loaded from beside it, the lookup by name finds the loaded copy.
+        // SAFETY: as below; the builtins library has no initialisers of note.
+        let builtins = builtins_beside(path).and_then(|b| unsafe { Library::new(b) }.ok());
         // SAFETY: loading runs the library's initialisers; libnvrtc's are benign.
         let lib = unsafe { Library::new(path) }.map_err(|e| NvrtcError::Load {
             path: path.to_path_buf(),
@@ -100,6 +125,7 @@ impl Nvrtc {
             add_name: symbol(&lib, path, "nvrtcAddNameExpression").ok(),
             lowered_name: symbol(&lib, path, "nvrtcGetLoweredName").ok(),
             _lib: lib,
+            _builtins: builtins,
         })
     }
 

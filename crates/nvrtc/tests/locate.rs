@@ -238,3 +238,22 @@ fn headers_env_cuda_home_next_to_library_and_venv() {
         "{err}"
     );
 }
+
+#[test]
+fn the_builtins_library_beside_libnvrtc() {
+    // A CUDA 13 wheel: libnvrtc, its builtins and their .alt variants.
+    let t = TempTree::new("builtins");
+    let lib = t.file("cu13/lib/libnvrtc.so.13");
+    let builtins = t.file("cu13/lib/libnvrtc-builtins.so.13.0");
+    t.file("cu13/lib/libnvrtc-builtins.alt.so.13.0");
+    t.file("cu13/lib/libnvrtc.alt.so.13");
+    assert_eq!(nvrtc::builtins_beside(&lib), Some(builtins));
+    // None beside it: nothing to load first.
+    let lonely = t.file("solo/libnvrtc.so.12");
+    assert_eq!(nvrtc::builtins_beside(&lonely), None);
+    // Two versions: ambiguous, so none is chosen.
+    let two = t.file("two/libnvrtc.so.12");
+    t.file("two/libnvrtc-builtins.so.12.8");
+    t.file("two/libnvrtc-builtins.so.12.9");
+    assert_eq!(nvrtc::builtins_beside(&two), None);
+}
