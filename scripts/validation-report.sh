@@ -82,7 +82,7 @@ for entry in "${datasets[@]}"; do
   echo "validation-report: $file on $gpu (--sample $n_sample)" >&2
   # The command as written in the report: paths relative to the repository,
   # the data folder as ../shared/data/groundtruth.
-  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu --sample $n_sample --seed $seed --sample-ctas $ctas --jobs $jobs --svg $plots --markdown $section"
+  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu --sample $n_sample --seed $seed --sample-ctas $ctas --jobs $jobs --svg $plots --markdown SECTION.md"
   if ! "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample "$n_sample" --seed "$seed" \
       --sample-ctas "$ctas" --jobs "$jobs" --svg "$plots" --markdown "$section" --quiet \
       >"$tmp/$n.txt" 2>"$tmp/$n.err"; then

@@ -28,6 +28,12 @@ Usage (on a machine with an NVIDIA GPU, CuPy and cuda-bindings):
   "InvalidConfig", one NVRTC or ptxas rejects as "CompilationFailedConfig",
   one whose launch fails as "RuntimeFailedConfig" (the strings Kernel Tuner
   writes).
+- The outputs (arguments initialised to zeros, cleared before the warm-up
+  launch) must match the first configuration's within 1e-4 of their largest
+  magnitude: every configuration computes the same result. One that does
+  not is written as "VerificationFailedConfig" and not timed. (Without the
+  check, a loader that ran the first configuration's kernel for every
+  configuration went unnoticed through a whole campaign.)
 - Argument contents follow the experiment's `init` (zeros, uniform random
   with its seed and bounds, a formula of `i`); the kernels' timing does not
   depend on the values.
