@@ -122,6 +122,9 @@ pub struct Dataset {
     pub params: Vec<String>,
     /// Rows in file order.
     pub rows: Vec<Row>,
+    /// The NVRTC version that built the measured kernels, where the file
+    /// records it (`measured_by.nvrtc` of this project's measurements).
+    pub compiler: Option<String>,
 }
 
 impl Dataset {

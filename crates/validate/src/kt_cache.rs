@@ -42,6 +42,15 @@ struct RawCache {
     problem_size: Option<Value>,
     tune_params_keys: Vec<String>,
     cache: OrderedEntries,
+    /// This project's measurements (scripts/gpu/measure-kt.py) say how.
+    #[serde(default)]
+    measured_by: Option<MeasuredBy>,
+}
+
+#[derive(Deserialize)]
+struct MeasuredBy {
+    #[serde(default)]
+    nvrtc: Option<Value>,
 }
 
 /// A JSON object kept in file order (serde_json's `Map` sorts its keys
@@ -140,6 +149,10 @@ fn parse_kt_cache_text(name: &str, text: &str) -> Result<Dataset, FileError> {
         problem_size,
         params: raw.tune_params_keys,
         rows,
+        compiler: raw
+            .measured_by
+            .and_then(|m| m.nvrtc)
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)),
     })
 }
 

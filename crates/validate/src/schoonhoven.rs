@@ -136,6 +136,7 @@ fn parse_schoonhoven_text(
             .map(|&i| columns[i].to_string())
             .collect(),
         rows,
+        compiler: None,
     })
 }
 

@@ -397,3 +397,25 @@ fn gpu_names_come_from_schoonhoven_file_names() {
     check("convolution_RTX_2070_SUPER.csv", "RTX 2070 SUPER");
     check("K20.csv.gz", "K20");
 }
+
+#[test]
+fn kt_cache_records_the_compiler_of_this_projects_measurements() {
+    let with = |measured_by: &str| {
+        format!(
+            "{{\"device_name\": \"G\", \"kernel_name\": \"k\", \"tune_params_keys\": [],{measured_by}\n\"cache\": {{}}}}"
+        )
+    };
+    let compiler = |text: String| parse_kt_cache("f.json", text.as_bytes()).map(|d| d.compiler);
+    assert_eq!(compiler(with("")), Ok(None));
+    assert_eq!(
+        compiler(with(
+            "\"measured_by\": {\"nvrtc\": \"13.0\", \"arch\": \"sm_90\"},"
+        )),
+        Ok(Some("13.0".to_string()))
+    );
+    assert_eq!(
+        compiler(with("\"measured_by\": {\"nvrtc\": 12.9},")),
+        Ok(Some("12.9".to_string()))
+    );
+    assert_eq!(compiler(with("\"measured_by\": {},")), Ok(None));
+}

@@ -179,6 +179,11 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         ptx_cache_hits,
         ptx_compiled,
         measured: validate::Spread::of(indices.iter().map(|&i| &dataset.rows[i].measured)),
+        compilers: dataset.compiler.clone().zip(
+            engine
+                .nvrtc_version()
+                .map(|(major, minor)| format!("{major}.{minor}")),
+        ),
     };
     Ok(Evaluation {
         summary,

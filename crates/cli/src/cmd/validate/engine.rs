@@ -56,6 +56,12 @@ impl Engine {
         self.cache.counts()
     }
 
+    /// The (major, minor) version of the NVRTC that compiles the
+    /// configurations; `None` when NVRTC cannot be loaded.
+    pub fn nvrtc_version(&self) -> Option<(i32, i32)> {
+        self.compiler().ok()?.nvrtc().version().ok()
+    }
+
     fn compiler(&self) -> Result<std::sync::Arc<Compiler>, String> {
         let mut slot = self
             .compiler

@@ -39,6 +39,9 @@ pub struct Summary {
     pub ptx_compiled: usize,
     /// The measured times of the sampled configurations that ran.
     pub measured: Option<validate::Spread>,
+    /// The NVRTC versions behind the measured kernels (where the data file
+    /// says) and behind ptxperf's PTX, e.g. ("13.0", "12.9").
+    pub compilers: Option<(String, String)>,
 }
 
 fn fixed(v: Option<f64>, digits: usize) -> String {
@@ -96,7 +99,7 @@ fn header_lines(sum: &Summary) -> Vec<String> {
         ),
         None => format!("all {}", sum.configurations),
     };
-    vec![
+    let mut lines = vec![
         format!(
             "data: {} ({}, kernel {})",
             sum.data, sum.data_gpu, sum.kernel
@@ -114,7 +117,26 @@ fn header_lines(sum: &Summary) -> Vec<String> {
             "wall time: {:.1} s with {} job(s); PTX: {} compiled, {} from the cache",
             sum.elapsed_s, sum.jobs, sum.ptx_compiled, sum.ptx_cache_hits
         ),
-    ]
+    ];
+    if let Some(line) = compiler_line(sum.compilers.as_ref()) {
+        lines.push(line);
+    }
+    lines
+}
+
+/// A warning when the measured kernels came from another NVRTC than
+/// ptxperf's: ptxas of another version can select other instructions (on an
+/// H100, ptxas 13.0 converts u16 to f32 on the FMA pipe, 12.9 on the slower
+/// conversion unit), allocate other registers and spill differently.
+fn compiler_line(compilers: Option<&(String, String)>) -> Option<String> {
+    let (data, ours) = compilers?;
+    let same = data == ours || data.starts_with(&format!("{ours}."));
+    (!same).then(|| {
+        format!(
+            "compiler: the measured kernels were built by NVRTC {data}, ptxperf's PTX by NVRTC {ours}; \
+             their SASS (instruction selection, registers, spills) can differ"
+        )
+    })
 }
 
 /// The measured range of the sampled configurations and the repeat noise:
@@ -243,6 +265,10 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
             "span": m.span(),
             "repeat_noise": m.noise,
         })),
+        "compilers": sum.compilers.as_ref().map(|(data, ours)| json!({
+            "data": data,
+            "ptxperf": ours,
+        })),
         "note": TIME_NOTE,
         "models": models,
         "results": configurations,
@@ -318,7 +344,32 @@ mod tests {
             ptx_cache_hits: 1,
             ptx_compiled: 2,
             measured: None,
+            compilers: None,
         }
+    }
+
+    #[track_caller]
+    fn check_compiler_line(data: &str, ours: &str, expect: Option<&str>) {
+        let pair = (data.to_string(), ours.to_string());
+        assert_eq!(compiler_line(Some(&pair)).as_deref(), expect);
+    }
+
+    #[test]
+    fn compiler_line_warns_only_when_the_versions_differ() {
+        assert_eq!(compiler_line(None), None);
+        check_compiler_line("12.9", "12.9", None);
+        check_compiler_line("12.9.86", "12.9", None);
+        check_compiler_line(
+            "13.0",
+            "12.9",
+            Some(
+                "compiler: the measured kernels were built by NVRTC 13.0, ptxperf's PTX by NVRTC 12.9; \
+                 their SASS (instruction selection, registers, spills) can differ",
+            ),
+        );
+        // 12.90 is not 12.9.
+        let pair = ("12.90".to_string(), "12.9".to_string());
+        assert!(compiler_line(Some(&pair)).is_some());
     }
 
     #[track_caller]
