@@ -235,7 +235,8 @@ pub fn global_latency(inp: &TimingInputs, arch: &ArchParams) -> f64 {
 
 /// One warp's dependent chain, cycles (docs: T_chain). Compute instructions
 /// cost their dependent latency divided by the ILP; loads their latency
-/// divided by the MLP; bank conflicts lengthen every shared access.
+/// divided by the MLP; each at least one cycle; bank conflicts lengthen
+/// every shared access.
 pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     let m = &inp.mix;
     // A warp issues at most one instruction per clock, so however much
