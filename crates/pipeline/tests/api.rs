@@ -350,6 +350,15 @@ fn full_and_sampled(toml_name: &str, text: &str, ptx: &str, k: u64) -> (Profiled
     (full, sampled)
 }
 
+/// A sampled figure against the full run's: within 10 % (NaN fails).
+#[track_caller]
+fn check_within_10_percent(what: &str, sampled: f64, full: f64) {
+    assert!(
+        (sampled - full).abs() <= 0.1 * full,
+        "{what}: sampled {sampled} vs full {full}"
+    );
+}
+
 /// A kernel whose CTAs with `blockIdx.x >= 4` exit at once (the data ends
 /// there), launched on a grid of 8 x 6 CTAs: half the columns do the work.
 const GUARDED_PTX: &str = ".version 8.0
@@ -395,19 +404,12 @@ fn sampling_a_grid_with_idle_ctas_extrapolates_the_busy_fraction() {
     let (full, sampled) = full_and_sampled("guarded.toml", text, GUARDED_PTX, 2);
     // 4 busy columns x 6 rows x 1 warp: one load and one store each.
     assert_eq!(full.profile.global.loads.requests, 24.0);
-    let rel = |a: f64, b: f64| (a - b).abs() / b;
     let (s, f) = (&sampled.profile, &full.profile);
-    assert!(
-        rel(s.global.loads.requests, f.global.loads.requests) <= 0.1,
-        "loads {} vs {}",
-        s.global.loads.requests,
-        f.global.loads.requests
-    );
-    assert!(
-        rel(s.warp_instructions.total(), f.warp_instructions.total()) <= 0.1,
-        "instructions {} vs {}",
+    check_within_10_percent("loads", s.global.loads.requests, f.global.loads.requests);
+    check_within_10_percent(
+        "instructions",
         s.warp_instructions.total(),
-        f.warp_instructions.total()
+        f.warp_instructions.total(),
     );
     // The cache model weights every emulated CTA, idle or not: the sampled
     // DRAM traffic is the full run's (3 KiB read, 3 KiB written), not
@@ -417,7 +419,7 @@ fn sampling_a_grid_with_idle_ctas_extrapolates_the_busy_fraction() {
         f.global.dram_bytes.unwrap_or(f64::NAN),
     );
     assert_eq!(fd, 6144.0);
-    assert!(rel(sd, fd) <= 0.1, "DRAM bytes {sd} vs {fd}");
+    check_within_10_percent("DRAM bytes", sd, fd);
     // It grew: two CTAs (one busy, one idle) disagree completely.
     assert!(sampled.characterization.ctas_emulated > 2);
 }
@@ -468,13 +470,10 @@ fn sampling_finds_the_busy_rows_of_a_grid_taller_than_its_data() {
     let (full, sampled) = full_and_sampled("rows.toml", text, ROW_GUARDED_PTX, 4);
     // 8 busy CTAs x 1 warp: one load each.
     assert_eq!(full.profile.global.loads.requests, 8.0);
-    let rel = |a: f64, b: f64| (a - b).abs() / b;
-    let (s, f) = (&sampled.profile, &full.profile);
-    assert!(
-        rel(s.global.loads.requests, f.global.loads.requests) <= 0.1,
-        "loads {} vs {}",
-        s.global.loads.requests,
-        f.global.loads.requests
+    check_within_10_percent(
+        "loads",
+        sampled.profile.global.loads.requests,
+        full.profile.global.loads.requests,
     );
     assert!(sampled.characterization.ctas_emulated > 4);
 }

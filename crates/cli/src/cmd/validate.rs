@@ -179,11 +179,12 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         ptx_cache_hits,
         ptx_compiled,
         measured: validate::Spread::of(indices.iter().map(|&i| &dataset.rows[i].measured)),
-        compilers: dataset.compiler.clone().zip(
-            engine
-                .nvrtc_version()
-                .map(|(major, minor)| format!("{major}.{minor}")),
-        ),
+        // NVRTC is opened (if every PTX came from the cache) only for data
+        // that say which compiler built them.
+        compilers: dataset.compiler.clone().and_then(|data| {
+            let (major, minor) = engine.nvrtc_version()?;
+            Some((data, format!("{major}.{minor}")))
+        }),
     };
     Ok(Evaluation {
         summary,
