@@ -216,7 +216,25 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         * warps;
     let shared = warps * inp.shared_passes / arch.shared_passes_per_clock;
     let l1 = warps * inp.sectors * 32.0 / arch.l1_bytes_per_clock;
-    let latency = warp_chain_cycles(inp, arch);
+    // A warp runs on one scheduler, which gets 1 / schedulers of each pipe
+    // and of the shared-memory banks: the warp needs at least that share of
+    // its busiest pipe's time, however much parallelism its code has
+    // (measured on the H100: one warp issues conflict-free shared loads one
+    // per 4 clocks where the SM serves 1 per clock; docs: T_chain).
+    let share = arch.schedulers * pipe.max(shared) / warps.max(1.0);
+    let chain = warp_chain_cycles(inp, arch).max(share);
+    // A barrier holds every warp of a block until the block's slowest one
+    // arrives, so the global loads before it (a tiled kernel's tile loads)
+    // cannot overlap the block's own work after it: one block takes at least
+    // its load chain plus its own throughput time, and no other resident
+    // block can shorten that (docs: T_block).
+    let latency = if m.barrier > 0.0 {
+        let one_block = issue.max(pipe).max(shared).max(l1) / b.max(1.0);
+        let loads = global_chain_cycles(inp, arch);
+        chain.max(loads + (chain - loads).max(one_block))
+    } else {
+        chain
+    };
     WaveCycles {
         issue,
         pipe,
@@ -253,9 +271,16 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
         1.0
     };
     compute
-        + (m.global + m.atomic) * step(global_latency(inp, arch), inp.mlp_global)
+        + global_chain_cycles(inp, arch)
         + m.shared * step(arch.lat_shared + conflict - 1.0, inp.mlp_shared)
         + m.barrier * arch.lat_shared
+}
+
+/// The global-memory part of one warp's chain, cycles: each global access
+/// (and atomic) waits the mean global latency over the MLP, at least a cycle.
+pub fn global_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
+    let m = &inp.mix;
+    (m.global + m.atomic) * (global_latency(inp, arch) / inp.mlp_global).max(1.0)
 }
 
 /// Check the inputs the equations divide by or weight with.

@@ -78,6 +78,9 @@ pub struct ArchParams {
     pub clock_hz: f64,
     /// Warp instructions the SM issues per clock (schedulers x 1).
     pub issue_per_clock: f64,
+    /// Warp schedulers per SM: a warp belongs to one, and gets its share
+    /// (1 / schedulers) of each pipe.
+    pub schedulers: f64,
     pub rate_fp32: f64,
     pub rate_fp64: f64,
     pub rate_sfu: f64,
@@ -118,6 +121,7 @@ impl ArchParams {
             ("SM count", self.sm_count),
             ("clock", self.clock_hz),
             ("issue rate", self.issue_per_clock),
+            ("schedulers", self.schedulers),
             ("fp32 rate", self.rate_fp32),
             ("fp64 rate", self.rate_fp64),
             ("sfu rate", self.rate_sfu),
@@ -230,6 +234,7 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         sm_count,
         clock_hz,
         issue_per_clock,
+        schedulers,
         rate_fp32,
         rate_fp64: warp_rate(t.fp64, gpu.sm.fp64_lanes, warp),
         rate_sfu: warp_rate(t.sfu, gpu.sm.sfu, warp),

@@ -15,6 +15,7 @@ fn arch() -> ArchParams {
         sm_count: 10.0,
         clock_hz: 1e9,
         issue_per_clock: 4.0,
+        schedulers: 4.0,
         rate_fp32: 2.0,
         rate_fp64: 1.0,
         rate_sfu: 0.5,
@@ -65,7 +66,12 @@ fn base() -> TimingInputs {
 
 /// Evaluate and compare the time (relative 1e-9) and the binding limit.
 fn check(inp: &TimingInputs, seconds: f64, limit: Limit) {
-    match evaluate(inp, &arch()) {
+    check_on(&arch(), inp, seconds, limit);
+}
+
+/// `check` on another GPU.
+fn check_on(arch: &ArchParams, inp: &TimingInputs, seconds: f64, limit: Limit) {
+    match evaluate(inp, arch) {
         Ok(t) => {
             assert!(
                 (t.seconds - seconds).abs() <= 1e-9 * seconds,
@@ -163,11 +169,14 @@ fn low_occupancy_dependent_loads_are_latency_bound() {
 
 #[test]
 fn a_single_warp_issues_one_instruction_per_clock_whatever_its_parallelism() {
-    // One warp per SM, 1000 FFMA with ILP 8 and 1000 shared loads with MLP
-    // 100: latency over parallelism would be 1000 x 4 / 8 + 1000 x 30 / 100
-    // = 800 cycles, but one warp issues at most one instruction per clock:
-    // 1000 + 1000 = 2000 cycles (above the FP32 pipe's 1000 / 2 and the
-    // shared passes' 1000).
+    // One warp per SM on a GPU whose pipes each serve a scheduler one warp
+    // instruction per clock (rates 4 = schedulers), 1000 FFMA with ILP 8 and
+    // 1000 shared loads with MLP 100: latency over parallelism would be
+    // 1000 x 4 / 8 + 1000 x 30 / 100 = 800 cycles, but one warp issues at
+    // most one instruction per clock: 1000 + 1000 = 2000 cycles.
+    let mut a = arch();
+    a.rate_fp32 = 4.0;
+    a.shared_passes_per_clock = 4.0;
     let mut inp = base();
     inp.warps_per_block = 1.0;
     inp.mix.fp32 = 1000.0;
@@ -175,11 +184,53 @@ fn a_single_warp_issues_one_instruction_per_clock_whatever_its_parallelism() {
     inp.mix.shared = 1000.0;
     inp.shared_passes = 1000.0;
     inp.mlp_shared = 100.0;
-    check(&inp, 2e-6 + 1e-7, Limit::Latency);
+    check_on(&a, &inp, 2e-6 + 1e-7, Limit::Latency);
     // Where the parallelism does not cover the latency, the latency counts:
     // ILP 2 gives 1000 x 4 / 2 = 2000 for the FFMAs, 3000 in all.
     inp.ilp = 2.0;
-    check(&inp, 3e-6 + 1e-7, Limit::Latency);
+    check_on(&a, &inp, 3e-6 + 1e-7, Limit::Latency);
+}
+
+#[test]
+fn one_warp_gets_its_schedulers_share_of_the_shared_banks() {
+    // 4 schedulers share one bank pass per clock: a lone warp's 1000
+    // conflict-free loads (MLP 100, so latency hides) take 4 x 1000 cycles,
+    // as the H100 measured (one warp: a load per 4 clocks, the SM: 1 per
+    // clock). Four warps, one per scheduler, take the same time together.
+    let mut inp = base();
+    inp.warps_per_block = 1.0;
+    inp.mix.shared = 1000.0;
+    inp.shared_passes = 1000.0;
+    inp.mlp_shared = 100.0;
+    check(&inp, 4e-6 + 1e-7, Limit::Latency);
+    inp.warps_per_block = 4.0;
+    check(&inp, 4e-6 + 1e-7, Limit::Latency);
+    // Eight warps: two per scheduler, and the banks bind at 8000 cycles.
+    inp.warps_per_block = 8.0;
+    check(&inp, 8e-6 + 1e-7, Limit::SharedMemory);
+}
+
+#[test]
+fn a_barrier_puts_a_blocks_tile_loads_before_its_own_work() {
+    // One block of 4 warps per SM. Each warp: 10 global loads that miss to
+    // DRAM (500 cycles, MLP 1: 5000 cycles of chain) and 4000 FFMA with ILP 8
+    // (the 4 warps keep the FP32 pipe busy 4 x 4000 / 2 = 8000 cycles).
+    // Without a barrier the loads of one warp overlap the others' FFMAs:
+    // max(pipe 8000, chain 5000 + 4000) = 9000 cycles.
+    let mut inp = base();
+    inp.mix.global = 10.0;
+    inp.mix.fp32 = 4000.0;
+    inp.ilp = 8.0;
+    check(&inp, 9e-6 + 1e-7, Limit::Latency);
+    // With a barrier (load the tile, __syncthreads, compute) the block's
+    // FFMAs wait for its loads: 5000 + max(4000 + 30, 8000) = 13000 cycles.
+    inp.mix.barrier = 1.0;
+    check(&inp, 13e-6 + 1e-7, Limit::Latency);
+    // Two resident blocks overlap each other's phases: the wave of 2 blocks
+    // needs 16000 cycles of FP32 pipe, above one block's 13000.
+    inp.resident_blocks_per_sm = 2.0;
+    inp.blocks = 20.0;
+    check(&inp, 16e-6 + 1e-7, Limit::ComputeIssue);
 }
 
 #[test]

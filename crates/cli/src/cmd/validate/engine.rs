@@ -114,9 +114,10 @@ impl Engine {
 
 /// Diagnostics for model work: with `PTXPERF_VALIDATE_DUMP=DIR` set, each
 /// configuration's profile is written to `DIR/<gpu>/<defines>.toml`, so that
-/// `ptxperf predict --profile` can rescore a model without re-emulating.
+/// `ptxperf predict --profile` can rescore a model without re-emulating, and
+/// its PTX beside it (`<defines>.ptx`), for looking at what ptxas makes of it.
 /// Best effort: a write that fails is skipped (it never changes the figures).
-fn dump_profile(gpu: &str, launch: &Launch, profile: &profile::KernelProfile) {
+fn dump_profile(gpu: &str, launch: &Launch, ptx: &str, profile: &profile::KernelProfile) {
     let Some(dir) = std::env::var_os("PTXPERF_VALIDATE_DUMP") else {
         return;
     };
@@ -147,6 +148,7 @@ fn dump_profile(gpu: &str, launch: &Launch, profile: &profile::KernelProfile) {
         && std::fs::create_dir_all(&dir).is_ok()
     {
         let _ = std::fs::write(dir.join(format!("{name}.toml")), text);
+        let _ = std::fs::write(dir.join(format!("{name}.ptx")), ptx);
     }
 }
 
@@ -170,7 +172,7 @@ impl Predictor for Engine {
         };
         let profiled = pipeline::profile(&loaded, &opts)
             .map_err(|e| format!("emulation: {}", first_line(&e.to_string())))?;
-        dump_profile(&self.gpu.id, launch, &profiled.profile);
+        dump_profile(&self.gpu.id, launch, &ptx, &profiled.profile);
         // One model at a time, so one model's refusal does not hide the others.
         Ok(self
             .models
