@@ -143,8 +143,11 @@ pub struct WaveCycles {
     pub shared: f64,
     /// L1 data path.
     pub l1: f64,
-    /// One warp's dependent chain.
+    /// The latency term: one warp's dependent chain, or with barriers one
+    /// block's (its load chain before its own work; docs: T_block).
     pub latency: f64,
+    /// One warp's dependent chain alone (docs: T_chain).
+    pub warp_chain: f64,
 }
 
 impl WaveCycles {
@@ -241,6 +244,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         shared,
         l1,
         latency,
+        warp_chain: chain,
     }
 }
 
@@ -388,7 +392,8 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("wave_pipe_cycles", full.pipe.max(tail.pipe));
     put("wave_shared_cycles", full.shared.max(tail.shared));
     put("wave_l1_cycles", full.l1.max(tail.l1));
-    put("warp_chain_cycles", full.latency.max(tail.latency));
+    put("warp_chain_cycles", full.warp_chain.max(tail.warp_chain));
+    put("block_chain_cycles", full.latency.max(tail.latency));
     put("full_wave_cycles", full.total());
     put("tail_wave_cycles", tail.total());
     put("sm_seconds", sm_seconds);

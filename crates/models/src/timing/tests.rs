@@ -226,6 +226,10 @@ fn a_barrier_puts_a_blocks_tile_loads_before_its_own_work() {
     // FFMAs wait for its loads: 5000 + max(4000 + 30, 8000) = 13000 cycles.
     inp.mix.barrier = 1.0;
     check(&inp, 13e-6 + 1e-7, Limit::Latency);
+    // The breakdown keeps both: the block's term and one warp's chain.
+    let bd = evaluate(&inp, &arch()).map(|t| t.breakdown).unwrap_or_default();
+    assert_eq!(bd.get("block_chain_cycles"), Some(&13000.0), "{bd:?}");
+    assert_eq!(bd.get("warp_chain_cycles"), Some(&9030.0), "{bd:?}");
     // Two resident blocks overlap each other's phases: the wave of 2 blocks
     // needs 16000 cycles of FP32 pipe, above one block's 13000.
     inp.resident_blocks_per_sm = 2.0;
