@@ -227,7 +227,9 @@ fn a_barrier_puts_a_blocks_tile_loads_before_its_own_work() {
     inp.mix.barrier = 1.0;
     check(&inp, 13e-6 + 1e-7, Limit::Latency);
     // The breakdown keeps both: the block's term and one warp's chain.
-    let bd = evaluate(&inp, &arch()).map(|t| t.breakdown).unwrap_or_default();
+    let bd = evaluate(&inp, &arch())
+        .map(|t| t.breakdown)
+        .unwrap_or_default();
     assert_eq!(bd.get("block_chain_cycles"), Some(&13000.0), "{bd:?}");
     assert_eq!(bd.get("warp_chain_cycles"), Some(&9030.0), "{bd:?}");
     // Two resident blocks overlap each other's phases: the wave of 2 blocks
