@@ -24,16 +24,11 @@ import importlib.util
 import json
 import os
 import sys
-import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-spec = importlib.util.spec_from_file_location("measure_kt", os.path.join(HERE, "measure-kt.py"))
-kt = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(kt)
-
-KERNEL = "convolution_kernel"
-KEYS = ["block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "read_only", "use_padding"]
+spec = importlib.util.spec_from_file_location("conv_launch", os.path.join(HERE, "conv_launch.py"))
+conv_launch = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(conv_launch)
 
 
 def main():
@@ -41,63 +36,24 @@ def main():
     import cupy as cp
     import numpy as np
 
-    with open(os.path.join(ROOT, "experiments", "convolution.toml"), "rb") as f:
-        exp = tomllib.load(f)
-    source = open(os.path.join(ROOT, "experiments", exp["source"])).read()
-    props = cp.cuda.runtime.getDeviceProperties(0)
-    sms = props["multiProcessorCount"]
-    cc = cp.cuda.Device(0).compute_capability
-    smem_per_sm = props["sharedMemPerMultiprocessor"]
-    image = cp.zeros(4096 * 4096, dtype=cp.float32)
-    inp = cp.asarray(np.random.default_rng(1).uniform(-1, 1, (4096 + 14) * (4096 + 14)).astype(np.float32))
-    filt = cp.asarray(np.random.default_rng(2).uniform(-1, 1, 15 * 15).astype(np.float32))
+    conv = conv_launch.Convolution(cp, np)
     empty = cp.RawKernel('extern "C" __global__ void empty() {}', "empty")
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-
-    def timed(fn, grid, block, args, shared=0):
-        for _ in range(3):
-            fn(grid, block, args, shared_mem=shared)
-        times = []
-        for _ in range(20):
-            start.record()
-            fn(grid, block, args, shared_mem=shared)
-            stop.record()
-            stop.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, stop))
-        return sorted(times)[len(times) // 2]
-
-    results = {"device": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
-               "sms": sms, "cc": cc, "versions": kt.versions(cp),
-               "empty_ms": timed(empty, (1,), (1,), ()), "configs": []}
+    results = conv.header()
+    results["empty_ms"] = conv.median_ms(empty, (1,), (1,), ())
+    results["configs"] = []
     for i, config in enumerate(configs):
-        params = dict(zip(KEYS, config.split(",")))
-        params.update({"filter_width": "15", "filter_height": "15"})
-        grid, block = kt.launch_geometry(exp, {k: int(v) for k, v in params.items()})
-        entries = kt.kernel_tuner_prefix(grid, block, list(params.items()))
-        text = kt.instantiate(source, entries)
-        _, cubin, name, err = kt.compile_one((config, text, KERNEL, [f"--gpu-architecture=sm_{cc}"]))
+        params, launch, err = conv.load(config, os.path.join("/tmp", f"block-lifetime-{i}.cubin"))
         if err:
             results["configs"].append({"config": params, "error": err})
             continue
-        path = os.path.join("/tmp", f"block-lifetime-{i}.cubin")
-        with open(path, "wb") as f:
-            f.write(cubin)
-        module = cp.RawModule(path=path)
-        fn = module.get_function(name)
-        ptr = module.get_global("d_filter")
-        ptr.copy_from_device(filt.data, filt.nbytes)
-        static = fn.shared_size_bytes
-        one_per_sm = max(0, smem_per_sm // 2 + 1 - static)
-        fn.max_dynamic_shared_size_bytes = one_per_sm
-        args = (image, inp, filt)
-        g, b = tuple(grid[:2]), tuple(block[:2])
-        wave = (min(sms, g[0]), max(1, sms // min(sms, g[0])))
+        fn, g, b, one_per_sm = launch["fn"], launch["grid"], launch["block"], launch["one_per_sm"]
+        wave = (min(conv.sms, g[0]), max(1, conv.sms // min(conv.sms, g[0])))
         row = {"config": params, "grid": g, "block": b, "registers": fn.num_regs,
-               "static_shared": static, "dynamic_shared_one_per_sm": one_per_sm,
-               "full_ms": timed(fn, g, b, args),
-               "full_one_block_per_sm_ms": timed(fn, g, b, args, one_per_sm),
+               "static_shared": fn.shared_size_bytes, "dynamic_shared_one_per_sm": one_per_sm,
+               "full_ms": conv.median_ms(fn, g, b, conv.args),
+               "full_one_block_per_sm_ms": conv.median_ms(fn, g, b, conv.args, one_per_sm),
                "one_wave_grid": wave,
-               "one_wave_ms": timed(fn, wave, b, args, one_per_sm)}
+               "one_wave_ms": conv.median_ms(fn, wave, b, conv.args, one_per_sm)}
         results["configs"].append(row)
         print(config, {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items() if k != "config"})
     with open(out_path, "w") as f:

@@ -54,6 +54,8 @@ pub fn inputs(
         int_div: per(w.int_div),
         convert: per(w.convert - int_cvt),
         global: per(w.global() + w.local),
+        global_stores: per(w.global_store + profile.local.stores.requests.min(w.local)),
+        spill_loads: 0.0,
         shared: per(w.shared()),
         atomic: per(w.atomic),
         barrier: per(w.barrier),
@@ -97,6 +99,12 @@ pub fn inputs(
     // the L1 misses go to L2 (the spill working set is small: no DRAM bytes).
     let spill_sectors = spill * 32.0 * SPILL_BYTES_PER_ACCESS / 32.0;
     mix.global += spill;
+    let r = &profile.analysis.spills;
+    let spill_bytes = (r.load_bytes + r.store_bytes) as f64;
+    if spill_bytes > 0.0 {
+        mix.spill_loads = spill * r.load_bytes as f64 / spill_bytes;
+        mix.global_stores += spill - mix.spill_loads;
+    }
     sectors += spill_sectors;
     l2 += spill_sectors * 32.0 * warps * (1.0 - l1_hit);
     let barriers = mix.barrier.max(profile.sync.barriers_per_thread);
@@ -124,6 +132,8 @@ pub fn inputs(
             .mlp_shared
             .unwrap_or_else(|| interval(per(w.shared_load)))
             .max(1.0),
+        code_bytes: profile.analysis.spills.static_instructions as f64
+            * super::fetch::bytes_per_instruction(gpu.compute_capability.major),
     })
 }
 

@@ -18,6 +18,7 @@
 
 pub mod adapter;
 pub mod calibration;
+pub mod fetch;
 pub mod params;
 
 #[cfg(test)]
@@ -50,8 +51,15 @@ pub struct WarpMix {
     pub int_div: f64,
     /// Type conversions.
     pub convert: f64,
-    /// Global and local loads and stores (LSU, through L1).
+    /// Global and local loads and stores (LSU, through L1), register
+    /// spills included.
     pub global: f64,
+    /// The stores among `global` (spill stores included): they issue and
+    /// occupy the LSU but no warp waits for them.
+    pub global_stores: f64,
+    /// The register-spill reloads among `global`: local memory a thread
+    /// wrote shortly before, so they wait for an L1 hit, not the global mix.
+    pub spill_loads: f64,
     /// Shared-memory loads and stores (requests).
     pub shared: f64,
     /// Atomics (global or shared).
@@ -96,6 +104,9 @@ pub struct TimingInputs {
     pub mlp_global: f64,
     /// Independent shared loads a warp has in flight (>= 1).
     pub mlp_shared: f64,
+    /// Bytes of machine code of the kernel (static instructions x bytes per
+    /// instruction); 0 when unknown (docs: "Instruction fetch").
+    pub code_bytes: f64,
 }
 
 /// The limit that binds.
@@ -204,7 +215,8 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // under it): the passes beyond one per shared request replay the
     // instruction, each replay holding the dispatch like an issued one.
     let bank = warps * (inp.shared_passes - m.shared).max(0.0) / arch.shared_passes_per_clock;
-    let issue = warps * slots / arch.issue_per_clock + bank;
+    let issue =
+        warps * slots / (arch.issue_per_clock * fetch::issue_fraction(inp.code_bytes)) + bank;
     let pipe = [
         m.fp32 / arch.rate_fp32,
         m.fp64 / arch.rate_fp64,
@@ -263,7 +275,9 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     let m = &inp.mix;
     // A warp issues at most one instruction per clock, so however much
     // parallelism the code has, each instruction adds at least a cycle.
-    let step = |latency: f64, parallelism: f64| (latency / parallelism).max(1.0);
+    // Code beyond the instruction caches stretches that cycle (fetch).
+    let floor = fetch::warp_slowdown(inp.code_bytes);
+    let step = |latency: f64, parallelism: f64| (latency / parallelism).max(floor);
     let compute = m.fp32 * step(arch.lat_fp32, inp.ilp)
         + m.fp64 * step(arch.lat_fp64, inp.ilp)
         + m.sfu * step(arch.lat_sfu, inp.ilp)
@@ -280,11 +294,13 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
         + m.barrier * arch.lat_shared
 }
 
-/// The global-memory part of one warp's chain, cycles: each global access
-/// (and atomic) waits the mean global latency over the MLP, at least a cycle.
+/// The global-memory part of one warp's chain, cycles: each global load
+/// (and atomic) waits the mean global latency over the MLP, at least a
+/// cycle; a spill reload waits an L1 hit. Stores wait for nothing.
 pub fn global_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     let m = &inp.mix;
-    (m.global + m.atomic) * (global_latency(inp, arch) / inp.mlp_global).max(1.0)
+    let loads = (m.global - m.global_stores - m.spill_loads).max(0.0) + m.atomic;
+    loads * (global_latency(inp, arch) / inp.mlp_global).max(1.0) + m.spill_loads * arch.lat_l1
 }
 
 /// Check the inputs the equations divide by or weight with.

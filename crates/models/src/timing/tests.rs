@@ -61,6 +61,7 @@ fn base() -> TimingInputs {
         ilp: 1.0,
         mlp_global: 1.0,
         mlp_shared: 1.0,
+        code_bytes: 0.0,
     }
 }
 
@@ -165,6 +166,55 @@ fn low_occupancy_dependent_loads_are_latency_bound() {
     // Two independent loads in flight halve the chain: 1750.
     inp.mlp_global = 2.0;
     check(&inp, 1.75e-6 + 1e-7, Limit::Latency);
+}
+
+#[test]
+fn stores_wait_for_nothing_and_spill_reloads_wait_an_l1_hit() {
+    // One warp per SM, 10 dependent DRAM loads (chain 5000 cycles) and 10
+    // stores: the stores add issue and LSU time, not chain.
+    let mut inp = base();
+    inp.warps_per_block = 1.0;
+    inp.mix.global = 20.0;
+    inp.mix.global_stores = 10.0;
+    inp.sectors = 20.0;
+    check(&inp, 5e-6 + 1e-7, Limit::Latency);
+    // 10 of the loads are spill reloads instead: 10 x 500 + 10 x 30 (L1).
+    inp.mix.global = 30.0;
+    inp.mix.spill_loads = 10.0;
+    check(&inp, 5.3e-6 + 1e-7, Limit::Latency);
+}
+
+#[test]
+fn code_beyond_the_instruction_caches_slows_a_lone_warp_and_the_sm() {
+    // Pipes that serve each scheduler one warp instruction per clock.
+    let mut a = arch();
+    a.rate_fp32 = 4.0;
+    a.rate_int = 4.0;
+    let warps = |n: f64, code_bytes: f64| {
+        let mut inp = base();
+        inp.warps_per_block = n;
+        inp.ilp = 8.0;
+        inp.code_bytes = code_bytes;
+        inp
+    };
+    // One warp per SM, 1000 FFMA with ILP 8: one per clock, 1000 cycles;
+    // with 128 KB of code 2.4 clocks each (fetch::warp_slowdown).
+    for (code, cycles) in [(0.0, 1000.0), (131072.0, 2400.0)] {
+        let mut inp = warps(1.0, code);
+        inp.mix.fp32 = 1000.0;
+        check_on(&a, &inp, cycles * 1e-9 + 1e-7, Limit::Latency);
+    }
+    // 16 warps of 4000 integer adds: issue 16 x 4000 / 4 = 16,000 cycles
+    // (as the pipe); on 128 KB 16 x 4000 / (4 x 4.04 / 5.73) = 22,693,
+    // above the pipe and the chain (4000 x 2.4).
+    for (code, cycles) in [
+        (0.0, 16000.0),
+        (131072.0, 16.0 * 4000.0 / (4.0 * 4.04 / 5.73)),
+    ] {
+        let mut inp = warps(16.0, code);
+        inp.mix.int_add = 4000.0;
+        check_on(&a, &inp, cycles * 1e-9 + 1e-7, Limit::ComputeIssue);
+    }
 }
 
 #[test]

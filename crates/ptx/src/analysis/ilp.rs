@@ -163,11 +163,13 @@ impl Parallelism {
         // Region keys: the innermost loop, None for the function level.
         let mut keys: Vec<Option<usize>> = Vec::new();
         let mut members: Vec<Vec<&Instruction>> = Vec::new();
+        // Where a region's issue order is fixed (after a branch ptxas keeps).
+        let mut boundaries: Vec<Vec<usize>> = Vec::new();
         for (id, b) in cfg.blocks.iter().enumerate() {
             let range = insts
                 .get(b.start as usize..b.end as usize)
                 .unwrap_or_default();
-            blocks.push(block_parallelism(range));
+            blocks.push(block_parallelism(range, &[]));
             starts.push(b.start);
             let reachable = flow.is_reachable(id as BlockId);
             loop_depths.push(if reachable {
@@ -185,13 +187,21 @@ impl Parallelism {
                 None => {
                     keys.push(key);
                     members.push(Vec::new());
+                    boundaries.push(Vec::new());
                     keys.len() - 1
                 }
             };
             members[r].extend_from_slice(range);
+            if ends_in_kept_branch(cfg, &insts, id) {
+                boundaries[r].push(members[r].len());
+            }
             region_of.push(r);
         }
-        let regions = members.iter().map(|m| block_parallelism(m)).collect();
+        let regions = members
+            .iter()
+            .zip(&boundaries)
+            .map(|(m, b)| block_parallelism(m, b))
+            .collect();
         Ok(Parallelism {
             blocks,
             region_of,
@@ -249,6 +259,69 @@ impl Parallelism {
             mlp_global: sum(|b| b.global_loads, |b| b.global_path),
             mlp_shared: sum(|b| b.shared_loads, |b| b.shared_path),
         }
+    }
+}
+
+/// Whether block `b` ends in a branch that ptxas keeps as a branch, which
+/// fixes the issue order of the code around it (see [`block_parallelism`]).
+///
+/// ptxas if-converts a *hammock*: a conditional branch whose two successors
+/// meet at once, each successor being either the join itself or a block of
+/// the branch alone that goes straight to the join (a bounds check around a
+/// load and its store: `@%p bra SKIP; ld; st; SKIP:`). The unconditional
+/// branch that closes one arm of such a diamond belongs to it too. Any other
+/// branch (the exits of an unrolled loop's remainder, `@%p bra DONE` over
+/// further guarded loads) stays a branch; the SASS of Kernel Tuner's
+/// convolution shows both cases (docs/timing-model.md, "ILP and MLP").
+fn ends_in_kept_branch(cfg: &Cfg, insts: &[&Instruction], b: BlockId) -> bool {
+    let Some(block) = cfg.blocks.get(b) else {
+        return false;
+    };
+    let is_bra = |blk: &crate::analysis::cfg::BasicBlock| {
+        blk.last()
+            .and_then(|l| insts.get(l as usize))
+            .filter(|i| i.opcode == Opcode::Bra)
+    };
+    let Some(bra) = is_bra(block) else {
+        return false;
+    };
+    if bra.guard.is_some() {
+        return hammock_join(cfg, b).is_none();
+    }
+    // An unconditional branch: part of a hammock when it closes an arm.
+    let preds: Vec<BlockId> = cfg.predecessors(b).collect();
+    !matches!((preds.as_slice(), block.successors.as_slice()),
+        ([p], [join]) if hammock_join(cfg, *p) == Some(*join))
+}
+
+/// The join of the hammock that block `b`'s two successors form, if they do
+/// (see [`ends_in_kept_branch`]).
+fn hammock_join(cfg: &Cfg, b: BlockId) -> Option<BlockId> {
+    let succs = &cfg.blocks.get(b)?.successors;
+    let [s1, s2] = succs.as_slice() else {
+        return None;
+    };
+    // The block an arm leads to: itself when it is the join, else its only
+    // successor when `b` is its only predecessor.
+    let arm = |s: BlockId| -> Option<BlockId> {
+        let blk = cfg.blocks.get(s)?;
+        let only_from_b = cfg.predecessors(s).all(|p| p == b);
+        match blk.successors.as_slice() {
+            [next] if only_from_b => Some(*next),
+            _ => None,
+        }
+    };
+    // A triangle: one successor is the join and the other leads to it.
+    if arm(*s1) == Some(*s2) {
+        return Some(*s2);
+    }
+    if arm(*s2) == Some(*s1) {
+        return Some(*s1);
+    }
+    // A diamond: both lead to the same join.
+    match (arm(*s1), arm(*s2)) {
+        (Some(j1), Some(j2)) if j1 == j2 => Some(j1),
+        _ => None,
     }
 }
 
@@ -340,16 +413,33 @@ fn memory_of(inst: &Instruction) -> Memory {
     }
 }
 
-/// Critical paths of one straight-line block.
-fn block_parallelism(insts: &[&Instruction]) -> BlockParallelism {
+/// Critical paths of a run of instructions analysed together (one block,
+/// or a region as if predicated).
+///
+/// `boundaries` lists the positions (ascending) where a branch ptxas keeps
+/// stood: the warp issues in order, so no instruction after a boundary
+/// issues before every instruction ahead of it has, and an instruction
+/// issues once its operands are ready. A load after a boundary therefore
+/// waits for every load whose value was used before it (the store of a
+/// loaded value into shared memory, then the next guarded load: one global
+/// latency each), but not for loads whose values are not used yet.
+fn block_parallelism(insts: &[&Instruction], boundaries: &[usize]) -> BlockParallelism {
     // For each node: the most compute / global / shared nodes on a path
     // ending at it (itself included).
     let mut depth: Vec<[u32; 3]> = Vec::with_capacity(insts.len());
+    // The latest issue so far (the paths of every node's operands), and
+    // the floor it sets at the last boundary passed.
+    let mut issued = [0u32; 3];
+    let mut floor = [0u32; 3];
+    let mut next_boundary = boundaries.iter().peekable();
     let mut last_def: HashMap<Reg, usize> = HashMap::new();
     let mut last_store: HashMap<Memory, usize> = HashMap::new();
     let mut last_fence: Option<usize> = None;
     let mut out = BlockParallelism::default();
     for (j, inst) in insts.iter().enumerate() {
+        while next_boundary.next_if(|&&b| b <= j).is_some() {
+            floor = issued;
+        }
         let kind = node_kind(inst);
         let (defs, uses) = defs_and_uses(inst);
         let mut preds: Vec<usize> = uses
@@ -374,7 +464,7 @@ fn block_parallelism(insts: &[&Instruction]) -> BlockParallelism {
         {
             preds.push(p);
         }
-        let mut d = [0u32; 3];
+        let mut d = floor;
         if is_fence {
             // Everything before a fence precedes it.
             for k in 0..3 {
@@ -387,6 +477,9 @@ fn block_parallelism(insts: &[&Instruction]) -> BlockParallelism {
                     d[k] = d[k].max(x[k]);
                 }
             }
+        }
+        for k in 0..3 {
+            issued[k] = issued[k].max(d[k]);
         }
         match kind {
             NodeKind::Compute => {
@@ -601,6 +694,68 @@ mod tests {
         // Only one guard ever passes: 10 loads over a path of 10.
         let w = [1.0, 10.0, 10.0, 10.0, 0.0, 10.0, 1.0];
         assert!(close(p.weighted(&w).mlp_global, 1.0));
+    }
+
+    /// The remainder of a loop unrolled by 3 (as NVRTC emits it for Kernel
+    /// Tuner's convolution): each guarded load sits in a hammock (if-converted)
+    /// but the remainder's exits (`@%p1 bra DONE` with further loads behind)
+    /// stay branches.
+    const REMAINDER: &str = "mov.u32 %r1, 0;\n\
+        LOOP:\nsetp.eq.s32 %p1, %r2, 1;\n@!%p3 bra SKIP1;\n\
+        ld.global.f32 %f1, [%rd1];\nst.shared.f32 [sh], %f1;\n\
+        SKIP1:\n@%p1 bra DONE;\n\
+        @!%p2 bra SKIP2;\n\
+        ld.global.f32 %f2, [%rd1+4];\nst.shared.f32 [sh+4], %f2;\n\
+        SKIP2:\nld.global.f32 %f3, [%rd1+8];\nadd.f32 %f4, %f4, %f3;\n\
+        DONE:\nadd.s32 %r1, %r1, 1;\nsetp.lt.s32 %p3, %r1, 10;\n@%p3 bra LOOP;\nret;";
+
+    #[test]
+    fn a_kept_branch_fixes_the_issue_order_of_loads_and_their_uses() {
+        // Blocks: bb0 mov; bb1 setp, bra SKIP1 (a hammock over bb2: if-
+        // converted); bb2 ld, st; bb3 `@%p1 bra DONE` (its fall-through bb4
+        // branches on: kept); bb4 bra SKIP2 (hammock over bb5); bb5 ld, st;
+        // bb6 ld, add; bb7 add, setp, bra; bb8 ret. The store of the first
+        // load issues before the kept branch, so the loads after it issue
+        // once the first has returned: the second and third load are on a
+        // path of 2, not 1, and the region's three loads have a path of 2.
+        let p = analyse(REMAINDER);
+        assert_eq!(p.blocks.len(), 9);
+        let r = p.regions[p.region_of[2]];
+        assert_eq!(p.region_of[1], p.region_of[7]);
+        assert_eq!((r.global_loads, r.global_path), (3, 2));
+        // Without the kept branch (GUARDED above) the loads overlap fully.
+        let g = analyse(GUARDED);
+        let r = g.regions[g.region_of[2]];
+        assert_eq!((r.global_loads, r.global_path), (2, 1));
+    }
+
+    #[test]
+    fn a_load_whose_value_is_not_used_before_a_kept_branch_stays_in_flight() {
+        // As REMAINDER, but the first load's value is used only after the
+        // exit: nothing before the branch waits for it, so all three loads
+        // are in flight together.
+        let body = REMAINDER
+            .replace("st.shared.f32 [sh], %f1;\n", "")
+            .replace("add.f32 %f4, %f4, %f3;", "add.f32 %f4, %f1, %f3;");
+        let p = analyse(&body);
+        let r = p.regions[p.region_of[2]];
+        assert_eq!((r.global_loads, r.global_path), (3, 1));
+    }
+
+    #[test]
+    fn an_if_else_diamond_is_if_converted() {
+        // bb1: ld, st, `@%p1 bra ELSE`; bb2: add, `bra.uni JOIN` (closes an
+        // arm); bb3 ELSE: add; bb4 JOIN: ld, add, setp, bra. Neither branch
+        // is kept, so the second load does not wait for the first's store.
+        let body = "mov.u32 %r1, 0;\nLOOP:\nld.global.f32 %f1, [%rd1];\n\
+            st.shared.f32 [sh], %f1;\n@%p1 bra ELSE;\nadd.f32 %f2, %f2, 0f3F800000;\n\
+            bra.uni JOIN;\nELSE:\nadd.f32 %f2, %f2, 0f40000000;\n\
+            JOIN:\nld.global.f32 %f3, [%rd1+4];\nadd.s32 %r1, %r1, 1;\n\
+            setp.lt.s32 %p1, %r1, 10;\n@%p1 bra LOOP;\nret;";
+        let p = analyse(body);
+        let r = p.regions[p.region_of[1]];
+        assert_eq!(p.region_of[1], p.region_of[4]);
+        assert_eq!((r.global_loads, r.global_path), (2, 1));
     }
 
     #[test]
