@@ -49,7 +49,8 @@ pub const CONVERT_PER_CLOCK: f64 = 16.0;
 pub const LSU_LANES: f64 = 32.0;
 
 /// Load/store lanes per SM: [`LSU_LANES`], fewer where the shared memory
-/// delivers less than 4 B per LSU lane per clock (Turing: 64 B/clk, 16 lanes).
+/// delivers less than 4 B per LSU lane per clock (Turing and GA10x: 64 B/clk
+/// with 32-bit accesses, 16 lanes).
 pub fn lsu_lanes(shared_bytes_per_clock: f64) -> f64 {
     (shared_bytes_per_clock / 4.0).clamp(1.0, LSU_LANES)
 }
