@@ -24,7 +24,9 @@
 //! (`n_compute λ / ILP + n_global λ_g / MLP_g + n_shared λ_sh / MLP_s`).
 //!
 //! Blocks are then merged into regions (one per innermost loop, see
-//! [`Parallelism`]) whose instructions are analysed together. A function's
+//! [`Parallelism`]) whose instructions are analysed together, with the
+//! warp's in-order issue kept at the branches ptxas does not if-convert
+//! (`ends_in_kept_branch`). A function's
 //! figure weights each block by how often it runs:
 //! `Σ_b w_b n_b / Σ_r w_r cp_r` (total work over total critical path, so a
 //! hot serial loop dominates a cold parallel prologue). The weights are the
@@ -131,10 +133,12 @@ pub struct ParallelismEstimate {
 /// A *region* is the set of blocks whose innermost loop is the same (or no
 /// loop): one iteration of a loop body, or the straight-line code of the
 /// function around its loops. Its instructions are analysed together, in
-/// program order, as if its branches were predicated: ptxas if-converts the
+/// program order, as if its hammocks were predicated: ptxas if-converts the
 /// small guarded blocks of bounds checks (`if (x < n) a[i] = b[x]`) into
 /// predicated instructions, so the guarded loads of an unrolled loop body are
-/// in flight together even though each sits in a block of its own.
+/// in flight together even though each sits in a block of its own. Other
+/// branches stay branches and fix the issue order at their place (see
+/// `block_parallelism`).
 #[derive(Clone, Debug)]
 pub struct Parallelism {
     /// Each block alone, indexed like [`Cfg::blocks`].
