@@ -418,6 +418,8 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("launch_seconds", arch.launch_seconds);
     put("tail_seconds", tail_seconds);
     put("global_latency_cycles", global_latency(inp, arch));
+    put("global_chain_cycles", global_chain_cycles(inp, arch));
+    put("code_bytes", inp.code_bytes);
     put("l1_hit_rate", inp.l1_hit_rate);
     put("l2_hit_rate", inp.l2_hit_rate);
     put("l2_bytes", inp.l2_bytes);
