@@ -61,11 +61,12 @@ pub fn lsu_lanes(shared_bytes_per_clock: f64) -> f64 {
 /// (Kepler/Maxwell/Pascal L1/texture, Jia et al. 2018). Turing (CC 7.5) has 64:
 /// Jia et al. 2019, Table 3.2, T4 theoretical 64, measured 58.8 B/clk/SM; Ada
 /// (CC 8.9) reaches 63.7 B/clk/SM with 32-bit loads (Luo et al. 2024, Table V,
-/// RTX 4090).
+/// RTX 4090); GA10x (CC 8.6) 65.3 on an RTX 3060 (GA106; the README's summary
+/// table in YKTian-x2b/AmpereArchViaMicroBenchMark, 64 theoretical).
 pub fn default_l1_bytes_per_clock(gpu: &Gpu) -> f64 {
     let cc = &gpu.compute_capability;
     match (cc.major, cc.minor) {
-        (7, 5) | (8, 9) => 64.0,
+        (7, 5) | (8, 6) | (8, 9) => 64.0,
         (major, _) if major >= 7 => 128.0,
         _ => 64.0,
     }
