@@ -281,12 +281,8 @@ fn ends_in_kept_branch(cfg: &Cfg, insts: &[&Instruction], b: BlockId) -> bool {
     let Some(block) = cfg.blocks.get(b) else {
         return false;
     };
-    let is_bra = |blk: &crate::analysis::cfg::BasicBlock| {
-        blk.last()
-            .and_then(|l| insts.get(l as usize))
-            .filter(|i| i.opcode == Opcode::Bra)
-    };
-    let Some(bra) = is_bra(block) else {
+    let last = block.last().and_then(|l| insts.get(l as usize));
+    let Some(bra) = last.filter(|i| i.opcode == Opcode::Bra) else {
         return false;
     };
     if bra.guard.is_some() {
