@@ -28,10 +28,15 @@ Writes OUTDIR/microbench-hiding.{json,cu,sass} and prints SM clocks per
 loop iteration of one warp and warp instructions per SM clock.
 """
 
+import importlib.util
 import json
 import os
-import subprocess
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("nvcc_cubin", os.path.join(HERE, "nvcc_cubin.py"))
+nvcc_cubin = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(nvcc_cubin)
 
 ITERS = 2048
 WARPS = [1, 2, 4, 8, 12, 16, 24, 32]
@@ -128,15 +133,7 @@ def main():
     props = cp.cuda.runtime.getDeviceProperties(0)
     sms = props["multiProcessorCount"]
     cc = cp.cuda.Device(0).compute_capability
-    os.makedirs(outdir, exist_ok=True)
-    cu = os.path.join(outdir, "microbench-hiding.cu")
-    cubin = os.path.join("/tmp", "microbench-hiding.cubin")
-    with open(cu, "w") as f:
-        f.write(source())
-    subprocess.run(["nvcc", f"-arch=sm_{cc}", "-O3", "-cubin", "-o", cubin, cu], check=True)
-    sass = subprocess.run(["cuobjdump", "-sass", cubin], capture_output=True, text=True).stdout
-    with open(os.path.join(outdir, "microbench-hiding.sass"), "w") as f:
-        f.write(sass)
+    cubin = nvcc_cubin.build(outdir, "microbench-hiding", source(), cc)
     module = cp.RawModule(path=cubin)
     cf = module.get_global("cf")
     cf_host = cp.asarray(np.linspace(0.5, 1.0, 16, dtype=np.float32))

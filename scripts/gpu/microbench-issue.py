@@ -16,10 +16,15 @@ OUTDIR/microbench-issue.sass. Writes OUTDIR/microbench-issue.json and prints
 a table: warp instructions of each class per SM clock.
 """
 
+import importlib.util
 import json
 import os
-import subprocess
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("nvcc_cubin", os.path.join(HERE, "nvcc_cubin.py"))
+nvcc_cubin = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(nvcc_cubin)
 
 ITERS = 4096
 VARIANTS = {
@@ -81,15 +86,7 @@ def main():
     sms = props["multiProcessorCount"]
     cc = cp.cuda.Device(0).compute_capability
     src = HEADER + "".join(TEMPLATE.replace("NAME", "mb_" + n).replace("BODY", v[0]) for n, v in VARIANTS.items())
-    os.makedirs(outdir, exist_ok=True)
-    cu = os.path.join(outdir, "microbench-issue.cu")
-    cubin = os.path.join("/tmp", "microbench-issue.cubin")
-    with open(cu, "w") as f:
-        f.write(src)
-    subprocess.run(["nvcc", f"-arch=sm_{cc}", "-O3", "-cubin", "-o", cubin, cu], check=True)
-    sass = subprocess.run(["cuobjdump", "-sass", cubin], capture_output=True, text=True).stdout
-    with open(os.path.join(outdir, "microbench-issue.sass"), "w") as f:
-        f.write(sass)
+    cubin = nvcc_cubin.build(outdir, "microbench-issue", src, cc)
     module = cp.RawModule(path=cubin)
     cf = module.get_global("cf")
     cf_host = cp.asarray(np.linspace(0.5, 1.0, 8, dtype=np.float32))
