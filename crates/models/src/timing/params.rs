@@ -50,23 +50,30 @@ pub const LSU_LANES: f64 = 32.0;
 
 /// Load/store lanes per SM: [`LSU_LANES`], fewer where the shared memory
 /// delivers less than 4 B per LSU lane per clock (Turing and GA10x: 64 B/clk
-/// with 32-bit accesses, 16 lanes).
+/// theoretical with 32-bit accesses, 16 lanes). The catalog holds the
+/// measured rate (57.6 on the T4, 62.8 on an RTX 3060, 127.4 on the H100),
+/// a little under LSU count x 4 B, and LSU counts are powers of two, so the
+/// quotient is rounded up to one.
 pub fn lsu_lanes(shared_bytes_per_clock: f64) -> f64 {
-    (shared_bytes_per_clock / 4.0).clamp(1.0, LSU_LANES)
+    let lanes = (shared_bytes_per_clock / 4.0).clamp(1.0, LSU_LANES);
+    lanes.log2().ceil().exp2().min(LSU_LANES)
 }
 
 /// L1 bytes per clock per SM without a calibration: 128 from Volta on (Volta
 /// whitepaper; Jia et al. 2019, Table 3.2: V100 theoretical 128; the H100 PCIe
 /// gpu-cache fit gives 25218 GB/s / (114 x 1755 MHz) = 126), 64 before
-/// (Kepler/Maxwell/Pascal L1/texture, Jia et al. 2018). Turing (CC 7.5) has 64:
-/// Jia et al. 2019, Table 3.2, T4 theoretical 64, measured 58.8 B/clk/SM; Ada
-/// (CC 8.9) reaches 63.7 B/clk/SM with 32-bit loads (Luo et al. 2024, Table V,
-/// RTX 4090); GA10x (CC 8.6) 65.3 on an RTX 3060 (GA106; the README's summary
-/// table in YKTian-x2b/AmpereArchViaMicroBenchMark, 64 theoretical).
+/// (Kepler/Maxwell/Pascal L1/texture, Jia et al. 2018). Where an SM's rate
+/// was measured, the measured figure, as for every bandwidth of the model:
+/// Turing (CC 7.5) 58.8 (Jia et al. 2019, Table 3.2, T4, 64 theoretical); Ada
+/// (CC 8.9) 63.7 with 32-bit loads (Luo et al. 2024, Table V, RTX 4090);
+/// GA10x (CC 8.6) 65.3 on an RTX 3060 (GA106; the README's summary table in
+/// YKTian-x2b/AmpereArchViaMicroBenchMark, 64 theoretical).
 pub fn default_l1_bytes_per_clock(gpu: &Gpu) -> f64 {
     let cc = &gpu.compute_capability;
     match (cc.major, cc.minor) {
-        (7, 5) | (8, 6) | (8, 9) => 64.0,
+        (7, 5) => 58.8,
+        (8, 6) => 65.3,
+        (8, 9) => 63.7,
         (major, _) if major >= 7 => 128.0,
         _ => 64.0,
     }

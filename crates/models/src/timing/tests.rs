@@ -574,3 +574,22 @@ fn integer_conversions_go_to_the_integer_pipe() {
     check_integer_converts(Some(2.0), 30.0);
     check_integer_converts(Some(f64::NAN), 0.0);
 }
+
+fn check_lsu_lanes(shared_bytes_per_clock: f64, lanes: f64) {
+    let got = super::params::lsu_lanes(shared_bytes_per_clock);
+    assert_eq!(got, lanes, "{shared_bytes_per_clock} B/clk");
+}
+
+#[test]
+fn lsu_lanes_are_the_power_of_two_at_or_above_the_measured_shared_rate_over_4_bytes() {
+    // Measured rates a little under LSU count x 4 B (T4, RTX 3060, H100).
+    check_lsu_lanes(57.6, 16.0);
+    check_lsu_lanes(62.8, 16.0);
+    check_lsu_lanes(127.4, 32.0);
+    // Theoretical figures map to themselves.
+    check_lsu_lanes(64.0, 16.0);
+    check_lsu_lanes(128.0, 32.0);
+    // Never more than 32 lanes, never fewer than one.
+    check_lsu_lanes(256.0, 32.0);
+    check_lsu_lanes(0.5, 1.0);
+}
