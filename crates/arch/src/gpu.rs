@@ -367,6 +367,16 @@ impl Gpu {
         self.memory.bandwidth_gbs * 1e9
     }
 
+    /// L1 data-cache bytes per SM: the unified L1/shared array less the
+    /// shared-memory carve-out (`carveout_bytes`, as the occupancy calculator
+    /// chose it), or less the largest shared memory per SM when the carve-out
+    /// is fixed (`None`). Maxwell and Pascal have a separate 24 or 48 KB
+    /// L1/texture beside their shared memory, which the catalog's sum keeps.
+    pub fn l1_data_bytes(&self, carveout_bytes: Option<u64>) -> u64 {
+        let shared = carveout_bytes.unwrap_or(self.limits.shared_per_sm_bytes);
+        self.caches.l1_shared_per_sm_bytes.saturating_sub(shared)
+    }
+
     /// DRAM bytes per core clock cycle for the whole GPU.
     pub fn dram_bytes_per_cycle(&self) -> f64 {
         self.dram_bytes_per_second() / self.clock_hz()

@@ -28,11 +28,10 @@ pub fn cache_config(gpu: &Gpu, occ: &Occupancy) -> Option<CacheConfig> {
     if l2 == 0 {
         return None;
     }
-    let shared = occ.carveout_bytes.unwrap_or(gpu.limits.shared_per_sm_bytes);
     let mut config = CacheConfig::sm70_like(0, 0);
     let l1_unit = u64::from(config.l1.ways) * LINE;
     let l2_unit = u64::from(config.l2.ways) * LINE;
-    let l1 = gpu.caches.l1_shared_per_sm_bytes.saturating_sub(shared) / l1_unit * l1_unit;
+    let l1 = gpu.l1_data_bytes(occ.carveout_bytes) / l1_unit * l1_unit;
     let cc = gpu.compute_capability;
     config.global_loads_allocate_l1 = l1 > 0 && (cc.major == 2 || cc.major >= 7);
     // A part with no L1 left still needs a valid geometry (local memory uses it): one set.

@@ -231,6 +231,7 @@ fn resources(loaded: &LoadedSpec, use_ptxas: bool) -> (Resources, SpillInputs) {
                 store_bytes: k.spill_store_bytes,
                 load_bytes: k.spill_load_bytes,
                 static_instructions,
+                stack_frame_bytes: k.stack_frame_bytes,
             },
         ),
         None => (

@@ -433,6 +433,10 @@ pub struct SpillInputs {
     pub load_bytes: u64,
     /// PTX instructions in the entry's body (0 = unknown). Instructions.
     pub static_instructions: u64,
+    /// "N bytes stack frame": the local memory one thread's spills (and
+    /// local arrays) occupy, so the footprint that competes for L1. Bytes
+    /// per thread; 0 = none or unknown.
+    pub stack_frame_bytes: u64,
 }
 
 /// Independent work one warp has in flight, from the dependence graph of each

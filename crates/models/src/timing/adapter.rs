@@ -96,7 +96,9 @@ pub fn inputs(
     // Register spills (docs: "Register spills"): LSU instructions of one warp,
     // SPILL_BYTES_PER_ACCESS per thread, so 32 x 4 B = 4 sectors each (local
     // memory is interleaved per thread: a warp's spill access is coalesced);
-    // the L1 misses go to L2 (the spill working set is small: no DRAM bytes).
+    // the L1 misses go to L2 (no DRAM bytes: a spilled value is reloaded
+    // soon after it is stored).
+    let spill_l1_hit = spill_l1_hit_rate(profile, gpu, occ, lf.warps_per_block);
     let spill_sectors = spill * 32.0 * SPILL_BYTES_PER_ACCESS / 32.0;
     mix.global += spill;
     let r = &profile.analysis.spills;
@@ -106,7 +108,7 @@ pub fn inputs(
         mix.global_stores += spill - mix.spill_loads;
     }
     sectors += spill_sectors;
-    l2 += spill_sectors * 32.0 * warps * (1.0 - l1_hit);
+    l2 += spill_sectors * 32.0 * warps * (1.0 - spill_l1_hit);
     let barriers = mix.barrier.max(profile.sync.barriers_per_thread);
     let a = &profile.analysis.gpuperf;
     let par = &profile.analysis.parallelism;
@@ -120,6 +122,7 @@ pub fn inputs(
         sectors,
         l1_hit_rate: l1_hit,
         l2_hit_rate: l2_hit,
+        spill_l1_hit_rate: spill_l1_hit,
         l2_bytes: l2,
         dram_bytes: dram,
         ilp: par.ilp.or(a.ilp).unwrap_or(1.0).max(1.0),
@@ -156,6 +159,37 @@ pub fn spill_instructions_per_warp(profile: &KernelProfile, warps: f64) -> f64 {
     let executions_per_static =
         profile.warp_instructions.total() / warps / r.static_instructions as f64;
     bytes / SPILL_BYTES_PER_ACCESS * executions_per_static.max(0.0)
+}
+
+/// Share of the register-spill accesses that hit in L1: the L1 data bytes
+/// an SM has beside its shared memory ([`arch::Gpu::l1_data_bytes`]) over
+/// the local memory its resident threads spill to (threads x ptxas's stack
+/// frame, else its spill-store bytes), at most 1. 0 on Maxwell and Pascal
+/// (CC 5.x, 6.x), which cache local loads in L2 only (Maxwell tuning guide,
+/// section 1.4.2.1; Pascal's L1/texture follows Maxwell's). 1 without spills.
+pub fn spill_l1_hit_rate(
+    profile: &KernelProfile,
+    gpu: &Gpu,
+    occ: &Occupancy,
+    warps_per_block: f64,
+) -> f64 {
+    let r = &profile.analysis.spills;
+    let frame = if r.stack_frame_bytes > 0 {
+        r.stack_frame_bytes
+    } else {
+        r.store_bytes
+    } as f64;
+    if frame <= 0.0 {
+        return 1.0;
+    }
+    if matches!(gpu.compute_capability.major, 5 | 6) {
+        return 0.0;
+    }
+    let threads = f64::from(occ.active_blocks_per_sm).max(1.0)
+        * warps_per_block.max(1.0)
+        * f64::from(gpu.sm.warp_size.max(1));
+    let l1 = gpu.l1_data_bytes(occ.carveout_bytes) as f64;
+    (l1 / (threads * frame)).clamp(0.0, 1.0)
 }
 
 /// Predict with the bundled calibration of `gpu.id`, if there is one.

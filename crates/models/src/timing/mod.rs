@@ -94,6 +94,9 @@ pub struct TimingInputs {
     pub l1_hit_rate: f64,
     /// Fraction of the L1 misses that hit in L2, `[0, 1]`.
     pub l2_hit_rate: f64,
+    /// Fraction of the register-spill accesses that hit in L1, `[0, 1]`
+    /// (docs: "Register spills"); the rest are served by L2.
+    pub spill_l1_hit_rate: f64,
     /// Bytes between L2 and the SMs, whole kernel.
     pub l2_bytes: f64,
     /// Bytes between DRAM and L2, whole kernel.
@@ -296,11 +299,20 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
 
 /// The global-memory part of one warp's chain, cycles: each global load
 /// (and atomic) waits the mean global latency over the MLP, at least a
-/// cycle; a spill reload waits an L1 hit. Stores wait for nothing.
+/// cycle; a spill reload waits an L1 hit, or an L2 hit when the spills do
+/// not fit in L1 ([`spill_latency`]). Stores wait for nothing.
 pub fn global_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     let m = &inp.mix;
     let loads = (m.global - m.global_stores - m.spill_loads).max(0.0) + m.atomic;
-    loads * (global_latency(inp, arch) / inp.mlp_global).max(1.0) + m.spill_loads * arch.lat_l1
+    loads * (global_latency(inp, arch) / inp.mlp_global).max(1.0)
+        + m.spill_loads * spill_latency(inp, arch)
+}
+
+/// Mean latency of one spill reload, cycles: L1 for the share of the spills
+/// that fits there, L2 for the rest.
+pub fn spill_latency(inp: &TimingInputs, arch: &ArchParams) -> f64 {
+    let h = inp.spill_l1_hit_rate.clamp(0.0, 1.0);
+    h * arch.lat_l1 + (1.0 - h) * arch.lat_l2
 }
 
 /// Check the inputs the equations divide by or weight with.
@@ -422,6 +434,10 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("code_bytes", inp.code_bytes);
     put("l1_hit_rate", inp.l1_hit_rate);
     put("l2_hit_rate", inp.l2_hit_rate);
+    if inp.mix.spill_loads > 0.0 {
+        put("spill_l1_hit_rate", inp.spill_l1_hit_rate);
+        put("spill_latency_cycles", spill_latency(inp, arch));
+    }
     put("l2_bytes", inp.l2_bytes);
     put("dram_bytes", inp.dram_bytes);
     put("ilp", inp.ilp);

@@ -56,6 +56,7 @@ fn base() -> TimingInputs {
         sectors: 0.0,
         l1_hit_rate: 0.0,
         l2_hit_rate: 0.0,
+        spill_l1_hit_rate: 1.0,
         l2_bytes: 0.0,
         dram_bytes: 0.0,
         ilp: 1.0,
@@ -169,7 +170,7 @@ fn low_occupancy_dependent_loads_are_latency_bound() {
 }
 
 #[test]
-fn stores_wait_for_nothing_and_spill_reloads_wait_an_l1_hit() {
+fn stores_wait_for_nothing_and_spill_reloads_wait_an_l1_or_l2_hit() {
     // One warp per SM, 10 dependent DRAM loads (chain 5000 cycles) and 10
     // stores: the stores add issue and LSU time, not chain.
     let mut inp = base();
@@ -182,6 +183,12 @@ fn stores_wait_for_nothing_and_spill_reloads_wait_an_l1_hit() {
     inp.mix.global = 30.0;
     inp.mix.spill_loads = 10.0;
     check(&inp, 5.3e-6 + 1e-7, Limit::Latency);
+    // Half the spills fit in L1: 10 x (0.5 x 30 + 0.5 x 200) = 1150 cycles.
+    inp.spill_l1_hit_rate = 0.5;
+    check(&inp, 6.15e-6 + 1e-7, Limit::Latency);
+    // None fit: 10 x 200 (L2).
+    inp.spill_l1_hit_rate = 0.0;
+    check(&inp, 7e-6 + 1e-7, Limit::Latency);
 }
 
 #[test]
@@ -505,9 +512,10 @@ fn adapter_reads_counts_per_warp_and_bank_passes() {
     assert_eq!(inp.mlp_shared, 25.0);
 }
 
-/// Adapter inputs of `p` on a V100 at 256 threads, 32 registers per thread.
-fn v100_inputs(p: &KernelProfile) -> TimingInputs {
-    let gpu = match Catalog::bundled().and_then(|c| c.get("tesla-v100-sxm2-16gb").cloned()) {
+/// A catalog GPU and its occupancy for the [`profile`] kernel: 256 threads,
+/// 32 registers per thread, 4 KB of shared memory per block.
+fn gpu_and_occupancy(gpu_id: &str) -> (arch::Gpu, arch::Occupancy) {
+    let gpu = match Catalog::bundled().and_then(|c| c.get(gpu_id).cloned()) {
         Ok(g) => g,
         Err(e) => panic!("{e}"),
     };
@@ -516,10 +524,15 @@ fn v100_inputs(p: &KernelProfile) -> TimingInputs {
         registers_per_thread: 32,
         shared_per_block_bytes: 4096,
     };
-    let occ = match occupancy(&gpu, &input) {
-        Ok(o) => o,
+    match occupancy(&gpu, &input) {
+        Ok(o) => (gpu, o),
         Err(e) => panic!("{e}"),
-    };
+    }
+}
+
+/// Adapter inputs of `p` on a V100 at 256 threads, 32 registers per thread.
+fn v100_inputs(p: &KernelProfile) -> TimingInputs {
+    let (gpu, occ) = gpu_and_occupancy("tesla-v100-sxm2-16gb");
     match adapter::inputs(p, &gpu, &occ) {
         Ok(i) => i,
         Err(e) => panic!("{e}"),
@@ -592,4 +605,32 @@ fn lsu_lanes_are_the_power_of_two_at_or_above_the_measured_shared_rate_over_4_by
     // Never more than 32 lanes, never fewer than one.
     check_lsu_lanes(256.0, 32.0);
     check_lsu_lanes(0.5, 1.0);
+}
+
+/// The spill L1 hit rate of the [`profile`] kernel on `gpu_id` with the
+/// given ptxas figures.
+fn check_spill_hits(gpu_id: &str, stack_frame: u64, spill_stores: u64, expected: f64) {
+    let (gpu, occ) = gpu_and_occupancy(gpu_id);
+    let mut p = profile(160, 100.0, 4.0, 0.0, 0.0);
+    p.analysis.spills.stack_frame_bytes = stack_frame;
+    p.analysis.spills.store_bytes = spill_stores;
+    let got = adapter::spill_l1_hit_rate(&p, &gpu, &occ, 8.0);
+    assert_eq!(
+        got, expected,
+        "{gpu_id} frame {stack_frame} stores {spill_stores}"
+    );
+}
+
+#[test]
+fn spills_hit_l1_as_far_as_the_resident_threads_frames_fit_in_it() {
+    // V100: 8 blocks of 256 threads resident (2048 threads); 4 KB of shared
+    // per block takes the 32 KB carve-out, leaving 128 - 32 = 96 KB of L1.
+    let v100 = "tesla-v100-sxm2-16gb";
+    check_spill_hits(v100, 0, 0, 1.0); // no spills
+    check_spill_hits(v100, 48, 48, 1.0); // 2048 x 48 B = 96 KB: all fit
+    check_spill_hits(v100, 96, 40, 0.5); // 192 KB: half; the frame decides
+    check_spill_hits(v100, 0, 192, 0.25); // no frame: the spill stores
+    // Maxwell and Pascal cache local loads in L2 only.
+    check_spill_hits("tesla-p100-pcie-16gb", 8, 8, 0.0);
+    check_spill_hits("geforce-gtx-titan-x-maxwell", 8, 8, 0.0);
 }
