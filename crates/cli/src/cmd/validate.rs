@@ -11,7 +11,8 @@
 //! failures (measured as failed, and those ptxperf could not run, apart).
 //!
 //! Submodules: [`score`] (the join and the figures, pure), [`runner`]
-//! (parallel, deterministic), [`engine`] (the real predictor), [`ptx_cache`],
+//! (parallel, deterministic), [`engine`] (the real predictor), [`replay`]
+//! (the models on saved profiles, `--profiles`), [`ptx_cache`],
 //! [`plot`] (SVG scatters), [`render`] (table, JSON, Markdown).
 
 #[cfg(test)]
@@ -21,6 +22,7 @@ pub(crate) mod launch_spec;
 mod plot;
 pub(crate) mod ptx_cache;
 mod render;
+mod replay;
 mod runner;
 mod score;
 
@@ -76,6 +78,15 @@ pub struct Args {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Save each configuration's profile (and PTX) to DIR/<gpu>/ for
+    /// --profiles (default: $PTXPERF_VALIDATE_DUMP, if set).
+    #[arg(long, value_name = "DIR", conflicts_with = "profiles")]
+    pub save_profiles: Option<PathBuf>,
+    /// Rescore saved profiles instead of compiling and emulating: read each
+    /// configuration's profile from DIR/<gpu>/, where --save-profiles DIR
+    /// put it (same GPU, same sample); for scoring a model change in seconds.
+    #[arg(long, value_name = "DIR")]
+    pub profiles: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -146,7 +157,12 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         (None, false) => Some(ptx_cache::default_dir()),
     };
     let cache = ptx_cache::PtxCache::open(cache_dir.as_deref()).map_err(CliError::user)?;
-    let engine = engine::Engine::new(&gpu, args.sample_ctas, models.clone(), cache);
+    let save_profiles = args.save_profiles.clone().or_else(|| {
+        std::env::var_os("PTXPERF_VALIDATE_DUMP")
+            .filter(|d| !d.is_empty() && args.profiles.is_none())
+            .map(PathBuf::from)
+    });
+    let engine = engine::Engine::new(&gpu, args.sample_ctas, models.clone(), cache, save_profiles);
 
     let total = dataset.rows.len();
     let indices = sample_indices(total, args.sample.unwrap_or(total), args.seed);
@@ -154,7 +170,15 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let bar = progress_bar(indices.len() as u64, args.quiet);
-    let run = runner::run_configurations(&dataset, &experiment, &indices, &engine, jobs, &|| {
+    let replay = args
+        .profiles
+        .as_ref()
+        .map(|dir| replay::Replay::new(dir.clone(), &gpu, models.clone()));
+    let predictor: &dyn runner::Predictor = match &replay {
+        Some(r) => r,
+        None => &engine,
+    };
+    let run = runner::run_configurations(&dataset, &experiment, &indices, predictor, jobs, &|| {
         bar.inc(1)
     })
     .map_err(CliError::user)?;
@@ -174,6 +198,7 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         sample: args.sample,
         seed: args.seed,
         sample_ctas: args.sample_ctas,
+        profiles: args.profiles.as_ref().map(|d| d.display().to_string()),
         jobs,
         elapsed_s: run.elapsed.as_secs_f64(),
         ptx_cache_hits,

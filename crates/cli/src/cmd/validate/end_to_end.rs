@@ -122,6 +122,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     std::fs::write(&small_source, small_kernel).expect("write kernel");
     std::fs::write(&data, kt_cache()).expect("write data");
 
+    let saved = dir.join("profiles");
     let args = |jobs: usize, cache: &str| Args {
         experiment: experiment.clone(),
         data: data.clone(),
@@ -137,6 +138,8 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         cache: Some(dir.join(cache)),
         no_cache: false,
         quiet: true,
+        save_profiles: (jobs == 1).then(|| saved.clone()),
+        profiles: None,
     };
     let one = match evaluate(&args(1, "ptx")) {
         Ok(ev) => ev,
@@ -174,5 +177,34 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     assert_eq!(two.summary.ptx_compiled, 0);
     assert_eq!(two.summary.ptx_cache_hits, 4);
     assert_eq!(two.outcomes, one.outcomes);
+
+    // The profiles the first run saved, rescored: the same outcomes, with no
+    // PTX cache (nothing is compiled or emulated).
+    let mut replay = args(2, "no-such-cache");
+    replay.save_profiles = None;
+    replay.profiles = Some(saved.clone());
+    replay.no_cache = true;
+    replay.cache = None;
+    let three = match evaluate(&replay) {
+        Ok(ev) => ev,
+        Err(e) => panic!("rescoring the saved profiles failed: {e}"),
+    };
+    assert_eq!(
+        (three.summary.ptx_compiled, three.summary.ptx_cache_hits),
+        (0, 0)
+    );
+    assert_eq!(three.outcomes, one.outcomes);
+    // A folder without them: every configuration fails, and says why.
+    replay.profiles = Some(dir.join("empty"));
+    let four = match evaluate(&replay) {
+        Ok(ev) => ev,
+        Err(e) => panic!("an empty profile folder is not a run error: {e}"),
+    };
+    for o in four.outcomes.iter().filter(|o| o.measured_ms.is_some()) {
+        match &o.attempt {
+            Attempt::Failed(why) => assert!(why.contains("no saved profile"), "{why}"),
+            other => panic!("configuration {} without a profile: {other:?}", o.index),
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

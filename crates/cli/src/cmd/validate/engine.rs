@@ -2,7 +2,7 @@
 //! compiled (its define prefix and the loop_unroll_factor rule) -> PTX
 //! (NVRTC, cached on disk) -> emulation of a few CTAs -> every model.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use arch::Gpu;
@@ -28,13 +28,21 @@ pub struct Engine {
     sample_ctas: u64,
     models: Vec<String>,
     cache: PtxCache,
+    /// Where each configuration's profile and PTX are saved (`--save-profiles`).
+    save_profiles: Option<PathBuf>,
     /// Opened on first use, so a run whose configurations are all cached
     /// (or all measured as failed) needs no NVRTC.
     compiler: Mutex<Option<std::sync::Arc<Compiler>>>,
 }
 
 impl Engine {
-    pub fn new(gpu: &Gpu, sample_ctas: u64, models: Vec<String>, cache: PtxCache) -> Engine {
+    pub fn new(
+        gpu: &Gpu,
+        sample_ctas: u64,
+        models: Vec<String>,
+        cache: PtxCache,
+        save_profiles: Option<PathBuf>,
+    ) -> Engine {
         let cc = gpu.compute_capability;
         let (major, minor) = if (cc.major, cc.minor) < OLDEST_ARCH {
             OLDEST_ARCH
@@ -47,6 +55,7 @@ impl Engine {
             sample_ctas,
             models,
             cache,
+            save_profiles,
             compiler: Mutex::new(None),
         }
     }
@@ -112,15 +121,32 @@ impl Engine {
     }
 }
 
-/// Diagnostics for model work: with `PTXPERF_VALIDATE_DUMP=DIR` set, each
-/// configuration's profile is written to `DIR/<gpu>/<defines>.toml`, so that
-/// `ptxperf predict --profile` can rescore a model without re-emulating, and
-/// its PTX beside it (`<defines>.ptx`), for looking at what ptxas makes of it.
-/// Best effort: a write that fails is skipped (it never changes the figures).
-fn dump_profile(gpu: &str, launch: &Launch, ptx: &str, profile: &profile::KernelProfile) {
-    let Some(dir) = std::env::var_os("PTXPERF_VALIDATE_DUMP") else {
-        return;
-    };
+/// For model work (`--save-profiles DIR`, or `PTXPERF_VALIDATE_DUMP=DIR`):
+/// each configuration's profile is written to `DIR/<gpu>/<defines>.toml`, so
+/// that `validate --profiles DIR` (or `predict --profile`) can rescore the
+/// models without re-emulating, and its PTX beside it (`<defines>.ptx`), for
+/// looking at what ptxas makes of it. Best effort: a write that fails is
+/// skipped (it never changes the figures).
+fn save_profile(
+    dir: &Path,
+    gpu: &str,
+    launch: &Launch,
+    ptx: &str,
+    profile: &profile::KernelProfile,
+) {
+    let name = profile_file_stem(launch);
+    let dir = dir.join(gpu);
+    if let Ok(text) = toml::to_string(profile)
+        && std::fs::create_dir_all(&dir).is_ok()
+    {
+        let _ = std::fs::write(dir.join(format!("{name}.toml")), text);
+        let _ = std::fs::write(dir.join(format!("{name}.ptx")), ptx);
+    }
+}
+
+/// The file name (without extension) of a configuration's saved profile:
+/// its defines as `name=value`, comma-separated, other characters as `_`.
+pub fn profile_file_stem(launch: &Launch) -> String {
     let name: Vec<String> = launch
         .defines
         .iter()
@@ -132,8 +158,7 @@ fn dump_profile(gpu: &str, launch: &Launch, ptx: &str, profile: &profile::Kernel
             validate::Define::DropUnrollPragma { name } => format!("{name}=0"),
         })
         .collect();
-    let name: String = name
-        .join(",")
+    name.join(",")
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "=,._-".contains(c) {
@@ -142,14 +167,7 @@ fn dump_profile(gpu: &str, launch: &Launch, ptx: &str, profile: &profile::Kernel
                 '_'
             }
         })
-        .collect();
-    let dir = Path::new(&dir).join(gpu);
-    if let Ok(text) = toml::to_string(profile)
-        && std::fs::create_dir_all(&dir).is_ok()
-    {
-        let _ = std::fs::write(dir.join(format!("{name}.toml")), text);
-        let _ = std::fs::write(dir.join(format!("{name}.ptx")), ptx);
-    }
+        .collect()
 }
 
 fn first_line(s: &str) -> String {
@@ -172,23 +190,34 @@ impl Predictor for Engine {
         };
         let profiled = pipeline::profile(&loaded, &opts)
             .map_err(|e| format!("emulation: {}", first_line(&e.to_string())))?;
-        dump_profile(&self.gpu.id, launch, &ptx, &profiled.profile);
-        // One model at a time, so one model's refusal does not hide the others.
-        Ok(self
-            .models
-            .iter()
-            .map(|name| {
-                let one = std::slice::from_ref(name);
-                let time = pipeline::predict(&profiled, &self.gpu, one)
-                    .map_err(|e| first_line(&e.to_string()))
-                    .and_then(|p| {
-                        p.predictions
-                            .first()
-                            .map(|pr| pr.seconds * 1e3)
-                            .ok_or_else(|| "no prediction".to_string())
-                    });
-                (name.clone(), time)
-            })
-            .collect())
+        if let Some(dir) = &self.save_profiles {
+            save_profile(dir, &self.gpu.id, launch, &ptx, &profiled.profile);
+        }
+        Ok(model_times(&self.models, |one| {
+            pipeline::predict(&profiled, &self.gpu, one)
+        }))
     }
+}
+
+/// Each model's time in milliseconds from `predict` (a prediction of the
+/// models named), one model at a time, so one model's refusal does not hide
+/// the others.
+pub fn model_times(
+    models: &[String],
+    predict: impl Fn(&[String]) -> Result<pipeline::Predictions, pipeline::PipelineError>,
+) -> ModelTimes {
+    models
+        .iter()
+        .map(|name| {
+            let time = predict(std::slice::from_ref(name))
+                .map_err(|e| first_line(&e.to_string()))
+                .and_then(|p| {
+                    p.predictions
+                        .first()
+                        .map(|pr| pr.seconds * 1e3)
+                        .ok_or_else(|| "no prediction".to_string())
+                });
+            (name.clone(), time)
+        })
+        .collect()
 }

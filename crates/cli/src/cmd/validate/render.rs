@@ -32,6 +32,8 @@ pub struct Summary {
     pub sample: Option<usize>,
     pub seed: u64,
     pub sample_ctas: u64,
+    /// The folder the profiles were rescored from (`--profiles`), if any.
+    pub profiles: Option<String>,
     pub jobs: usize,
     pub elapsed_s: f64,
     /// PTX compilations served from the cache, and those compiled.
@@ -108,11 +110,16 @@ fn header_lines(sum: &Summary) -> Vec<String> {
         format!("GPU model: {}", sum.gpu),
         format!("configurations: {sample}"),
         measured_line(sum.measured.as_ref()),
-        format!(
-            "CTAs emulated per configuration: {} spread over the grid, up to {} where they disagree (extrapolated to the grid)",
-            sum.sample_ctas,
-            sum.sample_ctas.saturating_mul(pipeline::SAMPLING_GROWTH)
-        ),
+        match &sum.profiles {
+            Some(dir) => {
+                format!("profiles: rescored from {dir} (saved by an earlier run; nothing emulated)")
+            }
+            None => format!(
+                "CTAs emulated per configuration: {} spread over the grid, up to {} where they disagree (extrapolated to the grid)",
+                sum.sample_ctas,
+                sum.sample_ctas.saturating_mul(pipeline::SAMPLING_GROWTH)
+            ),
+        },
         format!(
             "wall time: {:.1} s with {} job(s); PTX: {} compiled, {} from the cache",
             sum.elapsed_s, sum.jobs, sum.ptx_compiled, sum.ptx_cache_hits
@@ -256,6 +263,7 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
         "sampled": sum.sampled,
         "seed": sum.seed,
         "sample_ctas": sum.sample_ctas,
+        "profiles": sum.profiles,
         "jobs": sum.jobs,
         "elapsed_seconds": sum.elapsed_s,
         "measured": sum.measured.as_ref().map(|m| json!({
@@ -339,6 +347,7 @@ mod tests {
             sample: Some(3),
             seed: 1,
             sample_ctas: 4,
+            profiles: None,
             jobs: 2,
             elapsed_s: 1.0,
             ptx_cache_hits: 1,

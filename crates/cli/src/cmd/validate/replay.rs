@@ -1,0 +1,53 @@
+//! Rescoring saved profiles (`--profiles DIR`): the predictor reads the
+//! profile `PTXPERF_VALIDATE_DUMP=DIR` saved for each configuration
+//! (`DIR/<gpu>/<defines>.toml`) and runs the models on it, with no NVRTC and
+//! no emulation. A model change can so be scored on the same profiles in
+//! seconds; the profiles must have been saved for the same GPU (the cache
+//! model's figures and the ptxas registers are the GPU's).
+
+use std::path::PathBuf;
+
+use arch::Gpu;
+use profile::KernelProfile;
+use validate::Launch;
+
+use super::engine::{model_times, profile_file_stem};
+use super::runner::{ModelTimes, Predictor};
+
+pub struct Replay {
+    dir: PathBuf,
+    gpu: Gpu,
+    models: Vec<String>,
+}
+
+impl Replay {
+    /// Profiles of `gpu` under `dir/<gpu id>/`.
+    pub fn new(dir: PathBuf, gpu: &Gpu, models: Vec<String>) -> Replay {
+        Replay {
+            dir: dir.join(&gpu.id),
+            gpu: gpu.clone(),
+            models,
+        }
+    }
+
+    fn profile(&self, launch: &Launch) -> Result<KernelProfile, String> {
+        let path = self.dir.join(format!("{}.toml", profile_file_stem(launch)));
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "{}: no saved profile ({e}); save them with PTXPERF_VALIDATE_DUMP",
+                path.display()
+            )
+        })?;
+        KernelProfile::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+impl Predictor for Replay {
+    /// As [`super::engine::Engine`] predicts once it has the profile.
+    fn predict(&self, launch: &Launch) -> Result<ModelTimes, String> {
+        let profile = self.profile(launch)?;
+        Ok(model_times(&self.models, |one| {
+            pipeline::predict_profile(&profile, &self.gpu, one)
+        }))
+    }
+}
