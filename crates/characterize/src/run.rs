@@ -1,7 +1,7 @@
 //! Characterize a launch: run the emulator with a [`Collector`] and turn the
 //! counts into a [`Characterization`], for one reconvergence policy or both.
 
-use emu::exec::{CtaSelection, LaunchOptions, launch};
+use emu::exec::{CtaSelection, LaunchOptions, launch, launch_ctas};
 use emu::observer::{BarrierEvent, BranchEvent, MemEvent, NoObserver, Observer, Site};
 use emu::simt::Mask;
 use emu::simt::stack::Policy;
@@ -35,6 +35,10 @@ pub struct Options {
     pub sample_ctas: Option<u64>,
     /// Watch exactly these CTAs (linear ids); overrides `sample_ctas`.
     pub watch_ctas: Option<Vec<u32>>,
+    /// Run and watch only these CTAs (linear ids) and extrapolate from them
+    /// as from `sample_ctas` (a sample the caller chose, e.g. stratified into
+    /// idle and busy CTAs); overrides `sample_ctas` and `watch_ctas`.
+    pub run_ctas: Option<Vec<u32>>,
 }
 
 impl Default for Options {
@@ -43,6 +47,7 @@ impl Default for Options {
             policy: Policy::Ipdom,
             sample_ctas: None,
             watch_ctas: None,
+            run_ctas: None,
         }
     }
 }
@@ -118,10 +123,10 @@ pub fn characterize_with<O: Observer>(
     let threads = spec.threads_per_cta();
     let threads = u32::try_from(threads)
         .map_err(|_| CharacterizeError::Launch(format!("{threads} threads per CTA")))?;
-    let sample = match (&opts.watch_ctas, opts.sample_ctas) {
-        (Some(ctas), _) => Sample::explicit(spec.ctas(), ctas),
-        (None, Some(k)) => Sample::spread(spec.grid, k),
-        (None, None) => Sample::full(spec.ctas()),
+    let sample = match (&opts.run_ctas, &opts.watch_ctas, opts.sample_ctas) {
+        (Some(ctas), _, _) | (None, Some(ctas), _) => Sample::explicit(spec.ctas(), ctas),
+        (None, None, Some(k)) => Sample::spread(spec.grid, k),
+        (None, None, None) => Sample::full(spec.ctas()),
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
     let mut collector = Collector::new(&table, threads, watch);
@@ -142,8 +147,19 @@ pub fn characterize_with<O: Observer>(
         first: &mut collector,
         second: extra,
     };
-    launch(module, text, file, spec, launch_opts, &mut tee)
-        .map_err(|f| CharacterizeError::Fault(f.into()))?;
+    match &opts.run_ctas {
+        Some(_) => launch_ctas(
+            module,
+            text,
+            file,
+            spec,
+            launch_opts,
+            &sample.ctas,
+            &mut tee,
+        ),
+        None => launch(module, text, file, spec, launch_opts, &mut tee),
+    }
+    .map_err(|f| CharacterizeError::Fault(f.into()))?;
     let kernel = match ptx::analysis::find_kernel(module, &spec.kernel) {
         ptx::analysis::KernelLookup::Found(h) => module
             .functions

@@ -59,6 +59,7 @@ fn coalescing_kernel_every_stride() {
     for stride in 1..=32u64 {
         let opts = Options {
             watch_ctas: Some(vec![0, 1, 2]),
+            run_ctas: None,
             ..Options::default()
         };
         let c = characterize_with("coalescing", &[("STRIDE", stride.to_string())], opts);

@@ -124,3 +124,87 @@ fn a_spread_sample_runs_only_its_ctas() {
     let r = run_with("map", &s, opts).expect("sampled run");
     assert_eq!(r.stats.ctas, 2);
 }
+
+/// map with n = 256: CTAs 0 and 1 (128 threads each) map one element per
+/// thread; CTAs 2 to 7 find their first index past n and exit.
+fn guarded_map() -> (ptx::Module, String, String, emu::spec::LaunchSpec) {
+    let s = spec("map", &[("N", "256")]);
+    let (text, file) = ptx("map");
+    let module = ptx::parse(&file, &text).expect("map parses");
+    (module, text, file, s)
+}
+
+#[test]
+fn a_listed_subset_runs_exactly_those_ctas() {
+    let (module, text, file, s) = guarded_map();
+    let run_ids = |ids: &[u32]| {
+        emu::exec::launch_ctas(
+            &module,
+            &text,
+            &file,
+            &s,
+            LaunchOptions::default(),
+            ids,
+            &mut emu::observer::NoObserver,
+        )
+        .expect("subset run")
+    };
+    let both = run_ids(&[1, 6, 99]);
+    assert_eq!(both.stats.ctas, 2, "id 99 is past the 8-CTA grid");
+    let (one, six) = (run_ids(&[1]), run_ids(&[6]));
+    assert_eq!(
+        both.stats.warp_instructions,
+        one.stats.warp_instructions + six.stats.warp_instructions
+    );
+    assert!(one.stats.warp_instructions > six.stats.warp_instructions);
+    // Only CTA 1's elements (128..256) are written.
+    let full = run("map", &[("N", "256")]);
+    let out = f32s(&both.buffers.iter().find(|b| b.name == "out").unwrap().bytes);
+    let want = f32s(&full.buffers.iter().find(|b| b.name == "out").unwrap().bytes);
+    for (i, (&o, &w)) in out.iter().zip(&want).enumerate() {
+        if (128..256).contains(&i) {
+            assert_eq!(o.to_bits(), w.to_bits(), "out[{i}]");
+        } else {
+            assert_eq!(o, 0.0, "out[{i}] belongs to CTA 0, which did not run");
+        }
+    }
+}
+
+#[test]
+fn a_probe_tells_ctas_that_exit_at_once_from_those_that_work() {
+    let (module, text, file, s) = guarded_map();
+    let per_warp = |id: u32| {
+        let r = emu::exec::launch_ctas(
+            &module,
+            &text,
+            &file,
+            &s,
+            LaunchOptions::default(),
+            &[id],
+            &mut emu::observer::NoObserver,
+        )
+        .expect("one CTA");
+        r.stats.warp_instructions / r.stats.warps
+    };
+    let (idle, busy) = (per_warp(5), per_warp(0));
+    assert!(idle < busy, "idle {idle}, busy {busy}");
+    let probe = |fuel: u64| {
+        emu::exec::probe_ctas(
+            &module,
+            &text,
+            &file,
+            &s,
+            emu::simt::stack::Policy::Ipdom,
+            &[0, 1, 2, 5, 7, 8],
+            fuel,
+        )
+        .expect("probe")
+    };
+    // A budget of exactly the idle CTAs' instructions per warp lets them
+    // finish; id 8 is past the grid.
+    let (i, b) = (Some(idle * 4), None);
+    assert_eq!(probe(idle), [b, b, i, i, i, Some(0)]);
+    let all = Some(busy * 4);
+    assert_eq!(probe(busy), [all, all, i, i, i, Some(0)]);
+    assert_eq!(probe(idle - 1), [b, b, b, b, b, Some(0)]);
+}

@@ -36,6 +36,7 @@ pub mod load;
 pub mod predict;
 pub mod registers;
 pub mod run;
+pub mod sampling;
 pub mod trace;
 
 pub use error::PipelineError;
@@ -45,6 +46,7 @@ pub use load::{
 };
 pub use predict::{Predictions, default_models, occupancy_for, predict, predict_profile};
 pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile};
+pub use sampling::{PROBE_CTAS, PROBE_FUEL};
 
 /// The reconvergence policies of the emulator, re-exported for callers of [`Options`].
 pub use emu::simt::stack::Policy;

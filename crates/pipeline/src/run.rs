@@ -15,6 +15,7 @@ use crate::error::PipelineError;
 use crate::load::LoadedSpec;
 use crate::predict::occupancy_for;
 use crate::registers::{estimate_registers, integer_convert_fraction, ptxas_kernel};
+use crate::sampling;
 use crate::trace::TraceRecorder;
 
 /// How to profile.
@@ -25,7 +26,8 @@ pub struct Options {
     /// Emulate and count only this many CTAs, spread over the grid, and
     /// extrapolate (None: all). When the sampled CTAs disagree so much that
     /// the extrapolated total is uncertain by more than [`SAMPLING_TARGET`],
-    /// the sample grows fourfold, up to [`SAMPLING_GROWTH`] times this many.
+    /// the sample grows or is stratified ([`crate::sampling`]), to at most
+    /// [`SAMPLING_GROWTH`] times this many CTAs that do work.
     pub sample_ctas: Option<u64>,
     /// Run the cache model for this GPU now (it can also be run later, per GPU,
     /// by [`crate::predict`], from the recorded trace).
@@ -78,31 +80,14 @@ pub const SAMPLING_GROWTH: u64 = 16;
 
 /// Emulate `loaded` and profile it (see [`Options`]).
 ///
-/// A sampled run whose CTAs differ a lot (a grid with CTAs past the data that
-/// exit at once, or CTAs with more work than others) is run again with four
-/// times as many CTAs until the estimate's relative standard error is at most
-/// [`SAMPLING_TARGET`] or the sample has grown [`SAMPLING_GROWTH`] times.
-/// CTAs that exit at once cost nothing to emulate, so the larger sample costs
-/// about as much as the CTAs that do work.
+/// A sampled run whose CTAs differ a lot is run again on a larger or a
+/// stratified sample ([`crate::sampling`]): until the estimate's relative
+/// standard error is at most [`SAMPLING_TARGET`], within a budget of
+/// [`SAMPLING_GROWTH`] times the CTAs asked for.
 pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, PipelineError> {
     let run = match opts.sample_ctas {
-        None => emulate(loaded, opts)?,
-        Some(k0) => {
-            let (k0, total) = (k0.max(1), loaded.spec.ctas());
-            let mut k = k0;
-            loop {
-                let once = Options {
-                    sample_ctas: Some(k),
-                    ..opts.clone()
-                };
-                let run = emulate(loaded, &once)?;
-                let settled = run.characterization.sampling_error <= SAMPLING_TARGET;
-                if settled || k >= total || k >= k0 * SAMPLING_GROWTH {
-                    break run;
-                }
-                k = (k * 4).min(k0 * SAMPLING_GROWTH);
-            }
-        }
+        None => emulate(loaded, opts, &Plan::Full)?,
+        Some(k0) => sampling::sampled_run(loaded, opts, k0)?,
     };
     // What does not depend on the sample (ptxas, the static analyses, the
     // cache model) is done once, on the final run.
@@ -127,25 +112,45 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
     Ok(profiled)
 }
 
+/// Which CTAs one emulation runs.
+pub(crate) enum Plan {
+    /// Every CTA.
+    Full,
+    /// This many, spread over the grid ([`Sample::spread`]).
+    Spread(u64),
+    /// Exactly these (linear ids), extrapolated as a sample.
+    Ctas(Vec<u32>),
+}
+
 /// One emulation: the characterization and the memory trace.
-struct Emulated {
-    characterization: Characterization,
+pub(crate) struct Emulated {
+    pub(crate) characterization: Characterization,
     trace: Option<Arc<cachesim::Trace>>,
     trace_note: Option<String>,
     trace_weight: f64,
 }
 
-/// Emulate with the sample of `opts` as it is.
-fn emulate(loaded: &LoadedSpec, opts: &Options) -> Result<Emulated, PipelineError> {
+/// Emulate the CTAs of `plan` (`opts.sample_ctas` is not read).
+pub(crate) fn emulate(
+    loaded: &LoadedSpec,
+    opts: &Options,
+    plan: &Plan,
+) -> Result<Emulated, PipelineError> {
     let spec = &loaded.spec;
-    let copts = characterize::Options {
+    let mut copts = characterize::Options {
         policy: opts.policy,
-        sample_ctas: opts.sample_ctas,
-        watch_ctas: None,
+        ..Default::default()
     };
-    let sample = match opts.sample_ctas {
-        Some(k) => Sample::spread(spec.grid, k),
-        None => Sample::full(spec.ctas()),
+    let sample = match plan {
+        Plan::Full => Sample::full(spec.ctas()),
+        Plan::Spread(k) => {
+            copts.sample_ctas = Some(*k);
+            Sample::spread(spec.grid, *k)
+        }
+        Plan::Ctas(ids) => {
+            copts.run_ctas = Some(ids.clone());
+            Sample::explicit(spec.ctas(), ids)
+        }
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
     let mut recorder = TraceRecorder::new(watch);

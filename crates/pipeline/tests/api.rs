@@ -477,3 +477,39 @@ fn sampling_finds_the_busy_rows_of_a_grid_taller_than_its_data() {
     );
     assert!(sampled.characterization.ctas_emulated > 4);
 }
+
+#[test]
+fn a_stratified_sample_takes_the_busy_share_from_the_probe() {
+    // 64 x 100 CTAs with rows 0 to 6 busy: 448 of 6,400 (7 %). A spread
+    // sample grown to 64 CTAs catches 4 or 5 of them, so its busy share is
+    // off by up to a fifth; the probe of 4 x 1024 CTAs resolves it, and the
+    // sample holds 16 busy CTAs and idle ones in the probe's proportion.
+    let text = "source = \"rows.ptx\"\nkernel = \"row_guarded\"\ngrid = [64, 100, 1]\nblock = [32, 1, 1]\n\n\
+         [[arg]]\nname = \"x\"\ntype = \"f32*\"\nlen = 14336\ninit = \"iota\"\n\n\
+         [[arg]]\nname = \"rows\"\ntype = \"u32\"\nvalue = 7\n";
+    let (full, sampled) = full_and_sampled("rows.toml", text, ROW_GUARDED_PTX, 4);
+    assert_eq!(full.profile.global.loads.requests, 448.0);
+    let (s, f) = (
+        sampled.profile.global.loads.requests,
+        full.profile.global.loads.requests,
+    );
+    assert!((s - f).abs() <= 0.02 * f, "sampled {s} vs full {f}");
+    let c = &sampled.characterization;
+    let busy = c
+        .cta_instructions
+        .iter()
+        .filter(|&&(id, _)| id < 7 * 64)
+        .count();
+    assert_eq!(busy, 16, "busy CTAs emulated");
+    assert!(
+        c.ctas_emulated > 16 * 10,
+        "{} CTAs emulated",
+        c.ctas_emulated
+    );
+    // Every busy CTA does the same work: the estimate is settled.
+    assert!(
+        c.sampling_error <= pipeline::SAMPLING_TARGET,
+        "{}",
+        c.sampling_error
+    );
+}

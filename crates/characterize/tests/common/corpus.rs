@@ -59,6 +59,7 @@ pub fn characterize(
             policy,
             sample_ctas: sample,
             watch_ctas: None,
+            run_ctas: None,
         },
     )
 }

@@ -58,6 +58,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             policy: p,
             sample_ctas: args.sample_ctas,
             watch_ctas: None,
+            run_ctas: None,
         };
         runs.push(
             characterize(

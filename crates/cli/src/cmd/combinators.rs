@@ -47,7 +47,7 @@ pub struct Args {
     /// A measurement CSV (gpurun's format) whose op benchmarks price compute.
     #[arg(long)]
     measurements: Option<PathBuf>,
-    /// Emulate this many CTAs for the counts (spread over the grid, up to 16 times as many while they disagree, extrapolated); 0: all.
+    /// Emulate this many CTAs for the counts (spread over the grid; more, stratified by a probe of the grid, while they disagree; extrapolated); 0: all.
     #[arg(long, default_value_t = 64)]
     sample_ctas: u64,
 }

@@ -49,7 +49,7 @@ pub struct Args {
     /// The define that --threads sets.
     #[arg(long, default_value = "THREADS")]
     threads_define: String,
-    /// With specs: emulate only this many CTAs (spread over the grid; up to 16 times as many while they disagree) and extrapolate.
+    /// With specs: emulate only this many CTAs (spread over the grid; more, stratified by a probe of the grid, while they disagree) and extrapolate.
     #[arg(long)]
     sample_ctas: Option<u64>,
     /// Number of warps (one warp part of the net each).

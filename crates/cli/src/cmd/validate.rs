@@ -63,7 +63,7 @@ pub struct Args {
     /// Worker threads (default: the available cores).
     #[arg(long, value_name = "J")]
     pub jobs: Option<usize>,
-    /// Emulate K CTAs per configuration (spread over the grid; up to 16 K while they disagree) and extrapolate to the grid.
+    /// Emulate K CTAs per configuration (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid) and extrapolate to the grid.
     #[arg(long, value_name = "K", default_value_t = engine::DEFAULT_SAMPLE_CTAS)]
     pub sample_ctas: u64,
     /// Run only this model (repeatable); default: every model.

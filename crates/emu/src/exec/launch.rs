@@ -111,14 +111,17 @@ pub fn evenly_spaced(total: u64, k: u64) -> Vec<u32> {
     v
 }
 
+/// The (x, y, z) index of the CTA with linear id `id` (x fastest).
+pub(super) fn cta_coords(grid: [u32; 3], id: u32) -> [u32; 3] {
+    let [gx, gy, _] = grid;
+    let (gx, gy) = (gx.max(1), gy.max(1));
+    [id % gx, (id / gx) % gy, id / (gx * gy)]
+}
+
 /// The CTAs of `grid` that `sel` keeps, in launch order (x fastest).
 fn selected_ctas(grid: [u32; 3], sel: CtaSelection) -> Vec<([u32; 3], u32)> {
     let total = grid.iter().map(|&g| u64::from(g)).product::<u64>();
-    let coords = |id: u32| {
-        let [gx, gy, _] = grid;
-        let (gx, gy) = (gx.max(1), gy.max(1));
-        ([id % gx, (id / gx) % gy, id / (gx * gy)], id)
-    };
+    let coords = |id: u32| (cta_coords(grid, id), id);
     match sel {
         CtaSelection::All => cta_ids(grid).collect(),
         CtaSelection::Evenly(k) => evenly_spaced(total, k).into_iter().map(coords).collect(),
@@ -167,22 +170,22 @@ pub struct LaunchResult {
 }
 
 /// Everything prepared before the first CTA runs.
-struct Prepared {
-    code: Code,
-    global: GlobalMemory,
+pub(super) struct Prepared {
+    pub(super) code: Code,
+    pub(super) global: GlobalMemory,
     buffers: Vec<(String, ScalarType, u64, usize)>,
 }
 
 /// The read-only part of a prepared launch.
-struct Code {
+pub(super) struct Code {
     prog: Program,
-    entry: u32,
+    pub(super) entry: u32,
     params: Region,
     consts: Region,
-    shared_template: Region,
+    pub(super) shared_template: Region,
 }
 
-fn prepare(
+pub(super) fn prepare(
     module: &Module,
     text: &str,
     file: &str,
@@ -333,7 +336,7 @@ fn cta_ids(grid: [u32; 3]) -> impl Iterator<Item = ([u32; 3], u32)> {
     })
 }
 
-fn finish(p: Prepared, printf: String, stats: LaunchStats) -> LaunchResult {
+pub(super) fn finish(p: Prepared, printf: String, stats: LaunchStats) -> LaunchResult {
     let buffers = p
         .buffers
         .iter()
@@ -423,7 +426,7 @@ pub fn launch_boxed<O: Observer>(
     Ok(finish(p, printf, stats))
 }
 
-fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions) -> LaunchCtx<'a> {
+pub(super) fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions) -> LaunchCtx<'a> {
     LaunchCtx {
         prog: &p.prog,
         grid: spec.grid,
@@ -437,7 +440,7 @@ fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions) -> Launch
     }
 }
 
-fn fill(stats: &mut LaunchStats, t: &CtaStats) {
+pub(super) fn fill(stats: &mut LaunchStats, t: &CtaStats) {
     stats.warps = t.warps;
     stats.warp_instructions = t.warp_instructions;
     stats.thread_instructions = t.thread_instructions;

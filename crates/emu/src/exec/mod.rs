@@ -9,6 +9,7 @@ pub mod launch;
 pub mod layout;
 pub mod ops;
 pub mod printf;
+pub mod subset;
 pub mod warp;
 
 pub use bind::{HostArg, HostConstant, HostLaunch, host_launch};
@@ -16,6 +17,7 @@ pub use launch::{
     Buffer, CtaSelection, LaunchOptions, LaunchResult, LaunchStats, evenly_spaced, launch,
     launch_boxed, spread_ctas,
 };
+pub use subset::{launch_ctas, probe_ctas};
 
 use crate::fault::Fault;
 use crate::observer::Observer;

@@ -115,7 +115,7 @@ fn header_lines(sum: &Summary) -> Vec<String> {
                 format!("profiles: rescored from {dir} (saved by an earlier run; nothing emulated)")
             }
             None => format!(
-                "CTAs emulated per configuration: {} spread over the grid, up to {} where they disagree (extrapolated to the grid)",
+                "CTAs emulated per configuration: {} spread over the grid; where they disagree, up to {} working CTAs, stratified by a probe of the grid (extrapolated to the grid)",
                 sum.sample_ctas,
                 sum.sample_ctas.saturating_mul(pipeline::SAMPLING_GROWTH)
             ),
