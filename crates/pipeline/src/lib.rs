@@ -7,7 +7,7 @@
 //! ```text
 //! load_spec(path, overrides)            -> LoadedSpec   (spec parsed; .cu compiled by NVRTC, cached;
 //! load_source(spec, text, opts)                          entry resolved; static shared memory)
-//! profile(&loaded, &Options)            -> Profiled     (one emulation: characterization,
+//! profile(&loaded, &Options)            -> Profiled     (emulation of all or sampled CTAs: characterization,
 //!                                                        KernelProfile with registers, cache trace)
 //! predict(&profiled, &gpu, &models)     -> Predictions  (cache model for that GPU, occupancy,
 //!                                                        every model, agreement)
@@ -23,6 +23,9 @@
 //!   the cache model during the same emulation as the characterization.
 //! - [`cache`]: the GPU's cache geometry and the figures written to the profile.
 //! - [`run`]: [`profile`], [`Options`], [`Profiled`].
+//! - [`sampling`]: which CTAs a sampled profile emulates (a spread sample;
+//!   where its CTAs disagree, a probe of the grid and a sample stratified
+//!   into idle, light and heavy CTAs).
 //! - [`predict`](mod@predict): [`predict()`], [`predict_profile`], [`Predictions`].
 //!
 //! Everything is deterministic: the emulation runs CTAs in order, the cache
