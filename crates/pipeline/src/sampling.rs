@@ -37,9 +37,9 @@ use crate::run::{Emulated, Options, Plan, SAMPLING_GROWTH, SAMPLING_TARGET, emul
 /// CTAs probed per CTA asked for (see the module documentation).
 pub const PROBE_CTAS: u64 = 1024;
 
-/// Instructions per warp within which a probed CTA counts as idle. A CTA
-/// past the data runs its index arithmetic and range checks, a few dozen
-/// instructions; one that does work runs thousands.
+/// Instructions per warp a probed CTA may run: one that runs out is *heavy*.
+/// A CTA past the data runs its index arithmetic and range checks, a few
+/// dozen instructions; one that does work on a large grid runs thousands.
 pub const PROBE_FUEL: u64 = 512;
 
 /// Working CTAs of a stratified sample per CTA asked for, before it grows.
