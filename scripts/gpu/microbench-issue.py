@@ -44,6 +44,14 @@ VARIANTS = {
     "cvt_f2i": ("a[k] += add; u[k] += (unsigned)(a[k] * mul);", 0, 1, 0),
     "cvt_i2f_u16": ("u[k] += 3u; a[k] += (float)(unsigned short)u[k];", 0, 1, 0),
     "cvt_both": ("a[k] += add; u[k] += (unsigned)(a[k] * mul); b[k] += (float)(unsigned short)u[k];", 0, 2, 0),
+    # A 32-bit integer to FP32 (cvt.rn.f32.s32): ptxas emits I2FP.F32.S32 from
+    # sm_86 on, not the conversion unit's I2F (docs/timing-model.md, "Integer
+    # conversions"). Its rate was never measured: at 0.49 per clock per SM it
+    # shares the conversion unit; near the issue limit it does not. cvt_i2fp_f2i
+    # adds an F2I per step: if both shared one pipe it would run at half
+    # cvt_f2i's steps per clock.
+    "cvt_i2fp": ("u[k] += 3u; a[k] += (float)(int)u[k];", 0, 1, 0),
+    "cvt_i2fp_f2i": ("a[k] += add; u[k] += (unsigned)(a[k] * mul); b[k] += (float)(int)u[k];", 0, 2, 0),
 }
 
 HEADER = "__constant__ float cf[8];\n"

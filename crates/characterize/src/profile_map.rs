@@ -176,6 +176,7 @@ impl Characterization {
                 sampling_error: Some(self.sampling_error),
                 // Needs the operand types of each `cvt`: filled by the pipeline.
                 integer_convert_fraction: None,
+                int32_to_f32_convert_fraction: None,
             },
             ..KernelProfile::default()
         }

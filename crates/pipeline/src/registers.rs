@@ -11,7 +11,7 @@
 //! fewer. A callee's registers are not added (ptxas allocates per function
 //! and the ABI saves across calls).
 
-use ptx::ir::{Function, Opcode, Type};
+use ptx::ir::{Function, Instruction, Opcode, Rounding, Type};
 
 /// The most registers a thread may use on any architecture since CC 3.5.
 pub const ISA_MAX_REGISTERS: u32 = 255;
@@ -45,14 +45,28 @@ pub fn ptxas_kernel(ptx: &str, sm: &str, entry: &str) -> Option<arch::ptxas::Ker
     kernels.into_iter().find(|k| k.name == entry)
 }
 
-/// Fraction of the executed `cvt` instructions of `func` whose destination
-/// and source types are both integers (`cvt.u64.u32`, `cvt.s32.s8`, ...):
-/// ptxas emits those as integer moves/extensions on the integer ALU; only
-/// conversions involving a float type use the conversion unit.
-/// `executions(pc)` gives the warp executions of the instruction at `pc`.
-/// `None` when no `cvt` was executed.
-pub fn integer_convert_fraction(func: &Function, executions: impl Fn(u32) -> f64) -> Option<f64> {
-    let (mut int, mut all) = (0.0, 0.0);
+/// How the executed `cvt` warp instructions of an entry split between the
+/// conversion unit and the integer ALU, as fractions of all executed `cvt`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConvertSplit {
+    /// Destination and source both integer types (`cvt.u64.u32`,
+    /// `cvt.s32.s8`, ...): ptxas emits those as integer moves/extensions on
+    /// the integer ALU on every architecture.
+    pub integer: f64,
+    /// `cvt.rn.f32.{s32,u32}` and `cvt.rz.f32.{s32,u32}`: a 32-bit integer to
+    /// FP32 with round-to-nearest or toward zero. From CC 8.6 on, ptxas emits
+    /// them as `I2FP.F32.S32`/`I2FP.F32.U32`, not the conversion unit's `I2F`
+    /// (seen in the SASS of ptxas 12.9 and 13.0 for sm_86, sm_89 and sm_90;
+    /// sm_75 and sm_80 keep `I2F`, and so do `.rm`/`.rp` and 8/16-bit
+    /// sources with ptxas 12.9).
+    pub int32_to_f32: f64,
+}
+
+/// The [`ConvertSplit`] of the executed `cvt` of `func`; `executions(pc)`
+/// gives the warp executions of the instruction at `pc`. `None` when no
+/// `cvt` was executed.
+pub fn convert_split(func: &Function, executions: impl Fn(u32) -> f64) -> Option<ConvertSplit> {
+    let (mut int, mut i2fp, mut all) = (0.0, 0.0, 0.0);
     for (pc, inst) in func.instructions.as_slice().iter().enumerate() {
         if inst.opcode != Opcode::Cvt {
             continue;
@@ -61,9 +75,21 @@ pub fn integer_convert_fraction(func: &Function, executions: impl Fn(u32) -> f64
         all += n;
         if inst.types.len() == 2 && inst.types.iter().all(|t| t.is_integer_or_bits()) {
             int += n;
+        } else if is_int32_to_f32(inst) {
+            i2fp += n;
         }
     }
-    (all > 0.0).then(|| int / all)
+    (all > 0.0).then(|| ConvertSplit {
+        integer: int / all,
+        int32_to_f32: i2fp / all,
+    })
+}
+
+/// `cvt.{rn,rz}.f32.{s32,u32}` (see [`ConvertSplit::int32_to_f32`]).
+fn is_int32_to_f32(inst: &Instruction) -> bool {
+    matches!(inst.types.as_slice(), [Type::F32, Type::S32 | Type::U32])
+        && matches!(inst.mods.rounding, Some(Rounding::Rn | Rounding::Rz))
+        && !inst.mods.sat
 }
 
 #[cfg(test)]
@@ -109,10 +135,11 @@ mod tests {
     }
 
     /// `body`'s executed `cvt` (every instruction executed `n` times where
-    /// `n` is its index + 1) against the expected integer fraction.
-    fn check_cvt(body: &str, expected: Option<f64>) {
+    /// `n` is its index + 1) against the expected integer and int32-to-f32
+    /// fractions.
+    fn check_cvt(body: &str, expected: Option<(f64, f64)>) {
         let text = format!(
-            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n{body}\nret;\n}}\n"
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n.reg .b16 %rs<2>;\n.reg .f64 %fd<2>;\n{body}\nret;\n}}\n"
         );
         let module = match ptx::parse("t.ptx", &text) {
             Ok(m) => m,
@@ -121,25 +148,39 @@ mod tests {
         let Some((_, func)) = module.entries().next() else {
             panic!("no entry parsed")
         };
-        let got = integer_convert_fraction(func, |pc| f64::from(pc + 1));
+        let got = convert_split(func, |pc| f64::from(pc + 1)).map(|s| (s.integer, s.int32_to_f32));
         assert_eq!(got, expected, "for {body:?}");
     }
 
     #[test]
     fn integer_widenings_are_split_from_float_conversions() {
         check_cvt("add.s32 %r1, %r2, %r3;", None);
-        check_cvt("cvt.u64.u32 %rd1, %r1;", Some(1.0));
-        check_cvt("cvt.rn.f32.s32 %f1, %r1;", Some(0.0));
+        check_cvt("cvt.u64.u32 %rd1, %r1;", Some((1.0, 0.0)));
+        check_cvt("cvt.rzi.s32.f32 %r1, %f1;", Some((0.0, 0.0)));
         // Weighted by executions: the widening at pc 0 runs once, the
         // conversion at pc 1 twice, the sign extension at pc 2 three times.
         check_cvt(
             "cvt.s64.s32 %rd1, %r1;\ncvt.rzi.s32.f32 %r2, %f1;\ncvt.u64.u32 %rd2, %r2;",
-            Some(4.0 / 6.0),
+            Some((4.0 / 6.0, 0.0)),
         );
     }
 
     #[test]
-    fn no_registers_gives_zero() {
-        check("", 0);
+    fn int32_to_f32_with_rn_or_rz_is_counted_apart() {
+        // The forms ptxas 12.9 emits as I2FP on sm_86+ ...
+        check_cvt("cvt.rn.f32.s32 %f1, %r1;", Some((0.0, 1.0)));
+        check_cvt("cvt.rz.f32.u32 %f1, %r1;", Some((0.0, 1.0)));
+        // ... and those it keeps on the conversion unit's I2F: other
+        // roundings, 16-bit sources, FP64 destinations, saturation.
+        check_cvt("cvt.rm.f32.u32 %f1, %r1;", Some((0.0, 0.0)));
+        check_cvt("cvt.rp.f32.s32 %f1, %r1;", Some((0.0, 0.0)));
+        check_cvt("cvt.rn.f32.u16 %f1, %rs1;", Some((0.0, 0.0)));
+        check_cvt("cvt.rn.f64.s32 %fd1, %r1;", Some((0.0, 0.0)));
+        check_cvt("cvt.rn.sat.f32.s32 %f1, %r1;", Some((0.0, 0.0)));
+        // Weighted: I2FP at pc 0 (1), I2F.U16 at pc 1 (2), widening at pc 2 (3).
+        check_cvt(
+            "cvt.rn.f32.s32 %f1, %r1;\ncvt.rn.f32.u16 %f2, %rs1;\ncvt.u64.u32 %rd1, %r1;",
+            Some((3.0 / 6.0, 1.0 / 6.0)),
+        );
     }
 }

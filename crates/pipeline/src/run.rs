@@ -14,7 +14,7 @@ use crate::cache;
 use crate::error::PipelineError;
 use crate::load::LoadedSpec;
 use crate::predict::occupancy_for;
-use crate::registers::{estimate_registers, integer_convert_fraction, ptxas_kernel};
+use crate::registers::{self, estimate_registers, ptxas_kernel};
 use crate::sampling;
 use crate::trace::TraceRecorder;
 
@@ -97,7 +97,9 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
     profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
     (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas);
     profile.analysis.parallelism = parallelism(loaded, &run.characterization);
-    profile.workload.integer_convert_fraction = convert_split(loaded, &run.characterization);
+    let split = convert_split(loaded, &run.characterization);
+    profile.workload.integer_convert_fraction = split.map(|s| s.integer);
+    profile.workload.int32_to_f32_convert_fraction = split.map(|s| s.int32_to_f32);
     let mut profiled = Profiled {
         characterization: run.characterization,
         profile,
@@ -250,9 +252,9 @@ fn resources(loaded: &LoadedSpec, use_ptxas: bool) -> (Resources, SpillInputs) {
     }
 }
 
-/// [`integer_convert_fraction`] of the entry, weighted by this run's warp
+/// [`registers::convert_split`] of the entry, weighted by this run's warp
 /// executions per instruction.
-fn convert_split(loaded: &LoadedSpec, ch: &Characterization) -> Option<f64> {
+fn convert_split(loaded: &LoadedSpec, ch: &Characterization) -> Option<registers::ConvertSplit> {
     let entry = loaded.entry()?;
     let executions: HashMap<u32, f64> = ch
         .lines
@@ -260,7 +262,7 @@ fn convert_split(loaded: &LoadedSpec, ch: &Characterization) -> Option<f64> {
         .filter(|row| row.function == entry.name)
         .map(|row| (row.pc, row.executions))
         .collect();
-    integer_convert_fraction(entry, |pc| executions.get(&pc).copied().unwrap_or(0.0))
+    registers::convert_split(entry, |pc| executions.get(&pc).copied().unwrap_or(0.0))
 }
 
 impl Profiled {

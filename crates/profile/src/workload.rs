@@ -47,6 +47,10 @@ pub struct Workload {
     /// integer types (widenings, narrowings), over all executed `cvt`. SASS runs
     /// them on the integer ALU, not the conversion unit. Ratio in [0, 1].
     pub integer_convert_fraction: Option<f64>,
+    /// Executed `cvt.{rn,rz}.f32.{s32,u32}` (32-bit integer to FP32) over all
+    /// executed `cvt`. From CC 8.6 on, SASS runs them as `I2FP` on the integer
+    /// ALU, not the conversion unit. Ratio in [0, 1].
+    pub int32_to_f32_convert_fraction: Option<f64>,
 }
 
 impl Workload {
@@ -72,6 +76,10 @@ impl Workload {
             ("ctas_emulated", self.ctas_emulated),
             ("sampling_error", self.sampling_error),
             ("integer_convert_fraction", self.integer_convert_fraction),
+            (
+                "int32_to_f32_convert_fraction",
+                self.int32_to_f32_convert_fraction,
+            ),
         ];
         fields
             .into_iter()

@@ -13,7 +13,7 @@
 //! | L2 hit rate | `cache.l2_hit_rate`, else 1 - DRAM bytes / L2 bytes, clamped to [0, 1] |
 //! | ILP | `analysis.parallelism.ilp` (static dependence graph, `ptx::analysis::ilp`), else `analysis.gpuperf.ilp`, else 1 |
 //! | MLP (global, shared) | `analysis.parallelism.mlp_global` / `mlp_shared`, else (global) `analysis.gpuperf.mlp`, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
-//! | integer conversions | `workload.integer_convert_fraction` of `convert` moved to the integer pipe |
+//! | integer conversions | `workload.integer_convert_fraction` of `convert` moved to the integer pipe, plus `workload.int32_to_f32_convert_fraction` from CC 8.6 on ([`runs_i2fp`]) |
 //! | register spills | `analysis.spills` (ptxas's spill bytes) spread over the executed code ([`spill_instructions_per_warp`]): added to the LSU instructions, the L1 sectors and (misses) the L2 bytes |
 //! | GPU figures | [`super::params::arch_params`] with the bundled calibration of `gpu.id`, if any |
 
@@ -26,6 +26,14 @@ use super::{NAME, TimingInputs, WarpMix, prediction};
 use crate::derive::{dram_bytes, launch_figures, transaction_bytes};
 use crate::prediction::{ModelError, Prediction};
 
+/// Whether ptxas emits `cvt.{rn,rz}.f32.{s32,u32}` as `I2FP` (integer ALU)
+/// rather than the conversion unit's `I2F` for `gpu`: from CC 8.6 on (the
+/// SASS of ptxas 12.9 and 13.0 for sm_86, sm_89 and sm_90; sm_75 and sm_80
+/// keep `I2F`).
+pub fn runs_i2fp(gpu: &Gpu) -> bool {
+    gpu.compute_capability >= arch::ComputeCapability::new(8, 6)
+}
+
 /// Fill [`TimingInputs`] from the profile and the occupancy.
 pub fn inputs(
     profile: &KernelProfile,
@@ -36,14 +44,17 @@ pub fn inputs(
     let warps = lf.total_warps.max(1.0);
     let w = &profile.warp_instructions;
     let per = |x: f64| x / warps;
-    // Integer-to-integer `cvt` (widenings) run on the integer ALU (docs: "Conversions").
-    let int_cvt = w.convert
-        * profile
-            .workload
-            .integer_convert_fraction
-            .filter(|f| f.is_finite())
-            .unwrap_or(0.0)
-            .clamp(0.0, 1.0);
+    // Integer-to-integer `cvt` (widenings) run on the integer ALU, and so do
+    // 32-bit integer to FP32 conversions from CC 8.6 on (I2FP; docs:
+    // "Integer conversions").
+    let fraction = |f: Option<f64>| f.filter(|f| f.is_finite()).unwrap_or(0.0).clamp(0.0, 1.0);
+    let wl = &profile.workload;
+    let i2fp = if runs_i2fp(gpu) {
+        fraction(wl.int32_to_f32_convert_fraction)
+    } else {
+        0.0
+    };
+    let int_cvt = w.convert * (fraction(wl.integer_convert_fraction) + i2fp).min(1.0);
     let spill = spill_instructions_per_warp(profile, warps);
     let mut mix = WarpMix {
         fp32: per(w.fp32 + w.fp32_fma + w.fp16),

@@ -588,6 +588,40 @@ fn integer_conversions_go_to_the_integer_pipe() {
     check_integer_converts(Some(f64::NAN), 0.0);
 }
 
+/// 30 conversions per warp of which `int32` are 32-bit integer to FP32 and
+/// 7.5 integer widenings, on `gpu_id`: what stays on the conversion pipe.
+fn check_i2fp(gpu_id: &str, int32: Option<f64>, on_convert_pipe: f64) {
+    let (gpu, occ) = gpu_and_occupancy(gpu_id);
+    let mut p = profile(160, 10.0, 1.0, 0.0, 0.0);
+    p.warp_instructions.convert = 30.0 * 160.0 * 8.0;
+    p.workload.integer_convert_fraction = Some(0.25);
+    p.workload.int32_to_f32_convert_fraction = int32.map(|n| n / 30.0);
+    let inp = match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => i,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(inp.mix.convert, on_convert_pipe, "{gpu_id} {int32:?}");
+    assert_eq!(
+        inp.mix.int_add,
+        10.0 + 30.0 - on_convert_pipe,
+        "{gpu_id} {int32:?}"
+    );
+}
+
+#[test]
+fn int32_to_f32_conversions_leave_the_conversion_pipe_from_cc_8_6() {
+    // CC 7.0 and 8.0: I2F on the conversion unit.
+    check_i2fp("tesla-v100-sxm2-16gb", Some(12.0), 22.5);
+    check_i2fp("a100-sxm4-80gb", Some(12.0), 22.5);
+    // CC 8.6, 8.9, 9.0: I2FP on the integer ALU.
+    check_i2fp("geforce-rtx-3090", Some(12.0), 10.5);
+    check_i2fp("geforce-rtx-4090", Some(12.0), 10.5);
+    check_i2fp("h100-sxm5-80gb", Some(12.0), 10.5);
+    check_i2fp("h100-sxm5-80gb", None, 22.5);
+    // Never more than every conversion.
+    check_i2fp("h100-sxm5-80gb", Some(30.0), 0.0);
+}
+
 fn check_lsu_lanes(shared_bytes_per_clock: f64, lanes: f64) {
     let got = super::params::lsu_lanes(shared_bytes_per_clock);
     assert_eq!(got, lanes, "{shared_bytes_per_clock} B/clk");
