@@ -458,16 +458,25 @@ ret;
 }
 ";
 
+/// A launch spec of [`ROW_GUARDED_PTX`] on a `gx` x `gy` grid of one-warp
+/// CTAs whose first `rows` rows are busy (`x` holds exactly their data).
+fn row_guarded_spec(gx: u32, gy: u32, rows: u32) -> String {
+    format!(
+        "source = \"rows.ptx\"\nkernel = \"row_guarded\"\ngrid = [{gx}, {gy}, 1]\nblock = [32, 1, 1]\n\n\
+         [[arg]]\nname = \"x\"\ntype = \"f32*\"\nlen = {len}\ninit = \"iota\"\n\n\
+         [[arg]]\nname = \"rows\"\ntype = \"u32\"\nvalue = {rows}\n",
+        len = gx * 32 * rows
+    )
+}
+
 #[test]
 fn sampling_finds_the_busy_rows_of_a_grid_taller_than_its_data() {
     // 4 x 16 CTAs, only rows 0 and 1 busy (8 of 64 CTAs). Four CTAs whose
     // rows all miss {0, 1} would agree (all idle) and never grow, and the
     // kernel would be predicted to do nothing: the spread's first point is in
     // row 0, so the sample disagrees and grows.
-    let text = "source = \"rows.ptx\"\nkernel = \"row_guarded\"\ngrid = [4, 16, 1]\nblock = [32, 1, 1]\n\n\
-         [[arg]]\nname = \"x\"\ntype = \"f32*\"\nlen = 256\ninit = \"iota\"\n\n\
-         [[arg]]\nname = \"rows\"\ntype = \"u32\"\nvalue = 2\n";
-    let (full, sampled) = full_and_sampled("rows.toml", text, ROW_GUARDED_PTX, 4);
+    let text = row_guarded_spec(4, 16, 2);
+    let (full, sampled) = full_and_sampled("rows.toml", &text, ROW_GUARDED_PTX, 4);
     // 8 busy CTAs x 1 warp: one load each.
     assert_eq!(full.profile.global.loads.requests, 8.0);
     check_within_10_percent(
@@ -484,10 +493,8 @@ fn a_stratified_sample_takes_the_busy_share_from_the_probe() {
     // sample grown to 64 CTAs catches 4 or 5 of them, so its busy share is
     // off by up to a fifth; the probe of 4 x 1024 CTAs resolves it, and the
     // sample holds 16 busy CTAs and idle ones in the probe's proportion.
-    let text = "source = \"rows.ptx\"\nkernel = \"row_guarded\"\ngrid = [64, 100, 1]\nblock = [32, 1, 1]\n\n\
-         [[arg]]\nname = \"x\"\ntype = \"f32*\"\nlen = 14336\ninit = \"iota\"\n\n\
-         [[arg]]\nname = \"rows\"\ntype = \"u32\"\nvalue = 7\n";
-    let (full, sampled) = full_and_sampled("rows.toml", text, ROW_GUARDED_PTX, 4);
+    let text = row_guarded_spec(64, 100, 7);
+    let (full, sampled) = full_and_sampled("rows.toml", &text, ROW_GUARDED_PTX, 4);
     assert_eq!(full.profile.global.loads.requests, 448.0);
     let (s, f) = (
         sampled.profile.global.loads.requests,
