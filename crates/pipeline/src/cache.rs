@@ -11,6 +11,8 @@
 //! capability 3.x/5.x/6.x "Global Memory" sections), so they go straight to L2.
 //! GPUs without an L2 for global data (CC 1.x, `l2_bytes = 0`) get no cache
 //! model: their profile keeps transactions x transaction size as DRAM traffic.
+//! A sample of the grid's CTAs is dealt over as many SMs as keep the launch's
+//! CTAs per SM ([`sms_for_sample`]), so each L1 sees the launch's contention.
 
 use arch::{Gpu, Occupancy};
 use cachesim::{CacheConfig, CacheReport, Launch, Trace, simulate};
@@ -58,16 +60,38 @@ pub fn simulate_on(
     let Some(config) = cache_config(gpu, occ) else {
         return Ok(None);
     };
+    let resident = occ.active_blocks_per_sm.max(1);
     let launch = Launch {
         grid_ctas: u32::try_from(ctas_total)
             .map_err(|_| PipelineError::Cache(format!("{ctas_total} CTAs is too many")))?,
-        resident_ctas_per_sm: occ.active_blocks_per_sm.max(1),
-        num_sms: gpu.sm_count,
+        resident_ctas_per_sm: resident,
+        num_sms: sms_for_sample(gpu.sm_count, resident, ctas_total, trace.cta_count()),
         cta_weight: (weight.is_finite() && weight > 0.0).then_some(weight),
     };
     simulate(&config, &launch, trace)
         .map(Some)
         .map_err(|e| PipelineError::Cache(e.to_string()))
+}
+
+/// The SMs a trace of `traced` CTAs (of a grid of `ctas_total`) is spread
+/// over, so that each SM's L1 holds as many CTAs at once as it would in the
+/// full launch.
+///
+/// The full grid fills each SM with `min(resident, ceil(grid / SMs))` CTAs.
+/// A sample dealt round-robin over every SM would put only `traced / SMs` on
+/// each: 128 sampled CTAs on 48 SMs are 2 or 3 per L1 where the launch keeps
+/// 9, and the L1 would see a fraction of the competition for its lines (its
+/// hit rate too high, the L2 traffic too low). Packing the sample onto fewer
+/// SMs keeps the number of CTAs sharing one L1; the L2 is shared by all SMs
+/// either way. A whole grid is dealt over every SM, as the launch deals it.
+pub fn sms_for_sample(sm_count: u32, resident: u32, ctas_total: u64, traced: usize) -> u32 {
+    let sms = u64::from(sm_count.max(1));
+    if traced as u64 >= ctas_total {
+        return sm_count.max(1);
+    }
+    let per_sm = u64::from(resident.max(1)).min(ctas_total.div_ceil(sms).max(1));
+    let needed = (traced as u64).div_ceil(per_sm).max(1);
+    u32::try_from(needed.min(sms)).unwrap_or(sm_count.max(1))
 }
 
 /// Write the cache figures of `report` (simulated for `gpu_id`) into `profile`:
@@ -94,4 +118,96 @@ pub fn apply(profile: &mut KernelProfile, gpu_id: &str, report: Option<&CacheRep
     };
     profile.global.dram_bytes = Some(x.dram_read_bytes + x.dram_write_bytes);
     profile.global.l2_bytes = Some(x.l2_to_sm_bytes + x.sm_to_l2_bytes);
+}
+
+#[cfg(test)]
+mod tests {
+    use cachesim::{Access, CacheConfig, Kind, Launch, Path, Request, Trace, simulate};
+
+    use super::sms_for_sample;
+
+    fn check(sms: u32, resident: u32, total: u64, traced: usize, expect: u32) {
+        assert_eq!(
+            sms_for_sample(sms, resident, total, traced),
+            expect,
+            "{traced} of {total} CTAs, {resident} resident on {sms} SMs"
+        );
+    }
+
+    #[test]
+    fn a_sample_fills_as_many_sms_as_it_has_resident_sets() {
+        // 128 sampled CTAs of a 325,000-CTA grid, 9 resident: 15 SMs (14 full).
+        check(48, 9, 325_000, 128, 15);
+        check(48, 9, 325_000, 9, 1);
+        check(48, 9, 325_000, 10, 2);
+        // More than every SM can hold at once: all SMs, as before.
+        check(48, 9, 325_000, 1_000, 48);
+        // A grid of 200 fills each of 48 SMs with 5 CTAs at most, not 16.
+        check(48, 16, 200, 64, 13);
+        // The whole grid (or more) is dealt over every SM.
+        check(48, 9, 100, 100, 48);
+        check(48, 9, 100, 120, 48);
+        // Degenerate inputs stay valid: at least one SM.
+        check(48, 9, 325_000, 0, 1);
+        check(0, 0, 0, 0, 1);
+    }
+
+    /// CTA `cta` reads its own `kib` KiB twice, one 128-byte line per request.
+    fn two_passes(ctas: &[u32], kib: u64) -> Trace {
+        let lines = kib * 1024 / 128;
+        let mut reqs = Vec::new();
+        for &cta in ctas {
+            let base = u64::from(cta) * lines * 128;
+            for seq in 0..2 * lines {
+                let line = base + (seq % lines) * 128;
+                reqs.push(Request {
+                    cta,
+                    warp: 0,
+                    seq: u32::try_from(seq).expect("small"),
+                    kind: Kind::Load,
+                    path: Path::Global,
+                    access: Access::Sectors((0..4).map(|s| line + s * 32).collect()),
+                });
+            }
+        }
+        Trace::from_requests(&reqs).expect("valid trace")
+    }
+
+    fn l1_hit_rate(trace: &Trace, grid: u32, sms: u32, resident: u32) -> f64 {
+        let config = CacheConfig::sm70_like(64 * 1024, 4 << 20);
+        let launch = Launch {
+            grid_ctas: grid,
+            resident_ctas_per_sm: resident,
+            num_sms: sms,
+            cta_weight: None,
+        };
+        simulate(&config, &launch, trace)
+            .expect("simulates")
+            .total
+            .l1
+            .hit_rate()
+    }
+
+    #[test]
+    fn a_packed_sample_sees_the_l1_contention_of_the_full_launch() {
+        // 64 KiB of L1 (128 sets of 4 ways), 4 resident CTAs of 32 KiB each:
+        // alone a CTA puts 2 lines in each set and its second pass hits (rate
+        // 1/2); four of them put 8 in each set, and LRU evicts every line
+        // before its second use, so the full launch hits nothing.
+        let (sms, resident, grid) = (8, 4, 64);
+        let all: Vec<u32> = (0..grid).collect();
+        let full = l1_hit_rate(&two_passes(&all, 32), grid, sms, resident);
+        assert!(full.abs() < 1e-9, "full launch: {full}");
+        // 8 sampled CTAs spread over the grid.
+        let sample: Vec<u32> = (0..8).map(|i| i * 8).collect();
+        let trace = two_passes(&sample, 32);
+        // Dealt over all 8 SMs, each L1 holds one CTA: the hit rate of a CTA alone.
+        let spread = l1_hit_rate(&trace, grid, sms, resident);
+        assert!((spread - 0.5).abs() < 1e-9, "spread: {spread}");
+        // Packed onto 2 SMs of 4 CTAs each, it matches the full launch.
+        let packed_sms = sms_for_sample(sms, resident, u64::from(grid), sample.len());
+        assert_eq!(packed_sms, 2);
+        let packed = l1_hit_rate(&trace, grid, packed_sms, resident);
+        assert!((packed - full).abs() < 1e-9, "packed {packed}, full {full}");
+    }
 }
