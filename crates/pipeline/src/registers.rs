@@ -134,6 +134,11 @@ mod tests {
         check(".reg .b64 %rd<400>;", ISA_MAX_REGISTERS);
     }
 
+    #[test]
+    fn no_registers_gives_zero() {
+        check("", 0);
+    }
+
     /// `body`'s executed `cvt` (every instruction executed `n` times where
     /// `n` is its index + 1) against the expected integer and int32-to-f32
     /// fractions.
