@@ -132,6 +132,32 @@ pub fn find_ptxas(explicit: Option<&Path>) -> Result<PathBuf, ArchError> {
     })
 }
 
+/// The (major, minor) release `ptxas --version` states ("Cuda compilation
+/// tools, release 12.9, V12.9.86"); `None` when it cannot be run or says
+/// no release.
+pub fn ptxas_release(ptxas: &Path) -> Option<(u32, u32)> {
+    let out = Command::new(ptxas).arg("--version").output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    parse_release(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// [`ptxas_release`] of the ptxas [`find_ptxas`] finds without an explicit
+/// path, asked once per process.
+pub fn found_ptxas_release() -> Option<(u32, u32)> {
+    static RELEASE: std::sync::OnceLock<Option<(u32, u32)>> = std::sync::OnceLock::new();
+    *RELEASE.get_or_init(|| ptxas_release(&find_ptxas(None).ok()?))
+}
+
+/// The "release M.m" of a `--version` text.
+pub fn parse_release(text: &str) -> Option<(u32, u32)> {
+    let rest = &text[text.find("release ")? + "release ".len()..];
+    let version = rest.split([',', ' ', '\n']).next()?;
+    let (major, minor) = version.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Run `ptxas -v --gpu-name <sm> ` on `ptx` (a PTX text) and return the
@@ -296,6 +322,20 @@ mod tests {
              ptxas info    : Used 3 registers, 28 bytes smem\n",
             &[("a", 10, 56, 0, 0), ("b", 3, 28, 0, 0)],
         );
+    }
+
+    #[test]
+    fn release_of_a_version_text() {
+        let v129 = "ptxas: NVIDIA (R) Ptx optimizing assembler\nCopyright (c) 2005-2025 NVIDIA Corporation\nBuilt on Wed_Apr__9_19:24:57_PDT_2025\nCuda compilation tools, release 12.9, V12.9.86\nBuild cuda_12.9.r12.9/compiler.36037853_0\n";
+        assert_eq!(parse_release(v129), Some((12, 9)));
+        assert_eq!(
+            parse_release("Cuda compilation tools, release 13.0, V13.0.88"),
+            Some((13, 0))
+        );
+        assert_eq!(parse_release("release 11.8"), Some((11, 8)));
+        assert_eq!(parse_release("no version here"), None);
+        assert_eq!(parse_release("release twelve, V12"), None);
+        assert_eq!(parse_release("release 12"), None);
     }
 
     #[test]

@@ -177,6 +177,7 @@ impl Characterization {
                 // Needs the operand types of each `cvt`: filled by the pipeline.
                 integer_convert_fraction: None,
                 int32_to_f32_convert_fraction: None,
+                narrow_uint_to_f32_convert_fraction: None,
             },
             ..KernelProfile::default()
         }

@@ -272,6 +272,61 @@ fn predict_from_a_hand_written_profile() {
     );
 }
 
+/// A conversion-bound kernel whose conversions are half 8/16-bit unsigned
+/// to FP32: on the H100 its timing prediction follows `--compiler`.
+#[test]
+fn predict_follows_the_compiler_given() {
+    let path = temp_path("narrow-cvt.toml");
+    let text = "kernel = \"k\"\n[launch]\ngrid = [1056, 1, 1]\nblock = [256, 1, 1]\n\
+                [warp_instructions]\nconvert = 27033600.0\nint_add = 8448.0\n\
+                [workload]\nnarrow_uint_to_f32_convert_fraction = 0.5\n";
+    if let Err(e) = std::fs::write(&path, text) {
+        panic!("{}: {e}", path.display());
+    }
+    let file = path.display().to_string();
+    let seconds = |compiler: &str| {
+        let mut args = vec![
+            "predict",
+            "--profile",
+            &file,
+            "--gpu",
+            "h100-sxm5-80gb",
+            "--model",
+            "timing",
+            "--json",
+        ];
+        if !compiler.is_empty() {
+            args.extend(["--compiler", compiler]);
+        }
+        let v = json(&check(&args, 0, &[]).stdout);
+        match v["models"][0]["seconds"].as_f64() {
+            Some(s) => s,
+            None => panic!("no seconds in {v}"),
+        }
+    };
+    let (unknown, v12, v13) = (seconds(""), seconds("12.9"), seconds("13.0"));
+    // Unknown is taken as 12.x; with 13.0 half the conversions leave the
+    // conversion pipe, which binds, so the time falls by close to half.
+    assert_eq!(unknown, v12);
+    assert!(
+        v13 < 0.6 * v12 && v13 > 0.4 * v12,
+        "13.0: {v13} s, 12.9: {v12} s"
+    );
+    check(
+        &[
+            "predict",
+            "--profile",
+            &file,
+            "--gpu",
+            "h100-sxm5-80gb",
+            "--compiler",
+            "new",
+        ],
+        2,
+        &["`new` is not a release like 12.9 or 13.0"],
+    );
+}
+
 #[test]
 fn predict_from_a_launch_spec_gives_every_model() {
     let o = check(

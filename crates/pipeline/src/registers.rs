@@ -60,13 +60,18 @@ pub struct ConvertSplit {
     /// sm_75 and sm_80 keep `I2F`, and so do `.rm`/`.rp` and 8/16-bit
     /// sources with ptxas 12.9).
     pub int32_to_f32: f64,
+    /// `cvt.{rn,rz}.f32.{u8,u16}`: an 8/16-bit unsigned integer to FP32.
+    /// ptxas 13.0 emits them as `I2FP.F32.U32` (zero-extended) on sm_86,
+    /// sm_89 and sm_90, where ptxas 12.9 keeps `I2F.U8`/`I2F.U16`; both keep
+    /// `I2F` on sm_80, and both keep signed sources and `.rm`/`.rp` on `I2F`.
+    pub narrow_uint_to_f32: f64,
 }
 
 /// The [`ConvertSplit`] of the executed `cvt` of `func`; `executions(pc)`
 /// gives the warp executions of the instruction at `pc`. `None` when no
 /// `cvt` was executed.
 pub fn convert_split(func: &Function, executions: impl Fn(u32) -> f64) -> Option<ConvertSplit> {
-    let (mut int, mut i2fp, mut all) = (0.0, 0.0, 0.0);
+    let (mut int, mut i2fp, mut narrow, mut all) = (0.0, 0.0, 0.0, 0.0);
     for (pc, inst) in func.instructions.as_slice().iter().enumerate() {
         if inst.opcode != Opcode::Cvt {
             continue;
@@ -75,19 +80,24 @@ pub fn convert_split(func: &Function, executions: impl Fn(u32) -> f64) -> Option
         all += n;
         if inst.types.len() == 2 && inst.types.iter().all(|t| t.is_integer_or_bits()) {
             int += n;
-        } else if is_int32_to_f32(inst) {
+        } else if is_int_to_f32(inst, &[Type::S32, Type::U32]) {
             i2fp += n;
+        } else if is_int_to_f32(inst, &[Type::U8, Type::U16]) {
+            narrow += n;
         }
     }
     (all > 0.0).then(|| ConvertSplit {
         integer: int / all,
         int32_to_f32: i2fp / all,
+        narrow_uint_to_f32: narrow / all,
     })
 }
 
-/// `cvt.{rn,rz}.f32.{s32,u32}` (see [`ConvertSplit::int32_to_f32`]).
-fn is_int32_to_f32(inst: &Instruction) -> bool {
-    matches!(inst.types.as_slice(), [Type::F32, Type::S32 | Type::U32])
+/// `cvt.{rn,rz}.f32.<source>` without saturation, for a source in `sources`
+/// (see [`ConvertSplit::int32_to_f32`] and
+/// [`ConvertSplit::narrow_uint_to_f32`]).
+fn is_int_to_f32(inst: &Instruction, sources: &[Type]) -> bool {
+    matches!(inst.types.as_slice(), [Type::F32, source] if sources.contains(source))
         && matches!(inst.mods.rounding, Some(Rounding::Rn | Rounding::Rz))
         && !inst.mods.sat
 }
@@ -139,10 +149,9 @@ mod tests {
         check("", 0);
     }
 
-    /// `body`'s executed `cvt` (every instruction executed `n` times where
-    /// `n` is its index + 1) against the expected integer and int32-to-f32
-    /// fractions.
-    fn check_cvt(body: &str, expected: Option<(f64, f64)>) {
+    /// The [`ConvertSplit`] of an entry whose body is `body`, every
+    /// instruction executed `n` times where `n` is its index + 1.
+    fn split_of(body: &str) -> Option<ConvertSplit> {
         let text = format!(
             ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n.reg .b16 %rs<2>;\n.reg .f64 %fd<2>;\n{body}\nret;\n}}\n"
         );
@@ -153,8 +162,43 @@ mod tests {
         let Some((_, func)) = module.entries().next() else {
             panic!("no entry parsed")
         };
-        let got = convert_split(func, |pc| f64::from(pc + 1)).map(|s| (s.integer, s.int32_to_f32));
+        convert_split(func, |pc| f64::from(pc + 1))
+    }
+
+    /// `body`'s executed `cvt` ([`split_of`]) against the expected integer
+    /// and int32-to-f32 fractions.
+    fn check_cvt(body: &str, expected: Option<(f64, f64)>) {
+        let got = split_of(body).map(|s| (s.integer, s.int32_to_f32));
         assert_eq!(got, expected, "for {body:?}");
+    }
+
+    /// `body`'s executed `cvt` ([`split_of`]) against the expected
+    /// 8/16-bit unsigned-to-f32 fraction.
+    fn check_narrow(body: &str, expected: Option<f64>) {
+        let got = split_of(body).map(|s| s.narrow_uint_to_f32);
+        assert_eq!(got, expected, "for {body:?}");
+    }
+
+    #[test]
+    fn narrow_unsigned_to_f32_with_rn_or_rz_is_counted_apart() {
+        // The forms ptxas 13.0 emits as I2FP.F32.U32 on sm_86+ ...
+        check_narrow("cvt.rn.f32.u16 %f1, %rs1;", Some(1.0));
+        check_narrow("cvt.rz.f32.u16 %f1, %rs1;", Some(1.0));
+        check_narrow("cvt.rn.f32.u8 %f1, %rs1;", Some(1.0));
+        // ... and those both compilers keep on I2F: signed sources, other
+        // roundings, FP64 destinations, saturation; 32-bit sources are
+        // the other fraction.
+        check_narrow("cvt.rn.f32.s16 %f1, %rs1;", Some(0.0));
+        check_narrow("cvt.rm.f32.u16 %f1, %rs1;", Some(0.0));
+        check_narrow("cvt.rn.f64.u16 %fd1, %rs1;", Some(0.0));
+        check_narrow("cvt.rn.sat.f32.u16 %f1, %rs1;", Some(0.0));
+        check_narrow("cvt.rn.f32.u32 %f1, %r1;", Some(0.0));
+        check_narrow("add.s32 %r1, %r2, %r3;", None);
+        // Weighted: u16 at pc 0 (1), s32 at pc 1 (2), u8 at pc 2 (3).
+        check_narrow(
+            "cvt.rn.f32.u16 %f1, %rs1;\ncvt.rn.f32.s32 %f2, %r1;\ncvt.rz.f32.u8 %f3, %rs1;",
+            Some(4.0 / 6.0),
+        );
     }
 
     #[test]

@@ -8,7 +8,9 @@ use arch::Gpu;
 use cachesim::{CacheReport, Trace};
 use characterize::{Characterization, Sample};
 use emu::simt::stack::Policy;
-use profile::{KernelProfile, ParallelismInputs, RegisterSource, Resources, SpillInputs};
+use profile::{
+    CompilerVersion, KernelProfile, ParallelismInputs, RegisterSource, Resources, SpillInputs,
+};
 
 use crate::cache;
 use crate::error::PipelineError;
@@ -100,6 +102,7 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
     let split = convert_split(loaded, &run.characterization);
     profile.workload.integer_convert_fraction = split.map(|s| s.integer);
     profile.workload.int32_to_f32_convert_fraction = split.map(|s| s.int32_to_f32);
+    profile.workload.narrow_uint_to_f32_convert_fraction = split.map(|s| s.narrow_uint_to_f32);
     let mut profiled = Profiled {
         characterization: run.characterization,
         profile,
@@ -233,6 +236,8 @@ fn resources(loaded: &LoadedSpec, use_ptxas: bool) -> (Resources, SpillInputs) {
                 registers_per_thread: k.registers,
                 registers_source: RegisterSource::Ptxas,
                 static_shared_per_block: k.shared_bytes.max(loaded.static_shared_bytes),
+                compiler: arch::ptxas::found_ptxas_release()
+                    .map(|(major, minor)| CompilerVersion::new(major, minor)),
             },
             SpillInputs {
                 store_bytes: k.spill_store_bytes,
@@ -246,6 +251,7 @@ fn resources(loaded: &LoadedSpec, use_ptxas: bool) -> (Resources, SpillInputs) {
                 registers_per_thread: loaded.entry().map_or(0, estimate_registers),
                 registers_source: RegisterSource::Estimate,
                 static_shared_per_block: loaded.static_shared_bytes,
+                compiler: None,
             },
             SpillInputs::default(),
         ),

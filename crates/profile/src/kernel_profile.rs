@@ -398,6 +398,65 @@ pub struct Resources {
     pub registers_source: RegisterSource,
     /// Statically declared shared memory per block, bytes.
     pub static_shared_per_block: u64,
+    /// The compiler release (NVRTC / ptxas, "major.minor") whose SASS the
+    /// models assume: the ptxas that reported the registers, or the one that
+    /// built the measured kernels where a measurement says so (`validate`
+    /// sets it). Unknown: the models assume ptxas 12.x lowering.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compiler: Option<CompilerVersion>,
+}
+
+/// A CUDA compiler release, written "major.minor" ("12.9", "13.0").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CompilerVersion {
+    /// Major release (12 for CUDA 12.x).
+    pub major: u32,
+    /// Minor release.
+    pub minor: u32,
+}
+
+impl CompilerVersion {
+    /// `major.minor`.
+    pub const fn new(major: u32, minor: u32) -> CompilerVersion {
+        CompilerVersion { major, minor }
+    }
+
+    /// "12.9", "13.0", "11.8.89" or "V12.9.86" (a patch level is ignored);
+    /// `None` for anything else.
+    pub fn parse(text: &str) -> Option<CompilerVersion> {
+        let t = text.trim();
+        let t = t.strip_prefix(['V', 'v']).unwrap_or(t);
+        let mut parts = t.split('.');
+        let major = parts.next()?.parse().ok()?;
+        let minor = parts.next()?.parse().ok()?;
+        if parts.any(|p| p.parse::<u32>().is_err()) {
+            return None;
+        }
+        Some(CompilerVersion { major, minor })
+    }
+}
+
+impl std::fmt::Display for CompilerVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+impl Serialize for CompilerVersion {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for CompilerVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        CompilerVersion::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "compiler version {text:?} is not \"major.minor\" (for example \"12.9\")"
+            ))
+        })
+    }
 }
 
 /// Figures that a paper's analysis states directly; each overrides what the

@@ -21,9 +21,10 @@ mod parse;
 pub mod workload;
 
 pub use kernel_profile::{
-    AnalysisInputs, Atomics, Branches, ClassMix, GlobalMemory, GpuPerfInputs, KernelProfile,
-    KothapalliInputs, Launch, LocalMemory, MwpCwpInputs, ParallelismInputs, PerThread,
-    RegisterSource, Resources, RooflineInputs, SharedMemory, SpillInputs, Synchronisation, Traffic,
+    AnalysisInputs, Atomics, Branches, ClassMix, CompilerVersion, GlobalMemory, GpuPerfInputs,
+    KernelProfile, KothapalliInputs, Launch, LocalMemory, MwpCwpInputs, ParallelismInputs,
+    PerThread, RegisterSource, Resources, RooflineInputs, SharedMemory, SpillInputs,
+    Synchronisation, Traffic,
 };
 pub use parse::ProfileError;
 pub use workload::{CacheFigures, Workload};

@@ -279,7 +279,7 @@ mod tests {
         check(
             "[workload]\nactivity = 1.0\n",
             Err(
-                "2:1: unknown field `activity`, expected one of `activity_factor`, `divergent_branch_ratio`, `max_reconvergence_depth`, `memory_intensity`, `memory_efficiency`, `memory_efficiency_sectors`, `inter_thread_data_flow`, `mimd_parallelism`, `simd_parallelism`, `shared_conflict_ways_16banks`, `footprint_sector_bytes`, `footprint_line_bytes`, `sector_reuse`, `ctas_emulated`, `sampling_error`, `integer_convert_fraction`, `int32_to_f32_convert_fraction`",
+                "2:1: unknown field `activity`, expected one of `activity_factor`, `divergent_branch_ratio`, `max_reconvergence_depth`, `memory_intensity`, `memory_efficiency`, `memory_efficiency_sectors`, `inter_thread_data_flow`, `mimd_parallelism`, `simd_parallelism`, `shared_conflict_ways_16banks`, `footprint_sector_bytes`, `footprint_line_bytes`, `sector_reuse`, `ctas_emulated`, `sampling_error`, `integer_convert_fraction`, `int32_to_f32_convert_fraction`, `narrow_uint_to_f32_convert_fraction`",
             ),
         );
     }
@@ -289,6 +289,48 @@ mod tests {
         check(
             "[resources]\nregisters_per_thread = 32\nregisters_source = \"ptxas\"\n",
             Ok(|p| p.resources.registers_source == crate::RegisterSource::Ptxas),
+        );
+    }
+
+    #[test]
+    fn compiler_version_is_read() {
+        check(
+            "[resources]\ncompiler = \"13.0\"\n",
+            Ok(|p| p.resources.compiler == Some(crate::CompilerVersion::new(13, 0))),
+        );
+        check(
+            "[resources]\ncompiler = \"12.9.86\"\n",
+            Ok(|p| p.resources.compiler == Some(crate::CompilerVersion::new(12, 9))),
+        );
+        check(
+            "[resources]\nregisters_per_thread = 32\n",
+            Ok(|p| p.resources.compiler.is_none()),
+        );
+        check(
+            "[resources]\ncompiler = \"thirteen\"\n",
+            Err(
+                "2:12: compiler version \"thirteen\" is not \"major.minor\" (for example \"12.9\")",
+            ),
+        );
+    }
+
+    #[test]
+    fn compiler_version_round_trips() {
+        let mut p = KernelProfile::default();
+        p.resources.compiler = Some(crate::CompilerVersion::new(13, 0));
+        let text = match toml::to_string(&p) {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        };
+        assert!(text.contains("compiler = \"13.0\""), "{text}");
+        let back = KernelProfile::from_toml(&text).map(|q| q.resources.compiler);
+        assert_eq!(back.ok(), Some(p.resources.compiler));
+        for bad in ["13", "13.x", "13.0.x", "", "1 3.0"] {
+            assert_eq!(crate::CompilerVersion::parse(bad), None, "{bad:?}");
+        }
+        assert_eq!(
+            crate::CompilerVersion::parse("V12.9.86"),
+            Some(crate::CompilerVersion::new(12, 9))
         );
     }
 

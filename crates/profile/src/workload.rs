@@ -51,6 +51,11 @@ pub struct Workload {
     /// executed `cvt`. From CC 8.6 on, SASS runs them as `I2FP` on the integer
     /// ALU, not the conversion unit. Ratio in [0, 1].
     pub int32_to_f32_convert_fraction: Option<f64>,
+    /// Executed `cvt.{rn,rz}.f32.{u8,u16}` (8/16-bit unsigned integer to
+    /// FP32) over all executed `cvt`. From CC 8.6 on, ptxas 13 runs them as
+    /// `I2FP.F32.U32` on the integer ALU; ptxas 12.9 keeps the conversion
+    /// unit's `I2F.U8`/`I2F.U16`. Ratio in [0, 1].
+    pub narrow_uint_to_f32_convert_fraction: Option<f64>,
 }
 
 impl Workload {
@@ -79,6 +84,10 @@ impl Workload {
             (
                 "int32_to_f32_convert_fraction",
                 self.int32_to_f32_convert_fraction,
+            ),
+            (
+                "narrow_uint_to_f32_convert_fraction",
+                self.narrow_uint_to_f32_convert_fraction,
             ),
         ];
         fields

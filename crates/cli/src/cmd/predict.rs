@@ -49,6 +49,18 @@ pub struct Args {
     /// With a launch spec: reconvergence policy of the emulator.
     #[arg(long, value_name = "POLICY", default_value = "ipdom", value_parser = ["ipdom", "barrier"])]
     pub reconvergence: String,
+    /// The CUDA compiler release that will build the kernel you time
+    /// ("13.0"): the timing model follows its SASS where releases are known
+    /// to differ (8/16-bit unsigned to FP32 runs on the integer ALU from
+    /// CC 8.6 with 13.x). Default: the profile's `resources.compiler`, the
+    /// ptxas that reported its registers.
+    #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_compiler)]
+    pub compiler: Option<profile::CompilerVersion>,
+}
+
+fn parse_compiler(text: &str) -> Result<profile::CompilerVersion, String> {
+    profile::CompilerVersion::parse(text)
+        .ok_or_else(|| format!("`{text}` is not a release like 12.9 or 13.0"))
 }
 
 /// Everything one run computes, before it is printed.
@@ -79,7 +91,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
     registry::check_names(&names).map_err(|e| CliError::usage(e.to_string()))?;
 
     let text = read_input(&path)?;
-    let profile = KernelProfile::from_toml(&text).map_err(|e| profile_error(&path, e))?;
+    let mut profile = KernelProfile::from_toml(&text).map_err(|e| profile_error(&path, e))?;
+    if args.compiler.is_some() {
+        profile.resources.compiler = args.compiler;
+    }
     let catalog = Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
     let gpu = catalog
         .get(&args.gpu)
@@ -140,7 +155,10 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
         gpu: Some(gpu.clone()),
         ..pipeline::Options::default()
     };
-    let profiled = pipeline::profile(&loaded, &options).map_err(fail)?;
+    let mut profiled = pipeline::profile(&loaded, &options).map_err(fail)?;
+    if args.compiler.is_some() {
+        profiled.profile.resources.compiler = args.compiler;
+    }
     let p = pipeline::predict(&profiled, &gpu, &args.models).map_err(fail)?;
     let report = Report {
         profile: p.profile,

@@ -80,6 +80,7 @@ pub struct Args {
     pub jobs: Option<usize>,
     /// Cache folder: results under DIR/tune, PTX under DIR/ptx (shared with
     /// `ptxperf validate --cache DIR`); default $PTXPERF_CACHE, else target/ptxperf-cache.
+    /// Results are only reused by the same build of ptxperf.
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,
     /// Read and write no result cache.

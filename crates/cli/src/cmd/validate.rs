@@ -39,7 +39,7 @@ pub struct Args {
     /// Experiment file: how a configuration becomes Kernel Tuner's launch (experiments/*.toml).
     #[arg(value_name = "EXPERIMENT.toml")]
     pub experiment: PathBuf,
-    /// Measured data: a Kernel Tuner cache (.json, .json.gz) or a Schoonhoven CSV (.csv.gz).
+    /// Measured data: a Kernel Tuner cache (.json, .json.gz) or a Schoonhoven CSV (.csv.gz). Where the cache names the compiler that built the measured kernels (`measured_by.nvrtc`), the timing model assumes that compiler's integer-to-FP32 lowering (docs/timing-model.md, "Integer conversions").
     #[arg(long, value_name = "FILE")]
     pub data: PathBuf,
     /// GPU id from the catalog to predict for (`ptxperf gpus` lists them).
@@ -162,7 +162,14 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
             .filter(|d| !d.is_empty() && args.profiles.is_none())
             .map(PathBuf::from)
     });
-    let engine = engine::Engine::new(&gpu, args.sample_ctas, models.clone(), cache, save_profiles);
+    // The models assume the SASS of the compiler that built the measured
+    // kernels where the data name it (this project's measurements do).
+    let measured_compiler = dataset
+        .compiler
+        .as_deref()
+        .and_then(profile::CompilerVersion::parse);
+    let engine = engine::Engine::new(&gpu, args.sample_ctas, models.clone(), cache, save_profiles)
+        .with_measured_compiler(measured_compiler);
 
     let total = dataset.rows.len();
     let indices = sample_indices(total, args.sample.unwrap_or(total), args.seed);
@@ -170,10 +177,10 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let bar = progress_bar(indices.len() as u64, args.quiet);
-    let replay = args
-        .profiles
-        .as_ref()
-        .map(|dir| replay::Replay::new(dir.clone(), &gpu, models.clone()));
+    let replay = args.profiles.as_ref().map(|dir| {
+        replay::Replay::new(dir.clone(), &gpu, models.clone())
+            .with_measured_compiler(measured_compiler)
+    });
     let predictor: &dyn runner::Predictor = match &replay {
         Some(r) => r,
         None => &engine,

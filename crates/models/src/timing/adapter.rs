@@ -13,7 +13,7 @@
 //! | L2 hit rate | `cache.l2_hit_rate`, else 1 - DRAM bytes / L2 bytes, clamped to [0, 1] |
 //! | ILP | `analysis.parallelism.ilp` (static dependence graph, `ptx::analysis::ilp`), else `analysis.gpuperf.ilp`, else 1 |
 //! | MLP (global, shared) | `analysis.parallelism.mlp_global` / `mlp_shared`, else (global) `analysis.gpuperf.mlp`, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
-//! | integer conversions | `workload.integer_convert_fraction` of `convert` moved to the integer pipe, plus `workload.int32_to_f32_convert_fraction` from CC 8.6 on ([`runs_i2fp`]) |
+//! | integer conversions | `workload.integer_convert_fraction` of `convert` moved to the integer pipe, plus `workload.int32_to_f32_convert_fraction` from CC 8.6 on ([`runs_i2fp`]), plus `workload.narrow_uint_to_f32_convert_fraction` from CC 8.6 on when `resources.compiler` is 13.0 or later ([`runs_narrow_i2fp`]) |
 //! | register spills | `analysis.spills` (ptxas's spill bytes) spread over the executed code ([`spill_instructions_per_warp`]): added to the LSU instructions, the L1 sectors and (misses) the L2 bytes |
 //! | GPU figures | [`super::params::arch_params`] with the bundled calibration of `gpu.id`, if any |
 
@@ -34,6 +34,16 @@ pub fn runs_i2fp(gpu: &Gpu) -> bool {
     gpu.compute_capability >= arch::ComputeCapability::new(8, 6)
 }
 
+/// Whether ptxas also emits `cvt.{rn,rz}.f32.{u8,u16}` as `I2FP.F32.U32`
+/// (integer ALU) for `gpu` when `compiler` built the code: from CC 8.6 on
+/// with ptxas 13 (the SASS of ptxas 13.0 for sm_86 and sm_90; ptxas 12.9
+/// keeps `I2F.U8`/`I2F.U16` there, and both keep `I2F` on sm_80). An
+/// unknown compiler is taken as ptxas 12.x, the one `scripts/setup.sh`
+/// installs.
+pub fn runs_narrow_i2fp(gpu: &Gpu, compiler: Option<profile::CompilerVersion>) -> bool {
+    runs_i2fp(gpu) && compiler.is_some_and(|c| c >= profile::CompilerVersion::new(13, 0))
+}
+
 /// Fill [`TimingInputs`] from the profile and the occupancy.
 pub fn inputs(
     profile: &KernelProfile,
@@ -49,11 +59,14 @@ pub fn inputs(
     // "Integer conversions").
     let fraction = |f: Option<f64>| f.filter(|f| f.is_finite()).unwrap_or(0.0).clamp(0.0, 1.0);
     let wl = &profile.workload;
-    let i2fp = if runs_i2fp(gpu) {
+    let mut i2fp = if runs_i2fp(gpu) {
         fraction(wl.int32_to_f32_convert_fraction)
     } else {
         0.0
     };
+    if runs_narrow_i2fp(gpu, profile.resources.compiler) {
+        i2fp += fraction(wl.narrow_uint_to_f32_convert_fraction);
+    }
     let int_cvt = w.convert * (fraction(wl.integer_convert_fraction) + i2fp).min(1.0);
     let spill = spill_instructions_per_warp(profile, warps);
     let mut mix = WarpMix {

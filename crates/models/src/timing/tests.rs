@@ -588,24 +588,37 @@ fn integer_conversions_go_to_the_integer_pipe() {
     check_integer_converts(Some(f64::NAN), 0.0);
 }
 
+/// (conversion-pipe, integer-pipe) instructions per warp on `gpu_id` of a
+/// kernel with 10 integer instructions and `convert` conversions per warp,
+/// of which the shares `integer` (widenings), `int32` (32-bit integer to
+/// FP32) and `narrow` (8/16-bit unsigned to FP32) are given, built by
+/// `compiler`.
+fn convert_and_int(
+    gpu_id: &str,
+    convert: f64,
+    (integer, int32, narrow): (Option<f64>, Option<f64>, Option<f64>),
+    compiler: Option<(u32, u32)>,
+) -> (f64, f64) {
+    let (gpu, occ) = gpu_and_occupancy(gpu_id);
+    let mut p = profile(160, 10.0, 1.0, 0.0, 0.0);
+    p.warp_instructions.convert = convert * 160.0 * 8.0;
+    p.workload.integer_convert_fraction = integer;
+    p.workload.int32_to_f32_convert_fraction = int32;
+    p.workload.narrow_uint_to_f32_convert_fraction = narrow;
+    p.resources.compiler = compiler.map(|(a, b)| profile::CompilerVersion::new(a, b));
+    match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => (i.mix.convert, i.mix.int_add),
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// 30 conversions per warp of which `int32` are 32-bit integer to FP32 and
 /// 7.5 integer widenings, on `gpu_id`: what stays on the conversion pipe.
 fn check_i2fp(gpu_id: &str, int32: Option<f64>, on_convert_pipe: f64) {
-    let (gpu, occ) = gpu_and_occupancy(gpu_id);
-    let mut p = profile(160, 10.0, 1.0, 0.0, 0.0);
-    p.warp_instructions.convert = 30.0 * 160.0 * 8.0;
-    p.workload.integer_convert_fraction = Some(0.25);
-    p.workload.int32_to_f32_convert_fraction = int32.map(|n| n / 30.0);
-    let inp = match adapter::inputs(&p, &gpu, &occ) {
-        Ok(i) => i,
-        Err(e) => panic!("{e}"),
-    };
-    assert_eq!(inp.mix.convert, on_convert_pipe, "{gpu_id} {int32:?}");
-    assert_eq!(
-        inp.mix.int_add,
-        10.0 + 30.0 - on_convert_pipe,
-        "{gpu_id} {int32:?}"
-    );
+    let fractions = (Some(0.25), int32.map(|n| n / 30.0), None);
+    let got = convert_and_int(gpu_id, 30.0, fractions, None);
+    let expected = (on_convert_pipe, 10.0 + 30.0 - on_convert_pipe);
+    assert_eq!(got, expected, "{gpu_id} {int32:?}");
 }
 
 #[test]
@@ -620,6 +633,29 @@ fn int32_to_f32_conversions_leave_the_conversion_pipe_from_cc_8_6() {
     check_i2fp("h100-sxm5-80gb", None, 22.5);
     // Never more than every conversion.
     check_i2fp("h100-sxm5-80gb", Some(30.0), 0.0);
+}
+
+/// 32 conversions per warp of which 16 are 32-bit integer to FP32 and 8
+/// unsigned 8/16-bit to FP32, built by `compiler`, on `gpu_id`: what stays
+/// on the conversion pipe.
+fn check_narrow_i2fp(gpu_id: &str, compiler: Option<(u32, u32)>, on_convert_pipe: f64) {
+    let fractions = (None, Some(0.5), Some(0.25));
+    let got = convert_and_int(gpu_id, 32.0, fractions, compiler);
+    let expected = (on_convert_pipe, 10.0 + 32.0 - on_convert_pipe);
+    assert_eq!(got, expected, "{gpu_id} {compiler:?}");
+}
+
+#[test]
+fn narrow_unsigned_to_f32_leaves_the_conversion_pipe_with_ptxas_13_from_cc_8_6() {
+    // ptxas 13 on CC 8.6 and 9.0: the 8/16-bit sources join the 32-bit ones on I2FP.
+    check_narrow_i2fp("geforce-rtx-3090", Some((13, 0)), 8.0);
+    check_narrow_i2fp("h100-sxm5-80gb", Some((13, 0)), 8.0);
+    check_narrow_i2fp("h100-sxm5-80gb", Some((13, 2)), 8.0);
+    // ptxas 12.x, or an unknown compiler (taken as 12.x): I2F.U8/U16 stay.
+    check_narrow_i2fp("h100-sxm5-80gb", Some((12, 9)), 16.0);
+    check_narrow_i2fp("h100-sxm5-80gb", None, 16.0);
+    // CC 8.0 keeps every I2F with either compiler.
+    check_narrow_i2fp("a100-sxm4-80gb", Some((13, 0)), 32.0);
 }
 
 fn check_lsu_lanes(shared_bytes_per_clock: f64, lanes: f64) {

@@ -100,8 +100,24 @@ pub struct Evaluator<'a> {
     pub emulations: AtomicUsize,
 }
 
-/// Bumped whenever what is cached, or how it is computed, changes.
-const RESULT_VERSION: &str = "tune-result-1";
+/// Bumped whenever what is cached changes shape.
+const RESULT_VERSION: &str = "tune-result-2";
+
+/// The running binary's identity: its version and a hash of its executable.
+/// Part of every cache key, so results cached by another build (a changed
+/// model, emulator or cache model) are never served: the models change
+/// between releases of the same version number. Without a readable
+/// executable, the version alone.
+fn build_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let version = env!("CARGO_PKG_VERSION");
+        match std::env::current_exe().and_then(std::fs::read) {
+            Ok(bytes) => format!("{version}+{:016x}", tune::fnv1a64(&bytes)),
+            Err(_) => version.to_string(),
+        }
+    })
+}
 
 struct EvalError(String);
 
@@ -112,13 +128,15 @@ impl From<TuneError> for EvalError {
 }
 
 impl Evaluator<'_> {
-    /// The model-set part of the cache key: the models, the sampling and the result version.
+    /// The model-set part of the cache key: the models, the sampling, the
+    /// result version and the build.
     fn models_key(&self) -> String {
         let sample = self
             .sample_ctas
             .map_or_else(|| "all".to_string(), |k| k.to_string());
         format!(
-            "{RESULT_VERSION};models={};sample_ctas={sample}",
+            "{RESULT_VERSION};build={};models={};sample_ctas={sample}",
+            build_id(),
             self.models.join(",")
         )
     }
@@ -381,6 +399,8 @@ fn resources_on(
             registers_per_thread: registers,
             registers_source: RegisterSource::Ptxas,
             static_shared_per_block: shared.max(loaded.static_shared_bytes),
+            compiler: arch::ptxas::found_ptxas_release()
+                .map(|(major, minor)| profile::CompilerVersion::new(major, minor)),
         },
         None => ProfileResources {
             // An upper bound: capped at what the GPU allows, as a real compile would spill.
@@ -390,6 +410,7 @@ fn resources_on(
                 .min(gpu.limits.max_registers_per_thread),
             registers_source: RegisterSource::Estimate,
             static_shared_per_block: loaded.static_shared_bytes,
+            compiler: None,
         },
     }
 }
@@ -430,4 +451,23 @@ pub fn first_line(s: &str) -> String {
         .unwrap_or("")
         .trim()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::build_id;
+
+    #[test]
+    fn cached_results_are_keyed_by_the_build() {
+        // The version, then a hash of this executable: a rebuilt binary
+        // (another model) gets other keys, the same binary the same key.
+        let id = build_id();
+        let Some((version, hash)) = id.split_once('+') else {
+            panic!("no executable hash in {id:?}")
+        };
+        assert_eq!(version, env!("CARGO_PKG_VERSION"));
+        assert_eq!(hash.len(), 16, "{id}");
+        assert!(hash.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+        assert_eq!(build_id(), id);
+    }
 }

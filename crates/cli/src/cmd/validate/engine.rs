@@ -33,6 +33,10 @@ pub struct Engine {
     /// Opened on first use, so a run whose configurations are all cached
     /// (or all measured as failed) needs no NVRTC.
     compiler: Mutex<Option<std::sync::Arc<Compiler>>>,
+    /// The compiler that built the measured kernels, where the data say
+    /// (`measured_by.nvrtc`): the profiles' `resources.compiler` is set to
+    /// it, so the models assume that compiler's SASS lowering.
+    measured_compiler: Option<profile::CompilerVersion>,
 }
 
 impl Engine {
@@ -57,7 +61,14 @@ impl Engine {
             cache,
             save_profiles,
             compiler: Mutex::new(None),
+            measured_compiler: None,
         }
+    }
+
+    /// Assume `compiler`'s lowering in every profile (see `measured_compiler`).
+    pub fn with_measured_compiler(mut self, compiler: Option<profile::CompilerVersion>) -> Engine {
+        self.measured_compiler = compiler;
+        self
     }
 
     /// (PTX served from the cache, PTX compiled).
@@ -188,8 +199,11 @@ impl Predictor for Engine {
             gpu: Some(self.gpu.clone()),
             ..pipeline::Options::default()
         };
-        let profiled = pipeline::profile(&loaded, &opts)
+        let mut profiled = pipeline::profile(&loaded, &opts)
             .map_err(|e| format!("emulation: {}", first_line(&e.to_string())))?;
+        if let Some(c) = self.measured_compiler {
+            profiled.profile.resources.compiler = Some(c);
+        }
         if let Some(dir) = &self.save_profiles {
             save_profile(dir, &self.gpu.id, launch, &ptx, &profiled.profile);
         }

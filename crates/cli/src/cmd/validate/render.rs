@@ -139,9 +139,15 @@ fn compiler_line(compilers: Option<&(String, String)>) -> Option<String> {
     let (data, ours) = compilers?;
     let same = data == ours || data.starts_with(&format!("{ours}."));
     (!same).then(|| {
+        let lowering = match profile::CompilerVersion::parse(data) {
+            Some(v) => format!(
+                "the timing model takes {v}'s integer-to-FP32 lowering; registers, spills and \
+                 the rest of the SASS are {ours}'s and can differ"
+            ),
+            None => "their SASS (instruction selection, registers, spills) can differ".to_string(),
+        };
         format!(
-            "compiler: the measured kernels were built by NVRTC {data}, ptxperf's PTX by NVRTC {ours}; \
-             their SASS (instruction selection, registers, spills) can differ"
+            "compiler: the measured kernels were built by NVRTC {data}, ptxperf's PTX by NVRTC {ours}; {lowering}"
         )
     })
 }
@@ -373,6 +379,16 @@ mod tests {
             "12.9",
             Some(
                 "compiler: the measured kernels were built by NVRTC 13.0, ptxperf's PTX by NVRTC 12.9; \
+                 the timing model takes 13.0's integer-to-FP32 lowering; registers, spills and \
+                 the rest of the SASS are 12.9's and can differ",
+            ),
+        );
+        // A version the model cannot read: only the warning.
+        check_compiler_line(
+            "thirteen",
+            "12.9",
+            Some(
+                "compiler: the measured kernels were built by NVRTC thirteen, ptxperf's PTX by NVRTC 12.9; \
                  their SASS (instruction selection, registers, spills) can differ",
             ),
         );

@@ -18,6 +18,8 @@ pub struct Replay {
     dir: PathBuf,
     gpu: Gpu,
     models: Vec<String>,
+    /// As [`super::engine::Engine::with_measured_compiler`].
+    measured_compiler: Option<profile::CompilerVersion>,
 }
 
 impl Replay {
@@ -27,7 +29,14 @@ impl Replay {
             dir: dir.join(&gpu.id),
             gpu: gpu.clone(),
             models,
+            measured_compiler: None,
         }
+    }
+
+    /// As [`super::engine::Engine::with_measured_compiler`].
+    pub fn with_measured_compiler(mut self, compiler: Option<profile::CompilerVersion>) -> Replay {
+        self.measured_compiler = compiler;
+        self
     }
 
     fn profile(&self, launch: &Launch) -> Result<KernelProfile, String> {
@@ -45,7 +54,10 @@ impl Replay {
 impl Predictor for Replay {
     /// As [`super::engine::Engine`] predicts once it has the profile.
     fn predict(&self, launch: &Launch) -> Result<ModelTimes, String> {
-        let profile = self.profile(launch)?;
+        let mut profile = self.profile(launch)?;
+        if let Some(c) = self.measured_compiler {
+            profile.resources.compiler = Some(c);
+        }
         Ok(model_times(&self.models, |one| {
             pipeline::predict_profile(&profile, &self.gpu, one)
         }))
