@@ -106,7 +106,8 @@ fn is_int_to_f32(inst: &Instruction, sources: &[Type]) -> bool {
 mod tests {
     use super::*;
 
-    fn check(body: &str, expected: u32) {
+    /// `f` of the entry `k` whose body is `body` (declarations included).
+    fn with_entry<R>(body: &str, f: impl FnOnce(&Function) -> R) -> R {
         let text = format!(
             ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n{body}\nret;\n}}\n"
         );
@@ -114,11 +115,18 @@ mod tests {
             Ok(m) => m,
             Err(d) => panic!("{}", d.render("t.ptx", &text)),
         };
-        let func = module.entries().next().map(|(_, f)| f);
-        let Some(func) = func else {
+        let Some((_, func)) = module.entries().next() else {
             panic!("no entry parsed")
         };
-        assert_eq!(estimate_registers(func), expected, "for {body:?}");
+        f(func)
+    }
+
+    fn check(body: &str, expected: u32) {
+        assert_eq!(
+            with_entry(body, estimate_registers),
+            expected,
+            "for {body:?}"
+        );
     }
 
     #[test]
@@ -152,17 +160,10 @@ mod tests {
     /// The [`ConvertSplit`] of an entry whose body is `body`, every
     /// instruction executed `n` times where `n` is its index + 1.
     fn split_of(body: &str) -> Option<ConvertSplit> {
-        let text = format!(
-            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n.reg .b16 %rs<2>;\n.reg .f64 %fd<2>;\n{body}\nret;\n}}\n"
-        );
-        let module = match ptx::parse("t.ptx", &text) {
-            Ok(m) => m,
-            Err(d) => panic!("{}", d.render("t.ptx", &text)),
-        };
-        let Some((_, func)) = module.entries().next() else {
-            panic!("no entry parsed")
-        };
-        convert_split(func, |pc| f64::from(pc + 1))
+        let decls = ".reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n.reg .b16 %rs<2>;\n.reg .f64 %fd<2>;";
+        with_entry(&format!("{decls}\n{body}"), |func| {
+            convert_split(func, |pc| f64::from(pc + 1))
+        })
     }
 
     /// `body`'s executed `cvt` ([`split_of`]) against the expected integer

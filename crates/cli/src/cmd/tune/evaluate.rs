@@ -134,9 +134,11 @@ impl Evaluator<'_> {
         let sample = self
             .sample_ctas
             .map_or_else(|| "all".to_string(), |k| k.to_string());
+        // Keys are only looked up with a cache: without one, the
+        // executable is not read.
+        let build = if self.cache.is_some() { build_id() } else { "" };
         format!(
-            "{RESULT_VERSION};build={};models={};sample_ctas={sample}",
-            build_id(),
+            "{RESULT_VERSION};build={build};models={};sample_ctas={sample}",
             self.models.join(",")
         )
     }
