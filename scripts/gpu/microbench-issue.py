@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Per-SM issue throughput of shared-memory loads and FP32 FMAs, alone and
-mixed, on the GPU of this machine (the question behind docs/timing-model.md's
+"""Per-SM issue throughput of shared-memory loads and FP32 FMAs (and of
+conversions and L1-resident global byte loads), alone and mixed, on the GPU
+of this machine (the question behind docs/timing-model.md's
 "shared loads and FMAs appear to serialise on Volta+": does a mix of LDS and
 FFMA take the larger or the sum of their times?).
 
@@ -52,11 +53,24 @@ VARIANTS = {
     # cvt_f2i's steps per clock.
     "cvt_i2fp": ("u[k] += 3u; a[k] += (float)(int)u[k];", 0, 1, 0),
     "cvt_i2fp_f2i": ("a[k] += add; u[k] += (unsigned)(a[k] * mul); b[k] += (float)(int)u[k];", 0, 2, 0),
+    # Dedispersion's channel loop (docs/validation/timing-effects.md, tenth and
+    # thirteenth passes): per channel a uniform FP32 load (the shift), FMUL and
+    # F2I, a byte load at that offset and its I2F. The model takes it as bound
+    # by the larger of the LSU and the conversion unit, each needing 2 of a
+    # warp's clocks per channel on GA10x. Here the loads hit L1 (4 KiB of
+    # bytes, 1 KiB of shifts, warmed first); the LDS column counts global
+    # loads per step, the FFMA column conversions. ldg_u8 + cvt_both against
+    # ldg_u8_cvt says whether two busy units overlap (max) or not (sum).
+    "ldg_u8": ("u[k] += g[(gbase + k * 32 + lane) & 4095];", 1, 0, 1),
+    "ldg_u8_cvt": (
+        "{ unsigned off = (unsigned)(gs[(gbase + k) & 255] * mul2);"
+        " a[k] += (float)g[(off + gbase + k * 32 + lane) & 4095]; }", 2, 2, 0),  # B/clk: mixed widths, not shown
 }
 
 HEADER = "__constant__ float cf[8];\n"
 TEMPLATE = r"""
-extern "C" __global__ void __launch_bounds__(1024) NAME(float* out, long long* cycles, int iters, float mul, float add, float add2) {
+extern "C" __global__ void __launch_bounds__(1024) NAME(float* out, long long* cycles, int iters, float mul, float add, float add2,
+    const unsigned char* __restrict__ g, const float* __restrict__ gs, float mul2) {
   __shared__ float s[2048];
   float4* s4 = reinterpret_cast<float4*>(s);
   int t = threadIdx.x, lane = t & 31;
@@ -67,12 +81,13 @@ extern "C" __global__ void __launch_bounds__(1024) NAME(float* out, long long* c
   for (int k = 0; k < 8; k++) { a[k] = t + k; b[k] = t - k; u[k] = t * k; }
   __syncthreads();
   long long c0 = clock64();
-  int base = (t >> 5) & 7, base4 = base;
+  int base = (t >> 5) & 7, base4 = base, gbase = (t >> 5) * 7;
   for (int i = 0; i < iters; i++) {
     #pragma unroll
     for (int k = 0; k < 8; k++) { BODY }
     base = (base + 256 + 1) & 1023;
     base4 = (base4 + 33) & 255;
+    gbase = (gbase + 97) & 4095;
   }
   __syncthreads();
   long long c1 = clock64();
@@ -100,13 +115,16 @@ def main():
     cf_host = cp.asarray(np.linspace(0.5, 1.0, 8, dtype=np.float32))
     cf.copy_from_device(cf_host.data, cf_host.nbytes)
     out = cp.zeros(sms * 1024, dtype=cp.float32)
+    g = cp.asarray((np.arange(4096) * 7 % 251).astype(np.uint8))
+    gs = cp.asarray(np.linspace(0.0, 15.8, 256, dtype=np.float32))
     cycles = cp.zeros(sms, dtype=cp.int64)
     results = {"device": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
                "cc": cc, "sms": sms, "iters": ITERS, "warps_per_sm": 32, "variants": {}}
-    print(f"{'variant':<16}{'clk/iter/warp':>14}{'LDS/clk':>9}{'FFMA/clk':>10}{'B/clk':>8}  (cvt_*: the FFMA column counts conversions)")
+    print(f"{'variant':<16}{'clk/iter/warp':>14}{'LDS/clk':>9}{'FFMA/clk':>10}{'B/clk':>8}  (cvt_*: the FFMA column counts conversions; ldg_*: the LDS column counts global loads)")
     for name, (_, lds, ffma, width) in VARIANTS.items():
         fn = module.get_function("mb_" + name)
-        args = (out, cycles, np.int32(ITERS), np.float32(0.999), np.float32(0.001), np.float32(0.002))
+        args = (out, cycles, np.int32(ITERS), np.float32(0.999), np.float32(0.001), np.float32(0.002),
+                g, gs, np.float32(2.0))
         fn((sms,), (1024,), args)  # warm-up
         cp.cuda.Device(0).synchronize()
         runs = []
