@@ -23,6 +23,10 @@
 # Needs NVRTC (scripts/setup.sh) and the kernel sources
 # (scripts/fetch-validation-kernels.sh).
 set -euo pipefail
+# Folders the caller names are relative to where the script was started.
+absolute() { case $1 in "" | /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
+save=$(absolute "${SAVE_PROFILES:-}")
+profiles=$(absolute "${PROFILES:-}")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 sample=${SAMPLE:-100}
@@ -35,8 +39,6 @@ data=${GROUNDTRUTH:-$root/../shared/data/groundtruth}
 out=docs/validation
 plots=$out/plots
 target=${CARGO_TARGET_DIR:-$root/target}
-save=${SAVE_PROFILES:-}
-profiles=${PROFILES:-}
 settings="SAMPLE=$sample DEDISP_SAMPLE=$dedisp_sample SEED=$seed CTAS=$ctas"
 if [ -n "$save" ] && [ -n "$profiles" ]; then
   echo "SAVE_PROFILES and PROFILES exclude each other: a run either emulates (and saves) or rescores" >&2
@@ -142,6 +144,7 @@ EOF
 done
 total=$(( $(date +%s) - start ))
 if [ -n "$save" ]; then
+  mkdir -p "$save"
   printf 'settings: %s\nemulated: commit %s (plus the working tree) on %s, %s s\n' \
     "$settings" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%Y-%m-%d)" "$total" \
     >"$save/settings.txt"
