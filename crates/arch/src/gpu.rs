@@ -135,6 +135,14 @@ pub struct Clocks {
     /// memory type, so bandwidth is given separately and is authoritative).
     #[serde(default)]
     pub memory_mhz: Option<f64>,
+    /// The core clock the GPU holds under a long compute load, MHz, where it
+    /// is known: a measurement (nvidia-smi or NVML during the run, or a
+    /// clock locked with `nvidia-smi -lgc`). When given, every model uses it
+    /// instead of `model_clock`: GPU Boost runs a card anywhere between its
+    /// base clock and well above its rated boost clock, as power and
+    /// temperature allow. `ptxperf predict/validate/tune --clock-mhz` set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained_mhz: Option<f64>,
 }
 
 /// DRAM.
@@ -334,12 +342,35 @@ pub struct Source {
 }
 
 impl Gpu {
-    /// The core clock the models use, MHz.
+    /// The core clock the models use, MHz: the sustained clock where one is
+    /// given, else the rated clock `model_clock` names.
     pub fn clock_mhz(&self) -> f64 {
+        self.clocks
+            .sustained_mhz
+            .unwrap_or_else(|| self.rated_clock_mhz())
+    }
+
+    /// The datasheet clock `model_clock` names (base or boost), MHz: what
+    /// figures measured in bytes per second are converted to per-clock
+    /// figures with, whatever clock the models run at.
+    pub fn rated_clock_mhz(&self) -> f64 {
         match self.clocks.model_clock {
             ClockChoice::Base => self.clocks.base_mhz,
             ClockChoice::Boost => self.clocks.boost_mhz,
         }
+    }
+
+    /// This GPU held at `mhz` (see [`Clocks::sustained_mhz`]): a clock
+    /// below 1 MHz or above 10 GHz, or not a number, is refused.
+    pub fn with_sustained_clock(&self, mhz: f64) -> Result<Gpu, String> {
+        if !(1.0..=10_000.0).contains(&mhz) {
+            return Err(format!(
+                "a core clock of {mhz} MHz is outside 1 to 10000 MHz"
+            ));
+        }
+        let mut gpu = self.clone();
+        gpu.clocks.sustained_mhz = Some(mhz);
+        Ok(gpu)
     }
 
     /// The core clock the models use, Hz.

@@ -283,4 +283,33 @@ fn bad_files_point_at_the_line() {
         line_of(&text, "fp32 = 64"),
         "no entry in [sources]",
     );
+    // A sustained clock is a number like any other: positive, with a source
+    // (here the file's [sources] entry for the whole clocks section).
+    check_error(
+        |t| t.replace("model_clock = ", "sustained_mhz = -1.0\nmodel_clock = "),
+        line_of(&text, "model_clock = "),
+        "must be a positive number",
+    );
+    let held = text.replace("model_clock = ", "sustained_mhz = 1500.0\nmodel_clock = ");
+    let gpu = arch::catalog::parse_gpu("gpus/tesla-t4.toml", &held);
+    assert_eq!(gpu.map(|g| g.clock_mhz()).ok(), Some(1500.0));
+}
+
+#[test]
+fn a_sustained_clock_replaces_the_rated_one() {
+    let c = catalog();
+    let t4 = c.get("tesla-t4").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t4.clocks.sustained_mhz, None);
+    assert_eq!((t4.clock_mhz(), t4.rated_clock_mhz()), (1590.0, 1590.0));
+    let held = t4
+        .with_sustained_clock(1100.0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((held.clock_mhz(), held.rated_clock_mhz()), (1100.0, 1590.0));
+    assert_eq!(held.clock_hz(), 1.1e9);
+    // 40 SMs x 64 lanes x 2 x 1.1 GHz.
+    assert!((held.peak_fp32_flops() - 5.632e12).abs() < 1.0);
+    for bad in [0.0, -5.0, f64::NAN, f64::INFINITY, 20_000.0] {
+        let err = t4.with_sustained_clock(bad).err().unwrap_or_default();
+        assert!(err.contains("outside 1 to 10000 MHz"), "{bad}: {err}");
+    }
 }

@@ -272,37 +272,105 @@ fn predict_from_a_hand_written_profile() {
     );
 }
 
-/// A conversion-bound kernel whose conversions are half 8/16-bit unsigned
-/// to FP32: on the H100 its timing prediction follows `--compiler`.
-#[test]
-fn predict_follows_the_compiler_given() {
-    let path = temp_path("narrow-cvt.toml");
-    let text = "kernel = \"k\"\n[launch]\ngrid = [1056, 1, 1]\nblock = [256, 1, 1]\n\
-                [warp_instructions]\nconvert = 27033600.0\nint_add = 8448.0\n\
-                [workload]\nnarrow_uint_to_f32_convert_fraction = 0.5\n";
+/// A conversion-bound kernel on the H100 (1,056 blocks of 256 threads),
+/// with `workload` appended to its profile; returns the profile's path.
+fn convert_profile(name: &str, workload: &str) -> String {
+    let path = temp_path(name);
+    let text = format!(
+        "kernel = \"k\"\n[launch]\ngrid = [1056, 1, 1]\nblock = [256, 1, 1]\n\
+         [warp_instructions]\nconvert = 27033600.0\nint_add = 8448.0\n{workload}"
+    );
     if let Err(e) = std::fs::write(&path, text) {
         panic!("{}: {e}", path.display());
     }
-    let file = path.display().to_string();
+    path.display().to_string()
+}
+
+/// `predict --profile FILE --gpu h100-sxm5-80gb --model timing` with `extra`
+/// flags: the JSON with `json`, else the table (exit status `code`).
+fn predict_h100(
+    file: &str,
+    extra: &[&str],
+    json_out: bool,
+    code: i32,
+    needles: &[&str],
+) -> Outcome {
+    let mut args = vec![
+        "predict",
+        "--profile",
+        file,
+        "--gpu",
+        "h100-sxm5-80gb",
+        "--model",
+        "timing",
+    ];
+    if json_out {
+        args.push("--json");
+    }
+    args.extend(extra);
+    check(&args, code, needles)
+}
+
+/// The timing model's figure `key` ("seconds" or a breakdown entry).
+fn timing_figure(v: &serde_json::Value, key: &str) -> f64 {
+    let model = &v["models"][0];
+    let x = match key {
+        "seconds" => model["seconds"].as_f64(),
+        _ => model["breakdown"][key].as_f64(),
+    };
+    x.unwrap_or_else(|| panic!("no {key} in {v}"))
+}
+
+/// At half the rated clock the timing model's time doubles, all but the
+/// launch overhead.
+#[test]
+fn predict_runs_at_the_clock_given() {
+    let file = convert_profile("clock.toml", "");
+    let run = |extra: &[&str]| json(&predict_h100(&file, extra, true, 0, &[]).stdout);
+    let (rated, held) = (run(&[]), run(&["--clock-mhz", "990"]));
+    assert_eq!(rated["clock_mhz"], 1980.0);
+    assert_eq!(held["clock_mhz"], 990.0);
+    assert_eq!(held["rated_clock_mhz"], 1980.0);
+    let sm = timing_figure(&held, "sm_seconds") / timing_figure(&rated, "sm_seconds");
+    assert!((sm - 2.0).abs() < 1e-9, "SM time x{sm}");
+    // The launch overhead (a few microseconds) does not scale.
+    let total = timing_figure(&held, "seconds") / timing_figure(&rated, "seconds");
+    assert!(total > 1.95 && total < 2.0, "time x{total}");
+    predict_h100(
+        &file,
+        &["--clock-mhz", "990"],
+        false,
+        0,
+        &["core clock 990 MHz (--clock-mhz; rated boost 1980 MHz)"],
+    );
+    predict_h100(
+        &file,
+        &["--clock-mhz", "0"],
+        false,
+        2,
+        &["--clock-mhz: a core clock of 0 MHz is outside 1 to 10000 MHz"],
+    );
+    predict_h100(&file, &["--clock-mhz", "fast"], false, 2, &["--clock-mhz"]);
+}
+
+/// Half the kernel's conversions are 8/16-bit unsigned to FP32: on the H100
+/// its timing prediction follows `--compiler`.
+#[test]
+fn predict_follows_the_compiler_given() {
+    let file = convert_profile(
+        "narrow-cvt.toml",
+        "[workload]\nnarrow_uint_to_f32_convert_fraction = 0.5\n",
+    );
     let seconds = |compiler: &str| {
-        let mut args = vec![
-            "predict",
-            "--profile",
-            &file,
-            "--gpu",
-            "h100-sxm5-80gb",
-            "--model",
-            "timing",
-            "--json",
-        ];
-        if !compiler.is_empty() {
-            args.extend(["--compiler", compiler]);
-        }
-        let v = json(&check(&args, 0, &[]).stdout);
-        match v["models"][0]["seconds"].as_f64() {
-            Some(s) => s,
-            None => panic!("no seconds in {v}"),
-        }
+        let extra: &[&str] = if compiler.is_empty() {
+            &[]
+        } else {
+            &["--compiler", compiler]
+        };
+        timing_figure(
+            &json(&predict_h100(&file, extra, true, 0, &[]).stdout),
+            "seconds",
+        )
     };
     let (unknown, v12, v13) = (seconds(""), seconds("12.9"), seconds("13.0"));
     // Unknown is taken as 12.x; with 13.0 half the conversions leave the
@@ -312,16 +380,10 @@ fn predict_follows_the_compiler_given() {
         v13 < 0.6 * v12 && v13 > 0.4 * v12,
         "13.0: {v13} s, 12.9: {v12} s"
     );
-    check(
-        &[
-            "predict",
-            "--profile",
-            &file,
-            "--gpu",
-            "h100-sxm5-80gb",
-            "--compiler",
-            "new",
-        ],
+    predict_h100(
+        &file,
+        &["--compiler", "new"],
+        false,
         2,
         &["`new` is not a release like 12.9 or 13.0"],
     );

@@ -135,13 +135,15 @@ pub fn transaction_bytes(gpu: &Gpu) -> f64 {
     }
 }
 
-/// The clock that turns the models' cycles into seconds, MHz: the clock the
-/// seeds' papers used for this GPU where the GPU file records one
+/// The clock that turns the models' cycles into seconds, MHz: a sustained
+/// clock where one is given (`clocks.sustained_mhz`, `--clock-mhz`), else the
+/// clock the seeds' papers used for this GPU where the GPU file records one
 /// (`model_params.paper_clock_mhz`, e.g. 1300 for the GTX 280), else the
 /// GPU's model clock.
 pub fn clock_mhz(gpu: &Gpu) -> f64 {
-    gpu.model_params
-        .paper_clock_mhz
+    gpu.clocks
+        .sustained_mhz
+        .or(gpu.model_params.paper_clock_mhz)
         .unwrap_or_else(|| gpu.clock_mhz())
 }
 

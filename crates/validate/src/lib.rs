@@ -10,8 +10,9 @@
 //!   arguments, constant symbols; [`expr`] evaluates their size expressions;
 //! - [`source`]: Kernel Tuner's define prefix and its `loop_unroll_factor`
 //!   rule, applied to a source text;
-//! - [`stats`]: MAPE, median APE, Spearman, Kendall tau-b, top-1 % overlap,
-//!   best-configuration ratio; [`sample`]: seeded choice of configurations.
+//! - [`stats`]: MAPE, median APE, median predicted/measured, Spearman,
+//!   Kendall tau-b, top-1 % overlap, best-configuration ratio; [`sample`]:
+//!   seeded choice of configurations.
 //!
 //! Nothing here prints; errors are values naming the file and the place
 //! (line, or JSON / TOML key path).

@@ -2,8 +2,8 @@
 
 use validate::sample::{SplitMix64, sample_indices};
 use validate::stats::{
-    StatsError, average_ranks, best_config_ratio, kendall_tau_b, mape, median_ape, spearman,
-    top_fraction_overlap,
+    StatsError, average_ranks, best_config_ratio, kendall_tau_b, mape, median_ape, median_ratio,
+    spearman, top_fraction_overlap,
 };
 
 fn close(a: Result<f64, StatsError>, b: f64) {
@@ -25,6 +25,28 @@ fn percentage_errors() {
     // errors 300, 0, 10: mean 103.33, median 10.
     close(mape(&[4.0, 1.0, 1.1], &[1.0, 1.0, 1.0]), 310.0 / 3.0);
     close(median_ape(&[4.0, 1.0, 1.1], &[1.0, 1.0, 1.0]), 10.0);
+}
+
+#[test]
+fn median_ratio_is_the_signed_bias() {
+    // Ratios 1.1, 0.8, 1.0, 1.3: median (1.0 + 1.1) / 2 = 1.05.
+    close(
+        median_ratio(&[110.0, 80.0, 100.0, 130.0], &[100.0; 4]),
+        1.05,
+    );
+    // Ratios 0.5, 2, 0.75: median 0.75, though the MAPE of the same set is 58.3 %.
+    close(median_ratio(&[1.0, 4.0, 3.0], &[2.0, 2.0, 4.0]), 0.75);
+    // A model that is always 20 % fast has ratio 0.8 on any spread of times.
+    close(median_ratio(&[0.8, 8.0, 80.0], &[1.0, 10.0, 100.0]), 0.8);
+    assert_eq!(
+        median_ratio(&[1.0, 1.0], &[1.0, 0.0]),
+        Err(StatsError::NonPositive(1))
+    );
+    assert_eq!(median_ratio(&[], &[]), Err(StatsError::Empty));
+    assert_eq!(
+        median_ratio(&[1.0], &[1.0, 2.0]),
+        Err(StatsError::LengthMismatch(1, 2))
+    );
 }
 
 #[test]

@@ -14,3 +14,17 @@ pub mod report;
 pub mod run;
 pub mod tune;
 pub mod validate;
+
+use crate::error::CliError;
+
+/// The catalog GPU `id`, held at `clock_mhz` when one is given (`--clock-mhz`).
+pub(crate) fn catalog_gpu(id: &str, clock_mhz: Option<f64>) -> Result<arch::Gpu, CliError> {
+    let catalog = arch::Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
+    let gpu = catalog.get(id).map_err(|e| CliError::user(e.to_string()))?;
+    match clock_mhz {
+        None => Ok(gpu.clone()),
+        Some(mhz) => gpu
+            .with_sustained_clock(mhz)
+            .map_err(|e| CliError::usage(format!("--clock-mhz: {e}"))),
+    }
+}

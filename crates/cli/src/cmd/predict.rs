@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 
-use arch::{Catalog, Gpu, Occupancy, OccupancyInput};
+use arch::{Gpu, Occupancy, OccupancyInput};
 use comfy_table::Table;
 use models::roofline::svg::{Chart, render};
 use models::{Agreement, Prediction, registry};
@@ -56,6 +56,13 @@ pub struct Args {
     /// ptxas that reported its registers.
     #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_compiler)]
     pub compiler: Option<profile::CompilerVersion>,
+    /// The core clock the GPU holds while the kernel runs, MHz: what
+    /// `nvidia-smi --query-gpu=clocks.sm --format=csv -lms 100` shows during
+    /// the run, or a clock locked with `nvidia-smi -lgc`. Default: the
+    /// catalog's rated clock (`ptxperf gpus ID`), which GPU Boost can run a
+    /// card well above or below. DRAM bandwidth stays the catalog's.
+    #[arg(long, value_name = "MHZ")]
+    pub clock_mhz: Option<f64>,
 }
 
 fn parse_compiler(text: &str) -> Result<profile::CompilerVersion, String> {
@@ -95,11 +102,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if args.compiler.is_some() {
         profile.resources.compiler = args.compiler;
     }
-    let catalog = Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
-    let gpu = catalog
-        .get(&args.gpu)
-        .map_err(|e| CliError::user(e.to_string()))?
-        .clone();
+    let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
     let occupancy = occupancy_of(&profile, &gpu)?;
 
     let mut predictions = Vec::with_capacity(names.len());
@@ -138,11 +141,7 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
         }
     }
     registry::check_names(&args.models).map_err(|e| CliError::usage(e.to_string()))?;
-    let catalog = Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
-    let gpu = catalog
-        .get(&args.gpu)
-        .map_err(|e| CliError::user(e.to_string()))?
-        .clone();
+    let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
     let fail = |e: pipeline::PipelineError| CliError::user(e.to_string());
     let loaded = pipeline::load_spec(spec, &sets).map_err(fail)?;
     let options = pipeline::Options {
@@ -259,6 +258,24 @@ fn registers_note(profile: &KernelProfile) -> String {
     }
 }
 
+/// The core clock the models ran at, and where it came from.
+fn clock_note(gpu: &Gpu) -> String {
+    let rated = match gpu.clocks.model_clock {
+        arch::ClockChoice::Base => "base",
+        arch::ClockChoice::Boost => "boost",
+    };
+    match gpu.clocks.sustained_mhz {
+        Some(mhz) => format!(
+            "core clock {mhz} MHz (--clock-mhz; rated {rated} {} MHz)",
+            gpu.rated_clock_mhz()
+        ),
+        None => format!(
+            "core clock {} MHz (rated {rated}; --clock-mhz for the clock your GPU holds)",
+            gpu.clock_mhz()
+        ),
+    }
+}
+
 fn table_text(r: &Report) -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -268,7 +285,13 @@ fn table_text(r: &Report) -> String {
     } else {
         r.profile.kernel.as_str()
     };
-    let _ = writeln!(out, "kernel {name} on {} ({})", r.gpu.name, r.gpu.id);
+    let _ = writeln!(
+        out,
+        "kernel {name} on {} ({}), {}",
+        r.gpu.name,
+        r.gpu.id,
+        clock_note(&r.gpu)
+    );
     let _ = writeln!(
         out,
         "launch: {} blocks x {} threads; occupancy {} blocks/SM, {} warps/SM ({:.0} %), limited by {}; {}",
@@ -352,6 +375,8 @@ fn to_json(r: &Report) -> serde_json::Value {
     json!({
         "schema": 1,
         "gpu": r.gpu.id,
+        "clock_mhz": r.gpu.clock_mhz(),
+        "rated_clock_mhz": r.gpu.rated_clock_mhz(),
         "kernel": r.profile.kernel,
         "occupancy": occupancy,
         "models": models,

@@ -6,9 +6,10 @@
 //! source is instantiated with its defines, compiled by NVRTC (PTX cached on
 //! disk by source and options), emulated on a few CTAs spread over the grid and
 //! extrapolated, and every model predicts a time. Then per model: MAPE,
-//! median APE, Spearman, Kendall tau-b, top-1 % overlap, the measured time
-//! of the predicted-best configuration over the measured best, and the
-//! failures (measured as failed, and those ptxperf could not run, apart).
+//! median APE, median predicted/measured (the bias), Spearman, Kendall tau-b,
+//! top-1 % overlap, the measured time of the predicted-best configuration
+//! over the measured best, and the failures (measured as failed, and those
+//! ptxperf could not run, apart).
 //!
 //! Submodules: [`score`] (the join and the figures, pure), [`runner`]
 //! (parallel, deterministic), [`engine`] (the real predictor), [`replay`]
@@ -45,6 +46,12 @@ pub struct Args {
     /// GPU id from the catalog to predict for (`ptxperf gpus` lists them).
     #[arg(long, value_name = "ID")]
     pub gpu: String,
+    /// The core clock the GPU held while the data were measured, MHz (the
+    /// models run at it instead of the catalog's rated clock; DRAM bandwidth
+    /// stays the catalog's). For data taken with clocks locked
+    /// (`nvidia-smi -lgc`) or logged during the run. Default: the rated clock.
+    #[arg(long, value_name = "MHZ")]
+    pub clock_mhz: Option<f64>,
     /// Score N configurations chosen at random (with --seed); default: all.
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
@@ -146,11 +153,7 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     let experiment =
         Experiment::load(&args.experiment).map_err(|e| CliError::user(e.to_string()))?;
     let dataset = import_dataset(&args.data).map_err(|e| CliError::user(e.to_string()))?;
-    let catalog = arch::Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
-    let gpu = catalog
-        .get(&args.gpu)
-        .map_err(|e| CliError::user(e.to_string()))?
-        .clone();
+    let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
     let cache_dir = match (&args.cache, args.no_cache) {
         (_, true) => None,
         (Some(d), false) => Some(d.clone()),
@@ -206,6 +209,7 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         seed: args.seed,
         sample_ctas: args.sample_ctas,
         profiles: args.profiles.as_ref().map(|d| d.display().to_string()),
+        clock_mhz: args.clock_mhz.map(|held| (held, gpu.rated_clock_mhz())),
         jobs,
         elapsed_s: run.elapsed.as_secs_f64(),
         ptx_cache_hits,

@@ -225,9 +225,12 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         None if gpu.caches.l2_bytes == 0 => (dram_bytes_per_second, Origin::Datasheet),
         None => (datasheet_dram * L2_OVER_DRAM, Origin::Datasheet),
     };
+    // Per clock at the rated clock: an SM's L1 moves its bytes per clock at
+    // whatever clock it runs (a sustained clock scales the bandwidth).
+    let rated_clock_hz = gpu.rated_clock_mhz() * 1e6;
     let l1_bytes_per_clock = cal
         .and_then(|c| c.l1_bandwidth.as_ref())
-        .map(|b| b.first_level_gbps * 1e9 / (sm_count.max(1.0) * clock_hz))
+        .map(|b| b.first_level_gbps * 1e9 / (sm_count.max(1.0) * rated_clock_hz))
         .filter(|v| v.is_finite() && *v > 0.0)
         .unwrap_or_else(|| default_l1_bytes_per_clock(gpu));
     let (launch_seconds, launch_origin) = match cal

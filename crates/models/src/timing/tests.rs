@@ -704,3 +704,51 @@ fn spills_hit_l1_as_far_as_the_resident_threads_frames_fit_in_it() {
     check_spill_hits("tesla-p100-pcie-16gb", 8, 8, 0.0);
     check_spill_hits("geforce-gtx-titan-x-maxwell", 8, 8, 0.0);
 }
+
+/// `predict` of `p` on `gpu` at its own occupancy for the [`profile`] kernel.
+fn predict_on(p: &KernelProfile, gpu: &arch::Gpu) -> crate::prediction::Prediction {
+    let (_, occ) = gpu_and_occupancy(&gpu.id);
+    match adapter::predict(p, gpu, &occ) {
+        Ok(pr) => pr,
+        Err(e) => panic!("{}: {e}", gpu.id),
+    }
+}
+
+#[test]
+fn a_sustained_clock_scales_the_sms_time_and_leaves_dram_alone() {
+    // The H100 PCIe has a calibrated L1 rate (gpu-benches, in GB/s).
+    let (gpu, _) = gpu_and_occupancy("h100-pcie-80gb");
+    let half = match gpu.with_sustained_clock(gpu.rated_clock_mhz() / 2.0) {
+        Ok(g) => g,
+        Err(e) => panic!("{e}"),
+    };
+    // Per-clock figures stay, including the calibrated L1 rate: an L1 moves
+    // its bytes per clock at whatever clock it runs.
+    let cal = calibration::bundled(&gpu.id);
+    assert!(cal.as_ref().is_some_and(|c| c.l1_bandwidth.is_some()));
+    let (rated, held) = (
+        arch_params(&gpu, cal.as_ref()),
+        arch_params(&half, cal.as_ref()),
+    );
+    assert_eq!(held.clock_hz, rated.clock_hz / 2.0);
+    assert_eq!(held.l1_bytes_per_clock, rated.l1_bytes_per_clock);
+    assert_eq!(held.dram_bytes_per_second, rated.dram_bytes_per_second);
+    let sm = |p: &crate::prediction::Prediction| p.breakdown["sm_seconds"];
+    let dram = |p: &crate::prediction::Prediction| p.breakdown["dram_seconds"];
+    // Compute-bound: the SMs' time doubles.
+    let compute = profile(4096, 1000.0, 1.0, 0.0, 0.0);
+    let (a, b) = (predict_on(&compute, &gpu), predict_on(&compute, &half));
+    assert!(
+        (sm(&b) / sm(&a) - 2.0).abs() < 1e-9,
+        "{} {}",
+        sm(&a),
+        sm(&b)
+    );
+    assert_eq!(dram(&a), dram(&b));
+    // Streaming: DRAM binds at either clock, and the time stays.
+    let stream = profile(100_000, 2.0, 3.0, 0.0, 0.0);
+    let (a, b) = (predict_on(&stream, &gpu), predict_on(&stream, &half));
+    assert_eq!(dram(&a), dram(&b));
+    assert!(sm(&b) < dram(&b), "{} {}", sm(&b), dram(&b));
+    assert_eq!(a.seconds, b.seconds);
+}

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::score::Attempt;
-use super::{Args, evaluate};
+use super::{Args, Evaluation, evaluate};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
@@ -140,6 +140,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         quiet: true,
         save_profiles: (jobs == 1).then(|| saved.clone()),
         profiles: None,
+        clock_mhz: None,
     };
     let one = match evaluate(&args(1, "ptx")) {
         Ok(ev) => ev,
@@ -194,6 +195,39 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         (0, 0)
     );
     assert_eq!(three.outcomes, one.outcomes);
+    assert_eq!(three.summary.clock_mhz, None);
+    // The same profiles at half the RTX 3090's rated 1695 MHz: no model is
+    // faster, the timing model is slower, and the header says so.
+    replay.clock_mhz = Some(847.5);
+    let slow = match evaluate(&replay) {
+        Ok(ev) => ev,
+        Err(e) => panic!("rescoring at a held clock failed: {e}"),
+    };
+    assert_eq!(slow.summary.clock_mhz, Some((847.5, 1695.0)));
+    let timing_ms = |ev: &Evaluation| -> Vec<f64> {
+        ev.outcomes
+            .iter()
+            .filter_map(|o| match &o.attempt {
+                Attempt::Predicted(p) => p
+                    .iter()
+                    .find(|(n, _)| n == "timing")
+                    .and_then(|(_, r)| r.as_ref().ok().copied()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (rated, held) = (timing_ms(&three), timing_ms(&slow));
+    assert_eq!(rated.len(), 4);
+    assert_eq!(held.len(), 4);
+    for (r, h) in rated.iter().zip(&held) {
+        assert!(h > r, "timing at 847.5 MHz {h} ms, at 1695 MHz {r} ms");
+    }
+    replay.clock_mhz = Some(0.0);
+    match evaluate(&replay) {
+        Err(e) => assert!(e.to_string().contains("--clock-mhz"), "{e}"),
+        Ok(_) => panic!("a 0 MHz clock must be refused"),
+    }
+    replay.clock_mhz = None;
     // A folder without them: every configuration fails, and says why.
     replay.profiles = Some(dir.join("empty"));
     let four = match evaluate(&replay) {

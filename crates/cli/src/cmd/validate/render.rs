@@ -34,6 +34,9 @@ pub struct Summary {
     pub sample_ctas: u64,
     /// The folder the profiles were rescored from (`--profiles`), if any.
     pub profiles: Option<String>,
+    /// The clock the models ran at (`--clock-mhz`) and the catalog's rated
+    /// clock, MHz, where the run overrode it.
+    pub clock_mhz: Option<(f64, f64)>,
     pub jobs: usize,
     pub elapsed_s: f64,
     /// PTX compilations served from the cache, and those compiled.
@@ -65,11 +68,23 @@ fn error_percent(v: Option<f64>) -> String {
     }
 }
 
-const HEADERS: [&str; 10] = [
+/// A ratio that can be anything from 1e-6 to 1e6: three significant figures.
+fn ratio(v: Option<f64>) -> String {
+    match v {
+        None => "n/a".to_string(),
+        Some(x) if x > 0.0 && !(0.001..1000.0).contains(&x) => format!("{x:.2e}"),
+        Some(x) if x >= 100.0 => format!("{x:.0}"),
+        Some(x) if x >= 10.0 => format!("{x:.1}"),
+        Some(x) => format!("{x:.3}"),
+    }
+}
+
+const HEADERS: [&str; 11] = [
     "model",
     "scored",
     "MAPE %",
     "median APE %",
+    "median pred/meas",
     "Spearman",
     "Kendall",
     "top-1 % overlap %",
@@ -78,12 +93,13 @@ const HEADERS: [&str; 10] = [
     "ptxperf failed",
 ];
 
-fn row(s: &ModelScore) -> [String; 10] {
+fn row(s: &ModelScore) -> [String; 11] {
     [
         s.model.clone(),
         s.scored.to_string(),
         error_percent(s.mape),
         error_percent(s.median_ape),
+        ratio(s.median_ratio),
         fixed(s.spearman, 3),
         fixed(s.kendall, 3),
         percent(s.top1_overlap),
@@ -125,6 +141,11 @@ fn header_lines(sum: &Summary) -> Vec<String> {
             sum.elapsed_s, sum.jobs, sum.ptx_compiled, sum.ptx_cache_hits
         ),
     ];
+    if let Some((held, rated)) = sum.clock_mhz {
+        lines.push(format!(
+            "clock: the models ran at {held} MHz (--clock-mhz), not the catalog's rated {rated} MHz"
+        ));
+    }
     if let Some(line) = compiler_line(sum.compilers.as_ref()) {
         lines.push(line);
     }
@@ -217,6 +238,7 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
                 "scored": s.scored,
                 "mape_percent": s.mape,
                 "median_ape_percent": s.median_ape,
+                "median_predicted_over_measured": s.median_ratio,
                 "spearman": s.spearman,
                 "kendall_tau_b": s.kendall,
                 "top1_percent_overlap": s.top1_overlap,
@@ -270,6 +292,10 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
         "seed": sum.seed,
         "sample_ctas": sum.sample_ctas,
         "profiles": sum.profiles,
+        "clock_mhz": sum.clock_mhz.map(|(held, rated)| json!({
+            "held": held,
+            "rated": rated,
+        })),
         "jobs": sum.jobs,
         "elapsed_seconds": sum.elapsed_s,
         "measured": sum.measured.as_ref().map(|m| json!({
@@ -340,6 +366,22 @@ mod tests {
         check_error_percent(Some(123456.0), "1.235e5");
     }
 
+    #[track_caller]
+    fn check_ratio(v: Option<f64>, expected: &str) {
+        assert_eq!(ratio(v), expected);
+    }
+
+    #[test]
+    fn ratio_keeps_three_figures() {
+        check_ratio(None, "n/a");
+        check_ratio(Some(0.7412), "0.741");
+        check_ratio(Some(1.0), "1.000");
+        check_ratio(Some(12.34), "12.3");
+        check_ratio(Some(123.4), "123");
+        check_ratio(Some(0.000123), "1.23e-4");
+        check_ratio(Some(12345.0), "1.23e4");
+    }
+
     fn summary() -> Summary {
         Summary {
             command: "ptxperf validate x.toml --data d.json --gpu g".to_string(),
@@ -354,6 +396,7 @@ mod tests {
             seed: 1,
             sample_ctas: 4,
             profiles: None,
+            clock_mhz: None,
             jobs: 2,
             elapsed_s: 1.0,
             ptx_cache_hits: 1,
@@ -433,6 +476,7 @@ mod tests {
             ptxperf_failed: 0,
             mape: Some(12.5),
             median_ape: Some(10.0),
+            median_ratio: Some(0.875),
             spearman: Some(1.0),
             kendall: Some(1.0),
             top1_overlap: Some(1.0),
@@ -450,12 +494,24 @@ mod tests {
             &[("m".to_string(), "p/m.svg".to_string())],
         );
         assert!(
-            md.contains("| m | 2 | 12.5 | 10.0 | 1.000 | 1.000 | 100 | 1.000 | 1 | 0 |"),
+            md.contains("| m | 2 | 12.5 | 10.0 | 0.875 | 1.000 | 1.000 | 100 | 1.000 | 1 | 0 |"),
             "{md}"
         );
         assert!(md.contains("- m: a \\| b"), "{md}");
         assert!(md.contains("![m](p/m.svg)"), "{md}");
         assert!(md.contains("ptxperf validate x.toml"), "{md}");
+        assert!(!md.contains("clock:"), "{md}");
+        let held = Summary {
+            clock_mhz: Some((1545.0, 1770.0)),
+            ..summary()
+        };
+        let md = markdown(&held, &[score()], &[]);
+        assert!(
+            md.contains(
+                "- clock: the models ran at 1545 MHz (--clock-mhz), not the catalog's rated 1770 MHz\n"
+            ),
+            "{md}"
+        );
     }
 
     #[test]
@@ -480,6 +536,7 @@ mod tests {
         let v = json(&summary(), &[score()], &outcomes);
         assert_eq!(v["schema"], 1);
         assert_eq!(v["models"][0]["mape_percent"], 12.5);
+        assert_eq!(v["models"][0]["median_predicted_over_measured"], 0.875);
         let statuses: Vec<&str> = v["results"]
             .as_array()
             .map(|a| a.iter().filter_map(|r| r["status"].as_str()).collect())

@@ -53,6 +53,9 @@ pub struct ModelScore {
     pub mape: Option<f64>,
     /// Median absolute percentage error, percent.
     pub median_ape: Option<f64>,
+    /// Median of predicted / measured: below 1 the model is too fast on a
+    /// typical configuration, above 1 too slow.
+    pub median_ratio: Option<f64>,
     pub spearman: Option<f64>,
     pub kendall: Option<f64>,
     /// Share (0 to 1) of the measured best 1 % also in the predicted best 1 %.
@@ -125,6 +128,10 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
     if !predicted.is_empty() {
         s.mape = figure("MAPE", stats::mape(&predicted, &measured));
         s.median_ape = figure("median APE", stats::median_ape(&predicted, &measured));
+        s.median_ratio = figure(
+            "median predicted/measured",
+            stats::median_ratio(&predicted, &measured),
+        );
         s.spearman = figure("Spearman", stats::spearman(&predicted, &measured));
         s.kendall = figure("Kendall", stats::kendall_tau_b(&predicted, &measured));
         s.top1_overlap = figure(
@@ -255,6 +262,10 @@ mod tests {
     fn median_ape_of_a_known_set() {
         let s = score_model(&synthetic(10), "double");
         assert!(close(s.median_ape, 100.0), "{:?}", s.median_ape);
+        assert!(close(s.median_ratio, 2.0), "{:?}", s.median_ratio);
+        // "flat" predicts 3 ms for 1..=10 ms: ratios 3/5 and 3/6 straddle the median.
+        let s = score_model(&synthetic(10), "flat");
+        assert!(close(s.median_ratio, 0.55), "{:?}", s.median_ratio);
     }
 
     #[test]

@@ -1,0 +1,131 @@
+//! The summary table of docs/validation/README.md (scripts/validation-summary.py)
+//! judges issue 9's bar on the unrounded figures of `ptxperf validate --json`.
+//! Here it runs on hand-made JSON: a MAPE of 24.96 passes though the tables
+//! print 25.0, a dataset that did not run is counted against the bar, and a
+//! bad list line stops it with the line's number.
+//!
+//! Needs `python3`. Without it the test is skipped with a message, except
+//! under CI (env `CI` set), where that is a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/validation-summary.py")
+}
+
+fn python_runs() -> bool {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set and python3 is missing"
+        );
+        eprintln!("skipped: python3 is not available on this machine");
+    }
+    ok
+}
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxperf-summary-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        panic!("{}: {e}", dir.display());
+    }
+    dir
+}
+
+fn write(path: &Path, text: &str) {
+    if let Err(e) = std::fs::write(path, text) {
+        panic!("{}: {e}", path.display());
+    }
+}
+
+/// The JSON `ptxperf validate --json` prints, reduced to what the summary reads.
+fn validate_json(gpu: &str, timing: (f64, f64, f64), seed: (&str, f64, f64)) -> String {
+    let (mape, spearman, ratio) = timing;
+    format!(
+        r#"{{"schema": 1, "gpu": "{gpu}", "models": [
+  {{"name": "{}", "scored": 20, "mape_percent": {}, "spearman": {}, "median_predicted_over_measured": 1.5}},
+  {{"name": "timing", "scored": 20, "mape_percent": {mape}, "spearman": {spearman}, "median_predicted_over_measured": {ratio}}}
+]}}"#,
+        seed.0, seed.1, seed.2
+    )
+}
+
+fn run(list: &Path) -> Output {
+    match Command::new("python3").arg(script()).arg(list).output() {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run python3: {e}"),
+    }
+}
+
+#[test]
+fn the_summary_judges_the_bar_on_unrounded_figures() {
+    if !python_runs() {
+        return;
+    }
+    let dir = temp_dir();
+    let (on_bar, low_rank, held_out) = (dir.join("a.json"), dir.join("b.json"), dir.join("c.json"));
+    write(
+        &on_bar,
+        &validate_json("gpu-a", (24.96, 0.859, 0.865), ("gpuperf", 40.0, 0.7)),
+    );
+    write(
+        &low_rank,
+        &validate_json("gpu-b", (20.53, 0.444, 0.794), ("mcm", 656.1, 0.684)),
+    );
+    write(
+        &held_out,
+        &validate_json("gpu-c", (80.0, 0.1, 2.0), ("roofline", 10.0, 0.9)),
+    );
+    let list = dir.join("list");
+    write(
+        &list,
+        &format!(
+            "conv-a\tbar\t{}\ndedisp-b\tbar\t{}\nmissing\tbar\t-\nextra-c\tother\t{}\n",
+            on_bar.display(),
+            low_rank.display(),
+            held_out.display()
+        ),
+    );
+    let out = run(&list);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for row in [
+        "| conv-a | gpu-a | 20 | 24.96 | 0.859 | 0.865 | **passes** | gpuperf 40.0 / 0.700 |",
+        "| dedisp-b | gpu-b | 20 | 20.53 | 0.444 | 0.794 | Spearman fails | mcm 656.1 / 0.684 |",
+        "| missing |  | 0 | n/a | n/a | n/a | did not run (see its section) | n/a |",
+        "| extra-c | gpu-c | 20 | 80.00 | 0.100 | 2.000 | not judged (outside the bar) | roofline 10.0 / 0.900 |",
+        "It holds on 1 of 3.",
+    ] {
+        assert!(text.contains(row), "no {row:?} in:\n{text}");
+    }
+
+    // A line without three fields: exit 1, naming the line.
+    write(
+        &list,
+        &format!("conv-a\tbar\t{}\nbroken\n", on_bar.display()),
+    );
+    let out = run(&list);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(":2: want DATASET<tab>bar|other<tab>JSON"),
+        "{err}"
+    );
+    // A file that is not validate's JSON: exit 1, naming the file.
+    write(&low_rank, "{\"models\": []}");
+    write(&list, &format!("dedisp-b\tbar\t{}\n", low_rank.display()));
+    let out = run(&list);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("b.json: not the JSON of"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""The summary table of docs/validation/README.md: the `timing` model on every
+dataset against issue 9's bar (MAPE <= 25 % and Spearman >= 0.8 on each
+ground-truth dataset of the convolution and the dedispersion), from the JSON
+that `ptxperf validate --json` printed for each dataset.
+
+usage: validation-summary.py LIST
+  LIST: one dataset a line, three tab-separated fields:
+        the dataset as the report names it, bar|other, the validate JSON file
+        ("-": the dataset did not run or was skipped).
+        "bar": a dataset the acceptance bar applies to; "other": shown, not judged.
+Prints Markdown on stdout; exits 1 with a message on a missing or bad file.
+"""
+import json
+import sys
+
+MAPE_BAR = 25.0
+SPEARMAN_BAR = 0.8
+MODEL = "timing"
+
+
+def verdict(mape, spearman):
+    if mape is None or spearman is None:
+        return "no figure"
+    fails = []
+    if mape > MAPE_BAR:
+        fails.append("MAPE")
+    if spearman < SPEARMAN_BAR:
+        fails.append("Spearman")
+    if not fails:
+        return "**passes**"
+    return " and ".join(fails) + " fail" + ("s" if len(fails) == 1 else "")
+
+
+def figure(v, digits):
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def best_other(models):
+    """The seed model with the highest Spearman: the field the timing model
+    is compared with."""
+    others = [m for m in models if m["name"] != MODEL and m.get("spearman") is not None]
+    if not others:
+        return "n/a"
+    m = max(others, key=lambda m: (m["spearman"], -(m.get("mape_percent") or 0.0)))
+    return f"{m['name']} {figure(m.get('mape_percent'), 1)} / {figure(m['spearman'], 3)}"
+
+
+def row(name, kind, path):
+    if path == "-":
+        bar = "did not run (see its section)" if kind == "bar" else "did not run"
+        cells = [name, "", "0", "n/a", "n/a", "n/a", bar, "n/a"]
+        return "| " + " | ".join(cells) + " |", False, kind == "bar"
+    try:
+        with open(path) as f:
+            v = json.load(f)
+        timing = next(m for m in v["models"] if m["name"] == MODEL)
+    except (OSError, ValueError, KeyError, StopIteration) as e:
+        raise SystemExit(f"{path}: not the JSON of `ptxperf validate --json` with a timing model ({e})")
+    mape = timing.get("mape_percent")
+    spearman = timing.get("spearman")
+    bar = verdict(mape, spearman) if kind == "bar" else "not judged (outside the bar)"
+    cells = [
+        name,
+        v.get("gpu", "?"),
+        str(timing.get("scored", 0)),
+        figure(mape, 2),
+        figure(spearman, 3),
+        figure(timing.get("median_predicted_over_measured"), 3),
+        bar,
+        best_other(v["models"]),
+    ]
+    return "| " + " | ".join(cells) + " |", kind == "bar" and bar == "**passes**", kind == "bar"
+
+
+def main(argv):
+    if len(argv) != 2:
+        raise SystemExit(__doc__.strip())
+    try:
+        lines = [l.rstrip("\n") for l in open(argv[1]) if l.strip()]
+    except OSError as e:
+        raise SystemExit(f"{argv[1]}: {e}")
+    rows, passed, judged = [], 0, 0
+    for n, line in enumerate(lines, 1):
+        fields = line.split("\t")
+        if len(fields) != 3 or fields[1] not in ("bar", "other"):
+            raise SystemExit(f"{argv[1]}:{n}: want DATASET<tab>bar|other<tab>JSON, got {line!r}")
+        text, ok, counted = row(*fields)
+        rows.append(text)
+        passed += ok
+        judged += counted
+    print("## Summary: the `timing` model against issue 9's bar")
+    print()
+    print(f"The bar: MAPE <= {MAPE_BAR:g} % and Spearman >= {SPEARMAN_BAR:g} on every ground-truth dataset of the")
+    print(f"convolution and the dedispersion. It holds on {passed} of {judged}. Median pred/meas below 1: the")
+    print("model predicts a typical configuration faster than it ran. The last column is the seed model")
+    print("with the best Spearman on the dataset (MAPE % / Spearman). Figures unrounded against the bar;")
+    print("the sections below give every model.")
+    print()
+    print("| dataset | GPU model | scored | MAPE % | Spearman | median pred/meas | bar | best seed model |")
+    print("|---|---|---:|---:|---:|---:|---|---|")
+    for r in rows:
+        print(r)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
