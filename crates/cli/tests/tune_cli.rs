@@ -273,6 +273,42 @@ fn a_second_run_reuses_every_result() {
         &["--gpu", "tesla-v100-pcie-16gb", "--param", "BX=32,64"],
     );
     assert_eq!(int(&other, &["counts", "from_cache"]), 0);
+    // The same GPU held at another clock is another key too.
+    let held = tune_json(
+        &dir,
+        &[
+            "--gpu",
+            "tesla-v100-pcie-16gb",
+            "--param",
+            "BX=32,64",
+            "--clock-mhz",
+            "900",
+        ],
+    );
+    assert_eq!(int(&held, &["counts", "from_cache"]), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_clock_is_one_gpus() {
+    let dir = workdir("clock");
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .arg("tune")
+        .arg(dir.join("spec.toml"))
+        .args([
+            "--gpu",
+            "a100-pcie-40gb,tesla-v100-pcie-16gb",
+            "--param",
+            "BX=32",
+            "--clock-mhz",
+            "1000",
+            "--no-cache",
+        ])
+        .output()
+        .expect("run ptxperf");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("give it with a single --gpu"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

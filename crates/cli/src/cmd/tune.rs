@@ -49,6 +49,11 @@ pub struct Args {
     /// predicted on every GPU (compiled for the oldest GPU's architecture).
     #[arg(long, value_name = "ID", required = true, value_delimiter = ',')]
     pub gpu: Vec<String>,
+    /// The core clock the GPU holds while the kernels run, MHz (as
+    /// `ptxperf predict --clock-mhz`; with one --gpu). Default: the catalog's
+    /// rated clock. Cached results are kept apart by clock.
+    #[arg(long, value_name = "MHZ")]
+    pub clock_mhz: Option<f64>,
     /// Experiment file (Kernel Tuner launch) instead of SPEC.toml or a space
     /// file's `experiment`; give it as `ptxperf validate` was given it to
     /// share its PTX cache.
@@ -139,16 +144,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
         args.models.clone()
     };
     models::registry::check_names(&models).map_err(|e| CliError::usage(e.to_string()))?;
-    let catalog = arch::Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
+    if args.clock_mhz.is_some() && args.gpu.len() > 1 {
+        return Err(CliError::usage(
+            "--clock-mhz is one GPU's clock: give it with a single --gpu",
+        ));
+    }
     let mut gpus: Vec<arch::Gpu> = Vec::new();
     for id in &args.gpu {
-        let gpu = catalog
-            .get(id.trim())
-            .map_err(|e| CliError::user(e.to_string()))?;
+        let gpu = super::catalog_gpu(id.trim(), args.clock_mhz)?;
         if gpus.iter().any(|g| g.id == gpu.id) {
             return Err(CliError::usage(format!("--gpu {} is given twice", gpu.id)));
         }
-        gpus.push(gpu.clone());
+        gpus.push(gpu);
     }
     // The PTX every GPU can run: the oldest GPU's architecture.
     let Some(compile_gpu) = gpus.iter().min_by_key(|g| {

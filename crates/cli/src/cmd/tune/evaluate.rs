@@ -119,6 +119,15 @@ fn build_id() -> &'static str {
     })
 }
 
+/// The GPU part of the cache key: its id, and the clock where it is held at
+/// one (`--clock-mhz`), so results at another clock are not served.
+fn gpu_key(gpu: &arch::Gpu) -> String {
+    match gpu.clocks.sustained_mhz {
+        Some(mhz) => format!("{}@{mhz}MHz", gpu.id),
+        None => gpu.id.clone(),
+    }
+}
+
 struct EvalError(String);
 
 impl From<TuneError> for EvalError {
@@ -209,7 +218,7 @@ impl Evaluator<'_> {
                 prepared.defines.clone(),
                 grid,
                 dims.block,
-                &gpu.id,
+                &gpu_key(gpu),
                 &self.models_key(),
             );
             match self.cache.map(|c| c.get::<Outcome>(&key)) {
@@ -457,7 +466,20 @@ pub fn first_line(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::build_id;
+    use super::{build_id, gpu_key};
+
+    #[test]
+    fn cached_results_are_keyed_by_the_clock_a_gpu_is_held_at() {
+        let catalog = arch::Catalog::bundled().unwrap_or_else(|e| panic!("{e}"));
+        let a100 = catalog
+            .get("a100-pcie-40gb")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(gpu_key(a100), "a100-pcie-40gb");
+        let held = a100
+            .with_sustained_clock(1200.0)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(gpu_key(&held), "a100-pcie-40gb@1200MHz");
+    }
 
     #[test]
     fn cached_results_are_keyed_by_the_build() {
