@@ -120,6 +120,15 @@ pub enum ClockChoice {
     Boost,
 }
 
+impl fmt::Display for ClockChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Base => "base",
+            Self::Boost => "boost",
+        })
+    }
+}
+
 /// Core (shader/SM) and memory clocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -91,6 +91,21 @@ fn tune_text(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs `ptxperf tune DIR/spec.toml ARGS --quiet --no-cache`, which must
+/// exit 2 (bad usage); returns its stderr.
+fn tune_usage_error(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .arg("tune")
+        .arg(dir.join("spec.toml"))
+        .args(args)
+        .args(["--quiet", "--no-cache"])
+        .output()
+        .expect("run ptxperf");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    err
+}
+
 fn int(v: &Value, path: &[&str]) -> i64 {
     let mut cur = v;
     for p in path {
@@ -292,22 +307,17 @@ fn a_second_run_reuses_every_result() {
 #[test]
 fn a_clock_is_one_gpus() {
     let dir = workdir("clock");
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
-        .arg("tune")
-        .arg(dir.join("spec.toml"))
-        .args([
+    let err = tune_usage_error(
+        &dir,
+        &[
             "--gpu",
             "a100-pcie-40gb,tesla-v100-pcie-16gb",
             "--param",
             "BX=32",
             "--clock-mhz",
             "1000",
-            "--no-cache",
-        ])
-        .output()
-        .expect("run ptxperf");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+        ],
+    );
     assert!(err.contains("give it with a single --gpu"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -378,15 +388,18 @@ fn several_gpus_share_one_emulation_per_configuration() {
 #[test]
 fn measured_files_must_name_their_gpu_when_there_are_several() {
     let dir = workdir("measured-usage");
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
-        .arg("tune")
-        .arg(dir.join("spec.toml"))
-        .args(["--gpu", "a100-pcie-40gb", "--gpu", "tesla-v100-pcie-16gb"])
-        .args(["--measured", "some.json", "--quiet", "--no-cache"])
-        .output()
-        .expect("run ptxperf");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("GPU_ID=FILE"));
+    let err = tune_usage_error(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--gpu",
+            "tesla-v100-pcie-16gb",
+            "--measured",
+            "some.json",
+        ],
+    );
+    assert!(err.contains("GPU_ID=FILE"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

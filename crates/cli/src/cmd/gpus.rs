@@ -5,9 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use arch::{
-    Catalog, ClockChoice, Gpu, KernelResources, OccupancyInput, RegisterGranularity, RegisterSource,
-};
+use arch::{Catalog, Gpu, KernelResources, OccupancyInput, RegisterGranularity, RegisterSource};
 use comfy_table::{Table, presets};
 
 use crate::error::{CliError, read_input};
@@ -214,9 +212,9 @@ fn render_gpu(gpu: &Gpu, json: bool) -> Result<String, CliError> {
         return Ok(format!("{}\n", to_json(gpu)?));
     }
     let mut out = String::new();
-    let clock = match gpu.clocks.model_clock {
-        ClockChoice::Base => "base",
-        ClockChoice::Boost => "boost",
+    let clock = match gpu.clocks.sustained_mhz {
+        Some(_) => "sustained".to_string(),
+        None => gpu.clocks.model_clock.to_string(),
     };
     let _ = writeln!(out, "{} ({})", gpu.name, gpu.id);
     let _ = writeln!(

@@ -260,10 +260,7 @@ fn registers_note(profile: &KernelProfile) -> String {
 
 /// The core clock the models ran at, and where it came from.
 fn clock_note(gpu: &Gpu) -> String {
-    let rated = match gpu.clocks.model_clock {
-        arch::ClockChoice::Base => "base",
-        arch::ClockChoice::Boost => "boost",
-    };
+    let rated = gpu.clocks.model_clock;
     match gpu.clocks.sustained_mhz {
         Some(mhz) => format!(
             "core clock {mhz} MHz (--clock-mhz; rated {rated} {} MHz)",
