@@ -272,6 +272,84 @@ fn predict_from_a_hand_written_profile() {
     );
 }
 
+/// A profile with only barriers: the seed models that count arithmetic or
+/// memory work have nothing to predict from. By default the others still
+/// print and the failures are named; a failing model asked for by name, or
+/// a profile no model can predict, exits 1.
+#[test]
+fn predict_names_default_models_that_cannot_predict() {
+    let path = temp_path("barriers.toml");
+    let write = |text: &str| {
+        if let Err(e) = std::fs::write(&path, text) {
+            panic!("{}: {e}", path.display());
+        }
+    };
+    let launch = "kernel = \"k\"\n[launch]\ngrid = [64, 1, 1]\nblock = [256, 1, 1]\n";
+    write(&format!(
+        "{launch}[per_thread.max]\nbarrier = 100\n[per_thread.mean]\nbarrier = 100\n\
+         [thread_instructions]\nbarrier = 1638400\n[warp_instructions]\nbarrier = 51200\n"
+    ));
+    let file = path.display().to_string();
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "predict",
+            "--profile",
+            file.as_str(),
+            "--gpu",
+            "h100-sxm5-80gb",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let table = check(
+        &args(&[]),
+        0,
+        &["timing", "kothapalli-max", "not predicted: "],
+    );
+    let failed_rows = table.stdout.matches("not predicted").count();
+    let v = json(&check(&args(&["--json"]), 0, &[]).stdout);
+    let failed: Vec<&str> = v["failed"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|f| f["name"].as_str()).collect())
+        .unwrap_or_default();
+    let ran: Vec<&str> = v["models"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|m| m["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(failed.contains(&"kothapalli-max"), "{v}");
+    assert!(ran.contains(&"timing") && ran.contains(&"mwp-cwp"), "{v}");
+    assert_eq!(failed.len(), failed_rows, "{}", table.stdout);
+    assert_eq!(failed.len() + ran.len(), 9, "{v}");
+    assert!(
+        v["failed"][0]["error"]
+            .as_str()
+            .is_some_and(|e| !e.is_empty())
+    );
+    check(
+        &args(&["--model", "kothapalli-max"]),
+        1,
+        &[
+            &file,
+            "kothapalli-max: predicted cycles must be a positive finite number",
+        ],
+    );
+    // Nothing executed: only the launch-bound timing model predicts, and
+    // the spread line, which needs two models, is left out.
+    write(&format!("{launch}[warp_instructions]\nint_add = 0\n"));
+    let alone = check(&args(&[]), 0, &["timing", "not predicted: "]);
+    assert!(!alone.stdout.contains("spread"), "{}", alone.stdout);
+    // A launch no GPU can hold: no model runs at all.
+    write(
+        "kernel = \"k\"\n[launch]\ngrid = [1, 1, 1]\nblock = [4096, 1, 1]\n[warp_instructions]\nint_add = 1\n",
+    );
+    let o = check(
+        &args(&[]),
+        1,
+        &[&file, ": error: ", "4096 threads per block"],
+    );
+    assert!(!o.stderr.contains("error: error"), "{}", o.stderr);
+}
+
 /// A conversion-bound kernel on the H100 (1,056 blocks of 256 threads),
 /// with `workload` appended to its profile; returns the profile's path.
 fn convert_profile(name: &str, workload: &str) -> String {

@@ -47,7 +47,9 @@ pub use load::{
     DEFAULT_ARCH, LoadOptions, LoadedSpec, PtxOrigin, compile_cached, load_source, load_spec,
     load_spec_with,
 };
-pub use predict::{Predictions, default_models, occupancy_for, predict, predict_profile};
+pub use predict::{
+    ModelFailure, Predictions, default_models, occupancy_for, predict, predict_profile,
+};
 pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile};
 pub use sampling::{PROBE_CTAS, PROBE_FUEL};
 

@@ -18,8 +18,20 @@ pub struct Predictions {
     pub occupancy: Occupancy,
     /// In the order the names were given.
     pub predictions: Vec<Prediction>,
+    /// Default models that could not handle this profile, with the reason,
+    /// in display order. Always empty when models were named: a model the
+    /// user asked for that fails is an error.
+    pub failed: Vec<ModelFailure>,
     /// None when there are no predictions.
     pub agreement: Option<Agreement>,
+}
+
+/// A model of the default set that could not predict this profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelFailure {
+    pub model: String,
+    /// The model's error, without the model's name.
+    pub reason: String,
 }
 
 /// The models [`predict`] runs when given no names: all but the MWP-CWP rounding variants.
@@ -44,12 +56,18 @@ pub fn predict(
 }
 
 /// Predict a ready profile (hand-written or emulated) on `gpu`.
+///
+/// With no names, every default model runs and one that cannot handle the
+/// profile (a seed model's formula that needs work it does not have, say)
+/// is listed in [`Predictions::failed`] while the others are kept; only if
+/// none succeeds is it an error. A named model that fails is an error.
 pub fn predict_profile(
     profile: &KernelProfile,
     gpu: &Gpu,
     models: &[String],
 ) -> Result<Predictions, PipelineError> {
-    let names = if models.is_empty() {
+    let defaults = models.is_empty();
+    let names = if defaults {
         default_models()
     } else {
         models.to_vec()
@@ -59,10 +77,30 @@ pub fn predict_profile(
     cap_estimated_registers(&mut profile, gpu);
     let occupancy = occupancy_for(&profile, gpu)?;
     let mut predictions = Vec::with_capacity(names.len());
+    let mut failed = Vec::new();
+    let mut first_error = None;
     for name in &names {
-        let p = models::predict(name, &profile, gpu, &occupancy)
-            .map_err(|e| PipelineError::Model(e.to_string()))?;
-        predictions.push(p);
+        match models::predict(name, &profile, gpu, &occupancy) {
+            Ok(p) => predictions.push(p),
+            Err(e) if defaults => {
+                let reason = match &e {
+                    models::ModelError::InvalidInput { message, .. } => message.clone(),
+                    other => other.to_string(),
+                };
+                first_error.get_or_insert_with(|| e.to_string());
+                failed.push(ModelFailure {
+                    model: name.clone(),
+                    reason,
+                });
+            }
+            Err(e) => return Err(PipelineError::Model(e.to_string())),
+        }
+    }
+    if predictions.is_empty() {
+        let why = first_error.unwrap_or_else(|| "no model to run".to_string());
+        return Err(PipelineError::Model(format!(
+            "no model could predict this profile; {why}"
+        )));
     }
     let agreement = models::agreement(&predictions);
     Ok(Predictions {
@@ -70,6 +108,7 @@ pub fn predict_profile(
         profile,
         occupancy,
         predictions,
+        failed,
         agreement,
     })
 }

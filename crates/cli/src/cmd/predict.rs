@@ -5,13 +5,14 @@
 //! through the `pipeline` crate: load (NVRTC for `.cu`), emulate once with the
 //! characterize collector, run the cache model for the GPU, then the models.
 //! Output: a table (model,
-//! time, cycles, bottleneck), the occupancy and its limiter, the spread
+//! time, cycles, bottleneck; default models that cannot handle the profile
+//! are listed with the reason), the occupancy and its limiter, the spread
 //! between the models and the outlier; or JSON schema 1 (`--json`); and
 //! optionally an SVG roofline chart (`--svg FILE`).
 
 use std::path::PathBuf;
 
-use arch::{Gpu, Occupancy, OccupancyInput};
+use arch::{Gpu, Occupancy};
 use comfy_table::Table;
 use models::roofline::svg::{Chart, render};
 use models::{Agreement, Prediction, registry};
@@ -31,7 +32,10 @@ pub struct Args {
     /// GPU id from the catalog (`ptxperf gpus` lists them).
     #[arg(long, value_name = "ID")]
     pub gpu: String,
-    /// Run only this model (repeatable); default: all but the MWP-CWP rounding variants.
+    /// Run only this model (repeatable); default: all but the MWP-CWP
+    /// rounding variants. A default model that cannot handle the profile is
+    /// listed as "not predicted" with the reason (JSON: `failed`); one named
+    /// here that fails is an error.
     #[arg(long = "model", value_name = "NAME")]
     pub models: Vec<String>,
     /// Print JSON (schema 1) instead of a table.
@@ -76,6 +80,8 @@ struct Report {
     gpu: Gpu,
     occupancy: Occupancy,
     predictions: Vec<Prediction>,
+    /// Default models that could not handle the profile, with the reason.
+    failed: Vec<pipeline::ModelFailure>,
     agreement: Option<Agreement>,
 }
 
@@ -90,12 +96,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         (Some(spec), None) => return run_spec(&args, spec),
         (None, Some(p)) => p.clone(),
     };
-    let names = if args.models.is_empty() {
-        registry::default_names()
-    } else {
-        args.models.clone()
-    };
-    registry::check_names(&names).map_err(|e| CliError::usage(e.to_string()))?;
+    registry::check_names(&args.models).map_err(|e| CliError::usage(e.to_string()))?;
 
     let text = read_input(&path)?;
     let mut profile = KernelProfile::from_toml(&text).map_err(|e| profile_error(&path, e))?;
@@ -103,21 +104,20 @@ pub fn run(args: Args) -> Result<(), CliError> {
         profile.resources.compiler = args.compiler;
     }
     let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
-    let occupancy = occupancy_of(&profile, &gpu)?;
-
-    let mut predictions = Vec::with_capacity(names.len());
-    for name in &names {
-        let p = registry::predict(name, &profile, &gpu, &occupancy)
-            .map_err(|e| CliError::user(format!("{}: error: {e}", path.display())))?;
-        predictions.push(p);
-    }
-    let agreement = registry::agreement(&predictions);
+    let p = pipeline::predict_profile(&profile, &gpu, &args.models).map_err(|e| match e {
+        pipeline::PipelineError::Model(m) | pipeline::PipelineError::Arch(m) => {
+            let m = m.strip_prefix("error: ").unwrap_or(&m);
+            CliError::user(format!("{}: error: {m}", path.display()))
+        }
+        other => CliError::user(other.to_string()),
+    })?;
     let report = Report {
-        profile,
+        profile: p.profile,
         gpu,
-        occupancy,
-        predictions,
-        agreement,
+        occupancy: p.occupancy,
+        predictions: p.predictions,
+        failed: p.failed,
+        agreement: p.agreement,
     };
     emit(&args, &report)
 }
@@ -164,6 +164,7 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
         gpu,
         occupancy: p.occupancy,
         predictions: p.predictions,
+        failed: p.failed,
         agreement: p.agreement,
     };
     emit(args, &report)
@@ -214,21 +215,6 @@ fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
             CliError::user(format!("{}: error: {field}: {message}", path.display()))
         }
     }
-}
-
-fn occupancy_of(profile: &KernelProfile, gpu: &Gpu) -> Result<Occupancy, CliError> {
-    let threads = profile.launch.threads_per_block();
-    let input = OccupancyInput {
-        threads_per_block: u32::try_from(threads).map_err(|_| {
-            CliError::user(format!("error: {threads} threads per block is too many"))
-        })?,
-        registers_per_thread: profile.resources.registers_per_thread,
-        shared_per_block_bytes: profile
-            .resources
-            .static_shared_per_block
-            .saturating_add(profile.launch.dynamic_shared),
-    };
-    arch::occupancy(gpu, &input).map_err(|e| CliError::user(e.to_string()))
 }
 
 /// A time with a unit that keeps 4 significant digits readable.
@@ -322,8 +308,17 @@ fn table_text(r: &Report) -> String {
             p.bottleneck.clone(),
         ]);
     }
+    for f in &r.failed {
+        table.add_row(vec![
+            f.model.clone(),
+            "-".to_string(),
+            "-".to_string(),
+            format!("not predicted: {}", f.reason),
+        ]);
+    }
     let _ = writeln!(out, "{table}");
-    if let Some(a) = &r.agreement {
+    // One prediction agrees with itself: the line would say nothing.
+    if let Some(a) = r.agreement.as_ref().filter(|_| r.predictions.len() > 1) {
         let _ = writeln!(
             out,
             "spread (max/min): {:.2}x; median {}; outlier: {} ({:.2} decades from the median)",
@@ -349,6 +344,11 @@ fn to_json(r: &Report) -> serde_json::Value {
                 "breakdown": p.breakdown,
             })
         })
+        .collect();
+    let failed: Vec<serde_json::Value> = r
+        .failed
+        .iter()
+        .map(|f| json!({ "name": f.model, "error": f.reason }))
         .collect();
     let mut occupancy = serde_json::to_value(&r.occupancy).unwrap_or(serde_json::Value::Null);
     if let serde_json::Value::Object(map) = &mut occupancy {
@@ -377,6 +377,7 @@ fn to_json(r: &Report) -> serde_json::Value {
         "kernel": r.profile.kernel,
         "occupancy": occupancy,
         "models": models,
+        "failed": failed,
         "agreement": agreement,
         "cache": (!r.profile.cache.gpu.is_empty()).then_some(&r.profile.cache),
     })
