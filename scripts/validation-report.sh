@@ -14,8 +14,11 @@
 #   BENCH_N=500    configurations of the benchmark
 #   GROUNDTRUTH=   the data folder (default ../shared/data/groundtruth)
 #   SAVE_PROFILES=DIR  also save every configuration's profile (and PTX) under
-#                  DIR/<gpu>/, with the settings in DIR/settings.txt
-#   PROFILES=DIR   rescore the profiles a SAVE_PROFILES run left in DIR instead
+#                  DIR/<gpu>/, with the settings in DIR/settings.txt, and pack
+#                  the profiles into docs/validation/profiles.tar.xz beside the
+#                  report (scripts/profiles-archive.py; about 60 KB)
+#   PROFILES=DIR   rescore the profiles a SAVE_PROFILES run left in DIR (or the
+#                  archive, PROFILES=docs/validation/profiles.tar.xz) instead
 #                  of compiling and emulating (seconds instead of most of an
 #                  hour): for a change to the models only; SAMPLE, DEDISP_SAMPLE,
 #                  SEED and CTAS must be the saving run's
@@ -45,6 +48,13 @@ if [ -n "$save" ] && [ -n "$profiles" ]; then
   exit 1
 fi
 profiles_from=""
+if [ -n "$profiles" ] && [ -f "$profiles" ]; then
+  # An archive: rescore the profiles it holds from a scratch folder.
+  unpacked=$(mktemp -d)
+  trap 'rm -rf "$unpacked"' EXIT
+  python3 scripts/profiles-archive.py unpack "$profiles" "$unpacked"
+  profiles=$unpacked
+fi
 if [ -n "$profiles" ]; then
   if [ ! -f "$profiles/settings.txt" ]; then
     echo "PROFILES=$profiles has no settings.txt: give the folder a SAVE_PROFILES run wrote" >&2
@@ -66,7 +76,7 @@ cargo build --release -p ptxperf --quiet
 bin="$target/release/ptxperf"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"}' EXIT
 rm -rf "$plots"
 mkdir -p "$plots"
 
@@ -158,6 +168,9 @@ if [ -n "$save" ]; then
   printf 'settings: %s\nemulated: commit %s (plus the working tree) on %s, %s s\n' \
     "$settings" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%Y-%m-%d)" "$total" \
     >"$save/settings.txt"
+  # The report's inputs go with it: anyone (and crates/cli/tests/validation_report.rs)
+  # can rescore them in seconds.
+  python3 scripts/profiles-archive.py pack "$save" "$out/profiles.tar.xz"
 fi
 
 bench=""
@@ -181,6 +194,11 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
   if [ -n "$profiles" ]; then
     echo "Rescored from saved profiles (PROFILES): the profiles were emulated at $profiles_from;"
     echo "the models ran on them at the commit above, and nothing was compiled or emulated."
+  fi
+  if [ -f "$out/profiles.tar.xz" ]; then
+    echo "The profiles behind every figure are in \`profiles.tar.xz\` beside this file:"
+    echo "\`PROFILES=docs/validation/profiles.tar.xz SAMPLE=$sample DEDISP_SAMPLE=$dedisp_sample SEED=$seed CTAS=$ctas bash scripts/validation-report.sh\`"
+    echo "rescores them with the models of the working tree in seconds, and a test checks that the summary below is what they give."
   fi
   if [ -n "$bench" ]; then
     echo

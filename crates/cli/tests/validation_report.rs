@@ -1,0 +1,197 @@
+//! The committed validation report against its committed inputs: rescoring
+//! the profiles of `docs/validation/profiles.tar.xz` with the models of this
+//! build must give the figures of the report's summary table (the `timing`
+//! model's scored count, MAPE, Spearman and median predicted/measured, to the
+//! digits printed). A model change that is not carried into the report fails
+//! here; `scripts/validation-report.sh` with `PROFILES=` that archive
+//! regenerates it in seconds.
+//!
+//! Needs python3 (to unpack the archive, as the report script does) and the
+//! shared ground-truth folder beside the repository; on a user's machine
+//! without that folder the test says so and checks nothing, on CI it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// One row of the summary table.
+#[derive(Debug)]
+struct Row {
+    dataset: String,
+    gpu: String,
+    scored: u64,
+    mape: f64,
+    spearman: f64,
+    median_ratio: f64,
+}
+
+/// The rows of "## Summary: ..." in the report.
+fn summary_rows(report: &str) -> Vec<Row> {
+    let Some(start) = report.find("## Summary:") else {
+        panic!("docs/validation/README.md has no summary section");
+    };
+    let mut rows = Vec::new();
+    for line in report[start..].lines().skip(1) {
+        if line.starts_with("## ") {
+            break;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        if cells.len() != 8 || cells[0] == "dataset" || cells[0].starts_with("---") {
+            continue;
+        }
+        let number = |i: usize| -> f64 {
+            cells[i]
+                .parse()
+                .unwrap_or_else(|e| panic!("summary row {line:?}, column {i}: {e}"))
+        };
+        rows.push(Row {
+            dataset: cells[0].to_string(),
+            gpu: cells[1].to_string(),
+            scored: number(2) as u64,
+            mape: number(3),
+            spearman: number(4),
+            median_ratio: number(5),
+        });
+    }
+    rows
+}
+
+/// `KEY=VALUE` settings of the archive's settings.txt ("settings: SAMPLE=30 ...").
+fn setting(settings: &str, key: &str) -> String {
+    settings
+        .lines()
+        .filter_map(|l| l.strip_prefix("settings: "))
+        .flat_map(str::split_whitespace)
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")).map(str::to_string))
+        .unwrap_or_else(|| panic!("settings.txt has no {key}: {settings}"))
+}
+
+fn shared_groundtruth() -> Option<PathBuf> {
+    let dir = root().join("../shared/data/groundtruth");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI: the shared ground-truth folder is missing at {}",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: shared ground-truth data not found at {} (it sits beside the repository)",
+        dir.display()
+    );
+    None
+}
+
+/// The data file and the experiment of a dataset as the report names it.
+fn dataset_files(groundtruth: &Path, dataset: &str) -> (PathBuf, &'static str) {
+    let experiment = if dataset.contains("dedispersion") {
+        "experiments/dedispersion.toml"
+    } else if dataset.contains("vector") {
+        "experiments/vector-add.toml"
+    } else {
+        "experiments/convolution.toml"
+    };
+    let base = if dataset.starts_with("data/") {
+        root().join(dataset)
+    } else {
+        groundtruth.join(dataset)
+    };
+    let candidates = ["json.gz", "csv.gz", "json"].map(|ext| base.with_extension(ext));
+    // `with_extension` would cut a dotted name; the report's names have none.
+    match candidates.iter().find(|p| p.is_file()) {
+        Some(p) => (p.clone(), experiment),
+        None => panic!("no data file for {dataset} (looked for {candidates:?})"),
+    }
+}
+
+#[test]
+fn the_reports_summary_is_what_its_profiles_give() {
+    let Some(groundtruth) = shared_groundtruth() else {
+        return;
+    };
+    let report = std::fs::read_to_string(root().join("docs/validation/README.md"))
+        .expect("docs/validation/README.md");
+    let rows = summary_rows(&report);
+    assert!(rows.len() >= 11, "summary rows: {rows:?}");
+
+    let dir = std::env::temp_dir().join(format!("ptxperf-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let unpack = Command::new("python3")
+        .arg(root().join("scripts/profiles-archive.py"))
+        .arg("unpack")
+        .arg(root().join("docs/validation/profiles.tar.xz"))
+        .arg(&dir)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        unpack.status.success(),
+        "unpack: {}",
+        String::from_utf8_lossy(&unpack.stderr)
+    );
+    let settings = std::fs::read_to_string(dir.join("settings.txt")).expect("settings.txt");
+
+    for row in &rows {
+        let (data, experiment) = dataset_files(&groundtruth, &row.dataset);
+        let sample = if experiment.contains("dedispersion") {
+            setting(&settings, "DEDISP_SAMPLE")
+        } else {
+            setting(&settings, "SAMPLE")
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+            .current_dir(root())
+            .args(["validate", experiment, "--data"])
+            .arg(&data)
+            .args(["--gpu", &row.gpu, "--sample", &sample])
+            .args(["--seed", &setting(&settings, "SEED")])
+            .args(["--sample-ctas", &setting(&settings, "CTAS")])
+            .arg("--profiles")
+            .arg(&dir)
+            .args(["--quiet", "--json"])
+            .output()
+            .expect("ptxperf runs");
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            row.dataset,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let timing = v["models"]
+            .as_array()
+            .and_then(|m| m.iter().find(|m| m["name"] == "timing"))
+            .unwrap_or_else(|| panic!("{}: no timing model in {v}", row.dataset));
+        let figure = |key: &str| {
+            timing[key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{}: no {key}", row.dataset))
+        };
+        let close = |got: f64, printed: f64, digits: i32| {
+            (got - printed).abs() <= 0.5 * 10f64.powi(-digits) + 1e-12
+        };
+        let why = "docs/validation/README.md is out of date with the models: \
+                   regenerate it with PROFILES=docs/validation/profiles.tar.xz bash scripts/validation-report.sh";
+        assert_eq!(
+            timing["scored"].as_u64(),
+            Some(row.scored),
+            "{}: {why}",
+            row.dataset
+        );
+        for (key, printed, digits) in [
+            ("mape_percent", row.mape, 2),
+            ("spearman", row.spearman, 3),
+            ("median_predicted_over_measured", row.median_ratio, 3),
+        ] {
+            let got = figure(key);
+            assert!(
+                close(got, printed, digits),
+                "{}: {key} is {got} where the report prints {printed}; {why}",
+                row.dataset
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
