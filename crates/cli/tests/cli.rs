@@ -272,6 +272,45 @@ fn predict_from_a_hand_written_profile() {
     );
 }
 
+/// The MWP-CWP worked example of the seed 002 slides, on the machine the
+/// slides compute it for (FX 5600 at 1 GHz, 80 GB/s): the paper's rounding
+/// gives the slides' 50,738 cycles (38,450 + 12,288) and MWP_peak_BW 28.57,
+/// exact arithmetic 50,728.1875 (models.md 1.8).
+#[test]
+fn predict_reproduces_the_mwp_cwp_worked_example() {
+    let args = [
+        "predict",
+        "--profile",
+        "examples/profiles/mwp-cwp-worked-example.toml",
+        "--gpu",
+        "hong-kim-2009-example",
+        "--model",
+        "mwp-cwp",
+        "--model",
+        "mwp-cwp-paper",
+    ];
+    check(&args, 0, &["50738", "50728", "MWP 2.28 <= CWP 20.00"]);
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let v = json(&check(&with_json, 0, &[]).stdout);
+    let model = |name: &str| {
+        v["models"]
+            .as_array()
+            .and_then(|ms| ms.iter().find(|m| m["name"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {v}"))
+    };
+    let (exact, paper) = (model("mwp-cwp"), model("mwp-cwp-paper"));
+    assert_eq!(exact["cycles"].as_f64(), Some(50_728.1875), "{exact}");
+    assert_eq!(paper["cycles"].as_f64(), Some(50_738.0), "{paper}");
+    assert_eq!(
+        paper["breakdown"]["exec_cycles_app"].as_f64(),
+        Some(38_450.0)
+    );
+    assert_eq!(paper["breakdown"]["synch_cost"].as_f64(), Some(12_288.0));
+    assert_eq!(paper["breakdown"]["mwp_peak_bw"].as_f64(), Some(28.57));
+}
+
 /// A profile with only barriers: the seed models that count arithmetic or
 /// memory work have nothing to predict from. By default the others still
 /// print and the failures are named; a failing model asked for by name, or
