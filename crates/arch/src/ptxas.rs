@@ -7,7 +7,8 @@
 //! estimates from the PTX and says so with [`RegisterSource::Estimated`].
 //!
 //! Search order for the executable: an explicit path, `$PTXPERF_PTXAS`,
-//! `$CUDA_HOME/bin/ptxas`, `.venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas`
+//! beside the NVRTC that `$PTXPERF_NVRTC` names (the `cuda_nvcc` wheel next
+//! to the `cuda_nvrtc` one, or `bin/` of a toolkit), `$CUDA_HOME/bin/ptxas`, `.venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas`
 //! in the current directory and each parent, then in the executable's
 //! directory and each parent, then `$PATH`.
 
@@ -66,6 +67,9 @@ fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     if let Some(p) = std::env::var_os("PTXPERF_PTXAS") {
         out.push(PathBuf::from(p));
     }
+    if let Some(nvrtc) = std::env::var_os("PTXPERF_NVRTC") {
+        out.extend(beside_nvrtc(Path::new(&nvrtc), exe));
+    }
     if let Some(home) = std::env::var_os("CUDA_HOME") {
         out.push(PathBuf::from(home).join("bin").join(exe));
     }
@@ -86,6 +90,21 @@ fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     }
     if let Some(path) = std::env::var_os("PATH") {
         out.extend(std::env::split_paths(&path).map(|d| d.join(exe)));
+    }
+    out
+}
+
+/// Where ptxas sits relative to an NVRTC library: the PyPI wheels install
+/// `nvidia/cuda_nvrtc/lib/libnvrtc.so.12` beside `nvidia/cuda_nvcc/bin/ptxas`,
+/// a toolkit `lib64/libnvrtc.so` beside `bin/ptxas`. A user who points
+/// `PTXPERF_NVRTC` at either expects the ptxas of the same install.
+pub(crate) fn beside_nvrtc(nvrtc: &Path, exe: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    // The library's folder, then up to three levels above it: enough for
+    // `nvidia/cuda_nvrtc/lib/` and `<toolkit>/targets/x86_64-linux/lib/`.
+    for dir in nvrtc.ancestors().skip(1).take(4) {
+        out.push(dir.join("cuda_nvcc").join("bin").join(exe));
+        out.push(dir.join("bin").join(exe));
     }
     out
 }
@@ -336,6 +355,46 @@ mod tests {
         assert_eq!(parse_release("no version here"), None);
         assert_eq!(parse_release("release twelve, V12"), None);
         assert_eq!(parse_release("release 12"), None);
+    }
+
+    /// Lays out `files` (empty) under a fresh temporary folder and returns
+    /// the first of `beside_nvrtc(nvrtc)` that exists, relative to it.
+    fn found_beside(files: &[&str], nvrtc: &str) -> Option<String> {
+        let root = std::env::temp_dir().join(format!(
+            "ptxperf-beside-nvrtc-{}-{}",
+            std::process::id(),
+            files.len() * 100 + nvrtc.len()
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        for f in files {
+            let path = root.join(f);
+            std::fs::create_dir_all(path.parent().unwrap_or(&root))
+                .unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(&path, b"").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let found = beside_nvrtc(&root.join(nvrtc), "ptxas")
+            .into_iter()
+            .find(|p| p.is_file())
+            .and_then(|p| p.strip_prefix(&root).ok().map(|r| r.display().to_string()));
+        let _ = std::fs::remove_dir_all(&root);
+        found
+    }
+
+    #[test]
+    fn ptxas_is_found_beside_the_nvrtc_named() {
+        let wheel = "site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12";
+        let wheel_ptxas = "site-packages/nvidia/cuda_nvcc/bin/ptxas";
+        assert_eq!(
+            found_beside(&[wheel, wheel_ptxas], wheel).as_deref(),
+            Some(wheel_ptxas)
+        );
+        let toolkit = "cuda-12.9/lib64/libnvrtc.so";
+        assert_eq!(
+            found_beside(&[toolkit, "cuda-12.9/bin/ptxas"], toolkit).as_deref(),
+            Some("cuda-12.9/bin/ptxas")
+        );
+        // An NVRTC wheel installed without the nvcc wheel: nothing beside it.
+        assert_eq!(found_beside(&[wheel], wheel), None);
     }
 
     #[test]

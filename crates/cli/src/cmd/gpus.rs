@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long, value_name = "B", default_value_t = 0, requires = "occupancy")]
     pub smem: u64,
     /// Take registers and static shared memory from `ptxas -v` on this PTX file
-    /// (ptxas from PTXPERF_PTXAS, CUDA_HOME, the project's .venv or PATH).
+    /// (ptxas from PTXPERF_PTXAS, beside PTXPERF_NVRTC, CUDA_HOME, the project's .venv or PATH).
     #[arg(
         long,
         value_name = "K.ptx",
