@@ -272,23 +272,32 @@ pub enum Op {
         b: Src,
         c: Src,
     },
+    /// `setp`: `d = comb(a cmp b)`, `d2 = comb(!(a cmp b))`; for packed
+    /// `.f16x2`/`.bf16x2` (`packed`) the low halves give `d` and the high
+    /// halves `d2` (PTX ISA, "Half Precision Comparison Instructions: setp").
     Setp {
         cmp: CmpOp,
         ty: CmpTy,
+        packed: bool,
         d: P,
         d2: Option<P>,
         a: Src,
         b: Src,
         comb: Option<(BoolOp, PSrc)>,
     },
-    /// `set.cmp.dtype.stype`: all ones (or 1.0f) when true.
+    /// `set.cmp.dtype.stype`: `one` where `comb(a cmp b)` holds, else 0.
+    /// `one` is the destination type's true value (all ones, 1.0f, f16 1.0
+    /// ...); for packed sources (`packed`) each 16-bit half is compared and
+    /// written on its own, `one` then being the 16-bit pattern of a half.
     Set {
         cmp: CmpOp,
         ty: CmpTy,
-        float_result: bool,
+        packed: bool,
+        one: u64,
         d: R,
         a: Src,
         b: Src,
+        comb: Option<(BoolOp, PSrc)>,
     },
     Selp {
         d: R,
@@ -307,6 +316,9 @@ pub enum Op {
         from: Type,
         to: Type,
         m: CvtMods,
+        /// Width of the destination register: a signed result narrower than
+        /// it is sign-extended to it (PTX ISA, "cvt").
+        dbits: u8,
         d: R,
         a: Src,
     },
@@ -349,7 +361,9 @@ pub enum Op {
         reconv: u32,
     },
     /// `add.cc`, `addc[.cc]`, `sub.cc`, `subc[.cc]`: 32/64-bit add or subtract
-    /// with the per-lane carry (borrow for subtraction) flag CC.CF.
+    /// with the per-lane carry flag CC.CF. The flag is the adder's carry-out
+    /// as the hardware computes it: after a subtraction (a + !b + 1) it is
+    /// 1 when there was no borrow, and `subc` adds !b + CF (see execute.rs).
     Carry {
         sub: bool,
         carry_in: bool,

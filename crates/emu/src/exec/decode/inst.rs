@@ -267,18 +267,22 @@ impl Cx<'_> {
                     }
                 };
                 let cmp = m.cmp.ok_or("comparison")?;
+                let packed = matches!(src_ty, Type::F16x2 | Type::Bf16x2);
                 let (a, b) = (self.fsrc(get(1)?, src_ty)?, self.fsrc(get(2)?, src_ty)?);
+                let comb = match m.bool_op {
+                    Some(bop) => Some((bop, self.psrc(get(3)?)?)),
+                    None => None,
+                };
                 if inst.opcode == O::Set {
-                    if m.bool_op.is_some() {
-                        return Err("set with a boolean combiner".into());
-                    }
                     Op::Set {
                         cmp,
                         ty: cty,
-                        float_result: ty == Type::F32,
+                        packed,
+                        one: set_true_value(ty, packed),
                         d: self.dreg(get(0)?)?,
                         a,
                         b,
+                        comb,
                     }
                 } else {
                     let (d, d2) = match get(0)? {
@@ -288,13 +292,10 @@ impl Cx<'_> {
                         ),
                         o => (self.dpred(o)?, None),
                     };
-                    let comb = match m.bool_op {
-                        Some(bop) => Some((bop, self.psrc(get(3)?)?)),
-                        None => None,
-                    };
                     Op::Setp {
                         cmp,
                         ty: cty,
+                        packed,
                         d,
                         d2,
                         a,
@@ -331,6 +332,7 @@ impl Cx<'_> {
                         ftz: m.ftz,
                         sat: m.sat,
                     },
+                    dbits: self.reg_bits(get(0)?)?,
                     d: self.dreg(get(0)?)?,
                     a: self.fsrc(get(1)?, from)?,
                 }
@@ -697,5 +699,20 @@ impl Cx<'_> {
             args,
             rets,
         })
+    }
+}
+
+/// What `set` writes for true (PTX ISA, "Comparison and Selection
+/// Instructions: set" and "Half Precision Comparison Instructions: set"):
+/// 1.0 in the destination's float format, all ones for an integer
+/// destination; with packed `.f16x2`/`.bf16x2` sources each 16-bit half of
+/// the result is 1.0 (f16 or bf16 destination) or 0xffff.
+fn set_true_value(dty: Type, packed: bool) -> u64 {
+    match (dty, packed) {
+        (Type::F16x2 | Type::F16, _) => 0x3c00,
+        (Type::Bf16x2 | Type::Bf16, _) => 0x3f80,
+        (_, true) => 0xffff,
+        (Type::F32, false) => 0x3f80_0000,
+        (t, false) => crate::exec::alu::mask_of(t.bits()),
     }
 }

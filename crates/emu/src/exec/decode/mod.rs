@@ -231,6 +231,19 @@ impl Cx<'_> {
         }
     }
 
+    /// The declared width of a destination register (8 to 64 bits).
+    fn reg_bits(&self, o: &Operand) -> D<u8> {
+        match o {
+            Operand::Reg(r) => self
+                .func
+                .regs
+                .get(*r)
+                .map(|decl| decl.ty.bits().clamp(8, 64) as u8)
+                .ok_or_else(|| "dangling register".into()),
+            other => Err(format!("destination {other:?}")),
+        }
+    }
+
     fn dpred(&self, o: &Operand) -> D<P> {
         match o {
             Operand::Reg(r) => self

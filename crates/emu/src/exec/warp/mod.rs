@@ -273,6 +273,21 @@ impl Warp {
         }
     }
 
+    /// `BoolOp(t, c)` of setp / set, or `t` without a combiner.
+    fn combine(&self, t: Mask, comb: &Option<(ptx::BoolOp, PSrc)>) -> Mask {
+        match comb {
+            None => t,
+            Some((bop, p)) => {
+                let p = self.pred(*p);
+                match bop {
+                    ptx::BoolOp::And => t & p,
+                    ptx::BoolOp::Or => t | p,
+                    ptx::BoolOp::Xor => t ^ p,
+                }
+            }
+        }
+    }
+
     fn set_pred(&mut self, p: P, value: Mask, mask: Mask) {
         if let Some(r) = self.top_mut().preds.get_mut(p as usize) {
             *r = (*r & !mask) | (value & mask);
