@@ -279,3 +279,31 @@ fn mixed_carry_chains_follow_the_hardware_flag() {
         &[(&[5, 3], &[2, 3]), (&[3, 5], &[0xffff_fffe, 2])],
     );
 }
+
+#[test]
+fn bmsk_builds_the_isa_masks() {
+    // PTX ISA 9.7.8.x "bmsk": a1 = a & 0x1f, b1 = b & 0x1f, mask0 = ~0 << a1,
+    // mask1 = ~0 << (a1 + b1); mask1 = 0 when a1 + b1 >= 32 or (.clamp) when
+    // a >= 32 or b >= 32, where .clamp also makes mask0 = 0 for a >= 32;
+    // else mask1 = ~0 when b1 == 0; d = mask0 & ~mask1.
+    let cases: [(u64, u64, u64, u64); 9] = [
+        // (a, b, wrap, clamp)
+        (1, 2, 0x6, 0x6), // the ISA's example
+        (0, 0, 0, 0),
+        (4, 8, 0xff0, 0xff0),
+        (28, 8, 0xf000_0000, 0xf000_0000), // sum 36 overflows: mask1 = 0
+        (33, 2, 0x6, 0),                   // clamp: position overflow
+        (4, 40, 0xff0, 0xffff_fff0),       // clamp: width overflow
+        (0, 32, 0, 0xffff_ffff),
+        (31, 1, 0x8000_0000, 0x8000_0000),
+        (5, 0, 0, 0),
+    ];
+    for (a, b, wrap, clamp) in cases {
+        check(
+            &["%r1", "%r2"],
+            "bmsk.wrap.b32 %r3, %r1, %r2;\nbmsk.clamp.b32 %r4, %r1, %r2;",
+            &["%r3", "%r4"],
+            &[(&[a, b], &[wrap, clamp])],
+        );
+    }
+}

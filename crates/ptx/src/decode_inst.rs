@@ -97,6 +97,7 @@ fn allowed(op: Opcode) -> &'static [F] {
         O::Slct => &[Type, Ftz],
         O::Testp => &[Type, Testp],
         O::Shf => &[Type, ShfDir, ShfMode],
+        O::Bmsk => &[Type, ShfMode],
         O::Prmt => &[Type, PrmtMode],
         O::Ld => &[Type, Space, Sem, Scope, Cache, Hint, Vec, Nc],
         O::Ldu => &[Type, Space, Vec],
@@ -192,6 +193,10 @@ fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<Type>) -> Op
                 })
             }
         }
+        O::Bmsk => ShfMode::from_name(t).map(|v| {
+            m.shf_mode = Some(v);
+            F::ShfMode
+        }),
         O::Prmt => PrmtMode::from_name(t).map(|v| {
             m.prmt_mode = Some(v);
             F::PrmtMode
@@ -408,7 +413,8 @@ fn check_types(op: Opcode, types: &[Type]) -> Option<String> {
         | O::Subc
         | O::Madc
         | O::Dp4a
-        | O::Dp2a => t.is_integer_or_bits(),
+        | O::Dp2a
+        | O::Bmsk => t.is_integer_or_bits(),
         O::And | O::Or | O::Xor | O::Not | O::Cnot => t.is_integer_or_bits() || t == Type::Pred,
         O::Add | O::Sub | O::Mul | O::Mad | O::Div | O::Min | O::Max | O::Abs | O::Neg => {
             !matches!(t.kind(), TypeKind::Pred | TypeKind::Bits)
@@ -448,6 +454,7 @@ fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         | O::Xor
         | O::Shl
         | O::Shr
+        | O::Bmsk
         | O::Copysign => (3, 3),
         O::Mad
         | O::Madc

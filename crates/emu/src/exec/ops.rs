@@ -74,6 +74,10 @@ pub enum IntOp2 {
     Xor,
     Shl,
     Shr,
+    /// `bmsk.{wrap,clamp}.b32 d, a, b`: a mask of b bits from bit a.
+    Bmsk {
+        clamp: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -185,7 +185,7 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Mov => C::Move,
         Setp | Set | Selp | Slct | Testp | Isspacep => C::Compare,
         And | Or | Xor | Not | Cnot | Lop3 | Shl | Shr | Shf | Prmt | Popc | Clz | Bfind | Fns
-        | Brev | Bfe | Bfi => C::Logic,
+        | Brev | Bfe | Bfi | Bmsk => C::Logic,
         Ld | Ldu => match space(inst.mods.space) {
             Space::Global => C::LdGlobal,
             Space::Shared => C::LdShared,

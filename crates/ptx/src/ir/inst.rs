@@ -16,7 +16,7 @@ spelled_enum! {
         Tanh = "tanh",
         // bit manipulation
         Popc = "popc", Clz = "clz", Bfind = "bfind", Fns = "fns", Brev = "brev", Bfe = "bfe", Bfi = "bfi",
-        Dp4a = "dp4a", Dp2a = "dp2a",
+        Dp4a = "dp4a", Dp2a = "dp2a", Bmsk = "bmsk",
         // compare and select
         Setp = "setp", Set = "set", Selp = "selp", Slct = "slct",
         // logic and shift
@@ -107,7 +107,7 @@ pub struct Modifiers {
     pub match_mode: Option<MatchMode>,
     /// Direction of shf.
     pub shf_dir: Option<ShfDir>,
-    /// Mode of shf.
+    /// Mode of shf and bmsk (`.wrap` / `.clamp`).
     pub shf_mode: Option<ShfMode>,
     /// Mode of prmt.
     pub prmt_mode: Option<PrmtMode>,

@@ -139,6 +139,9 @@ impl Cx<'_> {
             O::Xor => int2(IntOp2::Xor)?,
             O::Shl => int2(IntOp2::Shl)?,
             O::Shr => int2(IntOp2::Shr)?,
+            O::Bmsk => int2(IntOp2::Bmsk {
+                clamp: m.shf_mode == Some(ShfMode::Clamp),
+            })?,
             O::Neg | O::Abs if ty.is_float() => {
                 let t = fty(ty).ok_or("float type")?;
                 let op = if inst.opcode == O::Neg {
