@@ -16,6 +16,7 @@ enum F {
     Sat,
     Satfinite,
     Relu,
+    Pack,
     Nan,
     XorsignAbs,
     Noftz,
@@ -102,7 +103,7 @@ fn allowed(op: Opcode) -> &'static [F] {
         O::Ld => &[Type, Space, Sem, Scope, Cache, Hint, Vec, Nc],
         O::Ldu => &[Type, Space, Vec],
         O::St => &[Type, Space, Sem, Scope, Cache, Hint, Vec],
-        O::Cvt => &[Type, Rounding, Ftz, Sat, Satfinite, Relu],
+        O::Cvt => &[Type, Rounding, Ftz, Sat, Satfinite, Relu, Pack],
         O::Cvta => &[Type, Space, CvtaTo],
         O::Isspacep => &[Space],
         O::Prefetch | O::Prefetchu => &[Space, Level, Hint],
@@ -239,6 +240,10 @@ fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<Type>) -> Op
                 F::Scope
             })
         }
+        O::Cvt if t == "pack" => {
+            m.pack = true;
+            Some(F::Pack)
+        }
         O::Cvta if t == "to" => {
             m.cvta_to = true;
             Some(F::CvtaTo)
@@ -351,6 +356,8 @@ fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<Type>) -> Op
 fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
     use Opcode as O;
     match op {
+        // `cvt.pack.sat.u8.s32.b32` names the type of c as well.
+        O::Cvt if m.pack => (2, 3),
         O::Cvt | O::Set | O::Slct | O::Dp4a | O::Dp2a => (2, 2),
         _ if is_video(op) => (3, 3),
         O::Mma => (2, 4),
@@ -490,7 +497,9 @@ fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         | O::Cvta
         | O::Testp
         | O::Isspacep => (2, 2),
-        // Packed destinations (`cvt.rn.f16x2.f32 d, a, b`) take two sources.
+        // Packed destinations (`cvt.rn.f16x2.f32 d, a, b`) take two sources,
+        // `cvt.pack` with a `.b32` type a third (`d, a, b, c`).
+        O::Cvt if m.pack => (3, 4),
         O::Cvt => (2, 3),
         O::Setp | O::Set => {
             if m.bool_op.is_some() {

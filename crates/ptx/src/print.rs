@@ -681,6 +681,9 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
         w("xorsign")?;
         w("abs")?;
     }
+    if m.pack {
+        w("pack")?;
+    }
     if m.relu {
         w("relu")?;
     }

@@ -199,6 +199,32 @@ pub struct CvtMods {
     pub round_int: Option<RoundInt>,
     pub ftz: bool,
     pub sat: bool,
+    /// `.relu` / `.satfinite` of f16 and bf16 destinations.
+    pub relu: bool,
+    pub satfinite: bool,
+}
+
+/// The packed forms of `cvt` (see [`crate::exec::alu`]'s `cvt_pack`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CvtPack {
+    /// `cvt.frnd.{f16x2,bf16x2}.f32 d, a, b`.
+    F32ToHalf2 { bf: bool },
+    /// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b`.
+    F32ToF8x2 { e5m2: bool },
+    /// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2 d, a`.
+    F16x2ToF8x2 { e5m2: bool },
+    /// `cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a`.
+    F8x2ToF16x2 { e5m2: bool },
+    /// `cvt.pack.sat.{u16,s16,u8,s8,u4,s4}.s32[.b32] d, a, b[, c]`.
+    Int { bits: u8, signed: bool },
+}
+
+/// Modifiers of a packed `cvt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CvtPackMods {
+    pub round: Round,
+    pub relu: bool,
+    pub satfinite: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -325,6 +351,16 @@ pub enum Op {
         dbits: u8,
         d: R,
         a: Src,
+    },
+    /// A packed `cvt` (two sources into one register, or one packed source
+    /// converted per half); absent sources read 0.
+    CvtPack {
+        kind: CvtPack,
+        m: CvtPackMods,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
     },
     Cvta {
         to_generic: bool,

@@ -1,8 +1,8 @@
 //! Runs a PTX snippet on constant inputs in one thread, once per case, and
 //! reads back chosen registers: the conformance tests' harness.
 //!
-//! Registers available to a snippet: `%r0..%r15` (.b32), `%rd0..%rd15`
-//! (.b64), `%h0..%h15` (.b16), `%f0..%f7` (.f32), `%p0..%p7` (.pred).
+//! Registers available to a snippet: `%r0..%r15` (.b32), `%rd0..%rd14`
+//! (.b64; %rd15 is the harness's), `%h0..%h15` (.b16), `%f0..%f7` (.f32), `%p0..%p7` (.pred).
 //! Inputs are set with `mov` of an immediate before each case; outputs are
 //! stored into 8-byte slots, zero-extended (a predicate reads 1 or 0).
 
@@ -31,7 +31,27 @@ fn reg_type(reg: &str) -> &'static str {
 
 /// Each case's outputs after running `body` with `ins` set to the case's values.
 pub fn eval(ins: &[&str], body: &str, outs: &[&str], cases: &[Vec<u64>]) -> Vec<Vec<u64>> {
-    let mut code = String::new();
+    eval_in(1, ins, body, outs, cases)
+}
+
+/// Runs `body` once in each of the 32 threads of a warp (for warp-wide
+/// instructions such as `mma`); each thread's outputs, thread 0 first.
+pub fn eval_warp(body: &str, outs: &[&str]) -> Vec<Vec<u64>> {
+    eval_in(32, &[], body, outs, &[vec![]])
+}
+
+fn eval_in(
+    threads: usize,
+    ins: &[&str],
+    body: &str,
+    outs: &[&str],
+    cases: &[Vec<u64>],
+) -> Vec<Vec<u64>> {
+    // Each thread writes its own run of slots.
+    let stride = cases.len() * outs.len() * 8;
+    let mut code = format!(
+        "mov.u32 %sv, %tid.x;\nmul.wide.u32 %rd15, %sv, {stride};\nadd.s64 %out, %out, %rd15;\n"
+    );
     for (k, case) in cases.iter().enumerate() {
         assert_eq!(case.len(), ins.len(), "case {k}: one value per input");
         for (reg, v) in ins.iter().zip(case) {
@@ -58,9 +78,9 @@ pub fn eval(ins: &[&str], body: &str, outs: &[&str], cases: &[Vec<u64>]) -> Vec<
          .reg .b32 %r<16>;\n.reg .b64 %rd<16>;\n.reg .b16 %h<16>;\n.reg .f32 %f<8>;\n.reg .pred %p<8>;\n\
          .reg .b32 %sv;\n.reg .b64 %out;\nld.param.u64 %out, [out];\n{code}ret;\n}}\n"
     );
-    let n = (cases.len() * outs.len()).max(1);
+    let n = (threads * cases.len() * outs.len()).max(1);
     let spec_text = format!(
-        "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [1]\n[[arg]]\nname = \"out\"\ntype = \"u64*\"\nlen = {n}\n"
+        "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [{threads}]\n[[arg]]\nname = \"out\"\ntype = \"u64*\"\nlen = {n}\n"
     );
     let spec = emu::spec::parse(&spec_text, Path::new("/k.toml"), &[]).expect("spec");
     let opts = LaunchOptions::default();
@@ -73,7 +93,7 @@ pub fn eval(ins: &[&str], body: &str, outs: &[&str], cases: &[Vec<u64>]) -> Vec<
         .collect();
     words
         .chunks(outs.len().max(1))
-        .take(cases.len())
+        .take(threads * cases.len())
         .map(|c| c.to_vec())
         .collect()
 }

@@ -60,6 +60,8 @@ pub struct Modifiers {
     pub satfinite: bool,
     /// `.relu` of cvt / min / max / fma on f16 types.
     pub relu: bool,
+    /// `.pack` of `cvt.pack` (two integers saturated and packed).
+    pub pack: bool,
     /// `.NaN` of min / max.
     pub nan: bool,
     /// `.xorsign.abs` of min / max on f16/bf16.

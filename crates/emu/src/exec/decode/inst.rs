@@ -326,6 +326,21 @@ impl Cx<'_> {
                 if to == Type::Pred || from == Type::Pred {
                     return Err("cvt of a predicate".into());
                 }
+                if let Some(kind) = cvt_pack_kind(m.pack, to, from) {
+                    let src = |i: usize| ops.get(i).map_or(Ok(Src::Imm(0)), |o| self.fsrc(o, from));
+                    return Ok(Op::CvtPack {
+                        kind,
+                        m: CvtPackMods {
+                            round: round.unwrap_or(crate::float::Round::Rn),
+                            relu: m.relu,
+                            satfinite: m.satfinite,
+                        },
+                        d: self.dreg(get(0)?)?,
+                        a: src(1)?,
+                        b: src(2)?,
+                        c: src(3)?,
+                    });
+                }
                 Op::Cvt {
                     from,
                     to,
@@ -334,6 +349,8 @@ impl Cx<'_> {
                         round_int,
                         ftz: m.ftz,
                         sat: m.sat,
+                        relu: m.relu,
+                        satfinite: m.satfinite,
                     },
                     dbits: self.reg_bits(get(0)?)?,
                     d: self.dreg(get(0)?)?,
@@ -718,4 +735,23 @@ fn set_true_value(dty: Type, packed: bool) -> u64 {
         (Type::F32, false) => 0x3f80_0000,
         (t, false) => crate::exec::alu::mask_of(t.bits()),
     }
+}
+
+/// Which packed form a `cvt` is, if any: `cvt.pack`, or a packed float
+/// destination or source (PTX ISA "cvt", Semantics).
+fn cvt_pack_kind(pack: bool, to: Type, from: Type) -> Option<CvtPack> {
+    let e5m2 = |t: Type| t == Type::E5m2x2;
+    Some(match (to, from) {
+        (t, _) if pack => CvtPack::Int {
+            bits: t.bits() as u8,
+            signed: t.is_signed(),
+        },
+        (Type::F16x2 | Type::Bf16x2, Type::F32) => CvtPack::F32ToHalf2 {
+            bf: to == Type::Bf16x2,
+        },
+        (Type::E4m3x2 | Type::E5m2x2, Type::F32) => CvtPack::F32ToF8x2 { e5m2: e5m2(to) },
+        (Type::E4m3x2 | Type::E5m2x2, Type::F16x2) => CvtPack::F16x2ToF8x2 { e5m2: e5m2(to) },
+        (Type::F16x2, Type::E4m3x2 | Type::E5m2x2) => CvtPack::F8x2ToF16x2 { e5m2: e5m2(from) },
+        _ => return None,
+    })
 }

@@ -245,6 +245,22 @@ impl Warp {
                 }
                 self.write(*d, &out, exec);
             }
+            Op::CvtPack {
+                kind,
+                m,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (x, y, z) = (
+                    self.fetch(lx, cta, *a),
+                    self.fetch(lx, cta, *b),
+                    self.fetch(lx, cta, *c),
+                );
+                let out: L = std::array::from_fn(|l| alu::cvt_pack(*kind, *m, x[l], y[l], z[l]));
+                self.write(*d, &out, exec);
+            }
             Op::Cvta {
                 to_generic: tg,
                 space,
