@@ -55,6 +55,17 @@ enum F {
     Fragment,
     Proxy,
     VideoAdd,
+    VideoOp2,
+}
+
+/// The scalar video instructions (`vadd` ... `vset`), which take operand
+/// selectors and a secondary operation.
+fn is_scalar_video(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vset
+    )
 }
 
 fn is_video(op: Opcode) -> bool {
@@ -131,6 +142,9 @@ fn allowed(op: Opcode) -> &'static [F] {
         | O::Brkpt
         | O::Pmevent => &[],
         _ if is_video(op) => &[Type, VideoAdd, Sat],
+        O::Vshl | O::Vshr => &[Type, Sat, ShfMode, VideoOp2],
+        O::Vset => &[Type, Cmp, VideoOp2],
+        _ if is_scalar_video(op) => &[Type, Sat, VideoOp2],
         _ => &[Type],
     }
 }
@@ -194,7 +208,15 @@ fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<Type>) -> Op
                 })
             }
         }
-        O::Bmsk => ShfMode::from_name(t).map(|v| {
+        O::Vset if CmpOp::from_name(t).is_some() => {
+            m.cmp = CmpOp::from_name(t);
+            Some(F::Cmp)
+        }
+        _ if is_scalar_video(op) && VideoOp2::from_name(t).is_some() => {
+            m.video_op2 = VideoOp2::from_name(t);
+            Some(F::VideoOp2)
+        }
+        O::Bmsk | O::Vshl | O::Vshr => ShfMode::from_name(t).map(|v| {
             m.shf_mode = Some(v);
             F::ShfMode
         }),
@@ -360,6 +382,8 @@ fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         O::Cvt if m.pack => (2, 3),
         O::Cvt | O::Set | O::Slct | O::Dp4a | O::Dp2a => (2, 2),
         _ if is_video(op) => (3, 3),
+        O::Vset => (2, 2),
+        _ if is_scalar_video(op) => (3, 3),
         O::Mma => (2, 4),
         O::Wmma if m.wmma_op == Some(WmmaOp::Mma) => (2, 4),
         O::Bra
@@ -422,6 +446,7 @@ fn check_types(op: Opcode, types: &[Type]) -> Option<String> {
         | O::Dp4a
         | O::Dp2a
         | O::Bmsk => t.is_integer_or_bits(),
+        _ if is_scalar_video(op) => types.iter().all(|t| matches!(t, Type::U32 | Type::S32)),
         O::And | O::Or | O::Xor | O::Not | O::Cnot => t.is_integer_or_bits() || t == Type::Pred,
         O::Add | O::Sub | O::Mul | O::Mad | O::Div | O::Min | O::Max | O::Abs | O::Neg => {
             !matches!(t.kind(), TypeKind::Pred | TypeKind::Bits)
@@ -537,6 +562,7 @@ fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         O::BrxIdx => (2, 2),
         O::Call => (1, 4),
         _ if is_video(op) => (4, 4),
+        _ if is_scalar_video(op) => (3, 4),
         _ => (0, 0),
     }
 }
@@ -749,7 +775,19 @@ pub(crate) fn decode<'a>(
     };
     let kinds = slots(op, &mods, n);
     let mut operands = Vec::with_capacity(n);
-    for (o, slot) in i.operands.iter().zip(kinds) {
+    for (k, (o, slot)) in i.operands.iter().zip(kinds).enumerate() {
+        let selected = if is_scalar_video(op) && k < 3 {
+            split_selector(o)
+        } else {
+            None
+        };
+        let o = match &selected {
+            Some((base, sel)) => {
+                mods.video_sel[k] = Some(*sel);
+                base
+            }
+            None => o,
+        };
         let Some(r) = resolve(dec, func, fs, scope, o, slot) else {
             ok = false;
             continue;
@@ -1030,4 +1068,18 @@ fn name_value<'a>(
         format!("undeclared {what} `{}`", w.text),
     );
     None
+}
+
+/// `%r1.b2` as the register `%r1` and the selector `.b2`.
+fn split_selector<'a>(o: &Op<'a>) -> Option<(Op<'a>, VideoSel)> {
+    let Op::Name(w) = o else { return None };
+    let (base, sel) = w.text.rsplit_once('.')?;
+    let sel = VideoSel::from_name(sel)?;
+    Some((
+        Op::Name(Word {
+            text: base,
+            span: w.span,
+        }),
+        sel,
+    ))
 }

@@ -893,9 +893,14 @@ impl<'a> Parser<'a> {
         let mut w = self.word(t);
         if w.text.starts_with('%') {
             let n = self.peek();
+            // `%tid.x`, and the operand selectors of the scalar video
+            // instructions (`%r1.b2`, `%r1.h0`), written without a space.
             if n.kind == K::DotWord
                 && n.span.start == t.span.end
-                && matches!(self.text(n), ".x" | ".y" | ".z")
+                && matches!(
+                    self.text(n),
+                    ".x" | ".y" | ".z" | ".b0" | ".b1" | ".b2" | ".b3" | ".h0" | ".h1"
+                )
             {
                 self.bump();
                 let span = t.span.join(n.span);

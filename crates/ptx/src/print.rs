@@ -482,6 +482,9 @@ pub fn instruction(
     for (k, o) in inst.operands.iter().enumerate() {
         f.write_str(if k == 0 { " " } else { ", " })?;
         operand(f, m, func, o)?;
+        if let Some(Some(sel)) = inst.mods.video_sel.get(k) {
+            write!(f, ".{}", sel.name())?;
+        }
     }
     f.write_str(";")
 }
@@ -718,6 +721,9 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
     }
     if m.video_add {
         w("add")?;
+    }
+    if let Some(x) = m.video_op2 {
+        w(x.name())?;
     }
     Ok(())
 }

@@ -494,6 +494,15 @@ pub enum Op {
         b: Src,
         c: Src,
     },
+    /// A scalar video instruction `vop d{.dsel}, a{.asel}, b{.bsel}{, c}`
+    /// (c reads 0 when absent).
+    ScalarVideo {
+        f: ScalarVideo,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// A warp-wide tensor-core or matrix-movement instruction (`mma.sync`,
     /// `wmma.*`, `ldmatrix`, `stmatrix`): see [`crate::exec::warp`]'s tensor module.
     Tensor(Box<TensorOp>),
@@ -558,6 +567,35 @@ pub enum Op {
     },
     /// Decoded but not executable: faults when reached, with this reason.
     Unsupported(String),
+}
+
+/// The scalar video operations (`vset` with its comparison).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarVideoOp {
+    Add,
+    Sub,
+    Absdiff,
+    Min,
+    Max,
+    Shl,
+    Shr,
+    Set(CmpOp),
+}
+
+/// One scalar video instruction's form (see [`crate::exec::alu`]'s
+/// `scalar_video`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScalarVideo {
+    pub op: ScalarVideoOp,
+    pub d_signed: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    pub sat: bool,
+    /// `.clamp` (else `.wrap`) shift amounts of vshl / vshr.
+    pub clamp: bool,
+    pub op2: Option<ptx::VideoOp2>,
+    /// Selectors of d, a, b.
+    pub sel: [Option<ptx::VideoSel>; 3],
 }
 
 /// The SIMD video operations.

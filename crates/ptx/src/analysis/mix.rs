@@ -171,6 +171,7 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Addc | Subc | Sad | Cvta => C::IntAlu,
         Vadd2 | Vsub2 | Vabsdiff2 | Vmin2 | Vmax2 | Vavrg2 | Vadd4 | Vsub4 | Vabsdiff4 | Vmin4
         | Vmax4 | Vavrg4 => C::IntAlu,
+        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vset => C::IntAlu,
         Mul | Mad | Fma | Madc | Mul24 | Mad24 | Rem => arith(ty, C::IntMul),
         Dp4a | Dp2a => C::IntMul,
         Div => match inst.mods.precision {

@@ -35,6 +35,9 @@ spelled_enum! {
         CpAsync = "cp.async", CpAsyncCommitGroup = "cp.async.commit_group",
         CpAsyncWaitGroup = "cp.async.wait_group", CpAsyncWaitAll = "cp.async.wait_all",
         Ldmatrix = "ldmatrix", Stmatrix = "stmatrix", Mma = "mma", Wmma = "wmma",
+        // scalar video instructions
+        Vadd = "vadd", Vsub = "vsub", Vabsdiff = "vabsdiff", Vmin = "vmin", Vmax = "vmax",
+        Vshl = "vshl", Vshr = "vshr", Vset = "vset",
         // SIMD video instructions
         Vadd2 = "vadd2", Vsub2 = "vsub2", Vabsdiff2 = "vabsdiff2", Vmin2 = "vmin2", Vmax2 = "vmax2", Vavrg2 = "vavrg2",
         Vadd4 = "vadd4", Vsub4 = "vsub4", Vabsdiff4 = "vabsdiff4", Vmin4 = "vmin4", Vmax4 = "vmax4", Vavrg4 = "vavrg4",
@@ -143,6 +146,13 @@ pub struct Modifiers {
     pub proxy: Option<ProxyKind>,
     /// `.add` accumulate of the SIMD video instructions (`vabsdiff4.u32.u32.u32.add`).
     pub video_add: bool,
+    /// Secondary operation `.add` / `.min` / `.max` of the scalar video
+    /// instructions (`vmin.s32.s32.s32.sat.add d, a, b, c`).
+    pub video_op2: Option<VideoOp2>,
+    /// Byte / half-word selectors of a scalar video instruction's d, a and b
+    /// operands (`vadd.s32.s32.s32 d.h0, a.b1, b.b2, c`), written after the
+    /// register; `None` is the whole word.
+    pub video_sel: [Option<VideoSel>; 3],
 }
 
 /// A guard predicate `@%p` or `@!%p`.

@@ -270,6 +270,16 @@ spelled_enum! {
 }
 
 spelled_enum! {
+    /// Secondary operation of the scalar video instructions.
+    pub enum VideoOp2 { Add = "add", Min = "min", Max = "max", }
+}
+
+spelled_enum! {
+    /// Operand selector of the scalar video instructions (`%r1.b2`, `%r1.h1`).
+    pub enum VideoSel { B0 = "b0", B1 = "b1", B2 = "b2", B3 = "b3", H0 = "h0", H1 = "h1", }
+}
+
+spelled_enum! {
     /// Byte-permute mode of prmt (absent = the default selector form).
     pub enum PrmtMode { F4e = "f4e", B4e = "b4e", Rc8 = "rc8", Ecl = "ecl", Ecr = "ecr", Rc16 = "rc16", }
 }

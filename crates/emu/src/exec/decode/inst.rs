@@ -505,6 +505,9 @@ impl Cx<'_> {
             | O::Vmin4
             | O::Vmax4
             | O::Vavrg4 => self.video(inst)?,
+            O::Vadd | O::Vsub | O::Vabsdiff | O::Vmin | O::Vmax | O::Vshl | O::Vshr | O::Vset => {
+                self.scalar_video(inst)?
+            }
             O::Mma | O::Wmma | O::Ldmatrix | O::Stmatrix => self.tensor(inst)?,
             O::Call => self.call(ops)?,
             O::Ret => Op::Ret,

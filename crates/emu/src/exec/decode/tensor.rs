@@ -77,6 +77,52 @@ impl Cx<'_> {
         })
     }
 
+    pub(super) fn scalar_video(&self, inst: &Instruction) -> D<Op> {
+        use Opcode as O;
+        let m = &inst.mods;
+        let op = match inst.opcode {
+            O::Vadd => ScalarVideoOp::Add,
+            O::Vsub => ScalarVideoOp::Sub,
+            O::Vabsdiff => ScalarVideoOp::Absdiff,
+            O::Vmin => ScalarVideoOp::Min,
+            O::Vmax => ScalarVideoOp::Max,
+            O::Vshl => ScalarVideoOp::Shl,
+            O::Vshr => ScalarVideoOp::Shr,
+            O::Vset => ScalarVideoOp::Set(m.cmp.ok_or("vset comparison")?),
+            other => {
+                return Err(format!(
+                    "`{}` is not a scalar video instruction",
+                    other.name()
+                ));
+            }
+        };
+        // vset names only atype.btype; its result is unsigned.
+        let tys = if inst.opcode == O::Vset {
+            [None, inst.types.first(), inst.types.get(1)]
+        } else {
+            [inst.types.first(), inst.types.get(1), inst.types.get(2)]
+        };
+        let signed = |i: usize| tys[i].is_some_and(|t| t.is_signed());
+        let ops = &inst.operands;
+        let get = |i: usize| ops.get(i).ok_or_else(|| format!("missing operand {i}"));
+        Ok(Op::ScalarVideo {
+            f: ScalarVideo {
+                op,
+                d_signed: signed(0),
+                a_signed: signed(1),
+                b_signed: signed(2),
+                sat: m.sat,
+                clamp: m.shf_mode == Some(ptx::ShfMode::Clamp),
+                op2: m.video_op2,
+                sel: m.video_sel,
+            },
+            d: self.dreg(get(0)?)?,
+            a: self.src(get(1)?)?,
+            b: self.src(get(2)?)?,
+            c: ops.get(3).map_or(Ok(Src::Imm(0)), |o| self.src(o))?,
+        })
+    }
+
     pub(super) fn tensor(&self, inst: &Instruction) -> D<Op> {
         let t = match inst.opcode {
             Opcode::Mma => self.mma(inst)?,

@@ -253,12 +253,9 @@ impl Warp {
                 b,
                 c,
             } => {
-                let (x, y, z) = (
-                    self.fetch(lx, cta, *a),
-                    self.fetch(lx, cta, *b),
-                    self.fetch(lx, cta, *c),
-                );
-                let out: L = std::array::from_fn(|l| alu::cvt_pack(*kind, *m, x[l], y[l], z[l]));
+                let out = self.map3(lx, cta, [*a, *b, *c], |x, y, z| {
+                    alu::cvt_pack(*kind, *m, x, y, z)
+                });
                 self.write(*d, &out, exec);
             }
             Op::Cvta {
@@ -562,12 +559,13 @@ impl Warp {
                     sat: *sat,
                     add: *add,
                 };
-                let (x, y, z) = (
-                    self.fetch(lx, cta, *a),
-                    self.fetch(lx, cta, *b),
-                    self.fetch(lx, cta, *c),
-                );
-                let out: L = std::array::from_fn(|l| alu::video(form, x[l], y[l], z[l]));
+                let out = self.map3(lx, cta, [*a, *b, *c], |x, y, z| alu::video(form, x, y, z));
+                self.write(*d, &out, exec);
+            }
+            Op::ScalarVideo { f, d, a, b, c } => {
+                let out = self.map3(lx, cta, [*a, *b, *c], |x, y, z| {
+                    alu::scalar_video(f, x, y, z)
+                });
                 self.write(*d, &out, exec);
             }
             Op::Tensor(t) => self.tensor(lx, cta, obs, site, exec, t)?,

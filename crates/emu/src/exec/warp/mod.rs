@@ -206,6 +206,22 @@ impl Warp {
     }
 
     #[inline]
+    /// `f` of the three sources, lane by lane.
+    fn map3(
+        &self,
+        lx: &LaunchCtx<'_>,
+        cta: &CtaState<'_>,
+        [a, b, c]: [Src; 3],
+        f: impl Fn(u64, u64, u64) -> u64,
+    ) -> L {
+        let (x, y, z) = (
+            self.fetch(lx, cta, a),
+            self.fetch(lx, cta, b),
+            self.fetch(lx, cta, c),
+        );
+        std::array::from_fn(|l| f(x[l], y[l], z[l]))
+    }
+
     fn fetch(&self, lx: &LaunchCtx<'_>, cta: &CtaState<'_>, s: Src) -> L {
         match s {
             Src::Reg(r) => self
