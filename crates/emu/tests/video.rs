@@ -193,3 +193,79 @@ fn selectors_print_back() {
     let again = ptx::parse("k.ptx", &printed).expect("reparses");
     assert_eq!(module, again);
 }
+
+#[test]
+fn vmad_plus_one_scale_and_saturate() {
+    // PTX ISA 9.7.18.1.3 "vmad" (operand negation is not run here): tmp =
+    // ta * tb + c (+ 1 with .po), shifted right by .shr7 / .shr15, clamped
+    // with .sat to the 32-bit range of the final signedness (signed when a
+    // or b is).
+    run(
+        "vmad.u32.u32.u32 %r4, %r1, %r2, %r3;",
+        &[(3, 4, 5, 17), (0xffff_ffff, 0xffff_ffff, 0, 1)],
+    );
+    // (2^32 - 1)^2 is above U32_MAX.
+    run(
+        "vmad.u32.u32.u32.sat %r4, %r1, %r2, %r3;",
+        &[(0xffff_ffff, 0xffff_ffff, 0, 0xffff_ffff)],
+    );
+    run("vmad.u32.u32.u32.po %r4, %r1, %r2, %r3;", &[(3, 4, 5, 18)]);
+    // The ISA's example: 32768 * 32768 = 2^30, >> 15 = 0x8000; adding
+    // 0x7fff does not reach the next step, 0x8000 does.
+    run(
+        "vmad.u32.u32.u32.shr15 %r4, %r1.h0, %r2.h0, %r3;",
+        &[
+            (0x8000, 0x8000, 0, 0x8000),
+            (0x8000, 0x8000, 0x7fff, 0x8000),
+            (0x8000, 0x8000, 0x8000, 0x8001),
+        ],
+    );
+    // Signed: -2 * 3 + (-5) = -11; 2^30 * 4 = 2^32 saturates to S32_MAX.
+    run(
+        "vmad.s32.s32.u32.sat %r4, %r1, %r2, %r3;",
+        &[(s(-2), 3, s(-5), s(-11)), (0x4000_0000, 4, 0, 0x7fff_ffff)],
+    );
+    // The scaling shift is arithmetic for a signed result: -1 >> 7 = -1,
+    // -256 >> 7 = -2.
+    run(
+        "vmad.s32.s32.s32.shr7 %r4, %r1, %r2, %r3;",
+        &[(s(-1), 1, 0, s(-1)), (s(-256), 1, 0, s(-2))],
+    );
+}
+
+#[test]
+fn simd_vset_compares_each_lane() {
+    // PTX ISA 9.7.18.2 "vset2" / "vset4" with the default selectors (the
+    // lanes of a and of b) and mask (every lane): t[i] = Va[i] cmp Vb[i] ?
+    // 1 : 0, merged into d's lanes, or with .add summed into c.
+    // Half-words of 0x0001_0005 and 0x0002_0003: 5 < 3 no, 1 < 2 yes.
+    run(
+        "vset2.u32.u32.lt %r4, %r1, %r2, %r3;",
+        &[(0x0001_0005, 0x0002_0003, 0, 0x0001_0000)],
+    );
+    // 0xffff is -1 as s32 lanes (-1 < 0) but 65535 as u32 lanes.
+    run(
+        "vset2.s32.s32.lt %r4, %r1, %r2, %r3;",
+        &[(0xffff_0001, 0, 0, 0x0001_0000)],
+    );
+    run(
+        "vset2.u32.u32.lt %r4, %r1, %r2, %r3;",
+        &[(0xffff_0001, 0, 0, 0)],
+    );
+    // One lane differs: 10 + 1.
+    run(
+        "vset2.u32.u32.ne.add %r4, %r1, %r2, %r3;",
+        &[(0x0001_0002, 0x0001_0003, 10, 11)],
+    );
+    // Bytes 44/00, 33/33, 22/00, 11/11: equal in lanes 1 and 3.
+    run(
+        "vset4.u32.u32.eq %r4, %r1, %r2, %r3;",
+        &[(0x1122_3344, 0x1100_3300, 0, 0x0100_0100)],
+    );
+    // Signed bytes 02, 01, ff (-1), 80 (-128) against 01, 00, 00, 00:
+    // two lanes are greater; 100 + 2.
+    run(
+        "vset4.s32.u32.gt.add %r4, %r1, %r2, %r3;",
+        &[(0x80ff_0102, 0x0000_0001, 100, 102)],
+    );
+}

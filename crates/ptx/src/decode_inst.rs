@@ -56,6 +56,7 @@ enum F {
     Proxy,
     VideoAdd,
     VideoOp2,
+    VideoMad,
 }
 
 /// The scalar video instructions (`vadd` ... `vset`), which take operand
@@ -64,7 +65,7 @@ fn is_scalar_video(op: Opcode) -> bool {
     use Opcode::*;
     matches!(
         op,
-        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vset
+        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vset | Vmad
     )
 }
 
@@ -84,6 +85,8 @@ fn is_video(op: Opcode) -> bool {
             | Vmin4
             | Vmax4
             | Vavrg4
+            | Vset2
+            | Vset4
     )
 }
 
@@ -141,9 +144,11 @@ fn allowed(op: Opcode) -> &'static [F] {
         | O::Trap
         | O::Brkpt
         | O::Pmevent => &[],
+        O::Vset2 | O::Vset4 => &[Type, Cmp, VideoAdd],
         _ if is_video(op) => &[Type, VideoAdd, Sat],
         O::Vshl | O::Vshr => &[Type, Sat, ShfMode, VideoOp2],
         O::Vset => &[Type, Cmp, VideoOp2],
+        O::Vmad => &[Type, Sat, VideoMad],
         _ if is_scalar_video(op) => &[Type, Sat, VideoOp2],
         _ => &[Type],
     }
@@ -208,7 +213,15 @@ fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<Type>) -> Op
                 })
             }
         }
-        O::Vset if CmpOp::from_name(t).is_some() => {
+        O::Vmad if t == "po" => {
+            m.video_po = true;
+            Some(F::VideoMad)
+        }
+        O::Vmad => VideoScale::from_name(t).map(|s| {
+            m.video_scale = Some(s);
+            F::VideoMad
+        }),
+        O::Vset | O::Vset2 | O::Vset4 if CmpOp::from_name(t).is_some() => {
             m.cmp = CmpOp::from_name(t);
             Some(F::Cmp)
         }
@@ -381,6 +394,8 @@ fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         // `cvt.pack.sat.u8.s32.b32` names the type of c as well.
         O::Cvt if m.pack => (2, 3),
         O::Cvt | O::Set | O::Slct | O::Dp4a | O::Dp2a => (2, 2),
+        // `vset2.atype.btype.cmp`: the result is unsigned and has no type.
+        O::Vset2 | O::Vset4 => (2, 2),
         _ if is_video(op) => (3, 3),
         O::Vset => (2, 2),
         _ if is_scalar_video(op) => (3, 3),
@@ -562,6 +577,7 @@ fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         O::BrxIdx => (2, 2),
         O::Call => (1, 4),
         _ if is_video(op) => (4, 4),
+        O::Vmad => (4, 4),
         _ if is_scalar_video(op) => (3, 4),
         _ => (0, 0),
     }

@@ -725,6 +725,12 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
     if let Some(x) = m.video_op2 {
         w(x.name())?;
     }
+    if m.video_po {
+        w("po")?;
+    }
+    if let Some(x) = m.video_scale {
+        w(x.name())?;
+    }
     Ok(())
 }
 

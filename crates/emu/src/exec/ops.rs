@@ -580,6 +580,11 @@ pub enum ScalarVideoOp {
     Shl,
     Shr,
     Set(CmpOp),
+    /// `vmad[.po][.shr7|.shr15]`: `po` adds one, `shift` scales the result.
+    Mad {
+        po: bool,
+        shift: u8,
+    },
 }
 
 /// One scalar video instruction's form (see [`crate::exec::alu`]'s
@@ -607,6 +612,8 @@ pub enum VideoOp {
     Absdiff,
     Min,
     Max,
+    /// `vset2` / `vset4`: 1 where the lanes compare true, else 0.
+    Set(CmpOp),
 }
 
 /// Element type of the multiplicands of `mma` / `wmma.mma`.

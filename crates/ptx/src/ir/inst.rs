@@ -37,10 +37,11 @@ spelled_enum! {
         Ldmatrix = "ldmatrix", Stmatrix = "stmatrix", Mma = "mma", Wmma = "wmma",
         // scalar video instructions
         Vadd = "vadd", Vsub = "vsub", Vabsdiff = "vabsdiff", Vmin = "vmin", Vmax = "vmax",
-        Vshl = "vshl", Vshr = "vshr", Vset = "vset",
+        Vshl = "vshl", Vshr = "vshr", Vset = "vset", Vmad = "vmad",
         // SIMD video instructions
         Vadd2 = "vadd2", Vsub2 = "vsub2", Vabsdiff2 = "vabsdiff2", Vmin2 = "vmin2", Vmax2 = "vmax2", Vavrg2 = "vavrg2",
         Vadd4 = "vadd4", Vsub4 = "vsub4", Vabsdiff4 = "vabsdiff4", Vmin4 = "vmin4", Vmax4 = "vmax4", Vavrg4 = "vavrg4",
+        Vset2 = "vset2", Vset4 = "vset4",
         // control flow and miscellany
         Bra = "bra", BrxIdx = "brx.idx", Call = "call", Ret = "ret", Exit = "exit", Trap = "trap",
         Brkpt = "brkpt", Nanosleep = "nanosleep", Pmevent = "pmevent",
@@ -153,6 +154,10 @@ pub struct Modifiers {
     /// operands (`vadd.s32.s32.s32 d.h0, a.b1, b.b2, c`), written after the
     /// register; `None` is the whole word.
     pub video_sel: [Option<VideoSel>; 3],
+    /// `.po` (plus one) of vmad.
+    pub video_po: bool,
+    /// `.shr7` / `.shr15` result scaling of vmad.
+    pub video_scale: Option<VideoScale>,
 }
 
 /// A guard predicate `@%p` or `@!%p`.

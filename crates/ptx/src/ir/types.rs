@@ -275,6 +275,11 @@ spelled_enum! {
 }
 
 spelled_enum! {
+    /// Result scaling of vmad (a right shift by 7 or 15).
+    pub enum VideoScale { Shr7 = "shr7", Shr15 = "shr15", }
+}
+
+spelled_enum! {
     /// Operand selector of the scalar video instructions (`%r1.b2`, `%r1.h1`).
     pub enum VideoSel { B0 = "b0", B1 = "b1", B2 = "b2", B3 = "b3", H0 = "h0", H1 = "h1", }
 }

@@ -87,6 +87,7 @@ fn video_lane(op: VideoOp, x: i64, y: i64) -> i64 {
         VideoOp::Absdiff => (x - y).abs(),
         VideoOp::Min => x.min(y),
         VideoOp::Max => x.max(y),
+        VideoOp::Set(cmp) => super::video::compare(cmp, x as i128, y as i128) as i64,
     }
 }
 

@@ -1,5 +1,5 @@
 //! The scalar video instructions `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`,
-//! `vshl`, `vshr` and `vset` (PTX ISA 9.7.18.1), one lane at a time.
+//! `vshl`, `vshr`, `vset` and `vmad` (without operand negation) (PTX ISA 9.7.18.1), one lane at a time.
 //!
 //! The ISA's stages: select a byte, half-word or the word of a and b and
 //! sign- or zero-extend it by its type (`partSelectSignExtend`); compute a
@@ -56,7 +56,7 @@ fn merge(sel: VideoSel, tmp: i128, c: u32) -> u32 {
     ((tmp as u32 & mask) << shift) | (c & !(mask << shift))
 }
 
-fn compare(cmp: CmpOp, x: i128, y: i128) -> bool {
+pub(super) fn compare(cmp: CmpOp, x: i128, y: i128) -> bool {
     match cmp {
         CmpOp::Eq => x == y,
         CmpOp::Ne => x != y,
@@ -68,8 +68,28 @@ fn compare(cmp: CmpOp, x: i128, y: i128) -> bool {
     }
 }
 
+/// `vmad` without operand negation (PTX ISA 9.7.18.1.3): the final result
+/// is signed when a or b is; c is sign- or zero-extended to match; `.po`
+/// adds one; the sum is shifted right (arithmetically when signed) by the
+/// scale, and `.sat` clamps it to the 32-bit range of its signedness.
+fn vmad(f: &ScalarVideo, po: bool, shift: u8, a: u64, b: u64, c: u64) -> u64 {
+    let [_, asel, bsel] = f.sel;
+    let signed = f.a_signed || f.b_signed;
+    let (ta, tb) = (select(a, f.a_signed, asel), select(b, f.b_signed, bsel));
+    let tmp = (ta * tb + select(c, signed, None) + po as i128) >> shift;
+    let tmp = match (f.sat, signed) {
+        (false, _) => tmp,
+        (true, true) => tmp.clamp(i32::MIN as i128, i32::MAX as i128),
+        (true, false) => tmp.clamp(0, u32::MAX as i128),
+    };
+    tmp as u32 as u64
+}
+
 /// One lane of a scalar video instruction.
 pub fn scalar_video(f: &ScalarVideo, a: u64, b: u64, c: u64) -> u64 {
+    if let ScalarVideoOp::Mad { po, shift } = f.op {
+        return vmad(f, po, shift, a, b, c);
+    }
     let [dsel, asel, bsel] = f.sel;
     let ta = select(a, f.a_signed, asel);
     // The shift amount of vshl / vshr is always unsigned.
@@ -87,6 +107,8 @@ pub fn scalar_video(f: &ScalarVideo, a: u64, b: u64, c: u64) -> u64 {
         ScalarVideoOp::Shl => ta << amount(),
         ScalarVideoOp::Shr => ta >> amount(),
         ScalarVideoOp::Set(cmp) => compare(cmp, ta, tb) as i128,
+        // Handled by `vmad` above.
+        ScalarVideoOp::Mad { .. } => ta * tb,
     };
     // vset's result is unsigned 0 or 1 and is never saturated.
     let tmp = if f.sat && !matches!(f.op, ScalarVideoOp::Set(_)) {

@@ -504,10 +504,18 @@ impl Cx<'_> {
             | O::Vabsdiff4
             | O::Vmin4
             | O::Vmax4
-            | O::Vavrg4 => self.video(inst)?,
-            O::Vadd | O::Vsub | O::Vabsdiff | O::Vmin | O::Vmax | O::Vshl | O::Vshr | O::Vset => {
-                self.scalar_video(inst)?
-            }
+            | O::Vavrg4
+            | O::Vset2
+            | O::Vset4 => self.video(inst)?,
+            O::Vadd
+            | O::Vsub
+            | O::Vabsdiff
+            | O::Vmin
+            | O::Vmax
+            | O::Vshl
+            | O::Vshr
+            | O::Vset
+            | O::Vmad => self.scalar_video(inst)?,
             O::Mma | O::Wmma | O::Ldmatrix | O::Stmatrix => self.tensor(inst)?,
             O::Call => self.call(ops)?,
             O::Ret => Op::Ret,

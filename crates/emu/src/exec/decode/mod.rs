@@ -19,6 +19,7 @@ use crate::simt::stack::NO_RECONVERGE;
 
 mod inst;
 mod tensor;
+mod video;
 
 /// Function "addresses" (`mov.u64 %rd, f`) are FUNC_BASE + the function's index.
 pub const FUNC_BASE: u64 = 0x0005_0000_0000_0000;
