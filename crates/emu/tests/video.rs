@@ -182,7 +182,8 @@ fn vset_compares_with_mixed_signedness() {
 fn selectors_print_back() {
     let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\
                 .reg .b32 %r<5>;\nvabsdiff.s32.s32.s32.sat %r4.h0, %r1.b0, %r2.b2, %r3;\n\
-                vshr.u32.u32.u32.wrap.add %r4, %r1, %r2.h1, %r3;\nret;\n}\n";
+                vshr.u32.u32.u32.wrap.add %r4, %r1, %r2.h1, %r3;\n\
+                vadd4.u32.u32.u32 %r4.b20, %r1.b0000, %r2.b7654, %r3;\nret;\n}\n";
     let module = ptx::parse("k.ptx", text).expect("parses");
     let printed = module.to_string();
     assert!(
@@ -190,6 +191,10 @@ fn selectors_print_back() {
         "{printed}"
     );
     assert!(printed.contains("%r1, %r2.h1, %r3;"), "{printed}");
+    assert!(
+        printed.contains("%r4.b20, %r1.b0000, %r2.b7654, %r3;"),
+        "{printed}"
+    );
     let again = ptx::parse("k.ptx", &printed).expect("reparses");
     assert_eq!(module, again);
 }
@@ -267,5 +272,46 @@ fn simd_vset_compares_each_lane() {
     run(
         "vset4.s32.u32.gt.add %r4, %r1, %r2, %r3;",
         &[(0x80ff_0102, 0x0000_0001, 100, 102)],
+    );
+}
+
+#[test]
+fn simd_selectors_and_masks() {
+    // PTX ISA 9.7.18.2 "vop2" / "vop4": .asel / .bsel name, most significant
+    // lane first, the half-word (0-3) or byte (0-7) of {b, a} each lane
+    // takes (defaults a.h10 / b.h32, a.b3210 / b.b7654); .mask names the
+    // lanes of d written, the others keep c's (or, with .add, add nothing).
+    // a = {h1 1, h0 2}, b = {h3 0x10, h2 0x20}.
+    let (a, b) = (0x0001_0002, 0x0010_0020);
+    // a.h01 swaps a's halves: lane 0 = 1 + 0x20, lane 1 = 2 + 0x10.
+    run(
+        "vadd2.u32.u32.u32 %r4, %r1.h01, %r2.h32, %r3;",
+        &[(a, b, 0, 0x0012_0021)],
+    );
+    // a.h32 reads b's halves and b.h10 a's: lane 0 = 0x20 + 2, lane 1 = 0x10 + 1.
+    run(
+        "vadd2.u32.u32.u32 %r4, %r1.h32, %r2.h10, %r3;",
+        &[(a, b, 0, 0x0011_0022)],
+    );
+    // d.h1: only lane 1 (1 + 0x10) is written; lane 0 keeps c's 0xbbbb.
+    run(
+        "vadd2.u32.u32.u32 %r4.h1, %r1, %r2, %r3;",
+        &[(a, b, 0xaaaa_bbbb, 0x0011_bbbb)],
+    );
+    // With .add only the masked lane 0 (2 + 0x20) is added to c.
+    run(
+        "vadd2.u32.u32.u32.add %r4.h0, %r1, %r2, %r3;",
+        &[(a, b, 100, 134)],
+    );
+    // a.b0000: every lane takes byte 0 of a (0x50) against b's bytes.
+    run(
+        "vmax4.u32.u32.u32 %r4, %r1.b0000, %r2, %r3;",
+        &[(0x50, 0x1060_4070, 0, 0x5060_5070)],
+    );
+    // Lanes 0 and 2: -128 - 1 saturates to -128 (0x80); lanes 1 and 3 keep
+    // c's bytes 0x33 and 0x11.
+    run(
+        "vsub4.s32.s32.s32.sat %r4.b20, %r1, %r2.b7654, %r3;",
+        &[(0x0080_0080, 0x0001_0001, 0x1122_3344, 0x1180_3380)],
     );
 }

@@ -792,18 +792,19 @@ pub(crate) fn decode<'a>(
     let kinds = slots(op, &mods, n);
     let mut operands = Vec::with_capacity(n);
     for (k, (o, slot)) in i.operands.iter().zip(kinds).enumerate() {
-        let selected = if is_scalar_video(op) && k < 3 {
-            split_selector(o)
+        let selected = if (is_scalar_video(op) || is_video(op)) && k < 3 {
+            split_selector(o, |s| {
+                if is_video(op) {
+                    mods.simd_sel[k] = Some(SimdSel::from_name(s)?);
+                } else {
+                    mods.video_sel[k] = Some(VideoSel::from_name(s)?);
+                }
+                Some(())
+            })
         } else {
             None
         };
-        let o = match &selected {
-            Some((base, sel)) => {
-                mods.video_sel[k] = Some(*sel);
-                base
-            }
-            None => o,
-        };
+        let o = selected.as_ref().unwrap_or(o);
         let Some(r) = resolve(dec, func, fs, scope, o, slot) else {
             ok = false;
             continue;
@@ -1086,16 +1087,13 @@ fn name_value<'a>(
     None
 }
 
-/// `%r1.b2` as the register `%r1` and the selector `.b2`.
-fn split_selector<'a>(o: &Op<'a>) -> Option<(Op<'a>, VideoSel)> {
+/// `%r1.b2` as the register `%r1`, once `take` accepts the selector `b2`.
+fn split_selector<'a>(o: &Op<'a>, take: impl FnOnce(&str) -> Option<()>) -> Option<Op<'a>> {
     let Op::Name(w) = o else { return None };
     let (base, sel) = w.text.rsplit_once('.')?;
-    let sel = VideoSel::from_name(sel)?;
-    Some((
-        Op::Name(Word {
-            text: base,
-            span: w.span,
-        }),
-        sel,
-    ))
+    take(sel)?;
+    Some(Op::Name(Word {
+        text: base,
+        span: w.span,
+    }))
 }

@@ -485,6 +485,9 @@ pub fn instruction(
         if let Some(Some(sel)) = inst.mods.video_sel.get(k) {
             write!(f, ".{}", sel.name())?;
         }
+        if let Some(Some(sel)) = inst.mods.simd_sel.get(k) {
+            write!(f, ".{sel}")?;
+        }
     }
     f.write_str(";")
 }

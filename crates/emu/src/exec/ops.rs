@@ -477,18 +477,10 @@ pub enum Op {
         b: Src,
         c: Src,
     },
-    /// The SIMD video instructions `vop2` / `vop4` in their default-selector
-    /// form (`d, a, b, c` without `.mask`, `.asel`, `.bsel`).
+    /// The SIMD video instructions `vop2` / `vop4 d{.mask}, a{.asel},
+    /// b{.bsel}, c`.
     Video {
-        op: VideoOp,
-        /// 4 byte lanes (`vop4`) or 2 half-word lanes (`vop2`).
-        four: bool,
-        d_signed: bool,
-        a_signed: bool,
-        b_signed: bool,
-        sat: bool,
-        /// `.add`: d = c + sum of the lane results; else the lanes are merged.
-        add: bool,
+        f: VideoForm,
         d: R,
         a: Src,
         b: Src,
@@ -601,6 +593,28 @@ pub struct ScalarVideo {
     pub op2: Option<ptx::VideoOp2>,
     /// Selectors of d, a, b.
     pub sel: [Option<ptx::VideoSel>; 3],
+}
+
+/// Lane layout, selectors and signedness of one SIMD video instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VideoForm {
+    pub op: VideoOp,
+    /// 4 byte lanes (`vop4`) or 2 half-word lanes (`vop2`).
+    pub four: bool,
+    pub d_signed: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    pub sat: bool,
+    /// `.add`: d = c + the sum of the masked lane results; else the masked
+    /// lanes replace those of c.
+    pub add: bool,
+    /// For each lane (lane 0 first), the element of `{b, a}` it takes:
+    /// bytes 0-7 (`vop4`) or half-words 0-3 (`vop2`); a is elements 0-3
+    /// (0-1), b 4-7 (2-3).
+    pub asel: [u8; 4],
+    pub bsel: [u8; 4],
+    /// Bit i: lane i of d is written (`.mask`).
+    pub mask: u8,
 }
 
 /// The SIMD video operations.

@@ -154,6 +154,9 @@ pub struct Modifiers {
     /// operands (`vadd.s32.s32.s32 d.h0, a.b1, b.b2, c`), written after the
     /// register; `None` is the whole word.
     pub video_sel: [Option<VideoSel>; 3],
+    /// Mask of d and selectors of a and b of a SIMD video instruction
+    /// (`vadd2.u32.u32.u32 d.h1, a.h32, b.h10, c`); `None` is the default.
+    pub simd_sel: [Option<SimdSel>; 3],
     /// `.po` (plus one) of vmad.
     pub video_po: bool,
     /// `.shr7` / `.shr15` result scaling of vmad.

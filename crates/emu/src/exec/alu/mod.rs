@@ -22,7 +22,7 @@ pub use convert::{atomic, cvt};
 pub use float::{compare, float1, float2, fma};
 pub use int::{bfi, high_product, int1, int2, int3};
 pub use pack::cvt_pack;
-pub use simd::{VideoForm, dp2a, prmt_mode, video};
+pub use simd::{dp2a, prmt_mode, video};
 pub use video::scalar_video;
 
 use crate::simt::WARP_SIZE;

@@ -1,8 +1,8 @@
 //! Translation of the video instructions: the SIMD ones (`vadd2` ...
-//! `vset4`, default selectors and mask) and the scalar ones (`vadd` ...
+//! `vset4`, with lane selectors and mask) and the scalar ones (`vadd` ...
 //! `vmad`, with operand selectors).
 
-use ptx::{Instruction, Opcode};
+use ptx::{Instruction, Opcode, SimdSel};
 
 use super::{Cx, D};
 use crate::exec::ops::*;
@@ -39,14 +39,42 @@ impl Cx<'_> {
         };
         let ops = &inst.operands;
         let get = |i: usize| ops.get(i).ok_or_else(|| format!("missing operand {i}"));
+        let [dsel, asel, bsel] = inst.mods.simd_sel;
+        let (n, elems) = if four { (4, 8) } else { (2, 4) };
+        // Defaults: a's lanes, b's lanes, every lane written.
+        let default: [u8; 4] = std::array::from_fn(|i| i as u8);
+        let lanes = |sel: Option<SimdSel>, base: u8| -> D<[u8; 4]> {
+            let Some(s) = sel else {
+                return Ok(default.map(|i| i + base));
+            };
+            if s.half == four || s.lanes().len() != n || s.lanes().iter().any(|&e| e >= elems) {
+                return Err(format!("selector .{s} for a {n}-lane video instruction"));
+            }
+            // Written most significant lane first.
+            Ok(std::array::from_fn(|i| {
+                s.lanes().get(n.wrapping_sub(1 + i)).copied().unwrap_or(0)
+            }))
+        };
+        let mask = match dsel {
+            None => (1u8 << n) - 1,
+            Some(s) if s.half != four && s.lanes().iter().all(|&l| (l as usize) < n) => {
+                s.lanes().iter().fold(0, |m, &l| m | 1 << l)
+            }
+            Some(s) => return Err(format!("mask .{s} for a {n}-lane video instruction")),
+        };
         Ok(Op::Video {
-            op,
-            four,
-            d_signed: signed(0),
-            a_signed: signed(1),
-            b_signed: signed(2),
-            sat: inst.mods.sat,
-            add: inst.mods.video_add,
+            f: VideoForm {
+                op,
+                four,
+                d_signed: signed(0),
+                a_signed: signed(1),
+                b_signed: signed(2),
+                sat: inst.mods.sat,
+                add: inst.mods.video_add,
+                asel: lanes(asel, 0)?,
+                bsel: lanes(bsel, n as u8)?,
+                mask,
+            },
             d: self.dreg(get(0)?)?,
             a: self.src(get(1)?)?,
             b: self.src(get(2)?)?,

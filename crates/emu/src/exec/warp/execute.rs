@@ -537,29 +537,8 @@ impl Warp {
                     std::array::from_fn(|l| alu::dp2a(*hi, *a_signed, *b_signed, x[l], y[l], z[l]));
                 self.write(*d, &out, exec);
             }
-            Op::Video {
-                op,
-                four,
-                d_signed,
-                a_signed,
-                b_signed,
-                sat,
-                add,
-                d,
-                a,
-                b,
-                c,
-            } => {
-                let form = alu::VideoForm {
-                    op: *op,
-                    four: *four,
-                    d_signed: *d_signed,
-                    a_signed: *a_signed,
-                    b_signed: *b_signed,
-                    sat: *sat,
-                    add: *add,
-                };
-                let out = self.map3(lx, cta, [*a, *b, *c], |x, y, z| alu::video(form, x, y, z));
+            Op::Video { f, d, a, b, c } => {
+                let out = self.map3(lx, cta, [*a, *b, *c], |x, y, z| alu::video(*f, x, y, z));
                 self.write(*d, &out, exec);
             }
             Op::ScalarVideo { f, d, a, b, c } => {
