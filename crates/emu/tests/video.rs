@@ -183,7 +183,8 @@ fn selectors_print_back() {
     let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\
                 .reg .b32 %r<5>;\nvabsdiff.s32.s32.s32.sat %r4.h0, %r1.b0, %r2.b2, %r3;\n\
                 vshr.u32.u32.u32.wrap.add %r4, %r1, %r2.h1, %r3;\n\
-                vadd4.u32.u32.u32 %r4.b20, %r1.b0000, %r2.b7654, %r3;\nret;\n}\n";
+                vadd4.u32.u32.u32 %r4.b20, %r1.b0000, %r2.b7654, %r3;\n\
+                vmad.s32.s32.u32.sat %r4, -%r1.h1, %r2, -%r3;\nret;\n}\n";
     let module = ptx::parse("k.ptx", text).expect("parses");
     let printed = module.to_string();
     assert!(
@@ -195,13 +196,14 @@ fn selectors_print_back() {
         printed.contains("%r4.b20, %r1.b0000, %r2.b7654, %r3;"),
         "{printed}"
     );
+    assert!(printed.contains("%r4, -%r1.h1, %r2, -%r3;"), "{printed}");
     let again = ptx::parse("k.ptx", &printed).expect("reparses");
     assert_eq!(module, again);
 }
 
 #[test]
 fn vmad_plus_one_scale_and_saturate() {
-    // PTX ISA 9.7.18.1.3 "vmad" (operand negation is not run here): tmp =
+    // PTX ISA 9.7.18.1.3 "vmad" (negation: `vmad_negates_the_product_or_c`): tmp =
     // ta * tb + c (+ 1 with .po), shifted right by .shr7 / .shr15, clamped
     // with .sat to the 32-bit range of the final signedness (signed when a
     // or b is).
@@ -314,4 +316,28 @@ fn simd_selectors_and_masks() {
         "vsub4.s32.s32.s32.sat %r4.b20, %r1, %r2.b7654, %r3;",
         &[(0x0080_0080, 0x0001_0001, 0x1122_3344, 0x1180_3380)],
     );
+}
+
+#[test]
+fn vmad_negates_the_product_or_c() {
+    // PTX ISA 9.7.18.1.3 "vmad": a negated product is ~(a*b) + 1, a negated
+    // c is ~c + 1 (sign-extended: the final result is signed whenever
+    // anything is negated). The ISA's example: 5 * 3 - 4 = 11; -2 * 3 -
+    // 0x7fffffff is below S32_MIN and saturates.
+    run(
+        "vmad.s32.s32.u32.sat %r4, %r1, %r2, -%r3;",
+        &[(5, 3, 4, 11), (s(-2), 3, 0x7fff_ffff, 0x8000_0000)],
+    );
+    // -(u32 * u32) + s32: -12 + 10 = -2; -12 + (-1) = -13.
+    run(
+        "vmad.s32.u32.u32 %r4, -%r1, %r2, %r3;",
+        &[(3, 4, 10, s(-2)), (3, 4, s(-1), s(-13))],
+    );
+    // (u32 * u32) - u32, a signed result: 12 - 20 = -8.
+    run(
+        "vmad.s32.u32.u32 %r4, %r1, %r2, -%r3;",
+        &[(3, 4, 20, s(-8))],
+    );
+    // Negating both a and b leaves the product positive: 3 * 4 + 5.
+    run("vmad.u32.u32.u32 %r4, -%r1, -%r2, %r3;", &[(3, 4, 5, 17)]);
 }

@@ -792,6 +792,15 @@ pub(crate) fn decode<'a>(
     let kinds = slots(op, &mods, n);
     let mut operands = Vec::with_capacity(n);
     for (k, (o, slot)) in i.operands.iter().zip(kinds).enumerate() {
+        // vmad's `-a`: the flag in the modifiers, the register as usual.
+        let negated = match o {
+            Op::Neg(w) if op == Opcode::Vmad && (1..=3).contains(&k) => {
+                mods.video_neg[k - 1] = true;
+                Some(Op::Name(*w))
+            }
+            _ => None,
+        };
+        let o = negated.as_ref().unwrap_or(o);
         let selected = if (is_scalar_video(op) || is_video(op)) && k < 3 {
             split_selector(o, |s| {
                 if is_video(op) {
@@ -924,6 +933,14 @@ fn resolve<'a>(
     match o {
         Op::Num(n, _) => Some(Operand::Imm(num_to_imm(*n))),
         Op::Sink(_) => Some(Operand::Sink),
+        Op::Neg(w) => {
+            err(
+                diags,
+                w.span,
+                format!("a negated operand `-{}` is only allowed in vmad", w.text),
+            );
+            None
+        }
         Op::Not(w) => match fs.lookup(w.text, scope) {
             Some(Decl::Reg(r)) => Some(Operand::NotReg(r)),
             _ => {

@@ -932,6 +932,13 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Ok(Op::Not(self.name()?))
             }
+            K::Minus
+                if self.peek_at(1).kind == K::Ident
+                    && self.text(self.peek_at(1)).starts_with('%') =>
+            {
+                self.bump();
+                Ok(Op::Neg(self.name()?))
+            }
             K::Underscore => {
                 self.bump();
                 Ok(Op::Sink(t.span))

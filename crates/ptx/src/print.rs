@@ -481,6 +481,9 @@ pub fn instruction(
     mods(f, inst)?;
     for (k, o) in inst.operands.iter().enumerate() {
         f.write_str(if k == 0 { " " } else { ", " })?;
+        if k > 0 && inst.mods.video_neg.get(k - 1) == Some(&true) {
+            f.write_str("-")?;
+        }
         operand(f, m, func, o)?;
         if let Some(Some(sel)) = inst.mods.video_sel.get(k) {
             write!(f, ".{}", sel.name())?;

@@ -572,10 +572,12 @@ pub enum ScalarVideoOp {
     Shl,
     Shr,
     Set(CmpOp),
-    /// `vmad[.po][.shr7|.shr15]`: `po` adds one, `shift` scales the result.
+    /// `vmad[.po][.shr7|.shr15] d, {-}a, {-}b, {-}c`: `po` adds one,
+    /// `shift` scales the result, `neg` are the operands' negations.
     Mad {
         po: bool,
         shift: u8,
+        neg: [bool; 3],
     },
 }
 

@@ -157,6 +157,8 @@ pub struct Modifiers {
     /// Mask of d and selectors of a and b of a SIMD video instruction
     /// (`vadd2.u32.u32.u32 d.h1, a.h32, b.h10, c`); `None` is the default.
     pub simd_sel: [Option<SimdSel>; 3],
+    /// Negated a, b, c of vmad (`vmad.s32.s32.s32 d, -a, b, -c`).
+    pub video_neg: [bool; 3],
     /// `.po` (plus one) of vmad.
     pub video_po: bool,
     /// `.shr7` / `.shr15` result scaling of vmad.

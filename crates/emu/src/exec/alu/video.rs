@@ -1,5 +1,5 @@
 //! The scalar video instructions `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`,
-//! `vshl`, `vshr`, `vset` and `vmad` (without operand negation) (PTX ISA 9.7.18.1), one lane at a time.
+//! `vshl`, `vshr`, `vset` and `vmad` (PTX ISA 9.7.18.1), one lane at a time.
 //!
 //! The ISA's stages: select a byte, half-word or the word of a and b and
 //! sign- or zero-extend it by its type (`partSelectSignExtend`); compute a
@@ -68,15 +68,32 @@ pub(super) fn compare(cmp: CmpOp, x: i128, y: i128) -> bool {
     }
 }
 
-/// `vmad` without operand negation (PTX ISA 9.7.18.1.3): the final result
-/// is signed when a or b is; c is sign- or zero-extended to match; `.po`
-/// adds one; the sum is shifted right (arithmetically when signed) by the
+/// `vmad` (PTX ISA 9.7.18.1.3), as its semantics spell it: the final
+/// result is signed when a or b is or anything is negated; the product is
+/// negated (as ~p + 1) when exactly one of a, b is, else c is (~c + 1);
+/// `.po` adds one instead; c is sign- or zero-extended by the final
+/// signedness; the sum is shifted right (arithmetically when signed) by the
 /// scale, and `.sat` clamps it to the 32-bit range of its signedness.
-fn vmad(f: &ScalarVideo, po: bool, shift: u8, a: u64, b: u64, c: u64) -> u64 {
+fn vmad(f: &ScalarVideo, po: bool, shift: u8, neg: [bool; 3], abc: [u64; 3]) -> u64 {
     let [_, asel, bsel] = f.sel;
-    let signed = f.a_signed || f.b_signed;
-    let (ta, tb) = (select(a, f.a_signed, asel), select(b, f.b_signed, bsel));
-    let tmp = (ta * tb + select(c, signed, None) + po as i128) >> shift;
+    let neg_product = neg[0] ^ neg[1];
+    let signed = f.a_signed || f.b_signed || neg_product || neg[2];
+    let (ta, tb) = (
+        select(abc[0], f.a_signed, asel),
+        select(abc[1], f.b_signed, bsel),
+    );
+    let (mut product, mut c, mut lsb) = (ta * tb, abc[2] as u32, 0);
+    if po {
+        lsb = 1;
+    } else if neg_product {
+        product = !product;
+        lsb = 1;
+    } else if neg[2] {
+        c = !c;
+        lsb = 1;
+    }
+    let c = if signed { c as i32 as i128 } else { c as i128 };
+    let tmp = (product + c + lsb) >> shift;
     let tmp = match (f.sat, signed) {
         (false, _) => tmp,
         (true, true) => tmp.clamp(i32::MIN as i128, i32::MAX as i128),
@@ -87,8 +104,8 @@ fn vmad(f: &ScalarVideo, po: bool, shift: u8, a: u64, b: u64, c: u64) -> u64 {
 
 /// One lane of a scalar video instruction.
 pub fn scalar_video(f: &ScalarVideo, a: u64, b: u64, c: u64) -> u64 {
-    if let ScalarVideoOp::Mad { po, shift } = f.op {
-        return vmad(f, po, shift, a, b, c);
+    if let ScalarVideoOp::Mad { po, shift, neg } = f.op {
+        return vmad(f, po, shift, neg, [a, b, c]);
     }
     let [dsel, asel, bsel] = f.sel;
     let ta = select(a, f.a_signed, asel);

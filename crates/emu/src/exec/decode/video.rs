@@ -101,6 +101,7 @@ impl Cx<'_> {
                     Some(ptx::VideoScale::Shr7) => 7,
                     Some(ptx::VideoScale::Shr15) => 15,
                 },
+                neg: m.video_neg,
             },
             other => {
                 return Err(format!(
