@@ -83,6 +83,20 @@ fn set_f16x2_compares_each_half() {
 }
 
 #[test]
+fn set_and_setp_bf16x2_compare_each_half() {
+    // The same per-half rule for .bf16x2 (ISA "Half Precision Comparison
+    // Instructions"); bf16 1.0 = 0x3f80, 2.0 = 0x4000.
+    let (a, b) = (pair(0x3f80, 0x4000), pair(0x4000, 0x3f80));
+    check(
+        &["%r1", "%r2"],
+        "set.lt.u32.bf16x2 %r3, %r1, %r2;\nset.lt.bf16x2.bf16x2 %r4, %r1, %r2;\n\
+         setp.lt.bf16x2 %p1|%p2, %r1, %r2;",
+        &["%r3", "%r4", "%p1", "%p2"],
+        &[(&[a, b], &[0xffff_0000, 0x3f80_0000, 0, 1])],
+    );
+}
+
+#[test]
 fn set_true_value_follows_the_destination_type() {
     // PTX ISA 9.7.3.x "set": true writes 1.0f for a float dtype and
     // 0xffffffff for an integer dtype; "Half Precision Comparison

@@ -68,7 +68,23 @@ fn f32_pairs_to_f16x2_and_bf16x2() {
         "%r3",
         &[(f(-2.0), f(3.0), 0x0000_4040)],
     );
-    // The scalar form takes .relu as well: -1.0 -> 0, 0.5 -> 0x3800.
+    // .rz: 1 + 3 * 2^-11 truncates to 0x3c01; 65520 to the largest f16.
+    cases(
+        "cvt.rz.f16x2.f32 %r3, %r1, %r2;",
+        "%r3",
+        &[(0x3f80_3000, 0x477f_f000, 0x3c01_7bff)],
+    );
+    // The scalar forms take .satfinite and .relu as well.
+    cases(
+        "cvt.rn.satfinite.f16.f32 %h3, %r1;",
+        "%h3",
+        &[
+            (f(1.0e6), 0, 0x7bff),
+            (0xff80_0000, 0, 0xfbff),
+            (0x7fc0_0000, 0, 0x7fff),
+        ],
+    );
+    // -1.0 -> 0, 0.5 -> 0x3800.
     cases(
         "cvt.rn.relu.f16.f32 %h3, %r1;",
         "%h3",
