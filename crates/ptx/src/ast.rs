@@ -149,6 +149,8 @@ pub enum Op<'a> {
     /// `sym+4` as a value.
     NameOffset(Word<'a>, i64, Span),
     Not(Word<'a>),
+    /// `-%r1`: a negated register (vmad's operands).
+    Neg(Word<'a>),
     Pair(Word<'a>, Word<'a>),
     Num(Num, Span),
     Addr {
@@ -165,6 +167,7 @@ impl Op<'_> {
     pub fn span(&self) -> Span {
         match self {
             Op::Name(w) | Op::Not(w) => w.span,
+            Op::Neg(w) => w.span,
             Op::Pair(a, b) => a.span.join(b.span),
             Op::NameOffset(_, _, s)
             | Op::Num(_, s)

@@ -16,6 +16,7 @@ enum F {
     Sat,
     Satfinite,
     Relu,
+    Pack,
     Nan,
     XorsignAbs,
     Noftz,
@@ -54,6 +55,18 @@ enum F {
     Fragment,
     Proxy,
     VideoAdd,
+    VideoOp2,
+    VideoMad,
+}
+
+/// The scalar video instructions (`vadd` ... `vset`), which take operand
+/// selectors and a secondary operation.
+fn is_scalar_video(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vset | Vmad
+    )
 }
 
 fn is_video(op: Opcode) -> bool {
@@ -72,6 +85,8 @@ fn is_video(op: Opcode) -> bool {
             | Vmin4
             | Vmax4
             | Vavrg4
+            | Vset2
+            | Vset4
     )
 }
 
@@ -97,11 +112,12 @@ fn allowed(op: Opcode) -> &'static [F] {
         O::Slct => &[Type, Ftz],
         O::Testp => &[Type, Testp],
         O::Shf => &[Type, ShfDir, ShfMode],
+        O::Bmsk => &[Type, ShfMode],
         O::Prmt => &[Type, PrmtMode],
         O::Ld => &[Type, Space, Sem, Scope, Cache, Hint, Vec, Nc],
         O::Ldu => &[Type, Space, Vec],
         O::St => &[Type, Space, Sem, Scope, Cache, Hint, Vec],
-        O::Cvt => &[Type, Rounding, Ftz, Sat, Satfinite, Relu],
+        O::Cvt => &[Type, Rounding, Ftz, Sat, Satfinite, Relu, Pack],
         O::Cvta => &[Type, Space, CvtaTo],
         O::Isspacep => &[Space],
         O::Prefetch | O::Prefetchu => &[Space, Level, Hint],
@@ -128,7 +144,12 @@ fn allowed(op: Opcode) -> &'static [F] {
         | O::Trap
         | O::Brkpt
         | O::Pmevent => &[],
+        O::Vset2 | O::Vset4 => &[Type, Cmp, VideoAdd],
         _ if is_video(op) => &[Type, VideoAdd, Sat],
+        O::Vshl | O::Vshr => &[Type, Sat, ShfMode, VideoOp2],
+        O::Vset => &[Type, Cmp, VideoOp2],
+        O::Vmad => &[Type, Sat, VideoMad],
+        _ if is_scalar_video(op) => &[Type, Sat, VideoOp2],
         _ => &[Type],
     }
 }
@@ -192,6 +213,26 @@ fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<Type>) -> Op
                 })
             }
         }
+        O::Vmad if t == "po" => {
+            m.video_po = true;
+            Some(F::VideoMad)
+        }
+        O::Vmad => VideoScale::from_name(t).map(|s| {
+            m.video_scale = Some(s);
+            F::VideoMad
+        }),
+        O::Vset | O::Vset2 | O::Vset4 if CmpOp::from_name(t).is_some() => {
+            m.cmp = CmpOp::from_name(t);
+            Some(F::Cmp)
+        }
+        _ if is_scalar_video(op) && VideoOp2::from_name(t).is_some() => {
+            m.video_op2 = VideoOp2::from_name(t);
+            Some(F::VideoOp2)
+        }
+        O::Bmsk | O::Vshl | O::Vshr => ShfMode::from_name(t).map(|v| {
+            m.shf_mode = Some(v);
+            F::ShfMode
+        }),
         O::Prmt => PrmtMode::from_name(t).map(|v| {
             m.prmt_mode = Some(v);
             F::PrmtMode
@@ -233,6 +274,10 @@ fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<Type>) -> Op
                 m.scope = Some(s);
                 F::Scope
             })
+        }
+        O::Cvt if t == "pack" => {
+            m.pack = true;
+            Some(F::Pack)
         }
         O::Cvta if t == "to" => {
             m.cvta_to = true;
@@ -346,8 +391,14 @@ fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<Type>) -> Op
 fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
     use Opcode as O;
     match op {
+        // `cvt.pack.sat.u8.s32.b32` names the type of c as well.
+        O::Cvt if m.pack => (2, 3),
         O::Cvt | O::Set | O::Slct | O::Dp4a | O::Dp2a => (2, 2),
+        // `vset2.atype.btype.cmp`: the result is unsigned and has no type.
+        O::Vset2 | O::Vset4 => (2, 2),
         _ if is_video(op) => (3, 3),
+        O::Vset => (2, 2),
+        _ if is_scalar_video(op) => (3, 3),
         O::Mma => (2, 4),
         O::Wmma if m.wmma_op == Some(WmmaOp::Mma) => (2, 4),
         O::Bra
@@ -408,7 +459,9 @@ fn check_types(op: Opcode, types: &[Type]) -> Option<String> {
         | O::Subc
         | O::Madc
         | O::Dp4a
-        | O::Dp2a => t.is_integer_or_bits(),
+        | O::Dp2a
+        | O::Bmsk => t.is_integer_or_bits(),
+        _ if is_scalar_video(op) => types.iter().all(|t| matches!(t, Type::U32 | Type::S32)),
         O::And | O::Or | O::Xor | O::Not | O::Cnot => t.is_integer_or_bits() || t == Type::Pred,
         O::Add | O::Sub | O::Mul | O::Mad | O::Div | O::Min | O::Max | O::Abs | O::Neg => {
             !matches!(t.kind(), TypeKind::Pred | TypeKind::Bits)
@@ -448,6 +501,7 @@ fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         | O::Xor
         | O::Shl
         | O::Shr
+        | O::Bmsk
         | O::Copysign => (3, 3),
         O::Mad
         | O::Madc
@@ -483,7 +537,9 @@ fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         | O::Cvta
         | O::Testp
         | O::Isspacep => (2, 2),
-        // Packed destinations (`cvt.rn.f16x2.f32 d, a, b`) take two sources.
+        // Packed destinations (`cvt.rn.f16x2.f32 d, a, b`) take two sources,
+        // `cvt.pack` with a `.b32` type a third (`d, a, b, c`).
+        O::Cvt if m.pack => (3, 4),
         O::Cvt => (2, 3),
         O::Setp | O::Set => {
             if m.bool_op.is_some() {
@@ -521,6 +577,8 @@ fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         O::BrxIdx => (2, 2),
         O::Call => (1, 4),
         _ if is_video(op) => (4, 4),
+        O::Vmad => (4, 4),
+        _ if is_scalar_video(op) => (3, 4),
         _ => (0, 0),
     }
 }
@@ -733,7 +791,29 @@ pub(crate) fn decode<'a>(
     };
     let kinds = slots(op, &mods, n);
     let mut operands = Vec::with_capacity(n);
-    for (o, slot) in i.operands.iter().zip(kinds) {
+    for (k, (o, slot)) in i.operands.iter().zip(kinds).enumerate() {
+        // vmad's `-a`: the flag in the modifiers, the register as usual.
+        let negated = match o {
+            Op::Neg(w) if op == Opcode::Vmad && (1..=3).contains(&k) => {
+                mods.video_neg[k - 1] = true;
+                Some(Op::Name(*w))
+            }
+            _ => None,
+        };
+        let o = negated.as_ref().unwrap_or(o);
+        let selected = if (is_scalar_video(op) || is_video(op)) && k < 3 {
+            split_selector(o, |s| {
+                if is_video(op) {
+                    mods.simd_sel[k] = Some(SimdSel::from_name(s)?);
+                } else {
+                    mods.video_sel[k] = Some(VideoSel::from_name(s)?);
+                }
+                Some(())
+            })
+        } else {
+            None
+        };
+        let o = selected.as_ref().unwrap_or(o);
         let Some(r) = resolve(dec, func, fs, scope, o, slot) else {
             ok = false;
             continue;
@@ -853,6 +933,14 @@ fn resolve<'a>(
     match o {
         Op::Num(n, _) => Some(Operand::Imm(num_to_imm(*n))),
         Op::Sink(_) => Some(Operand::Sink),
+        Op::Neg(w) => {
+            err(
+                diags,
+                w.span,
+                format!("a negated operand `-{}` is only allowed in vmad", w.text),
+            );
+            None
+        }
         Op::Not(w) => match fs.lookup(w.text, scope) {
             Some(Decl::Reg(r)) => Some(Operand::NotReg(r)),
             _ => {
@@ -1014,4 +1102,15 @@ fn name_value<'a>(
         format!("undeclared {what} `{}`", w.text),
     );
     None
+}
+
+/// `%r1.b2` as the register `%r1`, once `take` accepts the selector `b2`.
+fn split_selector<'a>(o: &Op<'a>, take: impl FnOnce(&str) -> Option<()>) -> Option<Op<'a>> {
+    let Op::Name(w) = o else { return None };
+    let (base, sel) = w.text.rsplit_once('.')?;
+    take(sel)?;
+    Some(Op::Name(Word {
+        text: base,
+        span: w.span,
+    }))
 }

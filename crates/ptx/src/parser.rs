@@ -6,7 +6,7 @@
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
-use crate::ir::{Linkage, Span};
+use crate::ir::{Linkage, SimdSel, Span};
 use crate::lexer::{Token, TokenKind as K};
 
 /// Nesting limit of `{ }` blocks and initializer lists (deeper input is an error, not a stack overflow).
@@ -893,9 +893,13 @@ impl<'a> Parser<'a> {
         let mut w = self.word(t);
         if w.text.starts_with('%') {
             let n = self.peek();
+            // `%tid.x`, and the operand selectors of the video instructions
+            // (`%r1.b2`, `%r1.h0`, `%r1.h32`, `%r1.b3210`), written without a
+            // space.
             if n.kind == K::DotWord
                 && n.span.start == t.span.end
-                && matches!(self.text(n), ".x" | ".y" | ".z")
+                && (matches!(self.text(n), ".x" | ".y" | ".z")
+                    || SimdSel::from_name(&self.text(n)[1..]).is_some())
             {
                 self.bump();
                 let span = t.span.join(n.span);
@@ -927,6 +931,13 @@ impl<'a> Parser<'a> {
             K::Bang => {
                 self.bump();
                 Ok(Op::Not(self.name()?))
+            }
+            K::Minus
+                if self.peek_at(1).kind == K::Ident
+                    && self.text(self.peek_at(1)).starts_with('%') =>
+            {
+                self.bump();
+                Ok(Op::Neg(self.name()?))
             }
             K::Underscore => {
                 self.bump();

@@ -481,7 +481,16 @@ pub fn instruction(
     mods(f, inst)?;
     for (k, o) in inst.operands.iter().enumerate() {
         f.write_str(if k == 0 { " " } else { ", " })?;
+        if k > 0 && inst.mods.video_neg.get(k - 1) == Some(&true) {
+            f.write_str("-")?;
+        }
         operand(f, m, func, o)?;
+        if let Some(Some(sel)) = inst.mods.video_sel.get(k) {
+            write!(f, ".{}", sel.name())?;
+        }
+        if let Some(Some(sel)) = inst.mods.simd_sel.get(k) {
+            write!(f, ".{sel}")?;
+        }
     }
     f.write_str(";")
 }
@@ -681,6 +690,9 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
         w("xorsign")?;
         w("abs")?;
     }
+    if m.pack {
+        w("pack")?;
+    }
     if m.relu {
         w("relu")?;
     }
@@ -715,6 +727,15 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
     }
     if m.video_add {
         w("add")?;
+    }
+    if let Some(x) = m.video_op2 {
+        w(x.name())?;
+    }
+    if m.video_po {
+        w("po")?;
+    }
+    if let Some(x) = m.video_scale {
+        w(x.name())?;
     }
     Ok(())
 }

@@ -74,6 +74,10 @@ pub enum IntOp2 {
     Xor,
     Shl,
     Shr,
+    /// `bmsk.{wrap,clamp}.b32 d, a, b`: a mask of b bits from bit a.
+    Bmsk {
+        clamp: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,6 +199,32 @@ pub struct CvtMods {
     pub round_int: Option<RoundInt>,
     pub ftz: bool,
     pub sat: bool,
+    /// `.relu` / `.satfinite` of f16 and bf16 destinations.
+    pub relu: bool,
+    pub satfinite: bool,
+}
+
+/// The packed forms of `cvt` (see [`crate::exec::alu`]'s `cvt_pack`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CvtPack {
+    /// `cvt.frnd.{f16x2,bf16x2}.f32 d, a, b`.
+    F32ToHalf2 { bf: bool },
+    /// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b`.
+    F32ToF8x2 { e5m2: bool },
+    /// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2 d, a`.
+    F16x2ToF8x2 { e5m2: bool },
+    /// `cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a`.
+    F8x2ToF16x2 { e5m2: bool },
+    /// `cvt.pack.sat.{u16,s16,u8,s8,u4,s4}.s32[.b32] d, a, b[, c]`.
+    Int { bits: u8, signed: bool },
+}
+
+/// Modifiers of a packed `cvt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CvtPackMods {
+    pub round: Round,
+    pub relu: bool,
+    pub satfinite: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -272,23 +302,32 @@ pub enum Op {
         b: Src,
         c: Src,
     },
+    /// `setp`: `d = comb(a cmp b)`, `d2 = comb(!(a cmp b))`; for packed
+    /// `.f16x2`/`.bf16x2` (`packed`) the low halves give `d` and the high
+    /// halves `d2` (PTX ISA, "Half Precision Comparison Instructions: setp").
     Setp {
         cmp: CmpOp,
         ty: CmpTy,
+        packed: bool,
         d: P,
         d2: Option<P>,
         a: Src,
         b: Src,
         comb: Option<(BoolOp, PSrc)>,
     },
-    /// `set.cmp.dtype.stype`: all ones (or 1.0f) when true.
+    /// `set.cmp.dtype.stype`: `one` where `comb(a cmp b)` holds, else 0.
+    /// `one` is the destination type's true value (all ones, 1.0f, f16 1.0
+    /// ...); for packed sources (`packed`) each 16-bit half is compared and
+    /// written on its own, `one` then being the 16-bit pattern of a half.
     Set {
         cmp: CmpOp,
         ty: CmpTy,
-        float_result: bool,
+        packed: bool,
+        one: u64,
         d: R,
         a: Src,
         b: Src,
+        comb: Option<(BoolOp, PSrc)>,
     },
     Selp {
         d: R,
@@ -307,8 +346,21 @@ pub enum Op {
         from: Type,
         to: Type,
         m: CvtMods,
+        /// Width of the destination register: a signed result narrower than
+        /// it is sign-extended to it (PTX ISA, "cvt").
+        dbits: u8,
         d: R,
         a: Src,
+    },
+    /// A packed `cvt` (two sources into one register, or one packed source
+    /// converted per half); absent sources read 0.
+    CvtPack {
+        kind: CvtPack,
+        m: CvtPackMods,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
     },
     Cvta {
         to_generic: bool,
@@ -349,7 +401,9 @@ pub enum Op {
         reconv: u32,
     },
     /// `add.cc`, `addc[.cc]`, `sub.cc`, `subc[.cc]`: 32/64-bit add or subtract
-    /// with the per-lane carry (borrow for subtraction) flag CC.CF.
+    /// with the per-lane carry flag CC.CF. The flag is the adder's carry-out
+    /// as the hardware computes it: after a subtraction (a + !b + 1) it is
+    /// 1 when there was no borrow, and `subc` adds !b + CF (see execute.rs).
     Carry {
         sub: bool,
         carry_in: bool,
@@ -423,18 +477,19 @@ pub enum Op {
         b: Src,
         c: Src,
     },
-    /// The SIMD video instructions `vop2` / `vop4` in their default-selector
-    /// form (`d, a, b, c` without `.mask`, `.asel`, `.bsel`).
+    /// The SIMD video instructions `vop2` / `vop4 d{.mask}, a{.asel},
+    /// b{.bsel}, c`.
     Video {
-        op: VideoOp,
-        /// 4 byte lanes (`vop4`) or 2 half-word lanes (`vop2`).
-        four: bool,
-        d_signed: bool,
-        a_signed: bool,
-        b_signed: bool,
-        sat: bool,
-        /// `.add`: d = c + sum of the lane results; else the lanes are merged.
-        add: bool,
+        f: VideoForm,
+        d: R,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// A scalar video instruction `vop d{.dsel}, a{.asel}, b{.bsel}{, c}`
+    /// (c reads 0 when absent).
+    ScalarVideo {
+        f: ScalarVideo,
         d: R,
         a: Src,
         b: Src,
@@ -506,6 +561,64 @@ pub enum Op {
     Unsupported(String),
 }
 
+/// The scalar video operations (`vset` with its comparison).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarVideoOp {
+    Add,
+    Sub,
+    Absdiff,
+    Min,
+    Max,
+    Shl,
+    Shr,
+    Set(CmpOp),
+    /// `vmad[.po][.shr7|.shr15] d, {-}a, {-}b, {-}c`: `po` adds one,
+    /// `shift` scales the result, `neg` are the operands' negations.
+    Mad {
+        po: bool,
+        shift: u8,
+        neg: [bool; 3],
+    },
+}
+
+/// One scalar video instruction's form (see [`crate::exec::alu`]'s
+/// `scalar_video`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScalarVideo {
+    pub op: ScalarVideoOp,
+    pub d_signed: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    pub sat: bool,
+    /// `.clamp` (else `.wrap`) shift amounts of vshl / vshr.
+    pub clamp: bool,
+    pub op2: Option<ptx::VideoOp2>,
+    /// Selectors of d, a, b.
+    pub sel: [Option<ptx::VideoSel>; 3],
+}
+
+/// Lane layout, selectors and signedness of one SIMD video instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VideoForm {
+    pub op: VideoOp,
+    /// 4 byte lanes (`vop4`) or 2 half-word lanes (`vop2`).
+    pub four: bool,
+    pub d_signed: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    pub sat: bool,
+    /// `.add`: d = c + the sum of the masked lane results; else the masked
+    /// lanes replace those of c.
+    pub add: bool,
+    /// For each lane (lane 0 first), the element of `{b, a}` it takes:
+    /// bytes 0-7 (`vop4`) or half-words 0-3 (`vop2`); a is elements 0-3
+    /// (0-1), b 4-7 (2-3).
+    pub asel: [u8; 4],
+    pub bsel: [u8; 4],
+    /// Bit i: lane i of d is written (`.mask`).
+    pub mask: u8,
+}
+
 /// The SIMD video operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VideoOp {
@@ -515,6 +628,8 @@ pub enum VideoOp {
     Absdiff,
     Min,
     Max,
+    /// `vset2` / `vset4`: 1 where the lanes compare true, else 0.
+    Set(CmpOp),
 }
 
 /// Element type of the multiplicands of `mma` / `wmma.mma`.

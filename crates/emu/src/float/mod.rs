@@ -16,6 +16,7 @@
 
 pub mod arith;
 pub mod convert;
+pub mod fp8;
 pub mod half_ops;
 
 /// A PTX rounding modifier for floating-point results.

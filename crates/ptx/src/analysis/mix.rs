@@ -170,7 +170,9 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Add | Sub | Abs | Neg | Min | Max | Copysign => arith(ty, C::IntAlu),
         Addc | Subc | Sad | Cvta => C::IntAlu,
         Vadd2 | Vsub2 | Vabsdiff2 | Vmin2 | Vmax2 | Vavrg2 | Vadd4 | Vsub4 | Vabsdiff4 | Vmin4
-        | Vmax4 | Vavrg4 => C::IntAlu,
+        | Vmax4 | Vavrg4 | Vset2 | Vset4 => C::IntAlu,
+        Vadd | Vsub | Vabsdiff | Vmin | Vmax | Vshl | Vshr | Vset => C::IntAlu,
+        Vmad => C::IntMul,
         Mul | Mad | Fma | Madc | Mul24 | Mad24 | Rem => arith(ty, C::IntMul),
         Dp4a | Dp2a => C::IntMul,
         Div => match inst.mods.precision {
@@ -185,7 +187,7 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Mov => C::Move,
         Setp | Set | Selp | Slct | Testp | Isspacep => C::Compare,
         And | Or | Xor | Not | Cnot | Lop3 | Shl | Shr | Shf | Prmt | Popc | Clz | Bfind | Fns
-        | Brev | Bfe | Bfi => C::Logic,
+        | Brev | Bfe | Bfi | Bmsk => C::Logic,
         Ld | Ldu => match space(inst.mods.space) {
             Space::Global => C::LdGlobal,
             Space::Shared => C::LdShared,

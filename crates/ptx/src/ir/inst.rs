@@ -16,7 +16,7 @@ spelled_enum! {
         Tanh = "tanh",
         // bit manipulation
         Popc = "popc", Clz = "clz", Bfind = "bfind", Fns = "fns", Brev = "brev", Bfe = "bfe", Bfi = "bfi",
-        Dp4a = "dp4a", Dp2a = "dp2a",
+        Dp4a = "dp4a", Dp2a = "dp2a", Bmsk = "bmsk",
         // compare and select
         Setp = "setp", Set = "set", Selp = "selp", Slct = "slct",
         // logic and shift
@@ -35,9 +35,13 @@ spelled_enum! {
         CpAsync = "cp.async", CpAsyncCommitGroup = "cp.async.commit_group",
         CpAsyncWaitGroup = "cp.async.wait_group", CpAsyncWaitAll = "cp.async.wait_all",
         Ldmatrix = "ldmatrix", Stmatrix = "stmatrix", Mma = "mma", Wmma = "wmma",
+        // scalar video instructions
+        Vadd = "vadd", Vsub = "vsub", Vabsdiff = "vabsdiff", Vmin = "vmin", Vmax = "vmax",
+        Vshl = "vshl", Vshr = "vshr", Vset = "vset", Vmad = "vmad",
         // SIMD video instructions
         Vadd2 = "vadd2", Vsub2 = "vsub2", Vabsdiff2 = "vabsdiff2", Vmin2 = "vmin2", Vmax2 = "vmax2", Vavrg2 = "vavrg2",
         Vadd4 = "vadd4", Vsub4 = "vsub4", Vabsdiff4 = "vabsdiff4", Vmin4 = "vmin4", Vmax4 = "vmax4", Vavrg4 = "vavrg4",
+        Vset2 = "vset2", Vset4 = "vset4",
         // control flow and miscellany
         Bra = "bra", BrxIdx = "brx.idx", Call = "call", Ret = "ret", Exit = "exit", Trap = "trap",
         Brkpt = "brkpt", Nanosleep = "nanosleep", Pmevent = "pmevent",
@@ -60,6 +64,8 @@ pub struct Modifiers {
     pub satfinite: bool,
     /// `.relu` of cvt / min / max / fma on f16 types.
     pub relu: bool,
+    /// `.pack` of `cvt.pack` (two integers saturated and packed).
+    pub pack: bool,
     /// `.NaN` of min / max.
     pub nan: bool,
     /// `.xorsign.abs` of min / max on f16/bf16.
@@ -107,7 +113,7 @@ pub struct Modifiers {
     pub match_mode: Option<MatchMode>,
     /// Direction of shf.
     pub shf_dir: Option<ShfDir>,
-    /// Mode of shf.
+    /// Mode of shf and bmsk (`.wrap` / `.clamp`).
     pub shf_mode: Option<ShfMode>,
     /// Mode of prmt.
     pub prmt_mode: Option<PrmtMode>,
@@ -141,6 +147,22 @@ pub struct Modifiers {
     pub proxy: Option<ProxyKind>,
     /// `.add` accumulate of the SIMD video instructions (`vabsdiff4.u32.u32.u32.add`).
     pub video_add: bool,
+    /// Secondary operation `.add` / `.min` / `.max` of the scalar video
+    /// instructions (`vmin.s32.s32.s32.sat.add d, a, b, c`).
+    pub video_op2: Option<VideoOp2>,
+    /// Byte / half-word selectors of a scalar video instruction's d, a and b
+    /// operands (`vadd.s32.s32.s32 d.h0, a.b1, b.b2, c`), written after the
+    /// register; `None` is the whole word.
+    pub video_sel: [Option<VideoSel>; 3],
+    /// Mask of d and selectors of a and b of a SIMD video instruction
+    /// (`vadd2.u32.u32.u32 d.h1, a.h32, b.h10, c`); `None` is the default.
+    pub simd_sel: [Option<SimdSel>; 3],
+    /// Negated a, b, c of vmad (`vmad.s32.s32.s32 d, -a, b, -c`).
+    pub video_neg: [bool; 3],
+    /// `.po` (plus one) of vmad.
+    pub video_po: bool,
+    /// `.shr7` / `.shr15` result scaling of vmad.
+    pub video_scale: Option<VideoScale>,
 }
 
 /// A guard predicate `@%p` or `@!%p`.

@@ -270,6 +270,77 @@ spelled_enum! {
 }
 
 spelled_enum! {
+    /// Secondary operation of the scalar video instructions.
+    pub enum VideoOp2 { Add = "add", Min = "min", Max = "max", }
+}
+
+spelled_enum! {
+    /// Result scaling of vmad (a right shift by 7 or 15).
+    pub enum VideoScale { Shr7 = "shr7", Shr15 = "shr15", }
+}
+
+spelled_enum! {
+    /// Operand selector of the scalar video instructions (`%r1.b2`, `%r1.h1`).
+    pub enum VideoSel { B0 = "b0", B1 = "b1", B2 = "b2", B3 = "b3", H0 = "h0", H1 = "h1", }
+}
+
+/// A lane selector or mask of the SIMD video instructions, written after
+/// the register most significant lane first: `a.h10`, `b.b7654` (which
+/// half-word or byte of `{b, a}` each lane takes), `d.h1`, `d.b20` (which
+/// lanes of d are written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SimdSel {
+    /// `.h` (half-words) rather than `.b` (bytes).
+    pub half: bool,
+    /// The digits in writing order (most significant lane first).
+    pub digits: [u8; 4],
+    /// How many digits are used (1 to 4).
+    pub len: u8,
+}
+
+impl SimdSel {
+    /// Parses `h10`, `b3210`, `b2` ... (without the dot): `h` or `b` and one
+    /// to four digits below 8.
+    pub fn from_name(s: &str) -> Option<SimdSel> {
+        let (half, rest) = match s.as_bytes().first()? {
+            b'h' => (true, &s[1..]),
+            b'b' => (false, &s[1..]),
+            _ => return None,
+        };
+        if rest.is_empty() || rest.len() > 4 {
+            return None;
+        }
+        let mut digits = [0u8; 4];
+        for (k, c) in rest.bytes().enumerate() {
+            if !(b'0'..=b'7').contains(&c) {
+                return None;
+            }
+            digits[k] = c - b'0';
+        }
+        Some(SimdSel {
+            half,
+            digits,
+            len: rest.len() as u8,
+        })
+    }
+
+    /// The digits in use, most significant lane first.
+    pub fn lanes(&self) -> &[u8] {
+        &self.digits[..self.len as usize]
+    }
+}
+
+impl std::fmt::Display for SimdSel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.half { "h" } else { "b" })?;
+        for d in self.lanes() {
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+spelled_enum! {
     /// Byte-permute mode of prmt (absent = the default selector form).
     pub enum PrmtMode { F4e = "f4e", B4e = "b4e", Rc8 = "rc8", Ecl = "ecl", Ecr = "ecr", Rc16 = "rc16", }
 }

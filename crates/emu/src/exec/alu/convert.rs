@@ -72,8 +72,9 @@ pub fn cvt(from: Type, to: Type, m: CvtMods, x: u64) -> Result<u64, String> {
                     of_f32(if m.ftz { fl::ftz_f32(f) } else { f })
                 }
                 (Type::F64, None) => fl::canon_f64(v).to_bits(),
-                (Type::F16, _) => half_ops::f64_to_f16(v, r).to_bits() as u64,
-                (Type::Bf16, _) => half_ops::f64_to_bf16(v, r).to_bits() as u64,
+                (Type::F16 | Type::Bf16, _) => {
+                    super::pack::to_half(v, to == Type::Bf16, r, m.relu, m.satfinite) as u64
+                }
                 _ => return Err(format!("cvt from {} to {}", from.name(), to.name())),
             };
             sat_float(res, to, m)

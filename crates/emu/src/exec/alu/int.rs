@@ -42,6 +42,7 @@ pub fn int2(op: IntOp2, bits: u8, signed: bool, a: &L, b: &L, out: &mut L) {
                 ((x & m) >> s) & m
             }
         }),
+        IntOp2::Bmsk { clamp } => map2(a, b, out, |x, y| bmsk(clamp, x as u32, y as u32)),
         IntOp2::MulWide => map2(a, b, out, |x, y| {
             (ext(x, w, signed).wrapping_mul(ext(y, w, signed)) as u64) & mask_of(2 * w)
         }),
@@ -232,4 +233,22 @@ pub fn bfi(bits: u8, a: &L, b: &L, pos: &L, len: &L, out: &mut L) {
             ((b[l] & !f) | ((a[l] << p) & f)) & m
         };
     }
+}
+
+/// `bmsk.mode.b32 d, a, b`, as the PTX ISA's semantics for bmsk spell it:
+/// mask0 = ~0 << (a & 31), mask1 = ~0 << ((a & 31) + (b & 31)), d = mask0 &
+/// ~mask1, where mask1 is 0 when that sum reaches 32 or, with `.clamp`, when
+/// a or b is 32 or more (`.clamp` also zeroes mask0 for a >= 32).
+fn bmsk(clamp: bool, a: u32, b: u32) -> u64 {
+    let (a1, b1) = (a & 31, b & 31);
+    let sum = a1 + b1;
+    let mask0 = if clamp && a >= 32 { 0 } else { u32::MAX << a1 };
+    let mask1 = if sum >= 32 || (clamp && (a >= 32 || b >= 32)) {
+        0
+    } else {
+        // b1 == 0 leaves mask1 = ~0 << a1 = mask0: an empty mask, as the
+        // ISA's `b1 == 0` case (mask1 = ~0) also gives.
+        u32::MAX << sum
+    };
+    (mask0 & !mask1) as u64
 }

@@ -7,17 +7,23 @@
 //! - [`int`]: integer, bit and shift operations;
 //! - [`float`]: float arithmetic (every format), `fma`, comparisons;
 //! - [`convert`]: `cvt` and the read-modify-write of atomics;
-//! - [`simd`]: the `prmt` modes, `dp2a` and the SIMD video instructions.
+//! - [`pack`]: the packed `cvt` forms (f16x2, bf16x2, FP8 pairs, `cvt.pack`);
+//! - [`simd`]: the `prmt` modes, `dp2a` and the SIMD video instructions;
+//! - [`video`]: the scalar video instructions (`vadd` ... `vset`).
 
 mod convert;
 mod float;
 mod int;
+mod pack;
 mod simd;
+mod video;
 
 pub use convert::{atomic, cvt};
 pub use float::{compare, float1, float2, fma};
 pub use int::{bfi, high_product, int1, int2, int3};
-pub use simd::{VideoForm, dp2a, prmt_mode, video};
+pub use pack::cvt_pack;
+pub use simd::{dp2a, prmt_mode, video};
+pub use video::scalar_video;
 
 use crate::simt::WARP_SIZE;
 

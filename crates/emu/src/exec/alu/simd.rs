@@ -8,7 +8,7 @@
 
 use ptx::PrmtMode;
 
-use crate::exec::ops::VideoOp;
+use crate::exec::ops::{VideoForm, VideoOp};
 
 /// The source byte index each result byte takes (result byte 0 first) for a
 /// `prmt` mode and the two-bit selector `c[1:0]` (PTX ISA, table of `prmt`
@@ -87,32 +87,21 @@ fn video_lane(op: VideoOp, x: i64, y: i64) -> i64 {
         VideoOp::Absdiff => (x - y).abs(),
         VideoOp::Min => x.min(y),
         VideoOp::Max => x.max(y),
+        VideoOp::Set(cmp) => super::video::compare(cmp, x as i128, y as i128) as i64,
     }
 }
 
-/// Lane layout and signedness of one video instruction.
-#[derive(Debug, Clone, Copy)]
-pub struct VideoForm {
-    pub op: VideoOp,
-    pub four: bool,
-    pub d_signed: bool,
-    pub a_signed: bool,
-    pub b_signed: bool,
-    pub sat: bool,
-    pub add: bool,
-}
-
-/// `vop2` / `vop4 d, a, b, c` with the default selectors (`.asel` = the
-/// lanes of a, `.bsel` = the lanes of b) and the default mask (every lane).
-/// Each lane's operands are sign- or zero-extended per type; with `.sat`
-/// the lane result is clamped to the destination lane's range, otherwise
-/// truncated. Secondary operation: `.add` gives c + the sum of the lane
-/// results (modulo 2^32); without it, the lanes replace those of c, which
-/// with the default mask is all of them.
+/// `vop2` / `vop4 d{.mask}, a{.asel}, b{.bsel}, c` (PTX ISA 9.7.18.2):
+/// lane i takes elements `asel[i]` and `bsel[i]` of `{b, a}`, sign- or
+/// zero-extended per type; with `.sat` the lane result is clamped to the
+/// destination lane's range, otherwise truncated. Secondary operation:
+/// `.add` gives c + the sum of the masked lane results (modulo 2^32);
+/// without it, the masked lanes replace those of c.
 pub fn video(f: VideoForm, a: u64, b: u64, c: u64) -> u64 {
-    let (a, b, c) = (a as u32, b as u32, c as u32);
+    let ba = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
     let (n, w) = if f.four { (4, 8) } else { (2, 16) };
-    let ext = |v: u32, signed: bool| {
+    let elem = |k: u8, signed: bool| {
+        let v = (ba >> (w * k as u32)) as u32;
         if f.four {
             ext8(v, signed)
         } else {
@@ -125,17 +114,21 @@ pub fn video(f: VideoForm, a: u64, b: u64, c: u64) -> u64 {
     } else {
         (0, (1i64 << w) - 1)
     };
-    let mut sum = c as i64;
-    let mut merged = 0u64;
+    let mut sum = c as u32 as i64;
+    let mut merged = c & 0xffff_ffff;
     for i in 0..n {
+        if f.mask >> i & 1 == 0 {
+            continue;
+        }
         let t = video_lane(
             f.op,
-            ext(a >> (w * i), f.a_signed),
-            ext(b >> (w * i), f.b_signed),
+            elem(f.asel[i], f.a_signed),
+            elem(f.bsel[i], f.b_signed),
         );
         let t = if f.sat { t.clamp(lo, hi) } else { t };
         sum = sum.wrapping_add(t);
-        merged |= (t as u64 & lane_mask) << (w * i);
+        let sh = w * i as u32;
+        merged = (merged & !(lane_mask << sh)) | ((t as u64 & lane_mask) << sh);
     }
     if f.add { sum as u32 as u64 } else { merged }
 }

@@ -139,6 +139,9 @@ impl Cx<'_> {
             O::Xor => int2(IntOp2::Xor)?,
             O::Shl => int2(IntOp2::Shl)?,
             O::Shr => int2(IntOp2::Shr)?,
+            O::Bmsk => int2(IntOp2::Bmsk {
+                clamp: m.shf_mode == Some(ShfMode::Clamp),
+            })?,
             O::Neg | O::Abs if ty.is_float() => {
                 let t = fty(ty).ok_or("float type")?;
                 let op = if inst.opcode == O::Neg {
@@ -267,18 +270,22 @@ impl Cx<'_> {
                     }
                 };
                 let cmp = m.cmp.ok_or("comparison")?;
+                let packed = matches!(src_ty, Type::F16x2 | Type::Bf16x2);
                 let (a, b) = (self.fsrc(get(1)?, src_ty)?, self.fsrc(get(2)?, src_ty)?);
+                let comb = match m.bool_op {
+                    Some(bop) => Some((bop, self.psrc(get(3)?)?)),
+                    None => None,
+                };
                 if inst.opcode == O::Set {
-                    if m.bool_op.is_some() {
-                        return Err("set with a boolean combiner".into());
-                    }
                     Op::Set {
                         cmp,
                         ty: cty,
-                        float_result: ty == Type::F32,
+                        packed,
+                        one: set_true_value(ty, packed),
                         d: self.dreg(get(0)?)?,
                         a,
                         b,
+                        comb,
                     }
                 } else {
                     let (d, d2) = match get(0)? {
@@ -288,13 +295,10 @@ impl Cx<'_> {
                         ),
                         o => (self.dpred(o)?, None),
                     };
-                    let comb = match m.bool_op {
-                        Some(bop) => Some((bop, self.psrc(get(3)?)?)),
-                        None => None,
-                    };
                     Op::Setp {
                         cmp,
                         ty: cty,
+                        packed,
                         d,
                         d2,
                         a,
@@ -322,6 +326,21 @@ impl Cx<'_> {
                 if to == Type::Pred || from == Type::Pred {
                     return Err("cvt of a predicate".into());
                 }
+                if let Some(kind) = cvt_pack_kind(m.pack, to, from) {
+                    let src = |i: usize| ops.get(i).map_or(Ok(Src::Imm(0)), |o| self.fsrc(o, from));
+                    return Ok(Op::CvtPack {
+                        kind,
+                        m: CvtPackMods {
+                            round: round.unwrap_or(crate::float::Round::Rn),
+                            relu: m.relu,
+                            satfinite: m.satfinite,
+                        },
+                        d: self.dreg(get(0)?)?,
+                        a: src(1)?,
+                        b: src(2)?,
+                        c: src(3)?,
+                    });
+                }
                 Op::Cvt {
                     from,
                     to,
@@ -330,7 +349,10 @@ impl Cx<'_> {
                         round_int,
                         ftz: m.ftz,
                         sat: m.sat,
+                        relu: m.relu,
+                        satfinite: m.satfinite,
                     },
+                    dbits: self.reg_bits(get(0)?)?,
                     d: self.dreg(get(0)?)?,
                     a: self.fsrc(get(1)?, from)?,
                 }
@@ -482,7 +504,18 @@ impl Cx<'_> {
             | O::Vabsdiff4
             | O::Vmin4
             | O::Vmax4
-            | O::Vavrg4 => self.video(inst)?,
+            | O::Vavrg4
+            | O::Vset2
+            | O::Vset4 => self.video(inst)?,
+            O::Vadd
+            | O::Vsub
+            | O::Vabsdiff
+            | O::Vmin
+            | O::Vmax
+            | O::Vshl
+            | O::Vshr
+            | O::Vset
+            | O::Vmad => self.scalar_video(inst)?,
             O::Mma | O::Wmma | O::Ldmatrix | O::Stmatrix => self.tensor(inst)?,
             O::Call => self.call(ops)?,
             O::Ret => Op::Ret,
@@ -698,4 +731,38 @@ impl Cx<'_> {
             rets,
         })
     }
+}
+
+/// What `set` writes for true (PTX ISA, "Comparison and Selection
+/// Instructions: set" and "Half Precision Comparison Instructions: set"):
+/// 1.0 in the destination's float format, all ones for an integer
+/// destination; with packed `.f16x2`/`.bf16x2` sources each 16-bit half of
+/// the result is 1.0 (f16 or bf16 destination) or 0xffff.
+fn set_true_value(dty: Type, packed: bool) -> u64 {
+    match (dty, packed) {
+        (Type::F16x2 | Type::F16, _) => 0x3c00,
+        (Type::Bf16x2 | Type::Bf16, _) => 0x3f80,
+        (_, true) => 0xffff,
+        (Type::F32, false) => 0x3f80_0000,
+        (t, false) => crate::exec::alu::mask_of(t.bits()),
+    }
+}
+
+/// Which packed form a `cvt` is, if any: `cvt.pack`, or a packed float
+/// destination or source (PTX ISA "cvt", Semantics).
+fn cvt_pack_kind(pack: bool, to: Type, from: Type) -> Option<CvtPack> {
+    let e5m2 = |t: Type| t == Type::E5m2x2;
+    Some(match (to, from) {
+        (t, _) if pack => CvtPack::Int {
+            bits: t.bits() as u8,
+            signed: t.is_signed(),
+        },
+        (Type::F16x2 | Type::Bf16x2, Type::F32) => CvtPack::F32ToHalf2 {
+            bf: to == Type::Bf16x2,
+        },
+        (Type::E4m3x2 | Type::E5m2x2, Type::F32) => CvtPack::F32ToF8x2 { e5m2: e5m2(to) },
+        (Type::E4m3x2 | Type::E5m2x2, Type::F16x2) => CvtPack::F16x2ToF8x2 { e5m2: e5m2(to) },
+        (Type::F16x2, Type::E4m3x2 | Type::E5m2x2) => CvtPack::F8x2ToF16x2 { e5m2: e5m2(from) },
+        _ => return None,
+    })
 }

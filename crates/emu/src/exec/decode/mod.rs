@@ -19,6 +19,7 @@ use crate::simt::stack::NO_RECONVERGE;
 
 mod inst;
 mod tensor;
+mod video;
 
 /// Function "addresses" (`mov.u64 %rd, f`) are FUNC_BASE + the function's index.
 pub const FUNC_BASE: u64 = 0x0005_0000_0000_0000;
@@ -227,6 +228,19 @@ impl Cx<'_> {
                 (false, s) => Ok(s),
                 (true, _) => Err("predicate where a value register is needed".into()),
             },
+            other => Err(format!("destination {other:?}")),
+        }
+    }
+
+    /// The declared width of a destination register (8 to 64 bits).
+    fn reg_bits(&self, o: &Operand) -> D<u8> {
+        match o {
+            Operand::Reg(r) => self
+                .func
+                .regs
+                .get(*r)
+                .map(|decl| decl.ty.bits().clamp(8, 64) as u8)
+                .ok_or_else(|| "dangling register".into()),
             other => Err(format!("destination {other:?}")),
         }
     }

@@ -1,5 +1,5 @@
 //! Translation of the tensor-core and matrix-movement instructions (`mma`,
-//! `wmma.*`, `ldmatrix`, `stmatrix`) and of the SIMD video instructions.
+//! `wmma.*`, `ldmatrix`, `stmatrix`).
 
 use ptx::{Fragment, Instruction, Layout, Opcode, Operand, Shape, StateSpace, Type, WmmaOp};
 
@@ -40,41 +40,6 @@ impl Cx<'_> {
             ));
         }
         Ok(srcs)
-    }
-
-    pub(super) fn video(&self, inst: &Instruction) -> D<Op> {
-        use Opcode as O;
-        let (op, four) = match inst.opcode {
-            O::Vadd2 => (VideoOp::Add, false),
-            O::Vsub2 => (VideoOp::Sub, false),
-            O::Vavrg2 => (VideoOp::Avrg, false),
-            O::Vabsdiff2 => (VideoOp::Absdiff, false),
-            O::Vmin2 => (VideoOp::Min, false),
-            O::Vmax2 => (VideoOp::Max, false),
-            O::Vadd4 => (VideoOp::Add, true),
-            O::Vsub4 => (VideoOp::Sub, true),
-            O::Vavrg4 => (VideoOp::Avrg, true),
-            O::Vabsdiff4 => (VideoOp::Absdiff, true),
-            O::Vmin4 => (VideoOp::Min, true),
-            O::Vmax4 => (VideoOp::Max, true),
-            other => return Err(format!("`{}` is not a video instruction", other.name())),
-        };
-        let signed = |i: usize| inst.types.get(i).is_some_and(|t| t.is_signed());
-        let ops = &inst.operands;
-        let get = |i: usize| ops.get(i).ok_or_else(|| format!("missing operand {i}"));
-        Ok(Op::Video {
-            op,
-            four,
-            d_signed: signed(0),
-            a_signed: signed(1),
-            b_signed: signed(2),
-            sat: inst.mods.sat,
-            add: inst.mods.video_add,
-            d: self.dreg(get(0)?)?,
-            a: self.src(get(1)?)?,
-            b: self.src(get(2)?)?,
-            c: self.src(get(3)?)?,
-        })
     }
 
     pub(super) fn tensor(&self, inst: &Instruction) -> D<Op> {

@@ -161,6 +161,7 @@ impl Warp {
             Op::Setp {
                 cmp,
                 ty,
+                packed,
                 d,
                 d2,
                 a,
@@ -171,40 +172,38 @@ impl Warp {
                 let x = self.operand(lx, cta, *a, &mut ta);
                 let y = self.operand(lx, cta, *b, &mut tb);
                 let t = alu::compare(*cmp, *ty, x, y, false);
-                let (v, v2) = match comb {
-                    None => (t, !t),
-                    Some((bop, p)) => {
-                        let p = self.pred(*p);
-                        match bop {
-                            ptx::BoolOp::And => (t & p, !t & p),
-                            ptx::BoolOp::Or => (t | p, !t | p),
-                            ptx::BoolOp::Xor => (t ^ p, !t ^ p),
-                        }
-                    }
+                let t2 = if *packed {
+                    alu::compare(*cmp, *ty, x, y, true)
+                } else {
+                    !t
                 };
-                self.set_pred(*d, v, exec);
+                self.set_pred(*d, self.combine(t, comb), exec);
                 if let Some(d2) = d2 {
-                    self.set_pred(*d2, v2, exec);
+                    self.set_pred(*d2, self.combine(t2, comb), exec);
                 }
             }
             Op::Set {
                 cmp,
                 ty,
-                float_result,
+                packed,
+                one,
                 d,
                 a,
                 b,
+                comb,
             } => {
                 let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
                 let x = self.operand(lx, cta, *a, &mut ta);
                 let y = self.operand(lx, cta, *b, &mut tb);
-                let t = alu::compare(*cmp, *ty, x, y, false);
-                let one = if *float_result {
-                    1.0f32.to_bits() as u64
+                let lo = self.combine(alu::compare(*cmp, *ty, x, y, false), comb);
+                let hi = if *packed {
+                    self.combine(alu::compare(*cmp, *ty, x, y, true), comb)
                 } else {
-                    0xffff_ffff
+                    0
                 };
-                let out: L = std::array::from_fn(|l| if (t >> l) & 1 != 0 { one } else { 0 });
+                let bit = |m: Mask, l: usize| ((m >> l) & 1) as u64;
+                let out: L =
+                    std::array::from_fn(|l| (bit(lo, l) * one) | ((bit(hi, l) * one) << 16));
                 self.write(*d, &out, exec);
             }
             Op::Selp { d, a, b, p } => {
@@ -224,13 +223,39 @@ impl Warp {
                 };
                 self.set_pred(*d, v, exec);
             }
-            Op::Cvt { from, to, m, d, a } => {
+            Op::Cvt {
+                from,
+                to,
+                m,
+                dbits,
+                d,
+                a,
+            } => {
                 let x = self.fetch(lx, cta, *a);
                 let mut out = [0u64; WARP_SIZE];
+                let widen = to.is_signed() && to.bits() < *dbits as u32;
                 for l in lanes(exec) {
-                    out[l] = alu::cvt(*from, *to, *m, x[l])
+                    let v = alu::cvt(*from, *to, *m, x[l])
                         .map_err(|e| (FaultKind::Unsupported(e), Some(l)))?;
+                    out[l] = if widen {
+                        alu::sx(v, to.bits()) as u64 & mask_of(*dbits as u32)
+                    } else {
+                        v
+                    };
                 }
+                self.write(*d, &out, exec);
+            }
+            Op::CvtPack {
+                kind,
+                m,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let out = self.map3(lx, cta, [*a, *b, *c], |x, y, z| {
+                    alu::cvt_pack(*kind, *m, x, y, z)
+                });
                 self.write(*d, &out, exec);
             }
             Op::Cvta {
@@ -312,16 +337,23 @@ impl Warp {
                 let mut out = [0u64; WARP_SIZE];
                 let mut cf: Mask = 0;
                 for l in lanes(exec) {
-                    let cin = (*carry_in && (self.carry >> l) & 1 != 0) as u128;
-                    let (xa, yb) = ((x[l] & m) as u128, (y[l] & m) as u128);
-                    let (r, c) = if *sub {
-                        (xa.wrapping_sub(yb).wrapping_sub(cin), xa < yb + cin)
-                    } else {
-                        let r = xa + yb + cin;
-                        (r, r > m as u128)
+                    let flag = (self.carry >> l) & 1 != 0;
+                    // CC.CF is the adder's carry-out, as on NVIDIA hardware:
+                    // a subtraction is a + !b + 1 (`sub.cc`) or a + !b + CF
+                    // (`subc`), so after a subtraction CF is the complement
+                    // of the borrow. Pure add or pure sub chains give the
+                    // exact multi-word result either way; mixed chains
+                    // (`add.cc` then `subc`) behave as the GPU does.
+                    let cin = match (*sub, *carry_in) {
+                        (true, false) => 1,
+                        (_, true) => flag as u128,
+                        (false, false) => 0,
                     };
+                    let xa = (x[l] & m) as u128;
+                    let yb = if *sub { !y[l] & m } else { y[l] & m } as u128;
+                    let r = xa + yb + cin;
                     out[l] = r as u64 & m;
-                    cf |= (c as u32) << l;
+                    cf |= ((r > m as u128) as u32) << l;
                 }
                 self.write(*d, &out, exec);
                 if *carry_out {
@@ -505,34 +537,14 @@ impl Warp {
                     std::array::from_fn(|l| alu::dp2a(*hi, *a_signed, *b_signed, x[l], y[l], z[l]));
                 self.write(*d, &out, exec);
             }
-            Op::Video {
-                op,
-                four,
-                d_signed,
-                a_signed,
-                b_signed,
-                sat,
-                add,
-                d,
-                a,
-                b,
-                c,
-            } => {
-                let form = alu::VideoForm {
-                    op: *op,
-                    four: *four,
-                    d_signed: *d_signed,
-                    a_signed: *a_signed,
-                    b_signed: *b_signed,
-                    sat: *sat,
-                    add: *add,
-                };
-                let (x, y, z) = (
-                    self.fetch(lx, cta, *a),
-                    self.fetch(lx, cta, *b),
-                    self.fetch(lx, cta, *c),
-                );
-                let out: L = std::array::from_fn(|l| alu::video(form, x[l], y[l], z[l]));
+            Op::Video { f, d, a, b, c } => {
+                let out = self.map3(lx, cta, [*a, *b, *c], |x, y, z| alu::video(*f, x, y, z));
+                self.write(*d, &out, exec);
+            }
+            Op::ScalarVideo { f, d, a, b, c } => {
+                let out = self.map3(lx, cta, [*a, *b, *c], |x, y, z| {
+                    alu::scalar_video(f, x, y, z)
+                });
                 self.write(*d, &out, exec);
             }
             Op::Tensor(t) => self.tensor(lx, cta, obs, site, exec, t)?,

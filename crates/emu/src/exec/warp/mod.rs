@@ -206,6 +206,22 @@ impl Warp {
     }
 
     #[inline]
+    /// `f` of the three sources, lane by lane.
+    fn map3(
+        &self,
+        lx: &LaunchCtx<'_>,
+        cta: &CtaState<'_>,
+        [a, b, c]: [Src; 3],
+        f: impl Fn(u64, u64, u64) -> u64,
+    ) -> L {
+        let (x, y, z) = (
+            self.fetch(lx, cta, a),
+            self.fetch(lx, cta, b),
+            self.fetch(lx, cta, c),
+        );
+        std::array::from_fn(|l| f(x[l], y[l], z[l]))
+    }
+
     fn fetch(&self, lx: &LaunchCtx<'_>, cta: &CtaState<'_>, s: Src) -> L {
         match s {
             Src::Reg(r) => self
@@ -269,6 +285,21 @@ impl Warp {
             PSrc::Reg(r, neg) => {
                 let v = self.top().preds.get(r as usize).copied().unwrap_or(0);
                 if neg { !v } else { v }
+            }
+        }
+    }
+
+    /// `BoolOp(t, c)` of setp / set, or `t` without a combiner.
+    fn combine(&self, t: Mask, comb: &Option<(ptx::BoolOp, PSrc)>) -> Mask {
+        match comb {
+            None => t,
+            Some((bop, p)) => {
+                let p = self.pred(*p);
+                match bop {
+                    ptx::BoolOp::And => t & p,
+                    ptx::BoolOp::Or => t | p,
+                    ptx::BoolOp::Xor => t ^ p,
+                }
             }
         }
     }
