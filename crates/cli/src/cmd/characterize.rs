@@ -1,6 +1,6 @@
 //! `ptxperf characterize`: run a launch spec in the emulator and print the
 //! Kerr et al. workload metrics (both reconvergence policies side by side by
-//! default), a hot-lines table, JSON (DESIGN.md schema 1) or CSV.
+//! default), a hot-lines table, JSON (schema 1, docs/json.md) or CSV.
 
 use std::path::PathBuf;
 
