@@ -3,8 +3,12 @@
 //! and the examples of the repository; nothing needs a GPU. `compile` needs
 //! NVRTC: it is skipped with a message when NVRTC is absent, unless CI is set.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use common::nvrtc_available;
 
 /// The repository root (the binary runs there, as a user would).
 fn root() -> PathBuf {
@@ -600,18 +604,6 @@ fn fit_csv_recovers_a_line() {
         &["linear", "100.0 %"],
     );
     check(&["fit", "csv", "no/such.csv"], 1, &["no/such.csv"]);
-}
-
-fn nvrtc_available() -> bool {
-    let found = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)).is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "NVRTC is required in CI (run scripts/setup.sh)"
-        );
-        eprintln!("skipping: NVRTC not found (run scripts/setup.sh)");
-    }
-    found
 }
 
 #[test]

@@ -5,10 +5,14 @@
 //! without it that part is skipped with a message, except on CI.
 
 use std::collections::BTreeSet;
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+
+use common::nvrtc_available;
 
 /// out[i] = in[i] * 2 for i < n, with a shared-memory round trip so the
 /// shared-memory fields are exercised.
@@ -242,18 +246,6 @@ name = "n"
 type = "u32"
 value = 8192
 "#;
-
-fn nvrtc_available() -> bool {
-    let found = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)).is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "NVRTC is required in CI (run scripts/setup.sh)"
-        );
-        eprintln!("skipping: NVRTC not found (run scripts/setup.sh)");
-    }
-    found
-}
 
 #[test]
 fn validate_json_is_what_the_doc_says() {
