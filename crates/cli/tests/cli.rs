@@ -3,8 +3,12 @@
 //! and the examples of the repository; nothing needs a GPU. `compile` needs
 //! NVRTC: it is skipped with a message when NVRTC is absent, unless CI is set.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use common::nvrtc_available;
 
 /// The repository root (the binary runs there, as a user would).
 fn root() -> PathBuf {
@@ -301,7 +305,7 @@ fn predict_reproduces_the_mwp_cwp_worked_example() {
             .unwrap_or_else(|| panic!("no {name} in {v}"))
     };
     let (exact, paper) = (model("mwp-cwp"), model("mwp-cwp-paper"));
-    assert_eq!(exact["cycles"].as_f64(), Some(50_728.1875), "{exact}");
+    assert_eq!(exact["cycles"].as_f64(), Some(50_728.187_5), "{exact}");
     assert_eq!(paper["cycles"].as_f64(), Some(50_738.0), "{paper}");
     assert_eq!(
         paper["breakdown"]["exec_cycles_app"].as_f64(),
@@ -600,18 +604,6 @@ fn fit_csv_recovers_a_line() {
         &["linear", "100.0 %"],
     );
     check(&["fit", "csv", "no/such.csv"], 1, &["no/such.csv"]);
-}
-
-fn nvrtc_available() -> bool {
-    let found = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)).is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "NVRTC is required in CI (run scripts/setup.sh)"
-        );
-        eprintln!("skipping: NVRTC not found (run scripts/setup.sh)");
-    }
-    found
 }
 
 #[test]

@@ -16,6 +16,10 @@ use std::path::PathBuf;
 
 /// Show the control-flow graph of a kernel.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  ptxperf cfg kernels/matmul_tiled/sm_80.ptx
+  ptxperf cfg kernels/divergence/sm_80.ptx --kernel divergence
+  ptxperf cfg kernels/matmul_tiled/sm_80.ptx --dot > cfg.dot && dot -Tsvg cfg.dot -o cfg.svg")]
 pub struct Args {
     /// The PTX file.
     pub input: PathBuf,

@@ -1,6 +1,6 @@
 //! `ptxperf characterize`: run a launch spec in the emulator and print the
 //! Kerr et al. workload metrics (both reconvergence policies side by side by
-//! default), a hot-lines table, JSON (DESIGN.md schema 1) or CSV.
+//! default), a hot-lines table, JSON (schema 1, docs/json.md) or CSV.
 
 use std::path::PathBuf;
 
@@ -12,6 +12,14 @@ use crate::error::CliError;
 
 /// Characterize a kernel launch: activity factor, divergence, memory intensity and efficiency, data flow, parallelism.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  ptxperf characterize examples/saxpy.toml
+  ptxperf characterize kernels/coalescing/spec.toml --set STRIDE=1 --lines 5
+  ptxperf characterize kernels/matmul_tiled/spec.toml --json > metrics.json
+  ptxperf characterize kernels/divergence/spec.toml --reconvergence barrier --csv
+  ptxperf characterize kernels/matmul_tiled/spec.toml --sample-ctas 4
+
+The JSON fields: docs/json.md. The launch spec: docs/launch-spec.md.")]
 pub struct Args {
     /// The launch spec (TOML).
     #[arg(value_name = "SPEC.toml")]

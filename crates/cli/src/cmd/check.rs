@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 /// Parse and validate a PTX file.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  ptxperf check kernels/matmul_tiled/sm_80.ptx
+  ptxperf compile examples/saxpy.cu -o saxpy.ptx && ptxperf check saxpy.ptx")]
 pub struct Args {
     /// The PTX file.
     pub input: PathBuf,

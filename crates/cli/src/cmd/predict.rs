@@ -23,6 +23,13 @@ use crate::error::{CliError, read_input};
 
 /// Predict a kernel's time on a GPU with every analytical model.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  ptxperf predict examples/saxpy.toml --gpu a100-pcie-40gb
+  ptxperf predict examples/saxpy.toml --gpu rtx-a4000 --model timing --json
+  ptxperf predict experiments/seed002/matmul_tiled.toml --gpu h100-sxm5-80gb --set N=256 --svg roofline.svg
+  ptxperf predict --profile examples/profiles/mwp-cwp-worked-example.toml --gpu hong-kim-2009-example
+
+The models: docs/models.md. The JSON fields: docs/json.md.")]
 pub struct Args {
     /// Launch spec (TOML): the kernel is emulated to build its profile.
     pub spec: Option<PathBuf>,

@@ -39,6 +39,15 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
 
 /// Rank launch configurations (block sizes, tile sizes, variants) by every model's prediction.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  ptxperf tune experiments/seed002/matmul_tiled.toml --gpu geforce-gtx-280 --param N=256 --param BS=4,8,16
+  ptxperf tune experiments/seed002/matmul_tiled.toml --gpu rtx-a4000,h100-sxm5-80gb --param N=512 \\
+      --param BS=8,16,32 --constraint 'BS*BS <= 1024' --model timing --top 3
+  ptxperf tune experiments/seed002/conv2d.toml --gpu rtx-a4000 --param BS=8,16,32 --json > ranking.json
+  ptxperf tune --experiment experiments/vector-add.toml --gpu h100-sxm5-80gb \\
+      --measured data/measured/h100-sxm5-80gb/vector_add.json
+
+The grid, block and lengths of SPEC.toml must be expressions of the tuned defines (docs/launch-spec.md).")]
 pub struct Args {
     /// Launch spec whose defines the parameters override (grid, block and lengths are
     /// expressions over them); not needed when the space file names an experiment.

@@ -36,6 +36,18 @@ use crate::error::CliError;
 
 /// Score every model against measured times of a kernel on a real GPU.
 #[derive(clap::Args)]
+#[command(
+    after_help = "Examples (the kernel sources come from scripts/fetch-validation-kernels.sh):
+  ptxperf validate experiments/vector-add.toml --data data/measured/h100-sxm5-80gb/vector_add.json --gpu h100-sxm5-80gb --sample 5
+  ptxperf validate experiments/convolution.toml --data data/measured/h100-sxm5-80gb/convolution.json.gz \\
+      --gpu h100-sxm5-80gb --sample 30 --model timing --json > scores.json
+  ptxperf validate experiments/convolution.toml --data data/measured/h100-sxm5-80gb/convolution.json.gz \\
+      --gpu h100-sxm5-80gb --sample 30 --save-profiles profiles/
+  ptxperf validate experiments/convolution.toml --data data/measured/h100-sxm5-80gb/convolution.json.gz \\
+      --gpu h100-sxm5-80gb --sample 30 --profiles profiles/
+
+The experiment and data formats: docs/experiments.md."
+)]
 pub struct Args {
     /// Experiment file: how a configuration becomes Kernel Tuner's launch (experiments/*.toml).
     #[arg(value_name = "EXPERIMENT.toml")]

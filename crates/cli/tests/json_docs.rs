@@ -1,0 +1,288 @@
+//! docs/json.md against the binary: for every table of the doc marked
+//! `<!-- keys: NAME -->`, the keys it lists are exactly the keys of the JSON
+//! object NAME that `characterize`, `predict`, `tune` and `validate` print.
+//! The kernel is PTX, so only `validate` (which compiles CUDA) needs NVRTC;
+//! without it that part is skipped with a message, except on CI.
+
+use std::collections::BTreeSet;
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use common::nvrtc_available;
+
+/// out[i] = in[i] * 2 for i < n, with a shared-memory round trip so the
+/// shared-memory fields are exercised.
+const PTX: &str = r#".version 7.0
+.target sm_50
+.address_size 64
+
+.visible .entry twice(.param .u64 in, .param .u64 out, .param .u32 n)
+{
+    .shared .align 4 .b8 buf[4096];
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .f32 %f<3>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd2, [out];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    setp.ge.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    cvta.to.global.u64 %rd3, %rd1;
+    mul.wide.u32 %rd4, %r5, 4;
+    add.s64 %rd5, %rd3, %rd4;
+    ld.global.f32 %f1, [%rd5];
+    mul.wide.u32 %rd6, %r4, 4;
+    mov.u64 %rd7, buf;
+    add.s64 %rd7, %rd7, %rd6;
+    st.shared.f32 [%rd7], %f1;
+    ld.shared.f32 %f2, [%rd7];
+    add.f32 %f2, %f2, %f2;
+    cvta.to.global.u64 %rd3, %rd2;
+    add.s64 %rd5, %rd3, %rd4;
+    st.global.f32 [%rd5], %f2;
+DONE:
+    ret;
+}
+"#;
+
+const SPEC: &str = r#"source = "twice.ptx"
+kernel = "twice"
+defines = { N = 8192, BX = 128 }
+grid = ["(N + BX - 1) / BX"]
+block = ["BX"]
+
+[[arg]]
+name = "in"
+type = "f32*"
+len = "N"
+init = "iota"
+
+[[arg]]
+name = "out"
+type = "f32*"
+len = "N"
+
+[[arg]]
+name = "n"
+type = "u32"
+value = "N"
+"#;
+
+const DOC: &str = "docs/json.md";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn workdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxperf-json-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    std::fs::write(dir.join("twice.ptx"), PTX).expect("write ptx");
+    std::fs::write(dir.join("spec.toml"), SPEC).expect("write spec");
+    dir
+}
+
+/// Run ptxperf in `dir`; require success and JSON on stdout.
+fn json(dir: &Path, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run ptxperf: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "ptxperf {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{stdout}"))
+}
+
+fn doc() -> String {
+    let path = root().join(DOC);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The keys of the table after `<!-- keys: NAME -->`: every backticked word
+/// of each row's first cell.
+fn doc_keys(doc: &str, name: &str) -> BTreeSet<String> {
+    let marker = format!("<!-- keys: {name} -->");
+    let Some(at) = doc.find(&marker) else {
+        panic!("{DOC} has no table marked {marker}");
+    };
+    let rows = doc[at + marker.len()..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2); // header and separator
+    let mut keys = BTreeSet::new();
+    for row in rows {
+        let cell = row.trim_start_matches('|').split('|').next().unwrap_or("");
+        keys.extend(cell.split('`').skip(1).step_by(2).map(str::to_string));
+    }
+    assert!(!keys.is_empty(), "{DOC}: the table {name} lists no key");
+    keys
+}
+
+fn keys(v: &Value, what: &str) -> BTreeSet<String> {
+    match v.as_object() {
+        Some(m) => m.keys().cloned().collect(),
+        None => panic!("{what} is not an object: {v}"),
+    }
+}
+
+fn first<'a>(v: &'a Value, what: &str) -> &'a Value {
+    v.as_array()
+        .and_then(|a| a.first())
+        .unwrap_or_else(|| panic!("{what} is not a non-empty array: {v}"))
+}
+
+/// The doc's table `name` lists exactly the keys of `v`.
+fn same(doc: &str, name: &str, v: &Value) {
+    let documented = doc_keys(doc, name);
+    let emitted = keys(v, name);
+    let missing: Vec<_> = emitted.difference(&documented).collect();
+    let stale: Vec<_> = documented.difference(&emitted).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "{DOC}, table {name}: undocumented keys {missing:?}, documented keys the binary does not print {stale:?}"
+    );
+}
+
+#[test]
+fn characterize_and_predict_json_are_what_the_doc_says() {
+    let doc = doc();
+    let dir = workdir("cp");
+    let c = json(&dir, &["characterize", "spec.toml", "--json"]);
+    same(&doc, "characterize", &c);
+    same(&doc, "characterize.lines", first(&c["lines"], "lines"));
+    same(&doc, "characterize.model_inputs", &c["model_inputs"]);
+    let both = json(
+        &dir,
+        &[
+            "characterize",
+            "spec.toml",
+            "--json",
+            "--reconvergence",
+            "both",
+        ],
+    );
+    assert_eq!(both.as_array().map(Vec::len), Some(2), "both: two objects");
+
+    let p = json(
+        &dir,
+        &["predict", "spec.toml", "--gpu", "rtx-a4000", "--json"],
+    );
+    same(&doc, "predict", &p);
+    same(&doc, "predict.models", first(&p["models"], "models"));
+    same(&doc, "predict.occupancy", &p["occupancy"]);
+    same(&doc, "predict.agreement", &p["agreement"]);
+    same(&doc, "predict.cache", &p["cache"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tune_json_is_what_the_doc_says() {
+    let doc = doc();
+    let dir = workdir("tune");
+    let t = json(
+        &dir,
+        &[
+            "tune",
+            "spec.toml",
+            "--gpu",
+            "rtx-a4000",
+            "--param",
+            "BX=64,128",
+            "--json",
+            "--no-cache",
+            "--quiet",
+        ],
+    );
+    same(&doc, "tune", &t);
+    same(&doc, "tune.counts", &t["counts"]);
+    let config = first(&t["configurations"], "configurations");
+    same(&doc, "tune.configurations", config);
+    assert_eq!(config["result"]["status"], "predicted");
+    same(&doc, "tune.result", &config["result"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same kernel in CUDA, as Kernel Tuner builds it (block_size_x defined).
+const CUDA: &str = r#"extern "C" __global__ void twice(const float *in, float *out, unsigned n)
+{
+    unsigned i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * in[i];
+}
+"#;
+
+const EXPERIMENT: &str = r#"source = "twice.cu"
+kernel = "twice"
+problem_size = [8192]
+
+[[arg]]
+name = "in"
+type = "f32*"
+len = 8192
+init = "iota"
+
+[[arg]]
+name = "out"
+type = "f32*"
+len = 8192
+
+[[arg]]
+name = "n"
+type = "u32"
+value = 8192
+"#;
+
+#[test]
+fn validate_json_is_what_the_doc_says() {
+    if !nvrtc_available() {
+        return;
+    }
+    let doc = doc();
+    let dir = workdir("validate");
+    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
+    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    // Schoonhoven layout: parameters, then the five measurement columns.
+    let csv = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
+               64,0.010,0.010,0.009,0.0001,32\n\
+               128,0.008,0.008,0.008,0.0001,32\n\
+               256,nan,nan,nan,nan,0\n";
+    std::fs::write(dir.join("times.csv"), csv).expect("write csv");
+    let v = json(
+        &dir,
+        &[
+            "validate",
+            "twice.exp.toml",
+            "--data",
+            "times.csv",
+            "--gpu",
+            "rtx-a4000",
+            "--json",
+            "--no-cache",
+            "--quiet",
+        ],
+    );
+    same(&doc, "validate", &v);
+    same(&doc, "validate.models", first(&v["models"], "models"));
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3);
+    for r in results {
+        same(&doc, "validate.results", r);
+    }
+    assert_eq!(results[2]["status"], "measured_failed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
