@@ -1,0 +1,30 @@
+//! The catalogue: every instruction form the kit covers, generated from
+//! tables family by family, minus the forms whose emulation is known to
+//! differ from the ISA ([`crate::divergence::KNOWN_DIVERGENCES`]).
+
+mod int;
+
+use crate::form::Form;
+
+/// Every form, known divergences included, in family order.
+pub fn all_forms() -> Vec<Form> {
+    let mut v = int::forms();
+    v.sort_by(|a, b| a.family.cmp(&b.family));
+    v
+}
+
+/// The forms expected to pass: [`all_forms`] without the known divergences.
+pub fn forms() -> Vec<Form> {
+    all_forms()
+        .into_iter()
+        .filter(|f| crate::divergence::known(&f.name).is_none())
+        .collect()
+}
+
+/// The forms whose name contains `filter` (every form when it is empty).
+pub fn filtered(filter: &str) -> Vec<Form> {
+    forms()
+        .into_iter()
+        .filter(|f| f.name.contains(filter))
+        .collect()
+}
