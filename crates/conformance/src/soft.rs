@@ -189,24 +189,46 @@ pub fn sqrt(k: FloatKind, x: u64, r: Rnd) -> u64 {
         let res = v - cf * cf;
         return step(k, c, res, r);
     }
+    // Tiny inputs: scale by 2^200 (a power of four, so the root scales by
+    // 2^100 exactly) to keep s*s and the residual clear of underflow.
+    let tiny = v < f64::from_bits(0x0370_0000_0000_0000);
+    let (v, unscale) = if tiny {
+        (
+            v * f64::from_bits(0x4c70_0000_0000_0000),
+            f64::from_bits(0x39b0_0000_0000_0000),
+        )
+    } else {
+        (v, 1.0)
+    };
+    let s = v.sqrt();
     let res = (-s).mul_add(s, v);
-    step(k, s.to_bits(), res, r)
+    (f64::from_bits(step(k, s.to_bits(), res, r)) * unscale).to_bits()
 }
 
 /// Step `c` (round-to-nearest) one ulp in direction `r` when the exact
 /// result lies on the side `err` (its sign) of it.
 fn step(k: FloatKind, c: u64, err: f64, r: Rnd) -> u64 {
-    let q = to_quad(k, c);
-    let up = || from_quad(k, q.next_up().value, Rnd::Rn);
-    let down = || from_quad(k, q.next_down().value, Rnd::Rn);
     let cv = to_f64(k, c);
     match r {
         _ if err == 0.0 || cv.is_infinite() => c,
         Rnd::Rn => c,
-        Rnd::Rm if err < 0.0 => down(),
-        Rnd::Rp if err > 0.0 => up(),
-        Rnd::Rz if cv > 0.0 && err < 0.0 => down(),
-        Rnd::Rz if cv < 0.0 && err > 0.0 => up(),
+        Rnd::Rm if err < 0.0 => next(k, c, false),
+        Rnd::Rp if err > 0.0 => next(k, c, true),
+        Rnd::Rz if cv > 0.0 && err < 0.0 => next(k, c, false),
+        Rnd::Rz if cv < 0.0 && err > 0.0 => next(k, c, true),
         _ => c,
+    }
+}
+
+/// The neighbour of finite `c` in layout `k`, above (`up`) or below, by its
+/// bits: magnitudes are ordered like their encodings.
+fn next(k: FloatKind, c: u64, up: bool) -> u64 {
+    let sign = 1u64 << (k.bits() - 1);
+    let mag = c & !sign & k.mask();
+    match (mag, c & sign != 0, up) {
+        (0, _, true) => 1,
+        (0, _, false) => sign | 1,
+        (_, false, true) | (_, true, false) => c + 1,
+        _ => c - 1,
     }
 }
