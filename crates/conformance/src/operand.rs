@@ -21,8 +21,11 @@ pub enum Gen {
     Divisor,
     /// 0 or 1 (a predicate).
     Bool,
-    /// A value that is not NaN (atomics whose old value must compare).
-    Exact(u64),
+    /// Operand 0's value half the time (a compare-and-swap that succeeds).
+    MaybeFirst,
+    /// Floats of magnitude 2^-4 to 2^2 with random signs and mantissas,
+    /// element by element: products and sums that stay finite (mma).
+    Unit,
 }
 
 /// Special values of a type, as bits.
@@ -180,7 +183,14 @@ pub fn sample(rng: &mut Rng, ty: Ty, g: Gen, first: Option<u64>) -> u64 {
     let m = ty.mask();
     match g {
         Gen::Bool => rng.next_u64() & 1,
-        Gen::Exact(v) => v & m,
+        Gen::MaybeFirst => match first {
+            Some(f) if rng.next_u64() & 1 == 0 => f & m,
+            _ => any(rng, ty, first),
+        },
+        Gen::Unit => match ty.float() {
+            Some(k) => (0..ty.lanes()).fold(0, |d, l| d | unit(rng, k) << (l * k.bits())),
+            None => any(rng, ty, first),
+        },
         Gen::Range(lo, hi) => {
             if rng.next_u64() % 8 == 0 {
                 any(rng, ty, first)
@@ -236,4 +246,13 @@ fn near(rng: &mut Rng, k: FloatKind, lanes: u32, f: u64) -> u64 {
         out |= (v & k.mask()) << (l * w);
     }
     out
+}
+
+fn unit(rng: &mut Rng, k: FloatKind) -> u64 {
+    let exp_bits = k.bits() - 1 - k.mant();
+    let bias = (1u64 << (exp_bits - 1)) - 1;
+    let e = (bias as i128 + rng.range_i128(-4, 1)) as u64;
+    let sign = rng.next_u64() & 1;
+    let mant = rng.next_u64() & ((1u64 << k.mant()) - 1);
+    sign << (k.bits() - 1) | e << k.mant() | mant
 }

@@ -2,10 +2,12 @@
 //! tables family by family, minus the forms whose emulation is known to
 //! differ from the ISA ([`crate::divergence::KNOWN_DIVERGENCES`]).
 
+mod atomic;
 mod convert;
 mod float;
 mod half;
 mod int;
+mod warp;
 
 use crate::form::Form;
 
@@ -15,6 +17,8 @@ pub fn all_forms() -> Vec<Form> {
     v.extend(float::forms());
     v.extend(convert::forms());
     v.extend(half::forms());
+    v.extend(warp::forms());
+    v.extend(atomic::forms());
     v.sort_by(|a, b| a.family.cmp(&b.family));
     v
 }
