@@ -86,7 +86,7 @@ pub fn expected(form: &Form, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
 pub fn matches(o: Out, want: u64, got: u64) -> bool {
     let (want, got) = (want & o.ty.mask(), got & o.ty.mask());
     match (o.cmp, o.ty.float()) {
-        (Cmp::NanClass, Some(k)) => (0..o.ty.lanes()).all(|l| {
+        (Cmp::NanClass | Cmp::Accumulated, Some(k)) => (0..o.ty.lanes()).all(|l| {
             let sh = l * k.bits();
             let (w, g) = ((want >> sh) & k.mask(), (got >> sh) & k.mask());
             w == g || (k.is_nan(w) && k.is_nan(g))
@@ -133,17 +133,33 @@ pub fn diff(
     want: &[Vec<u64>],
     got: &[Vec<u64>],
 ) -> Vec<Mismatch> {
+    diff_with(form, outputs, inputs, want, got, false)
+}
+
+/// [`diff`]; `recorded`: `want` came from a GPU (see [`matches_recorded`]).
+pub fn diff_with(
+    form: &str,
+    outputs: &[Out],
+    inputs: &[Vec<u64>],
+    want: &[Vec<u64>],
+    got: &[Vec<u64>],
+    recorded: bool,
+) -> Vec<Mismatch> {
     let empty = Vec::new();
     (0..THREADS)
         .filter_map(|t| {
             let w = want.get(t).unwrap_or(&empty);
             let g = got.get(t).unwrap_or(&empty);
             let ok = outputs.iter().enumerate().all(|(j, &o)| {
-                matches(
-                    o,
+                let (wj, gj) = (
                     w.get(j).copied().unwrap_or(0),
                     g.get(j).copied().unwrap_or(0),
-                )
+                );
+                if recorded {
+                    matches_recorded(o, wj, gj)
+                } else {
+                    matches(o, wj, gj)
+                }
             });
             (!ok).then(|| Mismatch {
                 form: form.to_string(),
@@ -154,6 +170,26 @@ pub fn diff(
             })
         })
         .collect()
+}
+
+/// [`matches`] against a GPU's output: as strict, except that sums of
+/// products ([`Cmp::Accumulated`]) may differ by a relative 2^-(mantissa-4)
+/// (16 units in the last place), the freedom the ISA leaves their order.
+pub fn matches_recorded(o: Out, want: u64, got: u64) -> bool {
+    if matches(o, want, got) {
+        return true;
+    }
+    let Some(k) = o.ty.float() else {
+        return false;
+    };
+    o.cmp == Cmp::Accumulated
+        && (0..o.ty.lanes()).all(|l| {
+            let sh = l * k.bits();
+            let w = crate::soft::to_f64(k, (want >> sh) & k.mask());
+            let g = crate::soft::to_f64(k, (got >> sh) & k.mask());
+            let tol = (2f64).powi(-(k.mant() as i32 - 4)) * w.abs().max(1.0);
+            w == g || (w - g).abs() <= tol
+        })
 }
 
 /// The outcome of checking one form against its reference.

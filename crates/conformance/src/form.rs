@@ -63,6 +63,27 @@ pub enum Cmp {
     /// Bit for bit, except that any NaN matches any NaN element by element:
     /// the ISA gives float arithmetic an unspecified NaN payload.
     NanClass,
+    /// A sum of products: bit for bit (NaNs as a class) against the
+    /// reference, which follows the emulator's documented order; within a
+    /// few units in the last place against a GPU, whose accumulation order
+    /// and intermediate precision the ISA leaves open.
+    Accumulated,
+}
+
+impl Cmp {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cmp::Bits => "bits",
+            Cmp::NanClass => "nan",
+            Cmp::Accumulated => "accumulated",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Cmp> {
+        [Cmp::Bits, Cmp::NanClass, Cmp::Accumulated]
+            .into_iter()
+            .find(|c| c.name() == name)
+    }
 }
 
 /// One result of a form.

@@ -18,5 +18,6 @@ pub mod divergence;
 pub mod form;
 pub mod kernel;
 pub mod operand;
+pub mod recorded;
 pub mod soft;
 pub mod ty;

@@ -29,6 +29,34 @@ pub enum Ty {
 }
 
 impl Ty {
+    pub const ALL: [Ty; 20] = [
+        Ty::Pred,
+        Ty::U8,
+        Ty::S8,
+        Ty::B16,
+        Ty::U16,
+        Ty::S16,
+        Ty::B32,
+        Ty::U32,
+        Ty::S32,
+        Ty::B64,
+        Ty::U64,
+        Ty::S64,
+        Ty::F16,
+        Ty::Bf16,
+        Ty::F16x2,
+        Ty::Bf16x2,
+        Ty::F32,
+        Ty::F64,
+        Ty::E4m3x2,
+        Ty::E5m2x2,
+    ];
+
+    /// The type spelled `name` ([`Ty::name`]).
+    pub fn parse(name: &str) -> Option<Ty> {
+        Ty::ALL.into_iter().find(|t| t.name() == name)
+    }
+
     /// The PTX spelling, as in `add.s32`.
     pub fn name(self) -> &'static str {
         match self {

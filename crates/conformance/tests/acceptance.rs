@@ -38,6 +38,21 @@ fn every_form_matches_its_reference() {
 }
 
 #[test]
+fn every_kernel_parses_and_checks() {
+    for f in catalogue::all_forms() {
+        let k = conformance::kernel::generate(&f, SEED);
+        let file = format!("{}.ptx", f.stem());
+        if let Err(d) = ptx::parse(&file, &k.ptx) {
+            panic!("{}", d.render(&file, &k.ptx));
+        }
+        assert_eq!(
+            k.input_bytes().len(),
+            conformance::kernel::THREADS * f.inputs.len() * 8
+        );
+    }
+}
+
+#[test]
 fn catalogue_has_500_distinct_forms() {
     let forms = catalogue::all_forms();
     let mut by_family: BTreeMap<&str, usize> = BTreeMap::new();

@@ -7,6 +7,7 @@ mod convert;
 mod float;
 mod half;
 mod int;
+mod mma;
 mod warp;
 
 use crate::form::Form;
@@ -19,6 +20,7 @@ pub fn all_forms() -> Vec<Form> {
     v.extend(half::forms());
     v.extend(warp::forms());
     v.extend(atomic::forms());
+    v.extend(mma::forms());
     v.sort_by(|a, b| a.family.cmp(&b.family));
     v
 }
