@@ -221,3 +221,24 @@ pub fn check_kernel(form: &Form, k: &Kernel) -> Outcome {
         Outcome::Mismatch(m)
     }
 }
+
+/// Check every form of `forms`; one line per form that fails (its first
+/// mismatching thread, or the error), none when all pass.
+pub fn failures(forms: &[Form], seed: u64) -> Vec<String> {
+    forms
+        .iter()
+        .filter_map(|f| match check_form(f, seed) {
+            Outcome::Pass => None,
+            Outcome::Error(e) => Some(format!("{}: error: {e}", f.name)),
+            Outcome::Mismatch(m) => {
+                let first: Vec<String> = m.iter().take(3).map(|x| x.to_string()).collect();
+                Some(format!(
+                    "{} ({} threads differ)\n    {}",
+                    f.name,
+                    m.len(),
+                    first.join("\n    ")
+                ))
+            }
+        })
+        .collect()
+}

@@ -192,7 +192,7 @@ pub fn sample(rng: &mut Rng, ty: Ty, g: Gen, first: Option<u64>) -> u64 {
             None => any(rng, ty, first),
         },
         Gen::Range(lo, hi) => {
-            if rng.next_u64() % 8 == 0 {
+            if rng.next_u64().is_multiple_of(8) {
                 any(rng, ty, first)
             } else {
                 rng.range_i128(lo as i128, hi.max(lo) as i128) as u64 & m

@@ -175,6 +175,18 @@ impl RecordedReport {
     pub fn ok(&self) -> bool {
         self.failures.is_empty()
     }
+
+    /// `<gpu>: N forms match, K known divergences, M not recorded, F differ`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} forms match, {} known divergences, {} not recorded, {} differ",
+            self.gpu.as_deref().unwrap_or("unknown GPU"),
+            self.passed.len(),
+            self.known.len(),
+            self.missing.len(),
+            self.failures.len()
+        )
+    }
 }
 
 fn describe(m: &[Mismatch]) -> String {

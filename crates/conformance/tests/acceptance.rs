@@ -5,29 +5,14 @@
 use std::collections::BTreeMap;
 
 use conformance::catalogue;
-use conformance::compare::{Outcome, check_form};
+use conformance::compare::failures;
 
 const SEED: u64 = 28;
 
 #[test]
 fn every_form_matches_its_reference() {
     let forms = catalogue::forms();
-    let mut failures = Vec::new();
-    for f in &forms {
-        match check_form(f, SEED) {
-            Outcome::Pass => {}
-            Outcome::Error(e) => failures.push(format!("{}: error: {e}", f.name)),
-            Outcome::Mismatch(m) => {
-                let n = m.len();
-                let first: Vec<String> = m.iter().take(3).map(|x| x.to_string()).collect();
-                failures.push(format!(
-                    "{} ({n} threads)\n    {}",
-                    f.name,
-                    first.join("\n    ")
-                ));
-            }
-        }
-    }
+    let failures = failures(&forms, SEED);
     assert!(
         failures.is_empty(),
         "{} of {} forms fail:\n{}",

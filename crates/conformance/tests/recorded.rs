@@ -29,14 +29,7 @@ fn emulator_matches_recorded_gpu_data() {
     }
     for dir in dirs {
         let r = compare_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
-        println!(
-            "{} ({}): {} forms match, {} known divergences, {} not recorded",
-            dir.display(),
-            r.gpu.as_deref().unwrap_or("unknown GPU"),
-            r.passed.len(),
-            r.known.len(),
-            r.missing.len()
-        );
+        println!("{}: {}", dir.display(), r.summary());
         let lines: Vec<String> = r
             .failures
             .iter()

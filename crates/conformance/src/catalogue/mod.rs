@@ -21,7 +21,7 @@ pub fn all_forms() -> Vec<Form> {
     v.extend(warp::forms());
     v.extend(atomic::forms());
     v.extend(mma::forms());
-    v.sort_by(|a, b| a.family.cmp(&b.family));
+    v.sort_by_key(|f| f.family);
     v
 }
 
