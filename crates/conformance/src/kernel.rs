@@ -107,40 +107,38 @@ pub fn render(form: &Form, inputs: &[Vec<u64>]) -> String {
         }
     }
     let _ = writeln!(s, "\n.visible .entry {ENTRY}(.param .u64 out)\n{{");
-    s.push_str(
-        "    .reg .b32 %tid, %w;\n    .reg .b64 %in, %out, %off, %scratch;\n    .reg .pred %p;\n",
-    );
+    s.push_str("    .reg .b32 %rtid, %rw;\n    .reg .b64 %rin, %rout, %roff, %rscratch;\n");
     for (i, (ty, _)) in form.inputs.iter().enumerate() {
         let _ = writeln!(s, "    .reg .{} %a{i};", ty.reg());
     }
     for (j, o) in form.outputs.iter().enumerate() {
         let _ = writeln!(s, "    .reg .{} %d{j};", o.ty.reg());
     }
-    s.push_str("    mov.u32 %tid, %tid.x;\n");
-    s.push_str("    ld.param.u64 %out, [out];\n    cvta.to.global.u64 %out, %out;\n");
-    let _ = writeln!(s, "    mul.wide.u32 %off, %tid, {};", m.max(1) * 8);
-    s.push_str("    add.u64 %out, %out, %off;\n");
+    s.push_str("    mov.u32 %rtid, %tid.x;\n");
+    s.push_str("    ld.param.u64 %rout, [out];\n    cvta.to.global.u64 %rout, %rout;\n");
+    let _ = writeln!(s, "    mul.wide.u32 %roff, %rtid, {};", m.max(1) * 8);
+    s.push_str("    add.u64 %rout, %rout, %roff;\n");
     if n > 0 {
         let _ = writeln!(
             s,
-            "    mov.u64 %in, conf_in;\n    mul.wide.u32 %off, %tid, {};",
+            "    mov.u64 %rin, conf_in;\n    mul.wide.u32 %roff, %rtid, {};",
             n * 8
         );
-        s.push_str("    add.u64 %in, %in, %off;\n");
+        s.push_str("    add.u64 %rin, %rin, %roff;\n");
     }
     if form.scratch != Scratch::None {
-        s.push_str("    mov.u64 %scratch, conf_scratch;\n    mul.wide.u32 %off, %tid, 16;\n");
-        s.push_str("    add.u64 %scratch, %scratch, %off;\n");
+        s.push_str("    mov.u64 %rscratch, conf_scratch;\n    mul.wide.u32 %roff, %rtid, 16;\n");
+        s.push_str("    add.u64 %rscratch, %rscratch, %roff;\n");
     }
     for (i, (ty, _)) in form.inputs.iter().enumerate() {
         if *ty == Ty::Pred {
             let _ = writeln!(
                 s,
-                "    ld.global.u32 %w, [%in+{}];\n    setp.ne.u32 %a{i}, %w, 0;",
+                "    ld.global.u32 %rw, [%rin+{}];\n    setp.ne.u32 %a{i}, %rw, 0;",
                 i * 8
             );
         } else {
-            let _ = writeln!(s, "    ld.global.{} %a{i}, [%in+{}];", ty.ld(), i * 8);
+            let _ = writeln!(s, "    ld.global.{} %a{i}, [%rin+{}];", ty.ld(), i * 8);
         }
     }
     let _ = writeln!(s, "    {}", substitute(&form.body, n, m));
@@ -148,11 +146,11 @@ pub fn render(form: &Form, inputs: &[Vec<u64>]) -> String {
         if o.ty == Ty::Pred {
             let _ = writeln!(
                 s,
-                "    selp.u32 %w, 1, 0, %d{j};\n    st.global.b32 [%out+{}], %w;",
+                "    selp.u32 %rw, 1, 0, %d{j};\n    st.global.b32 [%rout+{}], %rw;",
                 j * 8
             );
         } else {
-            let _ = writeln!(s, "    st.global.{} [%out+{}], %d{j};", o.ty.st(), j * 8);
+            let _ = writeln!(s, "    st.global.{} [%rout+{}], %d{j};", o.ty.st(), j * 8);
         }
     }
     s.push_str("    ret;\n}\n");
@@ -161,7 +159,7 @@ pub fn render(form: &Form, inputs: &[Vec<u64>]) -> String {
 
 /// `{aI}`, `{dJ}` and `{scratch}` to register names.
 fn substitute(body: &str, n: usize, m: usize) -> String {
-    let mut b = body.replace("{scratch}", "%scratch");
+    let mut b = body.replace("{scratch}", "%rscratch");
     for i in (0..n).rev() {
         b = b.replace(&format!("{{a{i}}}"), &format!("%a{i}"));
     }
