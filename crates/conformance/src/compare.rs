@@ -79,6 +79,7 @@ pub fn expected(form: &Form, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
             .chunks(32)
             .flat_map(|w| f(w).into_iter().map(mask).collect::<Vec<_>>())
             .collect(),
+        Eval::Cta(f) => f(inputs).into_iter().map(mask).collect(),
     }
 }
 

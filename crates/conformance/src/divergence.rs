@@ -67,8 +67,13 @@ pub const KNOWN_DIVERGENCES: &[(&str, &str)] = &[
     ("setp.gtu.f16x2", SETP_F16X2),
     ("setp.ge.f16x2", SETP_F16X2),
     ("setp.geu.f16x2", SETP_F16X2),
+    ("slct.ftz.b32.f32", SLCT_FTZ),
+    ("slct.ftz.b64.f32", SLCT_FTZ),
+    ("slct.ftz.f32.f32", SLCT_FTZ),
+    ("slct.ftz.f64.f32", SLCT_FTZ),
 ];
 
+const SLCT_FTZ: &str = "the emulator ignores .ftz on slct: a negative subnormal c selects b instead of being flushed to -0, which is >= 0 and selects a (PTX ISA 9.7.9.2 slct: '.ftz: subnormal c is flushed to sign-preserving zero')";
 const FTZ_F16: &str = "the emulator ignores .ftz on f16/f16x2: subnormal inputs and results are kept, not flushed to sign-preserving zero (PTX ISA 9.7.4 half precision instructions, '.ftz')";
 const RELU_FMA: &str = "the emulator ignores .relu on fma: a negative result stays negative instead of +0, a NaN is not made canonical (PTX ISA 9.7.4.4 fma, '.relu')";
 const SETP_F16X2: &str = "the second predicate q of setp.f16x2 p|q is the negation of p (the scalar setp rule) instead of the comparison of the upper halves (PTX ISA 9.7.4.7 setp: p = fA[0] op fB[0], q = fA[1] op fB[1])";

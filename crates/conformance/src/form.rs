@@ -16,7 +16,10 @@ pub type WarpFn = Arc<dyn Fn(&[Vec<u64>]) -> Vec<Vec<u64>> + Send + Sync>;
 #[derive(Clone)]
 pub enum Eval {
     Lane(LaneFn),
+    /// Called once per warp of 32 lanes.
     Warp(WarpFn),
+    /// Called once with every thread of the CTA.
+    Cta(WarpFn),
 }
 
 /// The families of the catalogue.

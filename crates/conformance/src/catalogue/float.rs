@@ -5,6 +5,7 @@
 //! comparisons, written from the ISA, for min, max, abs, neg, copysign,
 //! testp and setp (PTX ISA 9.7.3 "Floating-point instructions").
 
+use super::select::{FLOAT_CMPS, float_cmp};
 use crate::form::{Family, Form, any, bits, nan};
 use crate::soft::{self, Arith, Rnd};
 use crate::ty::FloatKind::{self, F32 as K32, F64 as K64};
@@ -231,48 +232,15 @@ fn non_rounded(out: &mut Vec<Form>) {
 
 fn setp(out: &mut Vec<Form>, t: Ty, ftz: bool) {
     let k = kind(t);
-    type C = fn(f64, f64) -> bool;
-    let ordered: [(&str, C); 6] = [
-        ("eq", |a, b| a == b),
-        ("ne", |a, b| a != b),
-        ("lt", |a, b| a < b),
-        ("le", |a, b| a <= b),
-        ("gt", |a, b| a > b),
-        ("ge", |a, b| a >= b),
-    ];
     let z = if ftz { ".ftz" } else { "" };
     let fl = move |v: u64| soft::to_f64(k, if ftz { k.ftz(v) } else { v });
-    for (c, f) in ordered {
-        for unordered in [false, true] {
-            let u = if unordered { "u" } else { "" };
-            out.push(Form::lane(
-                Family::Float,
-                format!("setp.{c}{u}{z}.{}", t.name()),
-                vec![any(t); 2],
-                vec![bits(Pred)],
-                move |x| {
-                    let (a, b) = (fl(x[0]), fl(x[1]));
-                    let r = if a.is_nan() || b.is_nan() {
-                        unordered
-                    } else {
-                        f(a, b)
-                    };
-                    vec![u64::from(r)]
-                },
-            ));
-        }
-    }
-    for (c, want_nan) in [("num", false), ("nan", true)] {
+    for c in FLOAT_CMPS {
         out.push(Form::lane(
             Family::Float,
             format!("setp.{c}{z}.{}", t.name()),
             vec![any(t); 2],
             vec![bits(Pred)],
-            move |x| {
-                vec![u64::from(
-                    (fl(x[0]).is_nan() || fl(x[1]).is_nan()) == want_nan,
-                )]
-            },
+            move |x| vec![u64::from(float_cmp(c, fl(x[0]), fl(x[1])))],
         ));
     }
 }

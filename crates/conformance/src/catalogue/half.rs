@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::convert::relu;
 use super::float::{min_max, sat};
+use super::select::{FLOAT_CMPS, float_cmp};
 use crate::form::{Family, Form, any, bits, nan};
 use crate::soft::{self, Arith, Rnd};
 use crate::ty::FloatKind;
@@ -145,54 +146,39 @@ fn others(out: &mut Vec<Form>) {
 }
 
 fn setp(out: &mut Vec<Form>) {
-    type C = fn(f64, f64) -> bool;
-    let cmps: [(&str, C); 6] = [
-        ("eq", |a, b| a == b),
-        ("ne", |a, b| a != b),
-        ("lt", |a, b| a < b),
-        ("le", |a, b| a <= b),
-        ("gt", |a, b| a > b),
-        ("ge", |a, b| a >= b),
-    ];
     let k = FloatKind::F16;
     for t in [F16, F16x2] {
-        for (c, f) in cmps {
-            for unordered in [false, true] {
-                let name = format!("setp.{c}{}.{}", if unordered { "u" } else { "" }, t.name());
-                let one = move |a: u64, b: u64| {
-                    let (a, b) = (soft::to_f64(k, a), soft::to_f64(k, b));
-                    u64::from(if a.is_nan() || b.is_nan() {
-                        unordered
-                    } else {
-                        f(a, b)
-                    })
-                };
-                let form = if t == F16 {
-                    Form::lane(
-                        Family::Half,
-                        name,
-                        vec![any(t); 2],
-                        vec![bits(Pred)],
-                        move |x| vec![one(x[0], x[1])],
-                    )
-                } else {
-                    let body = format!("{name} {{d0}}|{{d1}}, {{a0}}, {{a1}};");
-                    Form::lane(
-                        Family::Half,
-                        name,
-                        vec![any(t); 2],
-                        vec![bits(Pred), bits(Pred)],
-                        move |x| {
-                            vec![
-                                one(x[0] & 0xffff, x[1] & 0xffff),
-                                one(x[0] >> 16, x[1] >> 16),
-                            ]
-                        },
-                    )
-                    .with_body(body)
-                };
-                out.push(form.needs(53, (7, 0)));
-            }
+        for c in &FLOAT_CMPS[..12] {
+            let name = format!("setp.{c}.{}", t.name());
+            let one = move |a: u64, b: u64| {
+                u64::from(float_cmp(c, soft::to_f64(k, a), soft::to_f64(k, b)))
+            };
+            let form = if t == F16 {
+                Form::lane(
+                    Family::Half,
+                    name,
+                    vec![any(t); 2],
+                    vec![bits(Pred)],
+                    move |x| vec![one(x[0], x[1])],
+                )
+            } else {
+                // p|q: p compares the lower halves, q the upper (PTX ISA 9.7.4.7).
+                let body = format!("{name} {{d0}}|{{d1}}, {{a0}}, {{a1}};");
+                Form::lane(
+                    Family::Half,
+                    name,
+                    vec![any(t); 2],
+                    vec![bits(Pred), bits(Pred)],
+                    move |x| {
+                        vec![
+                            one(x[0] & 0xffff, x[1] & 0xffff),
+                            one(x[0] >> 16, x[1] >> 16),
+                        ]
+                    },
+                )
+                .with_body(body)
+            };
+            out.push(form.needs(53, (7, 0)));
         }
     }
 }

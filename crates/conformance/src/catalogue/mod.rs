@@ -3,11 +3,13 @@
 //! differ from the ISA ([`crate::divergence::KNOWN_DIVERGENCES`]).
 
 mod atomic;
+mod bits;
 mod convert;
 mod float;
 mod half;
 mod int;
 mod mma;
+mod select;
 mod warp;
 
 use crate::form::Form;
@@ -15,6 +17,8 @@ use crate::form::Form;
 /// Every form, known divergences included, in family order.
 pub fn all_forms() -> Vec<Form> {
     let mut v = int::forms();
+    v.extend(bits::forms());
+    v.extend(select::forms());
     v.extend(float::forms());
     v.extend(convert::forms());
     v.extend(half::forms());

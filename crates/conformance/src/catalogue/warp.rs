@@ -202,6 +202,32 @@ fn redux(out: &mut Vec<Form>) {
     }
 }
 
+/// bar.red: a reduction over the whole CTA at a barrier (PTX ISA 9.7.13.1).
+fn bar_red(out: &mut Vec<Form>) {
+    for (op, ty) in [("popc", U32), ("and", Pred), ("or", Pred)] {
+        let name = format!("bar.red.{op}.{}", ty.name());
+        let mut form = warp(
+            name.clone(),
+            format!("{name} {{d0}}, 0, {{a0}};"),
+            vec![(Pred, Gen::Bool)],
+            vec![bits(ty)],
+            |_| Vec::new(),
+        );
+        form.eval = Eval::Cta(Arc::new(move |threads: &[Vec<u64>]| {
+            let ps = threads
+                .iter()
+                .map(|t| t.first().copied().unwrap_or(0) & 1 == 1);
+            let r = match op {
+                "popc" => ps.filter(|&p| p).count() as u64,
+                "and" => u64::from(ps.clone().all(|p| p)),
+                _ => u64::from(ps.clone().any(|p| p)),
+            };
+            vec![vec![r]; threads.len()]
+        }));
+        out.push(form);
+    }
+}
+
 /// Every warp-level form (mma lives in [`super::mma`]).
 pub fn forms() -> Vec<Form> {
     let mut out = Vec::new();
@@ -209,5 +235,6 @@ pub fn forms() -> Vec<Form> {
     vote(&mut out);
     matches(&mut out);
     redux(&mut out);
+    bar_red(&mut out);
     out
 }
