@@ -25,7 +25,8 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 pub enum Sub {
-    /// Write DIR/<form>.ptx, DIR/<form>.in.bin and DIR/manifest.json.
+    /// Write DIR/<form>.ptx, DIR/<form>.in.bin and DIR/manifest.json (every
+    /// form, the known divergences and unsupported forms included).
     Gen {
         #[arg(long)]
         out: PathBuf,
@@ -37,7 +38,8 @@ pub enum Sub {
     },
     /// Compare the emulator with the outputs a GPU recorded in DIR.
     Compare { dir: PathBuf },
-    /// Compare the emulator with the kit's reference evaluators (no GPU).
+    /// Compare the emulator with the kit's reference evaluators (no GPU; the
+    /// forms expected to pass).
     Check {
         #[arg(long, default_value = "")]
         forms: String,
@@ -49,7 +51,7 @@ pub enum Sub {
 pub fn run(args: Args) -> Result<(), CliError> {
     match args.command {
         Sub::Gen { out, forms, seed } => {
-            let forms = selected(&forms)?;
+            let forms = nonempty(&forms, catalogue::kit_forms(&forms))?;
             let m = write_kit(&out, &forms, seed).map_err(|e| CliError::user(e.to_string()))?;
             println!(
                 "wrote {} forms to {} (seed {seed})",
@@ -78,7 +80,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             )))
         }
         Sub::Check { forms, seed } => {
-            let forms = selected(&forms)?;
+            let forms = nonempty(&forms, catalogue::filtered(&forms))?;
             let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
             for f in &forms {
                 *counts.entry(f.family.name()).or_default() += 1;
@@ -99,8 +101,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
 }
 
-fn selected(filter: &str) -> Result<Vec<conformance::form::Form>, CliError> {
-    let forms = catalogue::filtered(filter);
+fn nonempty(
+    filter: &str,
+    forms: Vec<conformance::form::Form>,
+) -> Result<Vec<conformance::form::Form>, CliError> {
     if forms.is_empty() {
         return Err(CliError::usage(format!(
             "--forms {filter:?}: no form's name contains it"
