@@ -37,6 +37,7 @@ enum Command {
     Validate(cmd::validate::Args),
     Tune(cmd::tune::Args),
     Combinators(cmd::combinators::Args),
+    Conformance(cmd::conformance::Args),
 }
 
 /// Rust ignores SIGPIPE, so `ptxperf ... | head` would panic on the closed
@@ -75,6 +76,7 @@ fn main() {
         Command::Validate(a) => cmd::validate::run(a),
         Command::Tune(a) => cmd::tune::run(a),
         Command::Combinators(a) => cmd::combinators::run(a),
+        Command::Conformance(a) => cmd::conformance::run(a),
     };
     if let Err(e) = result {
         e.report();

@@ -626,3 +626,33 @@ fn compile_makes_ptx_that_check_accepts() {
     let b = bad.display().to_string();
     check(&["compile", &b], 1, &["error"]);
 }
+
+#[test]
+fn conformance_gen_check_and_compare() {
+    let dir = temp_path("conformance-kit");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_string_lossy().into_owned();
+    check(
+        &["conformance", "gen", "--out", &d, "--forms", "mul24."],
+        0,
+        &["wrote 4 forms"],
+    );
+    assert!(dir.join("mul24.lo.s32.ptx").is_file() && dir.join("manifest.json").is_file());
+    check(
+        &["conformance", "check", "--forms", "mul24."],
+        0,
+        &["4 forms (integer 4)", "all match"],
+    );
+    // Nothing recorded yet: nothing differs, every form is listed as not recorded.
+    check(
+        &["conformance", "compare", &d],
+        0,
+        &["0 forms match", "4 not recorded"],
+    );
+    check(
+        &["conformance", "gen", "--out", &d, "--forms", "no-such-form"],
+        2,
+        &["no form"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,6 +5,7 @@ pub mod characterize;
 pub mod check;
 pub mod combinators;
 pub mod compile;
+pub mod conformance;
 pub mod fit;
 pub mod gpus;
 pub mod measure;
