@@ -377,7 +377,9 @@ pub enum Op {
     Ld {
         space: MemSpace,
         bytes: u8,
-        sext: bool,
+        /// Per destination, the register width a signed load sign-extends
+        /// to (PTX ISA 9.4.1); empty for unsigned, bit-size and float loads.
+        sext: Vec<u8>,
         d: Vec<Option<R>>,
         addr: Addr,
     },

@@ -384,10 +384,24 @@ impl Cx<'_> {
                 if ty == Type::B128 || ty.bytes() as usize * d.len() > 64 {
                     return Err("load wider than 64 bytes".into());
                 }
+                // ISA 9.4.1 "Operand Size Exceeding Instruction-Type Size": a
+                // signed load into a wider register is sign-extended to that
+                // register's width, every other type zero-extended.
+                let sext = match (ty.is_signed(), get(0)?) {
+                    (false, _) => Vec::new(),
+                    (true, Operand::Vector(items)) => items
+                        .iter()
+                        .map(|o| match o {
+                            Operand::Sink => Ok(0),
+                            o => self.reg_bits(o),
+                        })
+                        .collect::<D<Vec<_>>>()?,
+                    (true, o) => vec![self.reg_bits(o)?],
+                };
                 Op::Ld {
                     space,
                     bytes: ty.bytes() as u8,
-                    sext: ty.is_signed(),
+                    sext,
                     d,
                     addr,
                 }
