@@ -261,7 +261,7 @@ fn integer_min_max_relu_clamps_negative_results() {
 fn run_err(body: &str) -> Option<String> {
     let ptx = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
-         .reg .b32 %r<4>;\n.reg .b16 %h<4>;\n.reg .b64 %rd<2>;\n{body}\nret;\n}}\n"
+         .reg .b32 %r<4>;\n.reg .b16 %h<4>;\n.reg .b64 %rd<2>;\n.reg .f32 %f<4>;\n{body}\nret;\n}}\n"
     );
     let spec_text = "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [1]\n\
         [[arg]]\nname = \"out\"\ntype = \"u64*\"\nlen = 1\n";
@@ -282,20 +282,30 @@ fn modifiers_without_an_isa_form_are_refused() {
     // No fma line has .satfinite (9.7.3.6, 9.7.4.4); .relu is on the 16-bit
     // fma lines only; min/max .relu is integer .s32/.s16x2 only; there is no
     // .xorsign.abs for f64 or integers; packed 16x2 integers have add, sub,
-    // min, max only. Each would otherwise run as if the modifier were absent.
-    for body in [
-        "fma.rn.satfinite.f32 %r0, %r1, %r2, %r3;",
-        "fma.rn.relu.f32 %r0, %r1, %r2, %r3;",
-        "fma.rn.sat.relu.f16 %h0, %h1, %h2, %h3;",
-        "min.relu.f16 %h0, %h1, %h2;",
-        "max.relu.u32 %r0, %r1, %r2;",
-        "min.xorsign.abs.f64 %rd0, %rd1, %rd1;",
-        "min.xorsign.abs.s32 %r0, %r1, %r2;",
-        "mul.lo.u16x2 %r0, %r1, %r2;",
+    // min, max only; mma's .satfinite is on the integer forms only (9.7.14.5.14).
+    // Each would otherwise run as if the modifier were absent.
+    for (body, why) in [
+        ("fma.rn.satfinite.f32 %r0, %r1, %r2, %r3;", "fma.satfinite"),
+        ("fma.rn.relu.f32 %r0, %r1, %r2, %r3;", "fma.relu on .f32"),
+        ("fma.rn.sat.relu.f16 %h0, %h1, %h2, %h3;", "with .sat"),
+        ("min.relu.f16 %h0, %h1, %h2;", ".relu on .f16"),
+        ("max.relu.u32 %r0, %r1, %r2;", ".relu on .u32"),
+        (
+            "min.xorsign.abs.f64 %rd0, %rd1, %rd1;",
+            ".xorsign.abs on .f64",
+        ),
+        ("min.xorsign.abs.s32 %r0, %r1, %r2;", ".xorsign.abs on .s32"),
+        ("mul.lo.u16x2 %r0, %r1, %r2;", "on .u16x2"),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, \
+             {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%f0, %f1, %f2, %f3};",
+            ".satfinite on a float form",
+        ),
     ] {
         let e = run_err(body);
         assert!(
-            e.as_deref().is_some_and(|e| e.contains("unsupported")),
+            e.as_deref()
+                .is_some_and(|e| e.contains("unsupported") && e.contains(why)),
             "{body}: {e:?}"
         );
     }
