@@ -282,7 +282,7 @@ fn modifiers_without_an_isa_form_are_refused() {
     // No fma line has .satfinite (9.7.3.6, 9.7.4.4); .relu is on the 16-bit
     // fma lines only; min/max .relu is integer .s32/.s16x2 only; there is no
     // .xorsign.abs for f64 or integers; packed 16x2 integers have add, sub,
-    // min, max only; mma's .satfinite is on the integer forms only (9.7.14.5.14).
+    // min, max only; mma's .satfinite is on the integer forms only (ISA "mma" syntax).
     // Each would otherwise run as if the modifier were absent.
     for (body, why) in [
         ("fma.rn.satfinite.f32 %r0, %r1, %r2, %r3;", "fma.satfinite"),

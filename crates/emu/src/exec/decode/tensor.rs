@@ -212,9 +212,10 @@ impl Cx<'_> {
     }
 }
 
-/// `.satfinite` of `mma`/`wmma.mma` belongs to the integer forms (PTX ISA
-/// 9.7.14.5.14 and 9.7.15.5.14: `...s32.atype.btype.s32{.satfinite}`); the
-/// float forms run here have none, so it is refused, not ignored.
+/// `.satfinite` of `mma`/`wmma.mma` belongs to the integer forms (PTX ISA,
+/// warp-level matrix instructions "mma" and "wmma.mma": only the lines
+/// `...s32.atype.btype.s32{.satfinite}` have it); the float forms run here
+/// have none, so it is refused, not ignored.
 fn float_satfinite(satfinite: bool) -> D<()> {
     if satfinite {
         Err("mma .satfinite on a float form (integer forms only)".into())
