@@ -131,6 +131,12 @@ fn f16_ftz_flushes_subnormal_inputs_and_results() {
         [H[0], H[1], H[2]],
         &[(0x8001, 0x0002, 0x8000)],
     );
+    // neg/abs (9.7.4.5-6) flush the input and the result: neg of 2^-24 is
+    // -2^-24 (0x8001), with .ftz -0 (0x8000); abs of -2^-24 with .ftz is +0.
+    let one = |inst: &str, a: u64, want: u64| check(&["%h0"], inst, &["%h3"], &[(&[a], &[want])]);
+    one("neg.f16 %h3, %h0;", 0x0001, 0x8001);
+    one("neg.ftz.f16 %h3, %h0;", 0x0001, 0x8000);
+    one("abs.ftz.f16 %h3, %h0;", 0x8001, 0x0000);
 }
 
 #[test]
