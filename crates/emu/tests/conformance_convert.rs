@@ -177,6 +177,59 @@ fn fp8_pairs_to_f16x2_and_back() {
 }
 
 #[test]
+fn fp8_nan_encodings() {
+    // OCP FP8 (OFP8 1.0, table 1): E4M3's only NaNs are S.1111.111 (0x7f,
+    // 0xff); E5M2's are S.11111.xx with xx != 0 (0x7d-0x7f, 0xfd-0xff).
+    // ISA "cvt" .satfinite: "if the input value is NaN, then the result is
+    // NaN in the specified destination format"; .relu: "NaN results are
+    // converted to canonical NaN". 0x7f (all ones, positive) is a NaN in
+    // both formats and is what is written, whatever the input NaN's sign.
+    cases(
+        "cvt.rn.satfinite.e5m2x2.f32 %h3, %r1, %r2;",
+        "%h3",
+        &[(0xffc0_0000, 0x7f80_0001, 0x7f7f)],
+    );
+    cases(
+        "cvt.rn.satfinite.relu.e5m2x2.f32 %h3, %r1, %r2;",
+        "%h3",
+        &[(0x7fc0_0000, f(-1.0), 0x7f00)],
+    );
+    cases(
+        "cvt.rn.satfinite.e4m3x2.f32 %h3, %r1, %r2;",
+        "%h3",
+        &[(0xffc0_0000, f(1.0), 0x7f38)],
+    );
+    // From f16x2 NaNs (0x7e00, 0xfc01) in both formats.
+    cases(
+        "cvt.rn.satfinite.e5m2x2.f16x2 %h3, %r1;",
+        "%h3",
+        &[(0x7e00_fc01, 0, 0x7f7f)],
+    );
+    cases(
+        "cvt.rn.satfinite.e4m3x2.f16x2 %h3, %r1;",
+        "%h3",
+        &[(0x7e00_3c00, 0, 0x7f38)],
+    );
+    // Every E5M2 NaN encoding reads as a NaN (the canonical f16 0x7fff);
+    // 0x7c / 0xfc are the infinities 0x7c00 / 0xfc00, not NaNs.
+    cases(
+        "cvt.rn.f16x2.e5m2x2 %r3, %r1;",
+        "%r3",
+        &[
+            (0x7d7e, 0, 0x7fff_7fff),
+            (0xfdff, 0, 0x7fff_7fff),
+            (0x7cfc, 0, 0x7c00_fc00),
+        ],
+    );
+    // E4M3 0xff is a NaN; 0x7e / 0xfe are +-448 (f16 0x5f00 / 0xdf00).
+    cases(
+        "cvt.rn.f16x2.e4m3x2 %r3, %r1;",
+        "%r3",
+        &[(0xff7e, 0, 0x7fff_5f00), (0xfe00, 0, 0xdf00_0000)],
+    );
+}
+
+#[test]
 fn cvt_pack_saturates_and_packs() {
     // ISA 9.7.9.22 "cvt.pack": ta, tb = a, b clamped to the convertType's
     // range; d = {ta, tb} (b in the low `size` bits); for sizes below 16 the

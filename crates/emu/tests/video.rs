@@ -341,3 +341,61 @@ fn vmad_negates_the_product_or_c() {
     // Negating both a and b leaves the product positive: 3 * 4 + 5.
     run("vmad.u32.u32.u32 %r4, -%r1, -%r2, %r3;", &[(3, 4, 5, 17)]);
 }
+
+#[test]
+fn optsaturate_width_and_secondary_operand_sign() {
+    // ISA 9.7.18.1 optSaturate: with a d.bN selector the clamp is to the
+    // byte range of dtype's sign, with d.hN to the half-word range. 100 +
+    // 100 = 200 -> S8_MAX 127 (0x7f) into byte 0 of c; 0x8000 + 0x8000 =
+    // 0x10000 -> U16_MAX into half 1; 1 - 2 = -1 -> U8_MIN 0 into byte 1.
+    run(
+        "vadd.s32.s32.s32.sat %r4.b0, %r1, %r2, %r3;",
+        &[(100, 100, 0xaabb_ccdd, 0xaabb_cc7f)],
+    );
+    run(
+        "vadd.u32.u32.u32.sat %r4.h1, %r1, %r2, %r3;",
+        &[(0x8000, 0x8000, 0x1234_5678, 0xffff_5678)],
+    );
+    run(
+        "vsub.u32.u32.u32.sat %r4.b1, %r1, %r2, %r3;",
+        &[(1, 2, 0xffff_ffff, 0xffff_00ff)],
+    );
+    // "The sign of the third operand is based on dtype": c = 0xffffffff is
+    // -1 for an s32 destination (min(5, -1) = -1) and 2^32 - 1 for a u32
+    // one (min(5, 2^32 - 1) = 5).
+    run(
+        "vmin.s32.u32.u32.min %r4, %r1, %r2, %r3;",
+        &[(5, 6, 0xffff_ffff, 0xffff_ffff)],
+    );
+    run(
+        "vmin.u32.u32.u32.min %r4, %r1, %r2, %r3;",
+        &[(5, 6, 0xffff_ffff, 5)],
+    );
+    // vset: "destination d and operand c are also unsigned", even with
+    // signed sources: max(1, 2^32 - 1) = 0xffffffff.
+    run(
+        "vset.s32.s32.lt.max %r4, %r1, %r2, %r3;",
+        &[(1, 2, 0xffff_ffff, 0xffff_ffff)],
+    );
+}
+
+#[test]
+fn intermediate_results_have_the_isa_widths() {
+    // ISA 9.7.18.1: optSaturate returns, and optSecOp takes, `.s33` values.
+    // 0xffffffff + 0xffffffff = 0x1fffffffe does not fit .s33; as one it is
+    // -2, so .min with c = 5 gives -2 and .max gives 5.
+    run(
+        "vadd.u32.u32.u32.min %r4, %r1, %r2, %r3;",
+        &[(0xffff_ffff, 0xffff_ffff, 5, 0xffff_fffe)],
+    );
+    run(
+        "vadd.u32.u32.u32.max %r4, %r1, %r2, %r3;",
+        &[(0xffff_ffff, 0xffff_ffff, 5, 5)],
+    );
+    // The primary result is `.s34`: 2 << 32 = 2^33 is -2^33 there, which
+    // .sat clamps to U32_MIN 0 (1 << 32 = 2^32 fits and clamps to U32_MAX).
+    run(
+        "vshl.u32.u32.u32.sat.clamp %r4, %r1, %r2;",
+        &[(2, 32, 0, 0), (1, 32, 0, 0xffff_ffff)],
+    );
+}

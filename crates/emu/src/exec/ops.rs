@@ -174,6 +174,10 @@ pub struct FMods {
     pub round: Round,
     pub ftz: bool,
     pub sat: bool,
+    /// `.relu` of 16-bit `fma` (PTX ISA 9.7.4.4).
+    pub relu: bool,
+    /// `.xorsign.abs` of `min`/`max` (PTX ISA 9.7.3.10-11, 9.7.4.7-8).
+    pub xorsign_abs: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,6 +254,18 @@ pub enum Op {
         op: IntOp2,
         bits: u8,
         signed: bool,
+        d: R,
+        a: Src,
+        b: Src,
+    },
+    /// `add`/`sub`/`min`/`max` on `.u16x2`/`.s16x2`, each 16-bit half on
+    /// its own (`halves`), and `min`/`max.relu` on `.s32`/`.s16x2`, where a
+    /// negative result becomes 0 (PTX ISA 9.7.1.1-2, 9.7.1.10-11).
+    IntHalves {
+        op: IntOp2,
+        halves: bool,
+        signed: bool,
+        relu: bool,
         d: R,
         a: Src,
         b: Src,
@@ -377,7 +393,9 @@ pub enum Op {
     Ld {
         space: MemSpace,
         bytes: u8,
-        sext: bool,
+        /// Per destination, the register width a signed load sign-extends
+        /// to (PTX ISA 9.4.1); empty for unsigned, bit-size and float loads.
+        sext: Vec<u8>,
         d: Vec<Option<R>>,
         addr: Addr,
     },

@@ -13,8 +13,13 @@ pub enum Fp8 {
     E5m2,
 }
 
-/// The NaN `cvt` writes: 0x7f is a NaN in both formats (it is E4M3's only
-/// positive NaN), as NVIDIA's `__nv_cvt_float_to_fp8` returns.
+/// The NaN `cvt` writes. The ISA asks for "NaN in the specified destination
+/// format" (`.satfinite`) and "canonical NaN" (`.relu`); 0x7f, all ones and
+/// positive, is one in both formats: E4M3's only positive NaN (0.1111.111)
+/// and an E5M2 NaN (0.11111.11). CUDA's host-side emulation in
+/// `cuda_fp8.hpp` writes 0x7f for E4M3 but `0x7e | the input's top two
+/// mantissa bits` for E5M2, which is also 0x7f for the canonical f32 NaN
+/// 0x7fffffff (and 0x7e for 0x7fc00000); any of these is a NaN.
 pub const NAN: u8 = 0x7f;
 
 impl Fp8 {

@@ -117,6 +117,8 @@ pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> Result<u64, Str
                 round: Round::Rn,
                 ftz: false,
                 sat: false,
+                relu: false,
+                xorsign_abs: false,
             };
             float2(
                 FOp2::Add,

@@ -4,6 +4,7 @@
 use half::{bf16, f16};
 use ptx::CmpOp;
 
+use super::half::{fin16, fout16, ftz16, is_nan16, xorsign_abs};
 use super::{L, ext, map1, map2, map3};
 use crate::exec::ops::{CmpTy, FMods, FOp1, FOp2, FTy};
 use crate::float::half_ops::{self, BinOp};
@@ -62,8 +63,23 @@ fn f2_64(op: FOp2, x: f64, y: f64, r: Round) -> f64 {
     }
 }
 
-/// A 16-bit float operation through f32 (min/max/copysign are exact there).
-fn f2_16(op: FOp2, x: u16, y: u16, r: Round, bf: bool) -> u16 {
+/// A 16-bit float operation through f32 (min/max/copysign are exact
+/// there), with the inputs and result under the modifiers (see `half`).
+fn f2_16(op: FOp2, x: u16, y: u16, m: FMods, bf: bool) -> u16 {
+    let (x, y) = (fin16(x, bf, m), fin16(y, bf, m));
+    if m.xorsign_abs {
+        let plain = FMods {
+            xorsign_abs: false,
+            ..m
+        };
+        let nan = |d: u64| is_nan16(d as u16, bf);
+        let f = |p: u64, q: u64| f2_16(op, p as u16, q as u16, plain, bf) as u64;
+        return xorsign_abs(x as u64, y as u64, 16, nan, f) as u16;
+    }
+    fout16(f2_16_plain(op, x, y, m.round, bf), bf, m)
+}
+
+fn f2_16_plain(op: FOp2, x: u16, y: u16, r: Round, bf: bool) -> u16 {
     let bop = match op {
         FOp2::Add => Some(BinOp::Add),
         FOp2::Sub => Some(BinOp::Sub),
@@ -103,6 +119,18 @@ pub(super) fn sat16(x: u16, bf: bool) -> u16 {
 pub fn float2(op: FOp2, ty: FTy, m: FMods, a: &L, b: &L, out: &mut L) {
     let r = m.round;
     match ty {
+        FTy::F32 if m.xorsign_abs => map2(a, b, out, |x, y| {
+            let plain = FMods {
+                xorsign_abs: false,
+                ..m
+            };
+            let nan = |d: u64| f32_of(d).is_nan();
+            let f = |p: u64, q: u64| {
+                let v = f2_32(op, fin32(f32_of(p), plain), fin32(f32_of(q), plain), r);
+                of_f32(fout32(v, plain))
+            };
+            xorsign_abs(x, y, 32, nan, f)
+        }),
         FTy::F32 if !m.ftz && !m.sat && r == Round::Rn => match op {
             FOp2::Add => map2(a, b, out, |x, y| {
                 of_f32(fl::canon_f32(f32_of(x) + f32_of(y)))
@@ -128,20 +156,14 @@ pub fn float2(op: FOp2, ty: FTy, m: FMods, a: &L, b: &L, out: &mut L) {
         FTy::F16 | FTy::Bf16 => {
             let bf = ty == FTy::Bf16;
             map2(a, b, out, |x, y| {
-                let v = f2_16(op, x as u16, y as u16, r, bf);
-                (if m.sat { sat16(v, bf) } else { v }) as u64
+                f2_16(op, x as u16, y as u16, m, bf) as u64
             })
         }
         FTy::F16x2 | FTy::Bf16x2 => {
             let bf = ty == FTy::Bf16x2;
             map2(a, b, out, |x, y| {
-                let lo = f2_16(op, x as u16, y as u16, r, bf);
-                let hi = f2_16(op, (x >> 16) as u16, (y >> 16) as u16, r, bf);
-                let (lo, hi) = if m.sat {
-                    (sat16(lo, bf), sat16(hi, bf))
-                } else {
-                    (lo, hi)
-                };
+                let lo = f2_16(op, x as u16, y as u16, m, bf);
+                let hi = f2_16(op, (x >> 16) as u16, (y >> 16) as u16, m, bf);
                 lo as u64 | (hi as u64) << 16
             })
         }
@@ -192,8 +214,10 @@ pub fn float1(op: FOp1, ty: FTy, m: FMods, a: &L, out: &mut L) {
         FTy::F64 => map1(a, out, |x| f1_64(op, f64::from_bits(x), r).to_bits()),
         FTy::F16 | FTy::Bf16 | FTy::F16x2 | FTy::Bf16x2 => {
             let bf = matches!(ty, FTy::Bf16 | FTy::Bf16x2);
+            // `.ftz` (f16 neg/abs) flushes the input and the result.
             let one = |h: u16| -> u16 {
-                match op {
+                let h = fin16(h, bf, m);
+                let res = match op {
                     FOp1::Neg => h ^ 0x8000,
                     FOp1::Abs => h & 0x7fff,
                     _ => {
@@ -209,7 +233,8 @@ pub fn float1(op: FOp1, ty: FTy, m: FMods, a: &L, out: &mut L) {
                             half_ops::f32_to_f16(res, r).to_bits()
                         }
                     }
-                }
+                };
+                fin16(res, bf, m)
             };
             let packed = matches!(ty, FTy::F16x2 | FTy::Bf16x2);
             map1(a, out, |x| {
@@ -247,6 +272,7 @@ pub fn fma(ty: FTy, m: FMods, a: &L, b: &L, c: &L, out: &mut L) {
         _ => {
             let bf = matches!(ty, FTy::Bf16 | FTy::Bf16x2);
             let one = |x: u16, y: u16, z: u16| -> u16 {
+                let (x, y, z) = (fin16(x, bf, m), fin16(y, bf, m), fin16(z, bf, m));
                 let v = if bf {
                     half_ops::fma_bf16(
                         bf16::from_bits(x),
@@ -259,7 +285,7 @@ pub fn fma(ty: FTy, m: FMods, a: &L, b: &L, c: &L, out: &mut L) {
                     half_ops::fma_f16(f16::from_bits(x), f16::from_bits(y), f16::from_bits(z), r)
                         .to_bits()
                 };
-                if m.sat { sat16(v, bf) } else { v }
+                fout16(v, bf, m)
             };
             let packed = matches!(ty, FTy::F16x2 | FTy::Bf16x2);
             map3(a, b, c, out, |x, y, z| {
@@ -338,14 +364,16 @@ pub fn compare(cmp: CmpOp, ty: CmpTy, a: &L, b: &L, hi_half: bool) -> Mask {
         CmpTy::Float { ty: FTy::F64, .. } => {
             lanes_mask(|l| cmp_ord(cmp, f64::from_bits(a[l]).partial_cmp(&f64::from_bits(b[l]))))
         }
-        CmpTy::Float { ty, .. } => {
+        CmpTy::Float { ty, ftz } => {
             let bf = matches!(ty, FTy::Bf16 | FTy::Bf16x2);
             let sh = if hi_half { 16 } else { 0 };
+            // `.ftz`: subnormal inputs compare as the zero of their sign.
+            let half = |v: u64| {
+                let h = (v >> sh) as u16;
+                half_val(if ftz { ftz16(h, bf) } else { h }, bf)
+            };
             lanes_mask(|l| {
-                let (x, y) = (
-                    half_val((a[l] >> sh) as u16, bf),
-                    half_val((b[l] >> sh) as u16, bf),
-                );
+                let (x, y) = (half(a[l]), half(b[l]));
                 cmp_ord(cmp, x.partial_cmp(&y))
             })
         }

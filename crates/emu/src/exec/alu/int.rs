@@ -89,6 +89,31 @@ pub fn int2(op: IntOp2, bits: u8, signed: bool, a: &L, b: &L, out: &mut L) {
     }
 }
 
+/// [`crate::exec::ops::Op::IntHalves`]: `op` on each 16-bit half (`halves`)
+/// or on the 32-bit word, then `.relu`'s clamp of negative results to 0.
+pub fn int_halves(op: IntOp2, halves: bool, signed: bool, relu: bool, a: &L, b: &L, out: &mut L) {
+    let (w, parts) = if halves { (16, 2) } else { (32, 1) };
+    let (mut pa, mut pb, mut part) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+    *out = [0; WARP_SIZE];
+    for k in 0..parts {
+        let sh = 16 * k;
+        for l in 0..WARP_SIZE {
+            pa[l] = a[l] >> sh;
+            pb[l] = b[l] >> sh;
+        }
+        // int2 extends from w bits, so the other half does not leak in.
+        int2(op, w as u8, signed, &pa, &pb, &mut part);
+        for l in 0..WARP_SIZE {
+            let v = if relu && sx(part[l], w) < 0 {
+                0
+            } else {
+                part[l]
+            };
+            out[l] |= v << sh;
+        }
+    }
+}
+
 pub fn int1(op: IntOp1, bits: u8, signed: bool, a: &L, out: &mut L) {
     let w = bits as u32;
     let m = mask_of(w);

@@ -6,6 +6,7 @@
 //!
 //! - [`int`]: integer, bit and shift operations;
 //! - [`float`]: float arithmetic (every format), `fma`, comparisons;
+//! - [`half`]: the `.ftz`, `.sat`, `.relu`, `.xorsign.abs` of 16-bit floats;
 //! - [`convert`]: `cvt` and the read-modify-write of atomics;
 //! - [`pack`]: the packed `cvt` forms (f16x2, bf16x2, FP8 pairs, `cvt.pack`);
 //! - [`simd`]: the `prmt` modes, `dp2a` and the SIMD video instructions;
@@ -13,6 +14,7 @@
 
 mod convert;
 mod float;
+mod half;
 mod int;
 mod pack;
 mod simd;
@@ -20,7 +22,7 @@ mod video;
 
 pub use convert::{atomic, cvt};
 pub use float::{compare, float1, float2, fma};
-pub use int::{bfi, high_product, int1, int2, int3};
+pub use int::{bfi, high_product, int_halves, int1, int2, int3};
 pub use pack::cvt_pack;
 pub use simd::{dp2a, prmt_mode, video};
 pub use video::scalar_video;

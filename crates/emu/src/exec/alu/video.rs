@@ -7,7 +7,9 @@
 //! range, which a `d.b0`-style selector narrows to a byte or half-word
 //! (`optSaturate`); then either a secondary operation with c (`.add`,
 //! `.min`, `.max`: `optSecondaryOp`) or, with a destination selector, merge
-//! the low byte / half-word into that position of c (`optMerge`).
+//! the low byte / half-word into that position of c (`optMerge`). The
+//! intermediate widths are the ISA's: inputs `.s33`, the primary result
+//! `.s34`, the saturated or secondary operands `.s33`.
 
 use ptx::{CmpOp, VideoOp2, VideoSel};
 
@@ -31,6 +33,12 @@ fn select(x: u64, signed: bool, sel: Option<VideoSel>) -> i128 {
     } else {
         v as i128
     }
+}
+
+/// `x` as a two's complement integer of `bits` bits.
+fn wrap(x: i128, bits: u32) -> i128 {
+    let s = 128 - bits;
+    (x << s) >> s
 }
 
 /// The width a destination selector gives the result (32 without one).
@@ -127,6 +135,10 @@ pub fn scalar_video(f: &ScalarVideo, a: u64, b: u64, c: u64) -> u64 {
         // Handled by `vmad` above.
         ScalarVideoOp::Mad { .. } => ta * tb,
     };
+    // "Perform a scalar arithmetic operation to produce a signed 34-bit
+    // result" (ISA 9.7.18.1, stage 2): a wider vshl result keeps its low 34
+    // bits.
+    let tmp = wrap(tmp, 34);
     // vset's result is unsigned 0 or 1 and is never saturated.
     let tmp = if f.sat && !matches!(f.op, ScalarVideoOp::Set(_)) {
         let w = dest_bits(dsel);
@@ -139,8 +151,13 @@ pub fn scalar_video(f: &ScalarVideo, a: u64, b: u64, c: u64) -> u64 {
     } else {
         tmp
     };
-    // c has the destination's type (vset: "destination d and operand c are
-    // also unsigned").
+    // `optSaturate` returns, and `optSecOp` takes, an `.s33`: an unclamped
+    // result outside [-2^32, 2^32) wraps (0xffffffff + 0xffffffff is -2),
+    // which matters to .min / .max only; the low 32 bits are unchanged.
+    let tmp = wrap(tmp, 33);
+    // c has the destination's type (ISA: "The sign of the third operand is
+    // based on dtype"; vset: "destination d and operand c are also
+    // unsigned").
     let d_signed = f.d_signed && !matches!(f.op, ScalarVideoOp::Set(_));
     let tc = select(c, d_signed, None);
     let d = match (dsel, f.op2) {

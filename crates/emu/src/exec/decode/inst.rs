@@ -21,10 +21,24 @@ impl Cx<'_> {
                 round: to_round(m.rounding)?,
                 ftz: m.ftz,
                 sat: m.sat,
+                relu: m.relu,
+                xorsign_abs: m.xorsign_abs,
             })
         };
         let (bits, signed) = Self::int_ty(ty);
+        let halves = matches!(ty, Type::U16x2 | Type::S16x2);
         let int2 = |op: IntOp2| -> D<Op> {
+            if halves || m.relu {
+                return Ok(Op::IntHalves {
+                    op: packed_int_op(op, ty, m.relu)?,
+                    halves,
+                    signed,
+                    relu: m.relu,
+                    d: self.dreg(get(0)?)?,
+                    a: self.src(get(1)?)?,
+                    b: self.src(get(2)?)?,
+                });
+            }
             Ok(Op::Int2 {
                 op,
                 bits,
@@ -127,8 +141,16 @@ impl Cx<'_> {
             }
             O::Div => int2(IntOp2::Div)?,
             O::Rem => int2(IntOp2::Rem)?,
-            O::Min => float_or_int2(if m.nan { FOp2::MinNan } else { FOp2::Min }, IntOp2::Min)?,
-            O::Max => float_or_int2(if m.nan { FOp2::MaxNan } else { FOp2::Max }, IntOp2::Max)?,
+            O::Min | O::Max => {
+                min_max_mods(ty, m.relu, m.xorsign_abs)?;
+                let (fop, iop) = match (inst.opcode == O::Min, m.nan) {
+                    (true, false) => (FOp2::Min, IntOp2::Min),
+                    (true, true) => (FOp2::MinNan, IntOp2::Min),
+                    (false, false) => (FOp2::Max, IntOp2::Max),
+                    (false, true) => (FOp2::MaxNan, IntOp2::Max),
+                };
+                float_or_int2(fop, iop)?
+            }
             O::Copysign => float_or_int2(FOp2::Copysign, IntOp2::Or)?,
             O::And if ty == Type::Pred => self.pred2(PredOp::And, ops)?,
             O::Or if ty == Type::Pred => self.pred2(PredOp::Or, ops)?,
@@ -158,6 +180,9 @@ impl Cx<'_> {
                 }
             }
             O::Neg | O::Abs | O::Not | O::Cnot | O::Popc | O::Clz | O::Brev | O::Bfind => {
+                if halves {
+                    return Err(format!("{:?} on .{}", inst.opcode, ty.name()));
+                }
                 let op = match inst.opcode {
                     O::Neg => IntOp1::Neg,
                     O::Abs => IntOp1::Abs,
@@ -201,14 +226,17 @@ impl Cx<'_> {
                 }
             }
             O::Fma | O::Mad if ty.is_float() => Op::Fma {
+                m: fma_mods(fmods()?, ty, m.satfinite)?,
                 ty: fty(ty).ok_or("float type")?,
-                m: fmods()?,
                 d: self.dreg(get(0)?)?,
                 a: self.fsrc(get(1)?, ty)?,
                 b: self.fsrc(get(2)?, ty)?,
                 c: self.fsrc(get(3)?, ty)?,
             },
             O::Mad | O::Mad24 | O::Bfe | O::Prmt | O::Shf | O::Lop3 | O::Sad => {
+                if halves {
+                    return Err(format!("{:?} on .{}", inst.opcode, ty.name()));
+                }
                 let op = match inst.opcode {
                     O::Mad if m.mul_part == Some(MulPart::Hi) && m.sat => IntOp3::MadHiSat,
                     O::Mad if m.mul_part == Some(MulPart::Hi) => IntOp3::MadHi,
@@ -384,10 +412,24 @@ impl Cx<'_> {
                 if ty == Type::B128 || ty.bytes() as usize * d.len() > 64 {
                     return Err("load wider than 64 bytes".into());
                 }
+                // ISA 9.4.1 "Operand Size Exceeding Instruction-Type Size": a
+                // signed load into a wider register is sign-extended to that
+                // register's width, every other type zero-extended.
+                let sext = match (ty.is_signed(), get(0)?) {
+                    (false, _) => Vec::new(),
+                    (true, Operand::Vector(items)) => items
+                        .iter()
+                        .map(|o| match o {
+                            Operand::Sink => Ok(0),
+                            o => self.reg_bits(o),
+                        })
+                        .collect::<D<Vec<_>>>()?,
+                    (true, o) => vec![self.reg_bits(o)?],
+                };
                 Op::Ld {
                     space,
                     bytes: ty.bytes() as u8,
-                    sext: ty.is_signed(),
+                    sext,
                     d,
                     addr,
                 }
@@ -765,4 +807,57 @@ fn cvt_pack_kind(pack: bool, to: Type, from: Type) -> Option<CvtPack> {
         (Type::F16x2, Type::E4m3x2 | Type::E5m2x2) => CvtPack::F8x2ToF16x2 { e5m2: e5m2(from) },
         _ => return None,
     })
+}
+
+/// The operation of [`Op::IntHalves`]: `add`, `sub`, `min`, `max` on
+/// `.u16x2`/`.s16x2` (PTX ISA 9.7.1.1, 9.7.1.2, 9.7.1.10, 9.7.1.11), and
+/// `.relu` only on `min`/`max` `.s32`/`.s16x2` ("min{.relu}.btype",
+/// .btype = { .s16x2, .s32 }). Anything else is refused rather than run
+/// as a 32-bit operation.
+fn packed_int_op(op: IntOp2, ty: Type, relu: bool) -> D<IntOp2> {
+    let ok = match op {
+        IntOp2::Add | IntOp2::Sub => !relu,
+        IntOp2::Min | IntOp2::Max => !relu || matches!(ty, Type::S32 | Type::S16x2),
+        _ => false,
+    };
+    if ok {
+        Ok(op)
+    } else {
+        let r = if relu { ".relu" } else { "" };
+        Err(format!("{op:?}{r} on .{}", ty.name()))
+    }
+}
+
+/// Modifiers `min`/`max` define for `ty`: `.relu` is integer-only (see
+/// [`packed_int_op`]); `.xorsign.abs` exists for f32, f16 and bf16 (PTX ISA
+/// 9.7.3.10, 9.7.4.7), not for f64 or integers.
+fn min_max_mods(ty: Type, relu: bool, xorsign_abs: bool) -> D<()> {
+    if relu && ty.is_float() {
+        return Err(format!(
+            "min/max .relu on .{} (integer .s32/.s16x2 only)",
+            ty.name()
+        ));
+    }
+    if xorsign_abs && (!ty.is_float() || ty == Type::F64) {
+        return Err(format!("min/max .xorsign.abs on .{}", ty.name()));
+    }
+    Ok(())
+}
+
+/// `fma`'s modifiers checked against the ISA's lines (9.7.3.6, 9.7.4.4):
+/// `.relu` exists only for the 16-bit types and never beside `.sat`;
+/// no `fma` line has `.satfinite`.
+fn fma_mods(m: FMods, ty: Type, satfinite: bool) -> D<FMods> {
+    let half = matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2);
+    if satfinite {
+        return Err("fma.satfinite (no such form in the PTX ISA)".into());
+    }
+    if m.relu && (!half || m.sat) {
+        return Err(format!(
+            "fma.relu on .{}{}",
+            ty.name(),
+            if m.sat { " with .sat" } else { "" }
+        ));
+    }
+    Ok(m)
 }

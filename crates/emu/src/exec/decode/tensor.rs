@@ -61,6 +61,7 @@ impl Cx<'_> {
         if m.layout_a != Some(Layout::Row) || m.layout_b != Some(Layout::Col) {
             return Err("mma layouts other than .row.col".into());
         }
+        float_satfinite(m.satfinite)?;
         let ty = |i: usize| inst.types.get(i).copied().ok_or("mma type");
         let (td, ta, tb, tc) = (ty(0)?, ty(1)?, ty(2)?, ty(3)?);
         let ab = match (ta, tb) {
@@ -144,6 +145,7 @@ impl Cx<'_> {
                 })
             }
             Some(WmmaOp::Mma) => {
+                float_satfinite(m.satfinite)?;
                 let acc = |i: usize| match inst.types.get(i) {
                     Some(Type::F32) => Ok(true),
                     Some(Type::F16) => Ok(false),
@@ -207,5 +209,17 @@ impl Cx<'_> {
             regs,
             addr,
         })
+    }
+}
+
+/// `.satfinite` of `mma`/`wmma.mma` belongs to the integer forms (PTX ISA,
+/// warp-level matrix instructions "mma" and "wmma.mma": only the lines
+/// `...s32.atype.btype.s32{.satfinite}` have it); the float forms run here
+/// have none, so it is refused, not ignored.
+fn float_satfinite(satfinite: bool) -> D<()> {
+    if satfinite {
+        Err("mma .satfinite on a float form (integer forms only)".into())
+    } else {
+        Ok(())
     }
 }

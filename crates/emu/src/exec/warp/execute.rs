@@ -74,6 +74,20 @@ impl Warp {
                     self.write(*d, &out, exec);
                 }
             }
+            Op::IntHalves {
+                op,
+                halves,
+                signed,
+                relu,
+                d,
+                a,
+                b,
+            } => {
+                let (x, y) = (self.fetch(lx, cta, *a), self.fetch(lx, cta, *b));
+                let mut out = [0u64; WARP_SIZE];
+                alu::int_halves(*op, *halves, *signed, *relu, &x, &y, &mut out);
+                self.write(*d, &out, exec);
+            }
             Op::Int2 {
                 op,
                 bits,

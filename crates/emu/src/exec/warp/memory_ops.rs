@@ -24,11 +24,12 @@ impl Warp {
         exec: Mask,
         space: &MemSpace,
         bytes: &u8,
-        sext: &bool,
+        sext: &[u8],
         d: &[Option<R>],
         addr: &Addr,
     ) -> ExecResult {
         let addrs = self.addrs(lx, cta, addr);
+        let ext = |k: usize, raw: u64| widen(raw, *bytes, sext.get(k).copied().unwrap_or(0));
         let n = d.len();
         let size = *bytes as usize * n;
         let ev_space = access_space(*space, &addrs, exec);
@@ -40,9 +41,14 @@ impl Warp {
             active: exec,
             addrs: &addrs,
         });
-        if let ([Some(dst)], false) = (d, *sext && *bytes < 4)
-            && let Some(v) = gather(cta, *space, &addrs, exec, *bytes as usize)
+        if let [Some(dst)] = d
+            && let Some(mut v) = gather(cta, *space, &addrs, exec, *bytes as usize)
         {
+            if !sext.is_empty() {
+                for l in lanes(exec) {
+                    v[l] = ext(0, v[l]);
+                }
+            }
             self.write(*dst, &v, exec);
             return Ok(());
         }
@@ -56,12 +62,7 @@ impl Warp {
                 let mut w = [0u8; 8];
                 let part = &b[k * *bytes as usize..(k + 1) * *bytes as usize];
                 w[..part.len()].copy_from_slice(part);
-                let raw = u64::from_le_bytes(w);
-                v[l] = if *sext && *bytes < 4 {
-                    alu::sx(raw, *bytes as u32 * 8) as u64 & 0xffff_ffff
-                } else {
-                    raw
-                };
+                v[l] = ext(k, u64::from_le_bytes(w));
             }
         }
         for (k, dst) in d.iter().enumerate() {
@@ -242,6 +243,18 @@ fn gather(cta: &CtaState<'_>, space: MemSpace, addrs: &L, exec: Mask, bytes: usi
         out[l] = u64::from_le_bytes(w);
     }
     Some(out)
+}
+
+/// A loaded value of `bytes` bytes sign-extended to a `to`-bit register
+/// when that is wider (PTX ISA 9.4.1); `to` = 0 leaves it zero-extended.
+#[inline]
+fn widen(raw: u64, bytes: u8, to: u8) -> u64 {
+    let from = bytes as u32 * 8;
+    if (to as u32) > from {
+        alu::sx(raw, from) as u64 & alu::mask_of(to as u32)
+    } else {
+        raw
+    }
 }
 
 /// Fast path of a scalar store to global or shared memory (see [`gather`]):

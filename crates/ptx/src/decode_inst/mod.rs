@@ -1,0 +1,319 @@
+//! Decoding one instruction: opcode and modifiers (as spelled) to the typed
+//! [`Instruction`], checking which modifiers the opcode takes, how many type
+//! suffixes and of which class, how many operands and of which kind, vector
+//! widths, and that every register, symbol and label is declared.
+//!
+//! - [`modifiers`]: the modifier categories each opcode allows;
+//! - [`classify`]: one modifier word to its category;
+//! - [`arity`]: type-suffix and operand counts, operand slot kinds;
+//! - [`operands`]: operands resolved against declarations.
+
+mod arity;
+mod classify;
+mod modifiers;
+mod operands;
+
+use arity::{Slot, check_types, operand_arity, slots, type_arity};
+use classify::classify;
+use modifiers::{F, allowed, is_scalar_video, is_video};
+use operands::{resolve, split_selector};
+
+use crate::ast::{self, Op, Word};
+use crate::decode::{Decl, Decoder, FuncScope, err};
+use crate::ir::*;
+
+/// Splits the opcode word and its leading fixed modifiers into an [`Opcode`].
+fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
+    let m = &i.mods;
+    let word = |k: usize| m.get(k).map(|w| &w.text[1..]);
+    Some(match i.opcode.text {
+        "cp" if word(0) == Some("async") => match word(1) {
+            Some("commit_group") => (Opcode::CpAsyncCommitGroup, &m[2..]),
+            Some("wait_group") => (Opcode::CpAsyncWaitGroup, &m[2..]),
+            Some("wait_all") => (Opcode::CpAsyncWaitAll, &m[2..]),
+            _ => (Opcode::CpAsync, &m[1..]),
+        },
+        "bar" if word(0) == Some("warp") && word(1) == Some("sync") => {
+            (Opcode::BarWarpSync, &m[2..])
+        }
+        "brx" if word(0) == Some("idx") => (Opcode::BrxIdx, &m[1..]),
+        // The dotted stems above are not opcodes on their own.
+        other => match Opcode::from_name(other) {
+            Some(
+                Opcode::CpAsync
+                | Opcode::BarWarpSync
+                | Opcode::BrxIdx
+                | Opcode::CpAsyncCommitGroup
+                | Opcode::CpAsyncWaitGroup
+                | Opcode::CpAsyncWaitAll,
+            )
+            | None => return None,
+            Some(op) => (op, &m[..]),
+        },
+    })
+}
+
+pub(crate) fn decode<'a>(
+    dec: &mut Decoder<'a>,
+    func: &Function,
+    fs: &FuncScope<'a>,
+    scope: Option<ScopeId>,
+    i: &ast::Instr<'a>,
+    loc: Option<SourceLoc>,
+) -> Option<Instruction> {
+    let diags = &mut dec.diags;
+    let Some((op, mod_words)) = opcode(i) else {
+        err(
+            diags,
+            i.opcode.span,
+            format!("unknown opcode `{}`", i.opcode.text),
+        );
+        return None;
+    };
+    let mut mods = Modifiers::default();
+    let mut types = Vec::new();
+    let mut ok = true;
+    let allow = allowed(op);
+    for w in mod_words {
+        let t = &w.text[1..];
+        match classify(op, t, &mut mods, &mut types) {
+            Some(f) if allow.contains(&f) => {}
+            Some(F::Type) => {
+                err(
+                    diags,
+                    w.span,
+                    format!("`{}` takes no type suffix, found `{}`", op.name(), w.text),
+                );
+                ok = false;
+            }
+            Some(_) => {
+                err(
+                    diags,
+                    w.span,
+                    format!("modifier `{}` is not valid for `{}`", w.text, op.name()),
+                );
+                ok = false;
+            }
+            None => {
+                let msg = if t.starts_with('v') && t[1..].parse::<u32>().is_ok() {
+                    format!(
+                        "invalid vector width `{}` (expected .v2, .v4 or .v8)",
+                        w.text
+                    )
+                } else if t.len() <= 4
+                    && t[1..].parse::<u32>().is_ok()
+                    && matches!(t.as_bytes().first(), Some(b'u' | b's' | b'b' | b'f'))
+                {
+                    format!("unknown type `{}`", w.text)
+                } else {
+                    format!("unknown modifier `{}` for `{}`", w.text, op.name())
+                };
+                err(diags, w.span, msg);
+                ok = false;
+            }
+        }
+    }
+    if !ok {
+        return None;
+    }
+    let (tmin, tmax) = type_arity(op, &mods);
+    if types.len() < tmin || types.len() > tmax {
+        let what = if tmin == tmax {
+            format!("{tmin}")
+        } else {
+            format!("{tmin} to {tmax}")
+        };
+        err(
+            diags,
+            i.opcode
+                .span
+                .join(mod_words.last().map_or(i.opcode.span, |w| w.span)),
+            format!(
+                "`{}` needs {what} type suffix(es), found {}",
+                op.name(),
+                types.len()
+            ),
+        );
+        return None;
+    }
+    if let Some(msg) = check_types(op, &types) {
+        let span = mod_words
+            .iter()
+            .rev()
+            .find(|w| Type::from_name(&w.text[1..]).is_some())
+            .map_or(i.span, |w| w.span);
+        err(diags, span, msg);
+        return None;
+    }
+    let (omin, omax) = operand_arity(op, &mods);
+    let n = i.operands.len();
+    if n < omin || n > omax {
+        let what = if omin == omax {
+            format!("{omin}")
+        } else {
+            format!("{omin} to {omax}")
+        };
+        let span = i
+            .operands
+            .first()
+            .map_or(i.opcode.span, |o| o.span())
+            .join(i.operands.last().map_or(i.opcode.span, |o| o.span()));
+        err(
+            diags,
+            span,
+            format!("`{}` takes {what} operand(s), found {n}", op.name()),
+        );
+        return None;
+    }
+    let guard = match &i.guard {
+        None => None,
+        Some((w, negated)) => match fs.lookup(w.text, scope) {
+            Some(Decl::Reg(r)) if func.regs[r].ty == Type::Pred => Some(Guard {
+                reg: r,
+                negated: *negated,
+            }),
+            Some(Decl::Reg(_)) => {
+                err(
+                    diags,
+                    w.span,
+                    format!("guard `{}` is not a predicate register", w.text),
+                );
+                return None;
+            }
+            _ => {
+                err(diags, w.span, format!("undeclared register `{}`", w.text));
+                return None;
+            }
+        },
+    };
+    let kinds = slots(op, &mods, n);
+    let mut operands = Vec::with_capacity(n);
+    for (k, (o, slot)) in i.operands.iter().zip(kinds).enumerate() {
+        // vmad's `-a`: the flag in the modifiers, the register as usual.
+        let negated = match o {
+            Op::Neg(w) if op == Opcode::Vmad && (1..=3).contains(&k) => {
+                mods.video_neg[k - 1] = true;
+                Some(Op::Name(*w))
+            }
+            _ => None,
+        };
+        let o = negated.as_ref().unwrap_or(o);
+        let selected = if (is_scalar_video(op) || is_video(op)) && k < 3 {
+            split_selector(o, |s| {
+                if is_video(op) {
+                    mods.simd_sel[k] = Some(SimdSel::from_name(s)?);
+                } else {
+                    mods.video_sel[k] = Some(VideoSel::from_name(s)?);
+                }
+                Some(())
+            })
+        } else {
+            None
+        };
+        let o = selected.as_ref().unwrap_or(o);
+        let Some(r) = resolve(dec, func, fs, scope, o, slot) else {
+            ok = false;
+            continue;
+        };
+        let diags = &mut dec.diags;
+        let bad = match (slot, &r) {
+            (
+                Slot::Dst,
+                Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink,
+            ) => None,
+            (Slot::Dst, _) => Some("a destination register"),
+            (Slot::Addr, Operand::Address(_)) => None,
+            (Slot::Addr, _) => Some("an address `[...]`"),
+            (Slot::Src, Operand::Address(_)) => Some("a register or immediate (not an address)"),
+            (Slot::Src, Operand::Pair(..)) => Some("a single register"),
+            _ => None,
+        };
+        if let Some(want) = bad {
+            err(
+                diags,
+                o.span(),
+                format!("operand of `{}` must be {want}", op.name()),
+            );
+            ok = false;
+        }
+        operands.push(r);
+    }
+    if !ok {
+        return None;
+    }
+    if let Some(v) = mods.vec
+        && matches!(op, Opcode::Ld | Opcode::Ldu | Opcode::St)
+    {
+        let data = if op == Opcode::St { 1 } else { 0 };
+        match (&operands[data], &i.operands[data]) {
+            (Operand::Vector(items), o) if items.len() as u32 != v.lanes() => {
+                err(
+                    &mut dec.diags,
+                    o.span(),
+                    format!(
+                        "vector operand has {} elements but `.{}` needs {}",
+                        items.len(),
+                        v.name(),
+                        v.lanes()
+                    ),
+                );
+                return None;
+            }
+            (Operand::Vector(_), _) => {}
+            (_, o) => {
+                err(
+                    &mut dec.diags,
+                    o.span(),
+                    format!("`.{}` needs a vector operand `{{...}}`", v.name()),
+                );
+                return None;
+            }
+        }
+    }
+    if op == Opcode::Call && !check_call(&mut dec.diags, &operands, i) {
+        return None;
+    }
+    Some(Instruction {
+        guard,
+        opcode: op,
+        mods,
+        types,
+        operands,
+        loc,
+    })
+}
+
+/// `call (rets), f, (args) [, proto]` shapes.
+fn check_call(
+    diags: &mut Vec<crate::diag::Diagnostic>,
+    ops: &[Operand],
+    i: &ast::Instr<'_>,
+) -> bool {
+    let mut k = 0;
+    if matches!(ops.first(), Some(Operand::List(_))) {
+        k = 1;
+    }
+    match ops.get(k) {
+        Some(Operand::Symbol(Symbol::Function(_), 0) | Operand::Reg(_)) => {}
+        _ => {
+            err(
+                diags,
+                i.operands.get(k).map_or(i.span, |o| o.span()),
+                "`call` needs a function name or register",
+            );
+            return false;
+        }
+    }
+    for (j, o) in ops.iter().enumerate().skip(k + 1) {
+        let fine = match o {
+            Operand::List(_) => j == k + 1,
+            Operand::Prototype(_) => j == ops.len() - 1,
+            _ => false,
+        };
+        if !fine {
+            err(diags, i.operands[j].span(), "unexpected operand in `call`");
+            return false;
+        }
+    }
+    true
+}
