@@ -321,3 +321,27 @@ fn bmsk_builds_the_isa_masks() {
         );
     }
 }
+
+#[test]
+fn slct_ftz_flushes_a_subnormal_selector() {
+    // PTX ISA 9.7.9.2 "slct": d = (c >= 0) ? a : b; with .ftz "subnormal
+    // numbers [of c] are flushed to sign-preserving zero", and -0.0 >= 0.
+    // c = 0x8000_027a is a negative subnormal, 0x8000_0000 is -0.0,
+    // 0xbf80_0000 is -1.0, 0x0000_0001 the smallest positive subnormal.
+    let (a, b) = (2, 0xff);
+    let cases: [(u64, u64, u64); 4] = [
+        // (c, without .ftz, with .ftz)
+        (0x8000_027a, b, a),
+        (0x8000_0000, a, a),
+        (0xbf80_0000, b, b),
+        (0x0000_0001, a, a),
+    ];
+    for (c, plain, ftz) in cases {
+        check(
+            &["%r1", "%r2", "%r5"],
+            "slct.b32.f32 %r3, %r1, %r2, %r5;\nslct.ftz.b32.f32 %r4, %r1, %r2, %r5;",
+            &["%r3", "%r4"],
+            &[(&[a, b, c], &[plain, ftz])],
+        );
+    }
+}

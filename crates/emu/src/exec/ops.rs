@@ -467,13 +467,15 @@ pub enum Op {
         d: P,
         a: Src,
     },
-    /// `slct.dtype.s32 d, a, b, c`: a when c >= 0, else b (`float_c`: c is f32).
+    /// `slct.dtype.s32 d, a, b, c`: a when c >= 0, else b (`float_c`: c is f32;
+    /// `ftz`: a subnormal f32 c counts as a zero of its sign, so it selects a).
     Slct {
         d: R,
         a: Src,
         b: Src,
         c: Src,
         float_c: bool,
+        ftz: bool,
     },
     /// `dp4a.atype.btype d, a, b, c`: four byte products summed into c.
     Dp4a {

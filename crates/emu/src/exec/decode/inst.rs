@@ -517,6 +517,7 @@ impl Cx<'_> {
                 b: self.fsrc(get(2)?, ty)?,
                 c: self.fsrc(get(3)?, Type::F32)?,
                 float_c: inst.types.get(1) == Some(&Type::F32),
+                ftz: m.ftz,
             },
             O::Dp4a => Op::Dp4a {
                 a_signed: ty.is_signed(),

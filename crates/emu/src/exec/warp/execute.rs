@@ -492,6 +492,7 @@ impl Warp {
                 b,
                 c,
                 float_c,
+                ftz,
             } => {
                 let (x, y, z) = (
                     self.fetch(lx, cta, *a),
@@ -500,7 +501,10 @@ impl Warp {
                 );
                 let out: L = std::array::from_fn(|l| {
                     let pick_a = if *float_c {
-                        f32::from_bits(z[l] as u32) >= 0.0
+                        let c = f32::from_bits(z[l] as u32);
+                        // PTX ISA slct: with .ftz a subnormal c is flushed to
+                        // a zero of its sign, and -0.0 >= 0 selects a.
+                        c >= 0.0 || (*ftz && c.is_subnormal())
                     } else {
                         z[l] as u32 as i32 >= 0
                     };
