@@ -495,6 +495,8 @@ fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         O::Ld | O::Ldu | O::St => (2, 3),
         O::Prefetch | O::Prefetchu => (1, 1),
         O::Shfl => (5, 5),
+        // The deprecated `vote.mode.pred d, p;` (no `.sync`) has no member mask.
+        O::Vote if !m.sync => (2, 2),
         O::Vote | O::Match | O::Redux => (3, 3),
         O::Activemask
         | O::BarWarpSync
@@ -990,6 +992,11 @@ fn name_value<'a>(
     }
     if let Some(s) = SpecialReg::from_name(w.text) {
         return Some(Operand::Special(s));
+    }
+    // PTX ISA "Predefined Identifiers": `WARP_SZ` is a constant (the warp
+    // size, 32), not a register, so it decodes to the immediate it stands for.
+    if w.text == "WARP_SZ" {
+        return Some(Operand::Imm(Immediate::Int(32)));
     }
     if let Some(&p) = fs.params.get(w.text) {
         return Some(Operand::Symbol(Symbol::Param(p), 0));
