@@ -129,3 +129,125 @@ fn vote_without_sync_uses_the_active_threads() {
         );
     }
 }
+
+/// A one-thread kernel that stores `%v` at `out[i]` after each snippet.
+fn stores(decls: &str, locals: &str, snippets: &[&str]) -> String {
+    let body: String = snippets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{s}\nst.global.u32 [%x0+{}], %v;\n", 4 * i))
+        .collect();
+    format!(
+        "{decls}\n.visible .entry k(.param .u64 pout)\n{{\n.reg .b32 %r<8>;\n.reg .b32 %v;\n\
+         .reg .b64 %x<8>;\n.reg .pred %p<4>;\n{locals}\n\
+         ld.param.u64 %x0, [pout];\ncvta.to.global.u64 %x0, %x0;\n{body}ret;\n}}\n"
+    )
+}
+
+// ---- Item 1: variable addresses in initializers ------------------------
+
+/// PTX ISA 5.4.4 "Initializers": a variable named in an initializer is its
+/// address in its own state space, as `mov` gives it; `generic(var)` is its
+/// generic address; `var+offset` adds a byte offset. Only `.global` and
+/// `.const` variables may be named.
+#[test]
+fn initializer_addresses_follow_the_variable_state_space() {
+    let decls = ".const .align 4 .u32 c0[2] = {11, 22};\n\
+                 .const .align 8 .u64 pc = c0;\n\
+                 .const .align 8 .u64 pcg = generic(c0);\n\
+                 .global .align 4 .u32 g0[2] = {33, 44};\n\
+                 .global .align 8 .u64 tbl[2] = {generic(c0)+4, generic(g0)+4};\n\
+                 .global .align 8 .u64 pg = g0+4;";
+    let body = stores(
+        decls,
+        "",
+        &[
+            // pc = offset of c0 in .const: ld.const through it reads c0[1] = 22.
+            "ld.const.u64 %x1, [pc];\nld.const.u32 %v, [%x1+4];",
+            // pc equals what mov gives for c0 (ISA: "as is the case when taking
+            // the address of a variable with a mov instruction").
+            "ld.const.u64 %x1, [pc];\nmov.u64 %x2, c0;\nsetp.eq.u64 %p0, %x1, %x2;\nselp.u32 %v, 1, 0, %p0;",
+            // generic(c0) is cvta.const of that address, read by a generic ld: c0[0] = 11.
+            "ld.const.u64 %x1, [pcg];\ncvta.const.u64 %x2, c0;\nsetp.eq.u64 %p0, %x1, %x2;\n@%p0 ld.u32 %v, [%x1];\n@!%p0 mov.u32 %v, 0;",
+            // tbl[0] = generic(c0)+4: c0[1] = 22 through a generic ld.
+            "ld.global.u64 %x1, [tbl];\nld.u32 %v, [%x1];",
+            // tbl[1] = generic(g0)+4: g0[1] = 44.
+            "ld.global.u64 %x1, [tbl+8];\nld.u32 %v, [%x1];",
+            // pg = g0+4 in the .global space: ld.global reads g0[1] = 44.
+            "ld.global.u64 %x1, [pg];\nld.global.u32 %v, [%x1];",
+        ],
+    );
+    check("initializers", &body, 1, &[22, 1, 11, 22, 44, 44]);
+}
+
+/// ISA 5.4.4: "Only variables in .global or .const state spaces may be used
+/// in initializers" -- a `.shared` one is a diagnostic at its position.
+#[test]
+fn initializer_naming_a_shared_variable_is_an_error() {
+    let src =
+        ".version 8.0\n.target sm_80\n.address_size 64\n.shared .u32 s;\n.global .u64 p = s;\n";
+    let err = ptx::parse("m.ptx", src).expect_err("not allowed");
+    let msg = err.render("m.ptx", src);
+    assert!(msg.contains("m.ptx:5:18"), "{msg}");
+    assert!(msg.contains("only .global and .const"), "{msg}");
+}
+
+// ---- Item 9: variables named in generic addresses -----------------------
+
+/// PTX ISA 6.4.1 "Addresses as Operands": `[var]` and `[var+imm]` address
+/// the variable; with generic addressing that is the variable's generic
+/// address, which lies in the variable's own state space.
+#[test]
+fn generic_access_through_variable_names() {
+    let body = stores(
+        ".shared .align 4 .u32 msh[4];",
+        ".shared .align 4 .u32 bsh[2];\n.local .align 4 .u32 loc[2];",
+        &[
+            "st.u32 [msh+8], 5;\nld.shared.u32 %v, [msh+8];",
+            "st.shared.u32 [msh+12], 6;\nld.u32 %v, [msh+12];",
+            "st.u32 [bsh+4], 7;\nld.shared.u32 %v, [bsh+4];",
+            "st.local.u32 [loc+4], 8;\nld.u32 %v, [loc+4];",
+            "st.u32 [loc], 9;\nld.local.u32 %v, [loc];",
+            // The kernel parameter through a generic ld: its low word equals ld.param's.
+            "ld.u64 %x1, [pout];\nld.param.u64 %x2, [pout];\nsetp.eq.u64 %p0, %x1, %x2;\nselp.u32 %v, 1, 0, %p0;",
+        ],
+    );
+    check("generic symbols", &body, 1, &[5, 6, 7, 8, 9, 1]);
+}
+
+// ---- Item 3: ldmatrix with a generic address ----------------------------
+
+/// PTX ISA "ldmatrix": without `.shared` the address is generic and must
+/// point into shared memory. Lane l's register holds row l/4, columns
+/// 2(l%4) and 2(l%4)+1 of the 8x8 b16 matrix (its transpose with .trans);
+/// lanes 0..7 give the row addresses.
+#[test]
+fn ldmatrix_through_a_generic_address() {
+    for trans in [false, true] {
+        let t = if trans { ".trans" } else { "" };
+        // Element (r, c) = 8r + c, so row r of 8 halves sits at sm + 16r.
+        let body = per_thread(
+            ".shared .align 16 .b16 sm[64];",
+            &format!(
+                "and.b32 %r1, %r0, 63;\nmul.wide.u32 %x2, %r1, 2;\nmov.u64 %x3, sm;\nadd.s64 %x4, %x3, %x2;\n\
+                 cvt.u16.u32 %rs0, %r1;\nst.shared.u16 [%x4], %rs0;\nadd.u32 %r2, %r1, 32;\n\
+                 cvt.u16.u32 %rs0, %r2;\nst.shared.u16 [%x4+64], %rs0;\nbar.sync 0;\n\
+                 and.b32 %r3, %r0, 7;\nmul.wide.u32 %x5, %r3, 16;\nadd.s64 %x5, %x3, %x5;\n\
+                 cvta.shared.u64 %x6, %x5;\nldmatrix.sync.aligned.m8n8.x1{t}.b16 {{%v}}, [%x6];"
+            ),
+        )
+        .replace(".reg .b32 %v;", ".reg .b32 %v;\n.reg .b16 %rs0;");
+        let want: Vec<u32> = (0..32u32)
+            .map(|l| {
+                let (r, c) = (l / 4, 2 * (l % 4));
+                let e = |r: u32, c: u32| 8 * r + c;
+                if trans {
+                    e(c, r) | (e(c + 1, r) << 16)
+                } else {
+                    e(r, c) | (e(r, c + 1) << 16)
+                }
+            })
+            .collect();
+        check(&format!("ldmatrix{t}"), &body, 32, &want);
+    }
+}

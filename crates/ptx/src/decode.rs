@@ -294,6 +294,21 @@ impl<'a> Decoder<'a> {
                 generic,
             } => {
                 let symbol = if let Some(&g) = self.mscope.globals.get(name.text) {
+                    // PTX ISA 5.4.4 "Initializers": only `.global` and
+                    // `.const` variables may be used in initializers.
+                    let space = self.module.globals[g].space;
+                    if !matches!(space, StateSpace::Global | StateSpace::Const) {
+                        err(
+                            &mut self.diags,
+                            name.span,
+                            format!(
+                                "`{}` is a .{} variable; only .global and .const variables may appear in initializers",
+                                name.text,
+                                space.name()
+                            ),
+                        );
+                        return None;
+                    }
                     Symbol::Global(g)
                 } else if let Some(&f) = self.mscope.functions.get(name.text) {
                     Symbol::Function(f)

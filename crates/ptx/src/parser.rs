@@ -525,8 +525,10 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.bump();
                 let n = self.expect(K::Ident, "a symbol")?;
-                let offset = self.opt_offset()?;
+                let inner = self.opt_offset()?;
                 self.expect(K::RParen, "`)`")?;
+                // ISA 5.4.4 writes the offset outside: `generic(foo)+8`.
+                let offset = inner.wrapping_add(self.opt_offset()?);
                 Ok(Init::Sym {
                     name: self.word(n),
                     offset,

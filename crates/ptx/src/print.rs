@@ -106,15 +106,13 @@ fn init(f: &mut impl Write, m: &Module, i: &Initializer) -> fmt::Result {
             offset: off,
             generic,
         } => {
+            // `generic(sym)+off`, the ISA's own spelling (5.4.4 "Initializers").
             if *generic {
-                write!(f, "generic(")?;
+                write!(f, "generic({})", symbol_name(m, None, *symbol))?;
+            } else {
+                f.write_str(symbol_name(m, None, *symbol))?;
             }
-            f.write_str(symbol_name(m, None, *symbol))?;
-            offset(f, *off)?;
-            if *generic {
-                write!(f, ")")?;
-            }
-            Ok(())
+            offset(f, *off)
         }
         Initializer::List(items) => {
             f.write_str("{")?;

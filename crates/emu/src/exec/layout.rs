@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use ptx::{Function, Immediate, Initializer, Module, StateSpace, Type, Variable};
 
+use super::decode::FUNC_BASE;
 use crate::mem::{GlobalMemory, Region, Space};
 
 /// Largest shared, constant or local space, or single variable, the emulator
@@ -69,7 +70,7 @@ fn init_bytes(
     init: &Initializer,
     ty: Type,
     size: usize,
-    resolve: &dyn Fn(&ptx::Symbol) -> Option<u64>,
+    resolve: &dyn Fn(&ptx::Symbol, bool) -> Option<u64>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(size);
     let width = ty.bytes().max(1) as usize;
@@ -78,7 +79,7 @@ fn init_bytes(
         ty: Type,
         width: usize,
         out: &mut Vec<u8>,
-        resolve: &dyn Fn(&ptx::Symbol) -> Option<u64>,
+        resolve: &dyn Fn(&ptx::Symbol, bool) -> Option<u64>,
     ) {
         match i {
             Initializer::Imm(imm) => {
@@ -93,8 +94,14 @@ fn init_bytes(
                 };
                 out.extend_from_slice(&bits.to_le_bytes()[..width.min(8)]);
             }
-            Initializer::Symbol { symbol, offset, .. } => {
-                let a = resolve(symbol).unwrap_or(0).wrapping_add(*offset as u64);
+            Initializer::Symbol {
+                symbol,
+                offset,
+                generic,
+            } => {
+                let a = resolve(symbol, *generic)
+                    .unwrap_or(0)
+                    .wrapping_add(*offset as u64);
                 out.extend_from_slice(&a.to_le_bytes()[..width.min(8)]);
             }
             Initializer::List(items) => items
@@ -246,18 +253,24 @@ impl ModuleLayout {
         (frame, kparams)
     }
 
+    /// PTX ISA 5.4.4 "Initializers": a variable named in an initializer is
+    /// its address in its own state space (what `mov` gives: the offset in
+    /// the constant bank for a `.const` variable); `generic(var)` is its
+    /// generic address. Global addresses are generic addresses here, so the
+    /// two differ only for the other spaces.
     fn write_initializers(&mut self, module: &Module) {
-        let addr_of = |globals: &[Option<Placed>], s: &ptx::Symbol| match s {
+        let addr_of = |globals: &[Option<Placed>], s: &ptx::Symbol, generic: bool| match s {
             ptx::Symbol::Global(g) => {
                 globals
                     .get(g.index())
                     .copied()
                     .flatten()
                     .map(|p| match p.space {
-                        Space::Global => p.addr,
-                        other => crate::mem::generic::to_generic(other, p.addr),
+                        other if generic => crate::mem::generic::to_generic(other, p.addr),
+                        _ => p.addr,
                     })
             }
+            ptx::Symbol::Function(f) => Some(FUNC_BASE + f.index() as u64),
             _ => None,
         };
         let globals = self.globals.clone();
@@ -266,7 +279,7 @@ impl ModuleLayout {
                 continue;
             };
             let size = v.size_bytes().unwrap_or(0) as usize;
-            let bytes = init_bytes(init, v.ty, size, &|s| addr_of(&globals, s));
+            let bytes = init_bytes(init, v.ty, size, &|s, g| addr_of(&globals, s, g));
             // Placement guarantees the bytes fit; a failure here would only drop an initializer.
             let _ = match p.space {
                 Space::Global => self.global.write(p.addr, &bytes, 1),

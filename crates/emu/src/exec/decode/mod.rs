@@ -308,6 +308,33 @@ impl Cx<'_> {
         }
     }
 
+    /// The state space a symbol's storage is in (`None` for functions).
+    fn symbol_space(&self, s: &Symbol) -> Option<MemSpace> {
+        match s {
+            Symbol::Global(g) => {
+                let p = self.layout.globals.get(g.index()).copied().flatten()?;
+                Some(match p.space {
+                    Space::Global => MemSpace::Global,
+                    Space::Shared => MemSpace::Shared,
+                    Space::Local => MemSpace::Local,
+                    Space::Param => MemSpace::Param,
+                    Space::Const => MemSpace::Const,
+                })
+            }
+            Symbol::Local(l) => {
+                let frame = self.layout.frames.get(self.func_index)?;
+                Some(if frame.shared.contains_key(&l.index()) {
+                    MemSpace::Shared
+                } else {
+                    MemSpace::Local
+                })
+            }
+            Symbol::Param(_) if self.func.is_entry() => Some(MemSpace::Param),
+            Symbol::Param(_) | Symbol::Return(_) => Some(MemSpace::Local),
+            Symbol::Function(_) => None,
+        }
+    }
+
     fn src(&self, o: &Operand) -> D<Src> {
         match o {
             Operand::Reg(r) => match self.slot(*r)? {
@@ -362,8 +389,17 @@ impl Cx<'_> {
         };
         // A frame symbol is thread-local storage whatever the instruction's space says
         // (`ld.param` of a device function's parameter or a call's argument).
+        // A variable named in a generic address stands for its generic address
+        // (PTX ISA "Addresses as Operands": `[var]` is the variable's address),
+        // which resolves to the variable's own space: access that space directly.
         let space = match (base_src, space) {
-            (Src::Frame(_), MemSpace::Param | MemSpace::Local) => MemSpace::Local,
+            (Src::Frame(_), MemSpace::Param | MemSpace::Local | MemSpace::Generic) => {
+                MemSpace::Local
+            }
+            (_, MemSpace::Generic) => match base {
+                AddrBase::Symbol(s) => self.symbol_space(s).unwrap_or(MemSpace::Generic),
+                _ => MemSpace::Generic,
+            },
             (_, s) => s,
         };
         Ok((

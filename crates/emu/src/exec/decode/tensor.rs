@@ -218,7 +218,9 @@ impl Cx<'_> {
             ));
         }
         let n = m.num.unwrap_or(1) as usize;
-        let space = mem_space(m.space.or(Some(StateSpace::Shared)))?;
+        // ISA "ldmatrix" / "stmatrix": without `.shared` the address is
+        // generic (and must point into shared memory).
+        let space = mem_space(m.space.or(Some(StateSpace::Generic)))?;
         let get = |i: usize| {
             inst.operands
                 .get(i)
