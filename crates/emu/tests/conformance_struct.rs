@@ -251,3 +251,43 @@ fn ldmatrix_through_a_generic_address() {
         check(&format!("ldmatrix{t}"), &body, 32, &want);
     }
 }
+
+// ---- Item 6: .reg parameters of .func -----------------------------------
+
+/// PTX ISA 7.1 "Function declarations and definitions" and "call": a
+/// `.func` may take and return `.reg` parameters, used in its body like
+/// registers; `call (d), f, (a, b)` passes registers or immediates by value
+/// and writes the result register. `.param` and `.reg` parameters may mix.
+#[test]
+fn func_with_reg_parameters() {
+    let decls = ".func (.reg .u32 %res) inc_ptr (.reg .u32 %ptr, .reg .u32 %inc)\n{\n\
+                 add.u32 %res, %ptr, %inc;\nret;\n}\n\
+                 .func (.reg .u64 wide, .param .u32 narrow) mixed (.param .u32 a, .reg .u16 h)\n{\n\
+                 .reg .b32 %t;\nld.param.u32 %t, [a];\ncvt.u64.u16 wide, h;\nshl.b64 wide, wide, 32;\n\
+                 st.param.u32 [narrow], %t;\nret;\n}";
+    let body = per_thread(
+        decls,
+        // out[tid] = (tid + 4) + 1000; then mixed: wide = h << 32, narrow = a.
+        "call (%r1), inc_ptr, (%r0, 4);\ncall (%r2), inc_ptr, (%r1, 1000);\n\
+         .reg .u16 %h;\ncvt.u16.u32 %h, %r0;\n\
+         {\n.param .u32 pa;\n.param .u32 pn;\nst.param.u32 [pa], 7;\n\
+         call (%x3, pn), mixed, (pa, %h);\nld.param.u32 %r3, [pn];\n}\n\
+         shr.u64 %x3, %x3, 32;\ncvt.u32.u64 %r4, %x3;\n\
+         mad.lo.u32 %v, %r4, 100000, %r2;\nmad.lo.u32 %v, %r3, 10000000, %v;",
+    );
+    // tid + 1004 + 100000 * tid + 7 * 10^7.
+    let want: Vec<u32> = (0..4)
+        .map(|t| 70_000_000 + 100_000 * t + t + 1004)
+        .collect();
+    check(".reg params", &body, 4, &want);
+}
+
+/// ISA 5.1.6: kernel (`.entry`) parameters are in the `.param` space; a
+/// `.reg` kernel parameter is a diagnostic at its name.
+#[test]
+fn entry_with_reg_parameter_is_an_error() {
+    let src = format!("{SM80}\n.visible .entry k(.reg .u32 a)\n{{\nret;\n}}\n");
+    let err = ptx::parse("m.ptx", &src).expect_err("not allowed");
+    let msg = err.render("m.ptx", &src);
+    assert!(msg.contains("m.ptx:4:29"), "{msg}");
+}

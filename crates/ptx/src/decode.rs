@@ -405,6 +405,26 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
+        if f.is_entry
+            && let Some(p) = params
+                .iter()
+                .find(|p: &&Variable| p.space == StateSpace::Reg)
+        {
+            let span = f
+                .params
+                .iter()
+                .flat_map(|v| &v.names)
+                .find(|d| d.name.text == p.name)
+                .map_or(f.name.span, |d| d.name.span);
+            err(
+                &mut self.diags,
+                span,
+                format!(
+                    "kernel parameter `{}` must be in .param space, not .reg",
+                    p.name
+                ),
+            );
+        }
         if f.is_entry && !f.returns.is_empty() {
             err(
                 &mut self.diags,
@@ -458,11 +478,30 @@ impl<'a> Decoder<'a> {
             returns: HashMap::new(),
             marker: std::marker::PhantomData,
         };
-        for (i, p) in func.params.iter().enumerate() {
-            fs.params.insert(p.name.clone(), i as u32);
-        }
-        for (i, r) in func.returns.iter().enumerate() {
-            fs.returns.insert(r.name.clone(), i as u32);
+        // `.reg` parameters are registers of the body, declared first (see
+        // `Function::param_reg`); the others are `.param` symbols.
+        let header: Vec<(Variable, bool, u32)> = (func.params.iter().enumerate())
+            .map(|(i, p)| (p.clone(), false, i as u32))
+            .chain((func.returns.iter().enumerate()).map(|(i, r)| (r.clone(), true, i as u32)))
+            .collect();
+        for (v, is_ret, i) in header {
+            if v.space == StateSpace::Reg {
+                let span = self.module.functions.span(h);
+                let r = func.regs.append(
+                    RegDecl {
+                        name: v.name.clone(),
+                        ty: v.ty,
+                        vec: v.vec,
+                        scope: None,
+                    },
+                    span,
+                );
+                self.declare_named(&mut fs, v.name, span, None, Decl::Reg(r));
+            } else if is_ret {
+                fs.returns.insert(v.name, i);
+            } else {
+                fs.params.insert(v.name, i);
+            }
         }
         // Body-level registers first (see `Function::regs`).
         for s in body {
@@ -891,7 +930,9 @@ pub(crate) fn variable(
             ) || space.is_shared()
                 || space.is_param()
         }
-        Context::Param => space.is_param(),
+        // `.func` parameters may also be registers (ISA 7.1, "Function
+        // declarations and definitions"); `.entry` ones are refused by the caller.
+        Context::Param => space.is_param() || space == StateSpace::Reg,
     };
     if !allowed {
         if let Some(w) = head.space {

@@ -275,7 +275,7 @@ impl BodyPrinter<'_> {
             .func
             .regs
             .iter()
-            .filter(|(_, r)| r.scope == scope)
+            .filter(|(_, r)| r.scope == scope && !self.func.is_param_reg(r))
             .collect();
         reg_decls(&mut self.out, &regs, &ind)
     }

@@ -445,14 +445,14 @@ pub enum Op {
     Tensor(Box<TensorOp>),
     Call {
         callee: u32,
-        args: Vec<u64>,
-        rets: Vec<u64>,
+        args: Vec<CallArg>,
+        rets: Vec<CallRet>,
     },
     /// `call (rets), %reg, (args), proto`: a call through a function pointer.
     CallIndirect {
         target: Src,
-        args: Vec<u64>,
-        rets: Vec<u64>,
+        args: Vec<CallArg>,
+        rets: Vec<CallRet>,
     },
     /// `call vprintf, (fmt, args)`: the two frame offsets of the param variables.
     Vprintf {
@@ -504,6 +504,22 @@ pub enum Op {
     },
     /// Decoded but not executable: faults when reached, with this reason.
     Unsupported(String),
+}
+
+/// A call argument: a `.param` variable in the caller's frame (its offset),
+/// or a value (a register or immediate, passed to a `.reg` parameter).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CallArg {
+    Frame(u64),
+    Value(Src),
+}
+
+/// Where a returned value goes: a `.param` variable of the caller's frame or
+/// a caller register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallRet {
+    Frame(u64),
+    Reg(R),
 }
 
 /// The SIMD video operations.

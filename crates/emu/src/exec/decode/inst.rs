@@ -630,6 +630,27 @@ impl Cx<'_> {
         }
     }
 
+    /// A `.param` variable of the frame is passed by its offset; a register
+    /// or immediate by value (to a `.reg` parameter, ISA 7.1).
+    fn call_arg(&self, o: &Operand) -> D<CallArg> {
+        match o {
+            Operand::Symbol(s, off) => match self.symbol_addr(s, *off)? {
+                Src::Frame(f) => Ok(CallArg::Frame(f)),
+                _ => Err("call argument outside the frame".into()),
+            },
+            Operand::Reg(_) | Operand::Imm(_) => Ok(CallArg::Value(self.src(o)?)),
+            other => Err(format!("call argument {other:?}")),
+        }
+    }
+
+    fn call_ret(&self, o: &Operand) -> D<CallRet> {
+        match self.call_arg(o)? {
+            CallArg::Frame(f) => Ok(CallRet::Frame(f)),
+            CallArg::Value(Src::Reg(r)) => Ok(CallRet::Reg(r)),
+            CallArg::Value(_) => Err(format!("call result into {o:?}")),
+        }
+    }
+
     fn call(&self, ops: &[Operand]) -> D<Op> {
         let mut k = 0;
         let mut rets = Vec::new();
@@ -637,58 +658,50 @@ impl Cx<'_> {
             rets = list.clone();
             k = 1;
         }
+        let args = match ops.get(k + 1) {
+            Some(Operand::List(list)) => list.as_slice(),
+            _ => &[],
+        };
+        let args = args
+            .iter()
+            .map(|o| self.call_arg(o))
+            .collect::<D<Vec<_>>>()?;
+        let rets = rets
+            .iter()
+            .map(|o| self.call_ret(o))
+            .collect::<D<Vec<_>>>()?;
         let callee = match ops.get(k) {
             Some(Operand::Symbol(Symbol::Function(h), 0)) => *h,
+            // `call (r), %rd, (a), proto`: the target is a register holding
+            // a function address (see [`FUNC_BASE`]).
             Some(o @ Operand::Reg(_)) => {
-                // `call (r), %rd, (a), proto`: the target is a register holding
-                // a function address (see [`FUNC_BASE`]).
                 let target = self.src(o)?;
-                let list = |i: usize| match ops.get(i) {
-                    Some(Operand::List(l)) => l.clone(),
-                    _ => Vec::new(),
-                };
-                let frame_off = |o: &Operand| -> D<u64> {
-                    match o {
-                        Operand::Symbol(s, off) => match self.symbol_addr(s, *off)? {
-                            Src::Frame(f) => Ok(f),
-                            _ => Err("call argument outside the frame".into()),
-                        },
-                        other => Err(format!("call argument {other:?}")),
-                    }
-                };
-                let args = list(k + 1).iter().map(frame_off).collect::<D<Vec<_>>>()?;
-                let rets = rets.iter().map(frame_off).collect::<D<Vec<_>>>()?;
                 return Ok(Op::CallIndirect { target, args, rets });
             }
             _ => return Err("call target".into()),
         };
-        let args = match ops.get(k + 1) {
-            Some(Operand::List(list)) => list.clone(),
-            _ => Vec::new(),
-        };
-        let frame_off = |o: &Operand| -> D<u64> {
-            match o {
-                Operand::Symbol(s, off) => match self.symbol_addr(s, *off)? {
-                    Src::Frame(f) => Ok(f),
-                    _ => Err("call argument outside the frame".into()),
-                },
-                other => Err(format!("call argument {other:?}")),
-            }
-        };
-        let args = args.iter().map(frame_off).collect::<D<Vec<_>>>()?;
-        let rets = rets.iter().map(frame_off).collect::<D<Vec<_>>>()?;
         let f = self
             .module
             .functions
             .get(callee)
             .ok_or("dangling function")?;
+        if f.params
+            .iter()
+            .chain(&f.returns)
+            .any(|p| p.space == ptx::StateSpace::Reg && p.ty == Type::Pred)
+        {
+            return Err(format!("`{}` has a .reg .pred parameter", f.name));
+        }
         if !f.has_body {
-            if f.name == "vprintf" && args.len() == 2 {
-                return Ok(Op::Vprintf {
-                    fmt: args[0],
-                    args: args[1],
-                    ret: rets.first().copied(),
-                });
+            if f.name == "vprintf"
+                && let [CallArg::Frame(fmt), CallArg::Frame(a)] = args[..]
+            {
+                let ret = match rets.first() {
+                    Some(CallRet::Frame(o)) => Some(*o),
+                    Some(CallRet::Reg(_)) => return Err("vprintf result in a register".into()),
+                    None => None,
+                };
+                return Ok(Op::Vprintf { fmt, args: a, ret });
             }
             return Err(format!("call of external function `{}`", f.name));
         }

@@ -41,6 +41,11 @@ pub struct Func {
     pub frame_size: u64,
     pub params: Vec<(u64, u64)>,
     pub rets: Vec<(u64, u64)>,
+    /// The register of each `.reg` parameter (`None` for `.param` ones),
+    /// which a call writes instead of the frame slot.
+    pub param_regs: Vec<Option<R>>,
+    /// Likewise for return values: read at `ret` instead of the frame slot.
+    pub ret_regs: Vec<Option<R>>,
 }
 
 /// A decoded module.
@@ -133,6 +138,17 @@ fn decode_func(
         text.push(s);
     }
     let frame = layout.frames.get(index).cloned().unwrap_or_default();
+    // A `.reg .pred` parameter has no value slot: such a call faults.
+    let value_slot = |r: Option<ptx::Reg>| match r.map(|r| cx.slot(r)) {
+        Some(Ok((false, s))) => Some(s),
+        _ => None,
+    };
+    let param_regs = (0..f.params.len())
+        .map(|i| value_slot(f.param_reg(i)))
+        .collect();
+    let ret_regs = (0..f.returns.len())
+        .map(|i| value_slot(f.return_reg(i)))
+        .collect();
     Func {
         name: f.name.clone(),
         is_entry: f.is_entry(),
@@ -146,6 +162,8 @@ fn decode_func(
         frame_size: frame.size,
         params: frame.params,
         rets: frame.rets,
+        param_regs,
+        ret_regs,
     }
 }
 

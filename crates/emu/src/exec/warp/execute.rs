@@ -580,7 +580,7 @@ impl Warp {
                             return Err((FaultKind::Unsupported(why), None));
                         }
                         self.next(pc);
-                        self.call(lx, callee as u32, args, rets, exec)?;
+                        self.call(lx, cta, callee as u32, args, rets, exec)?;
                     }
                     _ => {
                         // Lanes with different targets (or guarded off): each group
@@ -595,7 +595,7 @@ impl Warp {
             }
             Op::Call { callee, args, rets } => {
                 self.next(pc);
-                self.call(lx, *callee, args, rets, exec)?;
+                self.call(lx, cta, *callee, args, rets, exec)?;
                 return Ok(());
             }
             Op::Vprintf { fmt, args, ret } => {
