@@ -15,15 +15,18 @@ use emu::observer::NoObserver;
 /// Run kernel `k` of `body` (the module after its header) with one block of
 /// `threads` threads and one `u32*` output buffer `out` of `len` elements.
 fn run_k(header: &str, body: &str, threads: u32, len: usize) -> Result<LaunchResult, String> {
-    let ptx = format!("{header}\n{body}");
     let spec_text = format!(
         "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [{threads}]\n\
          [[arg]]\nname = \"out\"\ntype = \"u32*\"\nlen = {len}\n"
     );
-    let spec =
-        emu::spec::parse(&spec_text, Path::new("/k.toml"), &[]).map_err(|e| e.to_string())?;
+    run_text(&format!("{header}\n{body}"), &spec_text)
+}
+
+/// Run PTX text `ptx` with the launch spec `spec_text`.
+fn run_text(ptx: &str, spec_text: &str) -> Result<LaunchResult, String> {
+    let spec = emu::spec::parse(spec_text, Path::new("/k.toml"), &[]).map_err(|e| e.to_string())?;
     run_ptx(
-        &ptx,
+        ptx,
         "k.ptx",
         &spec,
         LaunchOptions::default(),
@@ -290,4 +293,39 @@ fn entry_with_reg_parameter_is_an_error() {
     let err = ptx::parse("m.ptx", &src).expect_err("not allowed");
     let msg = err.render("m.ptx", &src);
     assert!(msg.contains("m.ptx:4:29"), "{msg}");
+}
+
+// ---- Item 10: .address_size 32 -------------------------------------------
+
+/// PTX ISA 11.1.3 ".address_size": with 32-bit addresses, pointers (kernel
+/// parameters, generic addresses, cvta results) are `.u32`. A spec's buffer
+/// binds to a `.param .u32` parameter; the kernel reads `in[tid]` through it
+/// with `ld.global`, doubles it, writes `out[tid]` with a generic `st`, and
+/// round-trips a shared variable through `cvta.shared.u32` and a generic `ld`.
+#[test]
+fn address_size_32_binds_u32_pointers() {
+    let header = ".version 8.0\n.target sm_80\n.address_size 32";
+    let body = ".visible .entry k(.param .u32 pin, .param .u32 pout)\n{\n\
+                .reg .b32 %r<12>;\n.reg .pred %p0;\n.shared .align 4 .u32 sh[32];\n\
+                ld.param.u32 %r1, [pin];\nld.param.u32 %r2, [pout];\nmov.u32 %r0, %tid.x;\n\
+                shl.b32 %r3, %r0, 2;\nadd.u32 %r4, %r1, %r3;\nld.global.u32 %r5, [%r4];\n\
+                mov.u32 %r6, sh;\nadd.u32 %r6, %r6, %r3;\ncvta.shared.u32 %r7, %r6;\n\
+                shl.b32 %r8, %r5, 1;\nst.u32 [%r7], %r8;\nld.shared.u32 %r9, [%r6];\n\
+                isspacep.shared %p0, %r7;\n@!%p0 mov.u32 %r9, 0;\n\
+                cvta.global.u32 %r10, %r2;\nadd.u32 %r10, %r10, %r3;\nst.u32 [%r10], %r9;\nret;\n}\n";
+    let spec_text = "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [8]\n\
+         [[arg]]\nname = \"in\"\ntype = \"u32*\"\nlen = 8\ninit = \"iota\"\n\
+         [[arg]]\nname = \"out\"\ntype = \"u32*\"\nlen = 8\n";
+    let r = run_text(&format!("{header}\n{body}"), spec_text).unwrap_or_else(|e| panic!("{e}"));
+    // in[t] = t (iota); out[t] = 2 in[t].
+    let want: Vec<u32> = (0..8).map(|t| 2 * t).collect();
+    assert_eq!(u32s(buffer(&r, "out")), want);
+}
+
+/// In a 64-bit module a pointer still needs a 64-bit parameter.
+#[test]
+fn address_size_64_refuses_u32_pointer_parameters() {
+    let body = ".visible .entry k(.param .u32 pout)\n{\nret;\n}\n";
+    let e = run_k(SM80, body, 1, 1).expect_err("32-bit pointer parameter");
+    assert!(e.contains("needs a 64-bit parameter"), "{e}");
 }

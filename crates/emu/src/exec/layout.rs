@@ -136,7 +136,12 @@ impl ModuleLayout {
                 }
             }
         }
-        let mut global = GlobalMemory::new();
+        // 32-bit modules address global memory with 32-bit pointers.
+        let mut global = if module.address_size == Some(32) {
+            GlobalMemory::with_base(crate::mem::GLOBAL_BASE_32)
+        } else {
+            GlobalMemory::new()
+        };
         let mut globals: Vec<Option<Placed>> = Vec::with_capacity(module.globals.len());
         let mut shared_cursor = 0u64;
         let mut const_cursor = 0u64;

@@ -44,6 +44,9 @@ pub enum MemSpace {
     Param,
     Const,
     Generic,
+    /// Generic addressing of an `.address_size 32` module (its own map, see
+    /// [`crate::mem::generic::Width`]).
+    Generic32,
 }
 
 /// `[base + offset]`.
@@ -312,12 +315,14 @@ pub enum Op {
     },
     Cvta {
         to_generic: bool,
+        width: crate::mem::generic::Width,
         space: crate::mem::Space,
         d: R,
         a: Src,
         bits32: bool,
     },
     Isspacep {
+        width: crate::mem::generic::Width,
         space: crate::mem::Space,
         d: P,
         a: Src,

@@ -337,12 +337,14 @@ impl Cx<'_> {
             }
             O::Cvta => Op::Cvta {
                 to_generic: !m.cvta_to,
+                width: self.width(),
                 space: plain_space(m.space)?,
                 d: self.dreg(get(0)?)?,
                 a: self.src(get(1)?)?,
                 bits32: ty.bits() == 32,
             },
             O::Isspacep => Op::Isspacep {
+                width: self.width(),
                 space: plain_space(m.space)?,
                 d: self.dpred(get(0)?)?,
                 a: self.src(get(1)?)?,

@@ -15,6 +15,7 @@ use super::ops::*;
 use crate::float::Round;
 use crate::float::convert::RoundInt;
 use crate::mem::Space;
+use crate::mem::generic::Width;
 use crate::simt::stack::NO_RECONVERGE;
 
 mod inst;
@@ -420,6 +421,10 @@ impl Cx<'_> {
             },
             (_, s) => s,
         };
+        let space = match space {
+            MemSpace::Generic if self.width() == Width::A32 => MemSpace::Generic32,
+            s => s,
+        };
         Ok((
             Addr {
                 base: base_src,
@@ -427,6 +432,15 @@ impl Cx<'_> {
             },
             space,
         ))
+    }
+
+    /// The generic map of the module (`.address_size 32` has its own).
+    pub(super) fn width(&self) -> Width {
+        if self.module.address_size == Some(32) {
+            Width::A32
+        } else {
+            Width::A64
+        }
     }
 
     fn int_ty(t: Type) -> (u8, bool) {

@@ -7,7 +7,6 @@ use crate::exec::alu::{self, L, mask_of};
 use crate::exec::ops::*;
 use crate::exec::printf;
 use crate::fault::FaultKind;
-use crate::mem::generic::{from_generic, is_space, to_generic};
 use crate::observer::{BranchEvent, Observer, Site};
 use crate::simt::{Mask, WARP_SIZE, lanes};
 
@@ -235,6 +234,7 @@ impl Warp {
             }
             Op::Cvta {
                 to_generic: tg,
+                width,
                 space,
                 d,
                 a,
@@ -243,20 +243,20 @@ impl Warp {
                 let x = self.fetch(lx, cta, *a);
                 let out: L = std::array::from_fn(|l| {
                     let v = if *tg {
-                        to_generic(*space, x[l])
+                        width.to_generic(*space, x[l])
                     } else {
-                        from_generic(*space, x[l])
+                        width.from_generic(*space, x[l])
                     };
                     if *bits32 { v & 0xffff_ffff } else { v }
                 });
                 self.write(*d, &out, exec);
             }
-            Op::Isspacep { space, d, a } => {
+            Op::Isspacep { width, space, d, a } => {
                 let x = self.fetch(lx, cta, *a);
                 let v = x
                     .iter()
                     .enumerate()
-                    .fold(0, |m, (l, &a)| m | (is_space(*space, a) as u32) << l);
+                    .fold(0, |m, (l, &a)| m | (width.is_space(*space, a) as u32) << l);
                 self.set_pred(*d, v, exec);
             }
             Op::Ld {
