@@ -35,6 +35,13 @@ fn run_text(ptx: &str, spec_text: &str) -> Result<LaunchResult, String> {
     .map_err(|e| e.to_string())
 }
 
+/// `src` does not parse; its diagnostics name `at` (file:line:col) and say `what`.
+fn parse_error(src: &str, at: &str, what: &str) {
+    let err = ptx::parse("m.ptx", src).expect_err("not allowed");
+    let msg = err.render("m.ptx", src);
+    assert!(msg.contains(at) && msg.contains(what), "{msg}");
+}
+
 const SM80: &str = ".version 8.0\n.target sm_80\n.address_size 64";
 
 /// Run and compare the `out` buffer with `want`.
@@ -187,12 +194,8 @@ fn initializer_addresses_follow_the_variable_state_space() {
 /// in initializers" -- a `.shared` one is a diagnostic at its position.
 #[test]
 fn initializer_naming_a_shared_variable_is_an_error() {
-    let src =
-        ".version 8.0\n.target sm_80\n.address_size 64\n.shared .u32 s;\n.global .u64 p = s;\n";
-    let err = ptx::parse("m.ptx", src).expect_err("not allowed");
-    let msg = err.render("m.ptx", src);
-    assert!(msg.contains("m.ptx:5:18"), "{msg}");
-    assert!(msg.contains("only .global and .const"), "{msg}");
+    let src = format!("{SM80}\n.shared .u32 s;\n.global .u64 p = s;\n");
+    parse_error(&src, "m.ptx:5:18", "only .global and .const");
 }
 
 // ---- Item 9: variables named in generic addresses -----------------------
@@ -290,9 +293,7 @@ fn func_with_reg_parameters() {
 #[test]
 fn entry_with_reg_parameter_is_an_error() {
     let src = format!("{SM80}\n.visible .entry k(.reg .u32 a)\n{{\nret;\n}}\n");
-    let err = ptx::parse("m.ptx", &src).expect_err("not allowed");
-    let msg = err.render("m.ptx", &src);
-    assert!(msg.contains("m.ptx:4:29"), "{msg}");
+    parse_error(&src, "m.ptx:4:29", "must be in .param space");
 }
 
 // ---- Item 10: .address_size 32 -------------------------------------------
@@ -328,4 +329,43 @@ fn address_size_64_refuses_u32_pointer_parameters() {
     let body = ".visible .entry k(.param .u32 pout)\n{\nret;\n}\n";
     let e = run_k(SM80, body, 1, 1).expect_err("32-bit pointer parameter");
     assert!(e.contains("needs a 64-bit parameter"), "{e}");
+}
+
+// ---- Item 8: .global and .const declared in a function body ---------------
+
+/// PTX ISA 5.1: only `.reg` and `.local` are confined to function scope
+/// (5.1.1, 5.1.5); nothing confines `.global` (5.1.4) or `.const` (5.1.3)
+/// to module scope. A body `.global` / `.const` variable has static
+/// storage (one instance, kept across calls) and takes an initializer
+/// (5.4.4); its name is visible in its block only.
+#[test]
+fn global_and_const_variables_in_a_body() {
+    let decls = ".func (.reg .u32 r) bump ()\n{\n.global .align 4 .u32 cnt = 40;\n\
+                 ld.global.u32 r, [cnt];\nadd.u32 r, r, 1;\nst.global.u32 [cnt], r;\nret;\n}";
+    let locals = ".global .align 4 .u32 tbl[3] = {10, 20, 30};\n\
+                  .const .align 4 .u32 ctab[2] = {7, 9};";
+    let body = stores(
+        decls,
+        locals,
+        &[
+            "ld.global.u32 %v, [tbl+8];",
+            "ld.const.u32 %v, [ctab+4];",
+            // Generic access through the name (item 9) and through cvta.
+            "ld.u32 %v, [tbl+4];",
+            "mov.u64 %x1, ctab;\ncvta.const.u64 %x1, %x1;\nld.u32 %v, [%x1];",
+            // Two calls: the counter's storage persists, 40 -> 41 -> 42.
+            "call (%v), bump, ();\ncall (%v), bump, ();",
+            // A block-scoped .global with an initializer.
+            "{\n.global .align 4 .u32 inner = 5;\nld.global.u32 %v, [inner];\n}",
+        ],
+    );
+    check("body statics", &body, 1, &[30, 9, 20, 7, 42, 5]);
+}
+
+/// ISA 5.4.4: "variable initialization is supported only for constant and
+/// global state spaces" -- a `.local` initializer is a diagnostic.
+#[test]
+fn local_initializer_is_an_error() {
+    let src = format!("{SM80}\n.visible .entry k()\n{{\n.local .u32 x = 5;\nret;\n}}\n");
+    parse_error(&src, "m.ptx:6:13", "cannot have an initializer");
 }

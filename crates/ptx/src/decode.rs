@@ -272,6 +272,24 @@ impl<'a> Decoder<'a> {
         variable(&mut self.diags, head, d, ctx)
     }
 
+    /// The initializer of a variable declared in a body. ISA 5.4.4: "variable
+    /// initialization is supported only for constant and global state spaces".
+    fn body_initializer(&mut self, d: &Declarator<'a>, var: &Variable) -> Option<Initializer> {
+        let init = d.init.as_ref()?;
+        if !matches!(var.space, StateSpace::Global | StateSpace::Const) {
+            err(
+                &mut self.diags,
+                d.name.span,
+                format!(
+                    "a .{} variable cannot have an initializer (only .global and .const can)",
+                    var.space.name()
+                ),
+            );
+            return None;
+        }
+        self.initializer(init, var.ty)
+    }
+
     fn initializer(&mut self, init: &Init<'a>, ty: Type) -> Option<Initializer> {
         match init {
             Init::Num(n, span) => {
@@ -679,7 +697,8 @@ impl<'a> Decoder<'a> {
         for s in stmts {
             if let Stmt::Var(v) = s {
                 for d in &v.names {
-                    if let Some(var) = variable(&mut self.diags, &v.head, d, Context::Body) {
+                    if let Some(mut var) = variable(&mut self.diags, &v.head, d, Context::Body) {
+                        var.init = self.body_initializer(d, &var);
                         let h = func.locals.append(LocalVar { var, scope }, d.name.span);
                         self.declare(fs, d.name, scope, Decl::Local(h));
                     }
@@ -923,10 +942,18 @@ pub(crate) fn variable(
                 StateSpace::Global | StateSpace::Const | StateSpace::Shared | StateSpace::Tex
             ) || space.is_shared()
         }
+        // The ISA restricts `.reg` and `.local` to function scope under the ABI
+        // (5.1.1, 5.1.5) but puts no scope restriction on `.global` or `.const`
+        // (5.1.3, 5.1.4): in a body they are statically allocated, visible in
+        // their block only.
         Context::Body => {
             matches!(
                 space,
-                StateSpace::Local | StateSpace::Shared | StateSpace::Param | StateSpace::Const
+                StateSpace::Local
+                    | StateSpace::Shared
+                    | StateSpace::Param
+                    | StateSpace::Const
+                    | StateSpace::Global
             ) || space.is_shared()
                 || space.is_param()
         }

@@ -1,6 +1,6 @@
 //! Printing round-trips the structural syntax of issue 28: `generic(v)+off`
 //! initializers, `.reg` parameters of `.func`s, `WARP_SZ`, `vote` without
-//! `.sync`, variables in generic addresses.
+//! `.sync`, `.global` / `.const` variables (with initializers) in bodies.
 
 /// Parse, print, reparse: the same IR, and printing is a fixed point.
 fn round_trip(name: &str, body: &str) -> String {
@@ -34,4 +34,10 @@ fn structural_syntax_round_trips() {
     assert!(p.contains(".reg .u32 r"), "{p}");
     assert_eq!(p.matches(".reg .u32 a").count(), 1, "{p}");
     assert!(p.contains("mov.u32 %x, 32;"), "{p}");
+    let p = round_trip(
+        "body statics",
+        ".visible .entry k()\n{\n.global .align 4 .u32 t[2] = {1, 2};\n.const .u32 c = 3;\n\
+         {\n.global .u32 g = 4;\n}\nret;\n}\n",
+    );
+    assert!(p.contains(".global .align 4 .u32 t[2] = {1, 2};"), "{p}");
 }

@@ -33,6 +33,9 @@ pub struct FrameLayout {
     pub locals: HashMap<usize, u64>,
     /// Offsets of body `.shared` variables in the CTA's shared memory.
     pub shared: HashMap<usize, u64>,
+    /// Body `.global` and `.const` variables: static storage, like module
+    /// variables (one instance per launch), named only inside their block.
+    pub statics: HashMap<usize, Placed>,
     pub size: u64,
 }
 
@@ -63,6 +66,16 @@ fn place(cursor: &mut u64, v: &Variable) -> (u64, u64) {
     let size = v.size_bytes().unwrap_or(0);
     *cursor = off + size;
     (off, size)
+}
+
+/// Allocation state shared by the frames of all functions: body `.shared`,
+/// `.const` and `.global` variables live in the module-wide spaces.
+struct Cursors<'a> {
+    shared: &'a mut u64,
+    shared_symbols: &'a mut Vec<(String, u64, u64)>,
+    konst: &'a mut u64,
+    const_syms: &'a mut Vec<(String, u64, u64)>,
+    global: &'a mut GlobalMemory,
 }
 
 /// Little-endian bytes of an initializer for a variable of type `ty`.
@@ -188,7 +201,14 @@ impl ModuleLayout {
         let mut frames = Vec::with_capacity(module.functions.len());
         let mut kernel_params = Vec::with_capacity(module.functions.len());
         for (_, f) in module.functions.iter() {
-            let (frame, kparams) = Self::frame_of(f, &mut shared_cursor, &mut shared_symbols);
+            let mut cursors = Cursors {
+                shared: &mut shared_cursor,
+                shared_symbols: &mut shared_symbols,
+                konst: &mut const_cursor,
+                const_syms: &mut const_syms,
+                global: &mut global,
+            };
+            let (frame, kparams) = Self::frame_of(f, &mut cursors);
             frames.push(frame);
             kernel_params.push(kparams);
         }
@@ -223,11 +243,7 @@ impl ModuleLayout {
         Ok(layout)
     }
 
-    fn frame_of(
-        f: &Function,
-        shared_cursor: &mut u64,
-        shared_symbols: &mut Vec<(String, u64, u64)>,
-    ) -> (FrameLayout, Vec<(u64, u64)>) {
+    fn frame_of(f: &Function, c: &mut Cursors<'_>) -> (FrameLayout, Vec<(u64, u64)>) {
         let mut frame = FrameLayout::default();
         let mut cursor = 0u64;
         let mut kparams = Vec::new();
@@ -246,9 +262,24 @@ impl ModuleLayout {
         }
         for (h, l) in f.locals.iter() {
             if l.var.space.is_shared() {
-                let (off, size) = place(shared_cursor, &l.var);
-                shared_symbols.push((l.var.name.clone(), off, size));
+                let (off, size) = place(c.shared, &l.var);
+                c.shared_symbols.push((l.var.name.clone(), off, size));
                 frame.shared.insert(h.index(), off);
+            } else if l.var.space == StateSpace::Const {
+                let (off, size) = place(c.konst, &l.var);
+                c.const_syms.push((l.var.name.clone(), off, size));
+                let p = Placed {
+                    space: Space::Const,
+                    addr: off,
+                };
+                frame.statics.insert(h.index(), p);
+            } else if l.var.space == StateSpace::Global {
+                let size = l.var.size_bytes().unwrap_or(0) as usize;
+                let p = Placed {
+                    space: Space::Global,
+                    addr: c.global.alloc(&l.var.name, vec![0; size]),
+                };
+                frame.statics.insert(h.index(), p);
             } else {
                 let (off, _) = place(&mut cursor, &l.var);
                 frame.locals.insert(h.index(), off);
@@ -279,12 +310,31 @@ impl ModuleLayout {
             _ => None,
         };
         let globals = self.globals.clone();
-        for (h, v) in module.globals.iter() {
-            let (Some(init), Some(Some(p))) = (&v.init, globals.get(h.index())) else {
-                continue;
-            };
-            let size = v.size_bytes().unwrap_or(0) as usize;
-            let bytes = init_bytes(init, v.ty, size, &|s, g| addr_of(&globals, s, g));
+        let module_vars = module
+            .globals
+            .iter()
+            .filter_map(|(h, v)| Some((v, globals.get(h.index()).copied().flatten()?)));
+        let body_vars = module
+            .functions
+            .iter()
+            .zip(&self.frames)
+            .flat_map(|((_, f), fr)| {
+                f.locals
+                    .iter()
+                    .filter_map(|(h, l)| Some((&l.var, fr.statics.get(&h.index()).copied()?)))
+            });
+        let inits: Vec<(Placed, Vec<u8>)> = module_vars
+            .chain(body_vars)
+            .filter_map(|(v, p)| {
+                let size = v.size_bytes().unwrap_or(0) as usize;
+                let init = v.init.as_ref()?;
+                Some((
+                    p,
+                    init_bytes(init, v.ty, size, &|s, g| addr_of(&globals, s, g)),
+                ))
+            })
+            .collect();
+        for (p, bytes) in inits {
             // Placement guarantees the bytes fit; a failure here would only drop an initializer.
             let _ = match p.space {
                 Space::Global => self.global.write(p.addr, &bytes, 1),

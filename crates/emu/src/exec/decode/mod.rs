@@ -286,7 +286,9 @@ impl Cx<'_> {
             }
             Symbol::Local(l) => {
                 let frame = frame.ok_or("no frame")?;
-                if let Some(&o) = frame.shared.get(&l.index()) {
+                if let Some(p) = frame.statics.get(&l.index()) {
+                    Ok(Src::Imm(p.addr.wrapping_add(off)))
+                } else if let Some(&o) = frame.shared.get(&l.index()) {
                     Ok(Src::Imm(o.wrapping_add(off)))
                 } else {
                     let o = frame
@@ -342,6 +344,12 @@ impl Cx<'_> {
             }
             Symbol::Local(l) => {
                 let frame = self.layout.frames.get(self.func_index)?;
+                if let Some(p) = frame.statics.get(&l.index()) {
+                    return Some(match p.space {
+                        Space::Const => MemSpace::Const,
+                        _ => MemSpace::Global,
+                    });
+                }
                 Some(if frame.shared.contains_key(&l.index()) {
                     MemSpace::Shared
                 } else {
