@@ -35,13 +35,6 @@ fn run_text(ptx: &str, spec_text: &str) -> Result<LaunchResult, String> {
     .map_err(|e| e.to_string())
 }
 
-/// `src` does not parse; its diagnostics name `at` (file:line:col) and say `what`.
-fn parse_error(src: &str, at: &str, what: &str) {
-    let err = ptx::parse("m.ptx", src).expect_err("not allowed");
-    let msg = err.render("m.ptx", src);
-    assert!(msg.contains(at) && msg.contains(what), "{msg}");
-}
-
 const SM80: &str = ".version 8.0\n.target sm_80\n.address_size 64";
 
 /// Run and compare the `out` buffer with `want`.
@@ -190,14 +183,6 @@ fn initializer_addresses_follow_the_variable_state_space() {
     check("initializers", &body, 1, &[22, 1, 11, 22, 44, 44]);
 }
 
-/// ISA 5.4.4: "Only variables in .global or .const state spaces may be used
-/// in initializers" -- a `.shared` one is a diagnostic at its position.
-#[test]
-fn initializer_naming_a_shared_variable_is_an_error() {
-    let src = format!("{SM80}\n.shared .u32 s;\n.global .u64 p = s;\n");
-    parse_error(&src, "m.ptx:5:18", "only .global and .const");
-}
-
 // ---- Item 9: variables named in generic addresses -----------------------
 
 /// PTX ISA 6.4.1 "Addresses as Operands": `[var]` and `[var+imm]` address
@@ -288,14 +273,6 @@ fn func_with_reg_parameters() {
     check(".reg params", &body, 4, &want);
 }
 
-/// ISA 5.1.6: kernel (`.entry`) parameters are in the `.param` space; a
-/// `.reg` kernel parameter is a diagnostic at its name.
-#[test]
-fn entry_with_reg_parameter_is_an_error() {
-    let src = format!("{SM80}\n.visible .entry k(.reg .u32 a)\n{{\nret;\n}}\n");
-    parse_error(&src, "m.ptx:4:29", "must be in .param space");
-}
-
 // ---- Item 10: .address_size 32 -------------------------------------------
 
 /// PTX ISA 11.1.3 ".address_size": with 32-bit addresses, pointers (kernel
@@ -362,10 +339,37 @@ fn global_and_const_variables_in_a_body() {
     check("body statics", &body, 1, &[30, 9, 20, 7, 42, 5]);
 }
 
-/// ISA 5.4.4: "variable initialization is supported only for constant and
-/// global state spaces" -- a `.local` initializer is a diagnostic.
+// ---- Diagnostics ----------------------------------------------------------
+
+/// Structural errors are diagnostics at the offending name (file:line:col):
+/// - ISA 5.4.4: "Only variables in .global or .const state spaces may be
+///   used in initializers";
+/// - ISA 5.4.4: "variable initialization is supported only for constant
+///   and global state spaces";
+/// - ISA 5.1.6: kernel (`.entry`) parameters are in the `.param` space.
 #[test]
-fn local_initializer_is_an_error() {
-    let src = format!("{SM80}\n.visible .entry k()\n{{\n.local .u32 x = 5;\nret;\n}}\n");
-    parse_error(&src, "m.ptx:6:13", "cannot have an initializer");
+fn structural_diagnostics() {
+    let cases = [
+        (
+            ".shared .u32 s;\n.global .u64 p = s;\n",
+            "m.ptx:5:18",
+            "only .global and .const",
+        ),
+        (
+            ".visible .entry k()\n{\n.local .u32 x = 5;\nret;\n}\n",
+            "m.ptx:6:13",
+            "cannot have an initializer",
+        ),
+        (
+            ".visible .entry k(.reg .u32 a)\n{\nret;\n}\n",
+            "m.ptx:4:29",
+            "must be in .param space",
+        ),
+    ];
+    for (body, at, what) in cases {
+        let src = format!("{SM80}\n{body}");
+        let err = ptx::parse("m.ptx", &src).expect_err(what);
+        let msg = err.render("m.ptx", &src);
+        assert!(msg.contains(at) && msg.contains(what), "{msg}");
+    }
 }
