@@ -575,6 +575,19 @@ pub enum TensorOp {
         b: Vec<Src>,
         c: Vec<Src>,
     },
+    /// `mma.sync.aligned.{m8n8k16,m16n8k16,m16n8k32}.row.col{.satfinite}.s32.{u8,s8}.{u8,s8}.s32`:
+    /// `m` rows (8 or 16) and `k` (16 or 32); see `warp::tensor_int`.
+    MmaInt {
+        m: u8,
+        k: u8,
+        a_signed: bool,
+        b_signed: bool,
+        satfinite: bool,
+        d: Vec<R>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
     /// `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.dtype.ctype d, a, b, c`.
     WmmaMma {
         a_row: bool,

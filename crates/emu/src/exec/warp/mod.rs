@@ -20,6 +20,7 @@ mod control;
 mod execute;
 mod memory_ops;
 mod tensor;
+mod tensor_int;
 
 /// Warp instructions a warp runs before the scheduler moves to the next
 /// ready warp of its CTA (a fixed number: scheduling stays deterministic).
