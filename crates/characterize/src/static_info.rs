@@ -141,7 +141,7 @@ fn writes(inst: &Instruction, r: Reg) -> bool {
         return false;
     }
     match inst.operands.first() {
-        Some(Operand::Reg(d)) => *d == r,
+        Some(Operand::Reg(d) | Operand::VecElem(d, _)) => *d == r,
         Some(Operand::Pair(a, b)) => *a == r || *b == r,
         Some(Operand::Vector(v)) => v.iter().any(|o| matches!(o, Operand::Reg(d) if *d == r)),
         Some(Operand::List(v)) => v.iter().any(|o| matches!(o, Operand::Reg(d) if *d == r)),

@@ -339,6 +339,34 @@ fn global_and_const_variables_in_a_body() {
     check("body statics", &body, 1, &[30, 9, 20, 7, 42, 5]);
 }
 
+// ---- Item 7: vector registers ----------------------------------------------
+
+/// PTX ISA 6.4.2 "Vector Operands" and 5.2.3 "Vectors": a `.reg .v4` register
+/// is a whole operand of mov, ld and st; its elements are `.x .y .z .w` (or
+/// `.r .g .b .a`); `mov.v4` moves between it and a brace list.
+#[test]
+fn vector_registers() {
+    let body = stores(
+        ".shared .align 16 .b8 scr[16];",
+        ".reg .v4 .u32 V;\n.reg .v4 .u32 W;\n.reg .v2 .u32 P;",
+        &[
+            "mov.u32 %r1, 10;\nmov.u32 %r2, 20;\nmov.u32 %r3, 30;\nmov.u32 %r4, 40;\n\
+             mov.v4.u32 V, {%r1,%r2,%r3,%r4};\nmov.u32 %v, V.z;",
+            // V.w = V.x + V.y = 30; .a names the same element.
+            "add.u32 V.w, V.x, V.y;\nmov.u32 %v, V.a;",
+            "mov.u32 %v, V.g;",
+            // V = (10, 20, 30, 30) through shared memory and back: r1 + r4 = 40.
+            "st.shared.v4.u32 [scr], V;\nld.shared.v4.u32 W, [scr];\n\
+             mov.v4.u32 {%r1,%r2,_,%r4}, W;\nadd.u32 %v, %r1, %r4;",
+            // P = (V.w, V.x) = (30, 10): 30 - 10.
+            "mov.v2.u32 P, {V.w, V.x};\nsub.u32 %v, P.x, P.y;",
+            // Bytes 8..16 of scr: (30, 30).
+            "ld.shared.v2.u32 P, [scr+8];\nmul.lo.u32 %v, P.r, P.g;",
+        ],
+    );
+    check("vector registers", &body, 1, &[30, 30, 20, 40, 20, 900]);
+}
+
 // ---- Diagnostics ----------------------------------------------------------
 
 /// Structural errors are diagnostics at the offending name (file:line:col):
@@ -346,7 +374,8 @@ fn global_and_const_variables_in_a_body() {
 ///   used in initializers";
 /// - ISA 5.4.4: "variable initialization is supported only for constant
 ///   and global state spaces";
-/// - ISA 5.1.6: kernel (`.entry`) parameters are in the `.param` space.
+/// - ISA 5.1.6: kernel (`.entry`) parameters are in the `.param` space;
+/// - ISA 6.4.2: vector elements exist up to the vector's length.
 #[test]
 fn structural_diagnostics() {
     let cases = [
@@ -364,6 +393,17 @@ fn structural_diagnostics() {
             ".visible .entry k(.reg .u32 a)\n{\nret;\n}\n",
             "m.ptx:4:29",
             "must be in .param space",
+        ),
+        // ISA 6.4.2: elements .x .y of a .v2 vector; none of a scalar.
+        (
+            ".visible .entry k()\n{\n.reg .v2 .u32 P;\n.reg .u32 s;\nmov.u32 s, P.w;\nret;\n}\n",
+            "m.ptx:8:12",
+            "past the 2 elements of `P`",
+        ),
+        (
+            ".visible .entry k()\n{\n.reg .v2 .u32 P;\n.reg .u32 s;\nmov.u32 s, s.x;\nret;\n}\n",
+            "m.ptx:8:12",
+            "`s` is not a vector register",
         ),
     ];
     for (body, at, what) in cases {

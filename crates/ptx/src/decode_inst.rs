@@ -103,6 +103,8 @@ fn allowed(op: Opcode) -> &'static [F] {
         O::St => &[Type, Space, Sem, Scope, Cache, Hint, Vec],
         O::Cvt => &[Type, Rounding, Ftz, Sat, Satfinite, Relu],
         O::Cvta => &[Type, Space, CvtaTo],
+        // `mov.v4.f32 {a,b,c,d}, V` (ISA 6.4.2 "Vector Operands").
+        O::Mov => &[Type, Vec],
         O::Isspacep => &[Space],
         O::Prefetch | O::Prefetchu => &[Space, Level, Hint],
         O::Shfl => &[Type, Sync, ShflMode],
@@ -744,7 +746,11 @@ pub(crate) fn decode<'a>(
         let bad = match (slot, &r) {
             (
                 Slot::Dst,
-                Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink,
+                Operand::Reg(_)
+                | Operand::VecElem(..)
+                | Operand::Vector(_)
+                | Operand::Pair(..)
+                | Operand::Sink,
             ) => None,
             (Slot::Dst, _) => Some("a destination register"),
             (Slot::Addr, Operand::Address(_)) => None,
@@ -767,30 +773,22 @@ pub(crate) fn decode<'a>(
         return None;
     }
     if let Some(v) = mods.vec
-        && matches!(op, Opcode::Ld | Opcode::Ldu | Opcode::St)
+        && matches!(op, Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Mov)
     {
-        let data = if op == Opcode::St { 1 } else { 0 };
-        match (&operands[data], &i.operands[data]) {
-            (Operand::Vector(items), o) if items.len() as u32 != v.lanes() => {
-                err(
-                    &mut dec.diags,
-                    o.span(),
-                    format!(
-                        "vector operand has {} elements but `.{}` needs {}",
-                        items.len(),
-                        v.name(),
-                        v.lanes()
-                    ),
-                );
-                return None;
-            }
-            (Operand::Vector(_), _) => {}
-            (_, o) => {
-                err(
-                    &mut dec.diags,
-                    o.span(),
-                    format!("`.{}` needs a vector operand `{{...}}`", v.name()),
-                );
+        // A vector register stands for its elements (ISA 6.4.2); mov.vN
+        // checks both operands.
+        let data: &[usize] = match op {
+            Opcode::St => &[1],
+            Opcode::Mov => &[0, 1],
+            _ => &[0],
+        };
+        for &k in data {
+            let len = match &operands[k] {
+                Operand::Vector(items) => Some(items.len() as u32),
+                Operand::Reg(r) => func.regs.get(*r).and_then(|d| d.vec).map(|w| w.lanes()),
+                _ => None,
+            };
+            if !check_vector_len(&mut dec.diags, len, v, &i.operands[k]) {
                 return None;
             }
         }
@@ -809,6 +807,38 @@ pub(crate) fn decode<'a>(
 }
 
 /// `call (rets), f, (args) [, proto]` shapes.
+/// An operand of `len` elements (`None`: not a vector) in a `.v` position.
+fn check_vector_len(
+    diags: &mut Vec<crate::diag::Diagnostic>,
+    len: Option<u32>,
+    v: VecWidth,
+    o: &ast::Op<'_>,
+) -> bool {
+    match len {
+        Some(n) if n == v.lanes() => true,
+        Some(n) => {
+            err(
+                diags,
+                o.span(),
+                format!(
+                    "vector operand has {n} elements but `.{}` needs {}",
+                    v.name(),
+                    v.lanes()
+                ),
+            );
+            false
+        }
+        None => {
+            err(
+                diags,
+                o.span(),
+                format!("`.{}` needs a vector operand `{{...}}`", v.name()),
+            );
+            false
+        }
+    }
+}
+
 fn check_call(
     diags: &mut Vec<crate::diag::Diagnostic>,
     ops: &[Operand],
@@ -950,6 +980,12 @@ fn resolve<'a>(
             {
                 return Some(Operand::BranchTargets(h));
             }
+            // The parser joins only element names (`.x` ... `.a`) to a name.
+            if let Some((base, comp)) = w.text.rsplit_once('.')
+                && let Some(Decl::Reg(r)) = fs.lookup(base, scope)
+            {
+                return vector_element(&mut dec.diags, func, r, comp, w);
+            }
             name_value(dec, fs, scope, w)
         }
     }
@@ -968,6 +1004,39 @@ fn reg_of(
             None
         }
     }
+}
+
+/// `v.x`: element `comp` of register `r` (ISA 6.4.2: `.x .y .z .w`, or
+/// `.r .g .b .a`), which must be a vector register long enough.
+fn vector_element(
+    diags: &mut Vec<crate::diag::Diagnostic>,
+    func: &Function,
+    r: Reg,
+    comp: &str,
+    w: &Word<'_>,
+) -> Option<Operand> {
+    let i = match comp {
+        "x" | "r" => 0,
+        "y" | "g" => 1,
+        "z" | "b" => 2,
+        _ => 3,
+    };
+    let lanes = func
+        .regs
+        .get(r)
+        .and_then(|d| d.vec)
+        .map_or(0, |v| v.lanes());
+    if i < lanes {
+        return Some(Operand::VecElem(r, i as u8));
+    }
+    let name = func.regs.get(r).map_or("?", |d| d.name.as_str());
+    let what = if lanes == 0 {
+        format!("`{name}` is not a vector register")
+    } else {
+        format!("`{}` is past the {lanes} elements of `{name}`", w.text)
+    };
+    err(diags, w.span, what);
+    None
 }
 
 /// A name used as a value: register, special register or symbol.

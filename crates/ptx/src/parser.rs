@@ -889,15 +889,20 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// A name, joined with a following `.x`-style component for special registers.
+    /// A name, joined with a directly following `.x`-style component: of a
+    /// special register (`%tid.x`) or a vector register (`v.w`, `v.r`; ISA
+    /// 6.4.2 "Vector Operands").
     fn name(&mut self) -> PResult<Word<'a>> {
         let t = self.expect(K::Ident, "a name")?;
         let mut w = self.word(t);
-        if w.text.starts_with('%') {
+        {
             let n = self.peek();
             if n.kind == K::DotWord
                 && n.span.start == t.span.end
-                && matches!(self.text(n), ".x" | ".y" | ".z")
+                && matches!(
+                    self.text(n),
+                    ".x" | ".y" | ".z" | ".w" | ".r" | ".g" | ".b" | ".a"
+                )
             {
                 self.bump();
                 let span = t.span.join(n.span);

@@ -1,6 +1,7 @@
 //! Printing round-trips the structural syntax of issue 28: `generic(v)+off`
 //! initializers, `.reg` parameters of `.func`s, `WARP_SZ`, `vote` without
-//! `.sync`, `.global` / `.const` variables (with initializers) in bodies.
+//! `.sync`, `.global` / `.const` variables (with initializers) in bodies,
+//! vector registers and their elements.
 
 /// Parse, print, reparse: the same IR, and printing is a fixed point.
 fn round_trip(name: &str, body: &str) -> String {
@@ -40,4 +41,12 @@ fn structural_syntax_round_trips() {
          {\n.global .u32 g = 4;\n}\nret;\n}\n",
     );
     assert!(p.contains(".global .align 4 .u32 t[2] = {1, 2};"), "{p}");
+    let p = round_trip(
+        "vector registers",
+        ".visible .entry k(.param .u64 a)\n{\n.reg .v4 .f32 V;\n.reg .f32 %f<2>;\n.reg .b64 %x;\n\
+         ld.param.u64 %x, [a];\nld.global.v4.f32 V, [%x];\nadd.f32 V.w, V.r, V.y;\n\
+         mov.v4.f32 {%f0, %f1, _, _}, V;\nmov.v4.f32 V, {%f1, %f0, %f0, %f1};\nst.global.v4.f32 [%x], V;\nret;\n}\n",
+    );
+    // `.r` is printed as the element's `.x` name.
+    assert!(p.contains("add.f32 V.w, V.x, V.y;"), "{p}");
 }

@@ -207,6 +207,12 @@ pub enum Op {
         d: R,
         a: Src,
     },
+    /// `mov.v4.f32 {a,b,c,d}, V` and other element-wise vector moves (all
+    /// sources are read before any destination is written).
+    MovVec {
+        d: Vec<Option<R>>,
+        a: Vec<Src>,
+    },
     /// `mov.b64 d, {a, b}` and friends: pack `parts` of `bits` each, low first.
     Pack {
         d: R,

@@ -309,6 +309,7 @@ impl Cx<'_> {
                 b: self.fsrc(get(2)?, ty)?,
                 p: self.psrc(get(3)?)?,
             },
+            O::Mov if m.vec.is_some() => self.mov_vec(ty, m.vec, ops)?,
             O::Mov => self.mov(ty, ops)?,
             O::Cvt => {
                 let to = *inst.types.first().ok_or("cvt type")?;
@@ -351,16 +352,14 @@ impl Cx<'_> {
             },
             O::Ld | O::Ldu => {
                 let (addr, space) = self.addr(get(1)?, mem_space(m.space)?)?;
-                let d = match get(0)? {
-                    Operand::Vector(items) => items
-                        .iter()
-                        .map(|o| match o {
-                            Operand::Sink => Ok(None),
-                            o => self.dreg(o).map(Some),
-                        })
-                        .collect::<D<Vec<_>>>()?,
-                    o => vec![Some(self.dreg(o)?)],
-                };
+                let d = self
+                    .vector_items(get(0)?)
+                    .iter()
+                    .map(|o| match o {
+                        Operand::Sink => Ok(None),
+                        o => self.dreg(o).map(Some),
+                    })
+                    .collect::<D<Vec<_>>>()?;
                 if ty == Type::B128 || ty.bytes() as usize * d.len() > 64 {
                     return Err("load wider than 64 bytes".into());
                 }
@@ -374,13 +373,11 @@ impl Cx<'_> {
             }
             O::St => {
                 let (addr, space) = self.addr(get(0)?, mem_space(m.space)?)?;
-                let src = match get(1)? {
-                    Operand::Vector(items) => items
-                        .iter()
-                        .map(|o| self.fsrc(o, ty))
-                        .collect::<D<Vec<_>>>()?,
-                    o => vec![self.fsrc(o, ty)?],
-                };
+                let src = self
+                    .vector_items(get(1)?)
+                    .iter()
+                    .map(|o| self.fsrc(o, ty))
+                    .collect::<D<Vec<_>>>()?;
                 if ty == Type::B128 || ty.bytes() as usize * src.len() > 64 {
                     return Err("store wider than 64 bytes".into());
                 }
@@ -587,6 +584,32 @@ impl Cx<'_> {
             None => PSrc::Imm(false),
         };
         Ok(Op::PredLogic { op, d, a, b })
+    }
+
+    /// `mov.v4.f32 V, {a,b,c,d}`, `mov.v2.u32 {a,b}, V`, `mov.v4.f32 V, W`:
+    /// element by element (ISA 6.4.2 "Vector Operands").
+    fn mov_vec(&self, ty: Type, vec: Option<ptx::VecWidth>, ops: &[Operand]) -> D<Op> {
+        let n = vec.map_or(1, |v| v.lanes()) as usize;
+        let items = |i: usize| {
+            let items = self.vector_items(ops.get(i).ok_or("operand")?);
+            if items.len() == n && n <= 4 {
+                Ok(items)
+            } else {
+                Err(format!("mov.v{n}: an operand of {} elements", items.len()))
+            }
+        };
+        let d = items(0)?
+            .iter()
+            .map(|o| match o {
+                Operand::Sink => Ok(None),
+                o => self.dreg(o).map(Some),
+            })
+            .collect::<D<Vec<_>>>()?;
+        let a = items(1)?
+            .iter()
+            .map(|o| self.fsrc(o, ty))
+            .collect::<D<Vec<_>>>()?;
+        Ok(Op::MovVec { d, a })
     }
 
     fn mov(&self, ty: Type, ops: &[Operand]) -> D<Op> {

@@ -62,6 +62,8 @@ struct Cx<'a> {
     func: &'a Function,
     func_index: usize,
     slots: Vec<(bool, u32)>,
+    /// Elements of each vector register (`None` for scalars).
+    lanes: Vec<Option<u8>>,
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
@@ -98,15 +100,19 @@ fn decode_func(
     starts: &[usize],
 ) -> Func {
     let mut slots = Vec::with_capacity(f.regs.len());
+    let mut lanes = Vec::with_capacity(f.regs.len());
     let (mut n_regs, mut n_preds) = (0u32, 0u32);
     for (_, r) in f.regs.iter() {
+        // A vector register (`.reg .v4 .f32 v`) takes one slot per element.
+        let n = r.vec.map_or(1, |v| v.lanes());
         if r.ty == Type::Pred {
             slots.push((true, n_preds));
-            n_preds += 1;
+            n_preds += n;
         } else {
             slots.push((false, n_regs));
-            n_regs += 1;
+            n_regs += n;
         }
+        lanes.push(r.vec.map(|v| v.lanes() as u8));
     }
     let flow = FunctionFlow::compute(f).ok();
     let cx = Cx {
@@ -115,6 +121,7 @@ fn decode_func(
         func: f,
         func_index: index,
         slots,
+        lanes,
     };
     let n = f.instructions.len();
     let mut ops = Vec::with_capacity(n);
@@ -227,10 +234,34 @@ fn plain_space(s: Option<StateSpace>) -> D<Space> {
 
 impl Cx<'_> {
     fn slot(&self, r: Reg) -> D<(bool, u32)> {
+        if self.lanes.get(r.index()).copied().flatten().is_some() {
+            return Err("a vector register where a scalar is needed".into());
+        }
         self.slots
             .get(r.index())
             .copied()
             .ok_or_else(|| "dangling register".to_string())
+    }
+
+    /// The value slot of element `i` of a vector register (`v.y`).
+    fn elem_slot(&self, r: Reg, i: u8) -> D<R> {
+        match (self.slots.get(r.index()), self.lanes.get(r.index())) {
+            (Some(&(false, s)), Some(Some(n))) if i < *n => Ok(s + i as u32),
+            _ => Err("vector element out of range".into()),
+        }
+    }
+
+    /// The operands a vector position stands for: the items of `{a, b}`, the
+    /// elements of a vector register `V`, or `o` itself.
+    pub(super) fn vector_items(&self, o: &Operand) -> Vec<Operand> {
+        match o {
+            Operand::Vector(items) => items.clone(),
+            Operand::Reg(r) => match self.lanes.get(r.index()).copied().flatten() {
+                Some(n) => (0..n).map(|i| Operand::VecElem(*r, i)).collect(),
+                None => vec![o.clone()],
+            },
+            o => vec![o.clone()],
+        }
     }
 
     fn pred(&self, r: Reg) -> Option<P> {
@@ -242,6 +273,7 @@ impl Cx<'_> {
 
     fn dreg(&self, o: &Operand) -> D<R> {
         match o {
+            Operand::VecElem(r, i) => self.elem_slot(*r, *i),
             Operand::Reg(r) => match self.slot(*r)? {
                 (false, s) => Ok(s),
                 (true, _) => Err("predicate where a value register is needed".into()),
@@ -364,6 +396,7 @@ impl Cx<'_> {
 
     fn src(&self, o: &Operand) -> D<Src> {
         match o {
+            Operand::VecElem(r, i) => Ok(Src::Reg(self.elem_slot(*r, *i)?)),
             Operand::Reg(r) => match self.slot(*r)? {
                 (false, s) => Ok(Src::Reg(s)),
                 (true, _) => Err("predicate used as a value".into()),

@@ -50,6 +50,18 @@ impl Warp {
                 let v = self.fetch(lx, cta, *a);
                 self.write(*d, &v, exec);
             }
+            Op::MovVec { d, a } => {
+                // At most 4 elements (`.v4`): no allocation.
+                let mut vals = [[0u64; WARP_SIZE]; 4];
+                for (v, s) in vals.iter_mut().zip(a) {
+                    *v = self.fetch(lx, cta, *s);
+                }
+                for (r, v) in d.iter().zip(&vals) {
+                    if let Some(r) = r {
+                        self.write(*r, v, exec);
+                    }
+                }
+            }
             Op::Pack { d, parts, bits } => {
                 let mut out = [0u64; WARP_SIZE];
                 for (k, p) in parts.iter().enumerate() {
