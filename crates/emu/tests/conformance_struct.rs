@@ -241,6 +241,10 @@ fn ldmatrix_through_a_generic_address() {
             .collect();
         check(&format!("ldmatrix{t}"), &body, 32, &want);
     }
+    // A generic address outside shared memory (the output buffer) is refused.
+    let body = per_thread("", "ldmatrix.sync.aligned.m8n8.x1.b16 {%v}, [%x0];");
+    let e = run_k(SM80, &body, 32, 32).expect_err("global address");
+    assert!(e.contains("not in shared memory"), "{e}");
 }
 
 // ---- Item 6: .reg parameters of .func -----------------------------------

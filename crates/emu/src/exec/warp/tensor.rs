@@ -34,6 +34,7 @@ use super::{CtaState, LaunchCtx, Warp};
 use crate::exec::alu::L;
 use crate::exec::ops::*;
 use crate::fault::FaultKind;
+use crate::mem::Space;
 use crate::observer::{AccessKind, MemEvent, Observer, Site};
 use crate::simt::{Mask, WARP_SIZE, lanes};
 
@@ -358,6 +359,15 @@ impl Warp {
         } else {
             (1u32 << (8 * n)) - 1
         };
+        // ISA: a generic address must point into shared memory (undefined
+        // otherwise); refusing it is more helpful than reading elsewhere.
+        if let Some(q) =
+            lanes(used).find(|&q| super::access::target(space, rows[q]).0 != Space::Shared)
+        {
+            let what = if store { "stmatrix" } else { "ldmatrix" };
+            let why = format!("{what} row address {:#x} is not in shared memory", rows[q]);
+            return Err((FaultKind::Unsupported(why), Some(q)));
+        }
         // mats[j][row][col] as 16-bit elements.
         let mut mats = vec![[[0u16; 8]; 8]; n];
         // Where lane l's register j element h lives in mats[j].
