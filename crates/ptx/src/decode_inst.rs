@@ -5,6 +5,7 @@
 
 use crate::ast::{self, Op, Word};
 use crate::decode::{Decl, Decoder, FuncScope, err, num_to_imm};
+use crate::decode_vec::{check_vector_len, vector_element};
 use crate::ir::*;
 
 /// A modifier category, for the per-opcode allow lists.
@@ -807,38 +808,6 @@ pub(crate) fn decode<'a>(
 }
 
 /// `call (rets), f, (args) [, proto]` shapes.
-/// An operand of `len` elements (`None`: not a vector) in a `.v` position.
-fn check_vector_len(
-    diags: &mut Vec<crate::diag::Diagnostic>,
-    len: Option<u32>,
-    v: VecWidth,
-    o: &ast::Op<'_>,
-) -> bool {
-    match len {
-        Some(n) if n == v.lanes() => true,
-        Some(n) => {
-            err(
-                diags,
-                o.span(),
-                format!(
-                    "vector operand has {n} elements but `.{}` needs {}",
-                    v.name(),
-                    v.lanes()
-                ),
-            );
-            false
-        }
-        None => {
-            err(
-                diags,
-                o.span(),
-                format!("`.{}` needs a vector operand `{{...}}`", v.name()),
-            );
-            false
-        }
-    }
-}
-
 fn check_call(
     diags: &mut Vec<crate::diag::Diagnostic>,
     ops: &[Operand],
@@ -1004,39 +973,6 @@ fn reg_of(
             None
         }
     }
-}
-
-/// `v.x`: element `comp` of register `r` (ISA 6.4.2: `.x .y .z .w`, or
-/// `.r .g .b .a`), which must be a vector register long enough.
-fn vector_element(
-    diags: &mut Vec<crate::diag::Diagnostic>,
-    func: &Function,
-    r: Reg,
-    comp: &str,
-    w: &Word<'_>,
-) -> Option<Operand> {
-    let i = match comp {
-        "x" | "r" => 0,
-        "y" | "g" => 1,
-        "z" | "b" => 2,
-        _ => 3,
-    };
-    let lanes = func
-        .regs
-        .get(r)
-        .and_then(|d| d.vec)
-        .map_or(0, |v| v.lanes());
-    if i < lanes {
-        return Some(Operand::VecElem(r, i as u8));
-    }
-    let name = func.regs.get(r).map_or("?", |d| d.name.as_str());
-    let what = if lanes == 0 {
-        format!("`{name}` is not a vector register")
-    } else {
-        format!("`{}` is past the {lanes} elements of `{name}`", w.text)
-    };
-    err(diags, w.span, what);
-    None
 }
 
 /// A name used as a value: register, special register or symbol.
