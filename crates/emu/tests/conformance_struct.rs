@@ -275,6 +275,14 @@ fn func_with_reg_parameters() {
         .map(|t| 70_000_000 + 100_000 * t + t + 1004)
         .collect();
     check(".reg params", &body, 4, &want);
+    // Through a function pointer and a prototype with .reg parameters: 2 tid + 1.
+    let decls = ".func (.reg .u32 r) twice1 (.reg .u32 a)\n{\nmad.lo.u32 r, a, 2, 1;\nret;\n}";
+    let body = per_thread(
+        decls,
+        "proto: .callprototype (.reg .u32 _) _ (.reg .u32 _);\nmov.u64 %x3, twice1;\n\
+         call (%v), %x3, (%r0), proto;",
+    );
+    check(".reg params, indirect", &body, 4, &[1, 3, 5, 7]);
 }
 
 // ---- Item 10: .address_size 32 -------------------------------------------
