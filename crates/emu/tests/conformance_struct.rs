@@ -292,23 +292,27 @@ fn func_with_reg_parameters() {
 /// binds to a `.param .u32` parameter; the kernel reads `in[tid]` through it
 /// with `ld.global`, doubles it, writes `out[tid]` with a generic `st`, and
 /// round-trips a shared variable through `cvta.shared.u32` and a generic `ld`.
+/// A `generic(c0)` initializer is a 32-bit generic address too.
 #[test]
 fn address_size_32_binds_u32_pointers() {
     let header = ".version 8.0\n.target sm_80\n.address_size 32";
-    let body = ".visible .entry k(.param .u32 pin, .param .u32 pout)\n{\n\
+    let body = ".const .align 4 .u32 c0 = 7;\n.global .align 4 .u32 pc0 = generic(c0);\n\
+                .visible .entry k(.param .u32 pin, .param .u32 pout)\n{\n\
                 .reg .b32 %r<12>;\n.reg .pred %p0;\n.shared .align 4 .u32 sh[32];\n\
                 ld.param.u32 %r1, [pin];\nld.param.u32 %r2, [pout];\nmov.u32 %r0, %tid.x;\n\
                 shl.b32 %r3, %r0, 2;\nadd.u32 %r4, %r1, %r3;\nld.global.u32 %r5, [%r4];\n\
                 mov.u32 %r6, sh;\nadd.u32 %r6, %r6, %r3;\ncvta.shared.u32 %r7, %r6;\n\
                 shl.b32 %r8, %r5, 1;\nst.u32 [%r7], %r8;\nld.shared.u32 %r9, [%r6];\n\
                 isspacep.shared %p0, %r7;\n@!%p0 mov.u32 %r9, 0;\n\
+                ld.global.u32 %r11, [pc0];\nld.u32 %r11, [%r11];\nmul.lo.u32 %r9, %r9, %r11;\n\
                 cvta.global.u32 %r10, %r2;\nadd.u32 %r10, %r10, %r3;\nst.u32 [%r10], %r9;\nret;\n}\n";
     let spec_text = "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [8]\n\
          [[arg]]\nname = \"in\"\ntype = \"u32*\"\nlen = 8\ninit = \"iota\"\n\
          [[arg]]\nname = \"out\"\ntype = \"u32*\"\nlen = 8\n";
     let r = run_text(&format!("{header}\n{body}"), spec_text).unwrap_or_else(|e| panic!("{e}"));
-    // in[t] = t (iota); out[t] = 2 in[t].
-    let want: Vec<u32> = (0..8).map(|t| 2 * t).collect();
+    // in[t] = t (iota); out[t] = 2 in[t] * c0, c0 = 7 read through a
+    // 32-bit generic(c0) initializer (ISA 5.4.4).
+    let want: Vec<u32> = (0..8).map(|t| 2 * t * 7).collect();
     assert_eq!(u32s(buffer(&r, "out")), want);
 }
 

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use ptx::{Function, Immediate, Initializer, Module, StateSpace, Type, Variable};
 
 use super::decode::FUNC_BASE;
+use crate::mem::generic::Width;
 use crate::mem::{GlobalMemory, Region, Space};
 
 /// Largest shared, constant or local space, or single variable, the emulator
@@ -295,6 +296,11 @@ impl ModuleLayout {
     /// generic address. Global addresses are generic addresses here, so the
     /// two differ only for the other spaces.
     fn write_initializers(&mut self, module: &Module) {
+        let width = if module.address_size == Some(32) {
+            Width::A32
+        } else {
+            Width::A64
+        };
         let addr_of = |globals: &[Option<Placed>], s: &ptx::Symbol, generic: bool| match s {
             ptx::Symbol::Global(g) => {
                 globals
@@ -302,7 +308,7 @@ impl ModuleLayout {
                     .copied()
                     .flatten()
                     .map(|p| match p.space {
-                        other if generic => crate::mem::generic::to_generic(other, p.addr),
+                        other if generic => width.to_generic(other, p.addr),
                         _ => p.addr,
                     })
             }
