@@ -122,7 +122,7 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
 /// Registers of an operand, flattening vectors; None when it holds a non-register.
 fn registers(op: &Operand, out: &mut Vec<Reg>) -> bool {
     match op {
-        Operand::Reg(r) => {
+        Operand::Reg(r) | Operand::VecElem(r, _) => {
             out.push(*r);
             true
         }
@@ -141,10 +141,11 @@ fn writes(inst: &Instruction, r: Reg) -> bool {
         return false;
     }
     match inst.operands.first() {
-        Some(Operand::Reg(d)) => *d == r,
+        Some(Operand::Reg(d) | Operand::VecElem(d, _)) => *d == r,
         Some(Operand::Pair(a, b)) => *a == r || *b == r,
-        Some(Operand::Vector(v)) => v.iter().any(|o| matches!(o, Operand::Reg(d) if *d == r)),
-        Some(Operand::List(v)) => v.iter().any(|o| matches!(o, Operand::Reg(d) if *d == r)),
+        Some(Operand::Vector(v) | Operand::List(v)) => v
+            .iter()
+            .any(|o| matches!(o, Operand::Reg(d) | Operand::VecElem(d, _) if *d == r)),
         _ => false,
     }
 }

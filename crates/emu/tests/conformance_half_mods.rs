@@ -305,7 +305,7 @@ fn modifiers_without_an_isa_form_are_refused() {
         (
             "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, \
              {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%f0, %f1, %f2, %f3};",
-            ".satfinite on a float form",
+            ".satfinite on a floating-point form",
         ),
     ] {
         let e = run_err(body);

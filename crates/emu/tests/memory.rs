@@ -143,3 +143,29 @@ fn generic_addressing() {
     assert!(from_generic(Space::Shared, a) >= 1 << 32);
     drop(g);
 }
+
+/// `.address_size 32` modules: every window and global allocation lies
+/// below 4 GiB, windows hold the 16 MiB a space may have, and the map
+/// round-trips like the 64-bit one.
+#[test]
+fn generic_addressing_32_bit() {
+    use emu::mem::generic::{WINDOWS_32, Width};
+    let w = Width::A32;
+    for space in [Space::Shared, Space::Local, Space::Param, Space::Const] {
+        for addr in [0u64, 4, (1 << 24) - 4] {
+            let g = w.to_generic(space, addr);
+            assert!((WINDOWS_32..1 << 32).contains(&g), "{space} {g:#x}");
+            assert_eq!(w.resolve(g), (space, addr), "{space} {addr}");
+            assert!(w.is_space(space, g));
+            assert_eq!(w.from_generic(space, g), addr);
+        }
+    }
+    let mut g = GlobalMemory::with_base(emu::mem::GLOBAL_BASE_32);
+    let a = g.alloc("a", vec![0; 64]);
+    assert!(a + 64 <= WINDOWS_32);
+    assert_eq!(w.resolve(a), (Space::Global, a));
+    assert!(
+        w.from_generic(Space::Shared, a) >= 1 << 24,
+        "faults in shared"
+    );
+}

@@ -272,6 +272,24 @@ impl<'a> Decoder<'a> {
         variable(&mut self.diags, head, d, ctx)
     }
 
+    /// The initializer of a variable declared in a body. ISA 5.4.4: "variable
+    /// initialization is supported only for constant and global state spaces".
+    fn body_initializer(&mut self, d: &Declarator<'a>, var: &Variable) -> Option<Initializer> {
+        let init = d.init.as_ref()?;
+        if !matches!(var.space, StateSpace::Global | StateSpace::Const) {
+            err(
+                &mut self.diags,
+                d.name.span,
+                format!(
+                    "a .{} variable cannot have an initializer (only .global and .const can)",
+                    var.space.name()
+                ),
+            );
+            return None;
+        }
+        self.initializer(init, var.ty)
+    }
+
     fn initializer(&mut self, init: &Init<'a>, ty: Type) -> Option<Initializer> {
         match init {
             Init::Num(n, span) => {
@@ -294,6 +312,21 @@ impl<'a> Decoder<'a> {
                 generic,
             } => {
                 let symbol = if let Some(&g) = self.mscope.globals.get(name.text) {
+                    // PTX ISA 5.4.4 "Initializers": only `.global` and
+                    // `.const` variables may be used in initializers.
+                    let space = self.module.globals[g].space;
+                    if !matches!(space, StateSpace::Global | StateSpace::Const) {
+                        err(
+                            &mut self.diags,
+                            name.span,
+                            format!(
+                                "`{}` is a .{} variable; only .global and .const variables may appear in initializers",
+                                name.text,
+                                space.name()
+                            ),
+                        );
+                        return None;
+                    }
                     Symbol::Global(g)
                 } else if let Some(&f) = self.mscope.functions.get(name.text) {
                     Symbol::Function(f)
@@ -390,6 +423,26 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
+        if f.is_entry
+            && let Some(p) = params
+                .iter()
+                .find(|p: &&Variable| p.space == StateSpace::Reg)
+        {
+            let span = f
+                .params
+                .iter()
+                .flat_map(|v| &v.names)
+                .find(|d| d.name.text == p.name)
+                .map_or(f.name.span, |d| d.name.span);
+            err(
+                &mut self.diags,
+                span,
+                format!(
+                    "kernel parameter `{}` must be in .param space, not .reg",
+                    p.name
+                ),
+            );
+        }
         if f.is_entry && !f.returns.is_empty() {
             err(
                 &mut self.diags,
@@ -443,11 +496,30 @@ impl<'a> Decoder<'a> {
             returns: HashMap::new(),
             marker: std::marker::PhantomData,
         };
-        for (i, p) in func.params.iter().enumerate() {
-            fs.params.insert(p.name.clone(), i as u32);
-        }
-        for (i, r) in func.returns.iter().enumerate() {
-            fs.returns.insert(r.name.clone(), i as u32);
+        // `.reg` parameters are registers of the body, declared first (see
+        // `Function::param_reg`); the others are `.param` symbols.
+        let header: Vec<(Variable, bool, u32)> = (func.params.iter().enumerate())
+            .map(|(i, p)| (p.clone(), false, i as u32))
+            .chain((func.returns.iter().enumerate()).map(|(i, r)| (r.clone(), true, i as u32)))
+            .collect();
+        for (v, is_ret, i) in header {
+            if v.space == StateSpace::Reg {
+                let span = self.module.functions.span(h);
+                let r = func.regs.append(
+                    RegDecl {
+                        name: v.name.clone(),
+                        ty: v.ty,
+                        vec: v.vec,
+                        scope: None,
+                    },
+                    span,
+                );
+                self.declare_named(&mut fs, v.name, span, None, Decl::Reg(r));
+            } else if is_ret {
+                fs.returns.insert(v.name, i);
+            } else {
+                fs.params.insert(v.name, i);
+            }
         }
         // Body-level registers first (see `Function::regs`).
         for s in body {
@@ -625,7 +697,8 @@ impl<'a> Decoder<'a> {
         for s in stmts {
             if let Stmt::Var(v) = s {
                 for d in &v.names {
-                    if let Some(var) = variable(&mut self.diags, &v.head, d, Context::Body) {
+                    if let Some(mut var) = variable(&mut self.diags, &v.head, d, Context::Body) {
+                        var.init = self.body_initializer(d, &var);
                         let h = func.locals.append(LocalVar { var, scope }, d.name.span);
                         self.declare(fs, d.name, scope, Decl::Local(h));
                     }
@@ -869,14 +942,24 @@ pub(crate) fn variable(
                 StateSpace::Global | StateSpace::Const | StateSpace::Shared | StateSpace::Tex
             ) || space.is_shared()
         }
+        // The ISA restricts `.reg` and `.local` to function scope under the ABI
+        // (5.1.1, 5.1.5) but puts no scope restriction on `.global` or `.const`
+        // (5.1.3, 5.1.4): in a body they are statically allocated, visible in
+        // their block only.
         Context::Body => {
             matches!(
                 space,
-                StateSpace::Local | StateSpace::Shared | StateSpace::Param | StateSpace::Const
+                StateSpace::Local
+                    | StateSpace::Shared
+                    | StateSpace::Param
+                    | StateSpace::Const
+                    | StateSpace::Global
             ) || space.is_shared()
                 || space.is_param()
         }
-        Context::Param => space.is_param(),
+        // `.func` parameters may also be registers (ISA 7.1, "Function
+        // declarations and definitions"); `.entry` ones are refused by the caller.
+        Context::Param => space.is_param() || space == StateSpace::Reg,
     };
     if !allowed {
         if let Some(w) = head.space {

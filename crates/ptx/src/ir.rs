@@ -332,6 +332,31 @@ impl Function {
             .map(|(h, _)| h)
     }
 
+    /// The register standing for `.reg` parameter `i` (ISA 7.1: `.func
+    /// (.reg .u32 res) f (.reg .u32 a)`): the body uses the parameter as a
+    /// body-level register of the same name.
+    pub fn param_reg(&self, i: usize) -> Option<Reg> {
+        let p = self.params.get(i)?;
+        (p.space == StateSpace::Reg).then(|| self.reg_by_name(&p.name))?
+    }
+
+    /// The register standing for `.reg` return parameter `i`.
+    pub fn return_reg(&self, i: usize) -> Option<Reg> {
+        let p = self.returns.get(i)?;
+        (p.space == StateSpace::Reg).then(|| self.reg_by_name(&p.name))?
+    }
+
+    /// Whether `r` is the register of a `.reg` parameter or return value
+    /// (declared by the header, not by a `.reg` statement).
+    pub fn is_param_reg(&self, r: &RegDecl) -> bool {
+        r.scope.is_none()
+            && self
+                .params
+                .iter()
+                .chain(&self.returns)
+                .any(|p| p.space == StateSpace::Reg && p.name == r.name)
+    }
+
     /// The parameter index of `name`.
     pub fn param_index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name == name)

@@ -21,6 +21,7 @@ pub mod analysis;
 mod ast;
 mod decode;
 mod decode_inst;
+mod decode_vec;
 pub mod diag;
 pub mod ir;
 pub mod lexer;

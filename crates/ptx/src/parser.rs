@@ -525,8 +525,10 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.bump();
                 let n = self.expect(K::Ident, "a symbol")?;
-                let offset = self.opt_offset()?;
+                let inner = self.opt_offset()?;
                 self.expect(K::RParen, "`)`")?;
+                // ISA 5.4.4 writes the offset outside: `generic(foo)+8`.
+                let offset = inner.wrapping_add(self.opt_offset()?);
                 Ok(Init::Sym {
                     name: self.word(n),
                     offset,
@@ -887,19 +889,23 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// A name, joined with a following `.x`-style component for special registers.
+    /// A name, joined with a directly following `.x`-style component: of a
+    /// special register (`%tid.x`) or a vector register (`v.w`, `v.r`; ISA
+    /// 6.4.2 "Vector Operands").
     fn name(&mut self) -> PResult<Word<'a>> {
         let t = self.expect(K::Ident, "a name")?;
         let mut w = self.word(t);
-        if w.text.starts_with('%') {
+        {
             let n = self.peek();
             // `%tid.x`, and the operand selectors of the video instructions
             // (`%r1.b2`, `%r1.h0`, `%r1.h32`, `%r1.b3210`), written without a
             // space.
             if n.kind == K::DotWord
                 && n.span.start == t.span.end
-                && (matches!(self.text(n), ".x" | ".y" | ".z")
-                    || SimdSel::from_name(&self.text(n)[1..]).is_some())
+                && (matches!(
+                    self.text(n),
+                    ".x" | ".y" | ".z" | ".w" | ".r" | ".g" | ".b" | ".a"
+                ) || SimdSel::from_name(&self.text(n)[1..]).is_some())
             {
                 self.bump();
                 let span = t.span.join(n.span);

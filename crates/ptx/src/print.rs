@@ -106,15 +106,13 @@ fn init(f: &mut impl Write, m: &Module, i: &Initializer) -> fmt::Result {
             offset: off,
             generic,
         } => {
+            // `generic(sym)+off`, the ISA's own spelling (5.4.4 "Initializers").
             if *generic {
-                write!(f, "generic(")?;
+                write!(f, "generic({})", symbol_name(m, None, *symbol))?;
+            } else {
+                f.write_str(symbol_name(m, None, *symbol))?;
             }
-            f.write_str(symbol_name(m, None, *symbol))?;
-            offset(f, *off)?;
-            if *generic {
-                write!(f, ")")?;
-            }
-            Ok(())
+            offset(f, *off)
         }
         Initializer::List(items) => {
             f.write_str("{")?;
@@ -277,7 +275,7 @@ impl BodyPrinter<'_> {
             .func
             .regs
             .iter()
-            .filter(|(_, r)| r.scope == scope)
+            .filter(|(_, r)| r.scope == scope && !self.func.is_param_reg(r))
             .collect();
         reg_decls(&mut self.out, &regs, &ind)
     }
@@ -501,6 +499,10 @@ fn operand(f: &mut impl Write, m: &Module, func: &Function, o: &Operand) -> fmt:
         Operand::Reg(r) => f.write_str(reg(*r)),
         Operand::NotReg(r) => write!(f, "!{}", reg(*r)),
         Operand::Pair(a, b) => write!(f, "{}|{}", reg(*a), reg(*b)),
+        Operand::VecElem(r, i) => {
+            let c = ["x", "y", "z", "w"].get(*i as usize).unwrap_or(&"?");
+            write!(f, "{}.{c}", reg(*r))
+        }
         Operand::Vector(items) | Operand::List(items) => {
             let (open, close) = if matches!(o, Operand::Vector(_)) {
                 ("{", "}")

@@ -19,7 +19,8 @@ use crate::spec::{ArgSpec, LaunchSpec, ScalarType};
 pub enum HostArg {
     /// A scalar's little-endian encoding, exactly the parameter's size.
     Scalar { name: String, bytes: Vec<u8> },
-    /// A fresh global buffer's initial contents; the parameter holds its address (8 bytes).
+    /// A fresh global buffer's initial contents; the parameter holds its
+    /// address (8 bytes, or 4 in an `.address_size 32` module).
     Buffer {
         name: String,
         elem: ScalarType,
@@ -135,10 +136,17 @@ pub(super) fn bind_args(
                 }
             }
             ArgSpec::Buffer(bs) => {
-                if size != 8 {
+                // Pointers are as wide as the module's addresses (`.address_size`).
+                let want = if module.address_size == Some(32) {
+                    4
+                } else {
+                    8
+                };
+                if size != want {
                     return Err(launch_err(format!(
-                        "pointer argument `{}` needs a 64-bit parameter; `{pname}` has {size} bytes",
-                        bs.name
+                        "pointer argument `{}` needs a {}-bit parameter; `{pname}` has {size} bytes",
+                        bs.name,
+                        want * 8
                     )));
                 }
                 let bytes = spec

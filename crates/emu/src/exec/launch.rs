@@ -279,8 +279,16 @@ fn prepare_entry(
             HostArg::Buffer { name, elem, bytes } => {
                 let idx = layout.global.allocations().len();
                 let addr = layout.global.alloc(&name, bytes);
+                // A 32-bit module's pointer parameter holds the low 4 bytes,
+                // valid because its global memory lies below 4 GiB.
+                if b.size < 8 && layout.global.end() > crate::mem::generic::WINDOWS_32 {
+                    return Err(launch_err(format!(
+                        "buffer `{name}` does not fit the {:#x} bytes of a 32-bit global space",
+                        crate::mem::generic::WINDOWS_32
+                    )));
+                }
                 buffers.push((name, elem, addr, idx));
-                addr.to_le_bytes().to_vec()
+                addr.to_le_bytes()[..b.size.min(8) as usize].to_vec()
             }
         };
         params
@@ -364,7 +372,7 @@ fn has_global_atomics(prog: &Program) -> bool {
         matches!(
             op,
             Op::Atom {
-                space: MemSpace::Global | MemSpace::Generic,
+                space: MemSpace::Global | MemSpace::Generic | MemSpace::Generic32,
                 ..
             }
         )

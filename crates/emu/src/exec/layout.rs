@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use ptx::{Function, Immediate, Initializer, Module, StateSpace, Type, Variable};
 
+use super::decode::FUNC_BASE;
+use crate::mem::generic::Width;
 use crate::mem::{GlobalMemory, Region, Space};
 
 /// Largest shared, constant or local space, or single variable, the emulator
@@ -32,6 +34,9 @@ pub struct FrameLayout {
     pub locals: HashMap<usize, u64>,
     /// Offsets of body `.shared` variables in the CTA's shared memory.
     pub shared: HashMap<usize, u64>,
+    /// Body `.global` and `.const` variables: static storage, like module
+    /// variables (one instance per launch), named only inside their block.
+    pub statics: HashMap<usize, Placed>,
     pub size: u64,
 }
 
@@ -64,12 +69,22 @@ fn place(cursor: &mut u64, v: &Variable) -> (u64, u64) {
     (off, size)
 }
 
+/// Allocation state shared by the frames of all functions: body `.shared`,
+/// `.const` and `.global` variables live in the module-wide spaces.
+struct Cursors<'a> {
+    shared: &'a mut u64,
+    shared_symbols: &'a mut Vec<(String, u64, u64)>,
+    konst: &'a mut u64,
+    const_syms: &'a mut Vec<(String, u64, u64)>,
+    global: &'a mut GlobalMemory,
+}
+
 /// Little-endian bytes of an initializer for a variable of type `ty`.
 fn init_bytes(
     init: &Initializer,
     ty: Type,
     size: usize,
-    resolve: &dyn Fn(&ptx::Symbol) -> Option<u64>,
+    resolve: &dyn Fn(&ptx::Symbol, bool) -> Option<u64>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(size);
     let width = ty.bytes().max(1) as usize;
@@ -78,7 +93,7 @@ fn init_bytes(
         ty: Type,
         width: usize,
         out: &mut Vec<u8>,
-        resolve: &dyn Fn(&ptx::Symbol) -> Option<u64>,
+        resolve: &dyn Fn(&ptx::Symbol, bool) -> Option<u64>,
     ) {
         match i {
             Initializer::Imm(imm) => {
@@ -93,8 +108,14 @@ fn init_bytes(
                 };
                 out.extend_from_slice(&bits.to_le_bytes()[..width.min(8)]);
             }
-            Initializer::Symbol { symbol, offset, .. } => {
-                let a = resolve(symbol).unwrap_or(0).wrapping_add(*offset as u64);
+            Initializer::Symbol {
+                symbol,
+                offset,
+                generic,
+            } => {
+                let a = resolve(symbol, *generic)
+                    .unwrap_or(0)
+                    .wrapping_add(*offset as u64);
                 out.extend_from_slice(&a.to_le_bytes()[..width.min(8)]);
             }
             Initializer::List(items) => items
@@ -129,7 +150,12 @@ impl ModuleLayout {
                 }
             }
         }
-        let mut global = GlobalMemory::new();
+        // 32-bit modules address global memory with 32-bit pointers.
+        let mut global = if module.address_size == Some(32) {
+            GlobalMemory::with_base(crate::mem::GLOBAL_BASE_32)
+        } else {
+            GlobalMemory::new()
+        };
         let mut globals: Vec<Option<Placed>> = Vec::with_capacity(module.globals.len());
         let mut shared_cursor = 0u64;
         let mut const_cursor = 0u64;
@@ -176,7 +202,14 @@ impl ModuleLayout {
         let mut frames = Vec::with_capacity(module.functions.len());
         let mut kernel_params = Vec::with_capacity(module.functions.len());
         for (_, f) in module.functions.iter() {
-            let (frame, kparams) = Self::frame_of(f, &mut shared_cursor, &mut shared_symbols);
+            let mut cursors = Cursors {
+                shared: &mut shared_cursor,
+                shared_symbols: &mut shared_symbols,
+                konst: &mut const_cursor,
+                const_syms: &mut const_syms,
+                global: &mut global,
+            };
+            let (frame, kparams) = Self::frame_of(f, &mut cursors);
             frames.push(frame);
             kernel_params.push(kparams);
         }
@@ -211,11 +244,7 @@ impl ModuleLayout {
         Ok(layout)
     }
 
-    fn frame_of(
-        f: &Function,
-        shared_cursor: &mut u64,
-        shared_symbols: &mut Vec<(String, u64, u64)>,
-    ) -> (FrameLayout, Vec<(u64, u64)>) {
+    fn frame_of(f: &Function, c: &mut Cursors<'_>) -> (FrameLayout, Vec<(u64, u64)>) {
         let mut frame = FrameLayout::default();
         let mut cursor = 0u64;
         let mut kparams = Vec::new();
@@ -234,9 +263,24 @@ impl ModuleLayout {
         }
         for (h, l) in f.locals.iter() {
             if l.var.space.is_shared() {
-                let (off, size) = place(shared_cursor, &l.var);
-                shared_symbols.push((l.var.name.clone(), off, size));
+                let (off, size) = place(c.shared, &l.var);
+                c.shared_symbols.push((l.var.name.clone(), off, size));
                 frame.shared.insert(h.index(), off);
+            } else if l.var.space == StateSpace::Const {
+                let (off, size) = place(c.konst, &l.var);
+                c.const_syms.push((l.var.name.clone(), off, size));
+                let p = Placed {
+                    space: Space::Const,
+                    addr: off,
+                };
+                frame.statics.insert(h.index(), p);
+            } else if l.var.space == StateSpace::Global {
+                let size = l.var.size_bytes().unwrap_or(0) as usize;
+                let p = Placed {
+                    space: Space::Global,
+                    addr: c.global.alloc(&l.var.name, vec![0; size]),
+                };
+                frame.statics.insert(h.index(), p);
             } else {
                 let (off, _) = place(&mut cursor, &l.var);
                 frame.locals.insert(h.index(), off);
@@ -246,27 +290,57 @@ impl ModuleLayout {
         (frame, kparams)
     }
 
+    /// PTX ISA 5.4.4 "Initializers": a variable named in an initializer is
+    /// its address in its own state space (what `mov` gives: the offset in
+    /// the constant bank for a `.const` variable); `generic(var)` is its
+    /// generic address. Global addresses are generic addresses here, so the
+    /// two differ only for the other spaces.
     fn write_initializers(&mut self, module: &Module) {
-        let addr_of = |globals: &[Option<Placed>], s: &ptx::Symbol| match s {
+        let width = if module.address_size == Some(32) {
+            Width::A32
+        } else {
+            Width::A64
+        };
+        let addr_of = |globals: &[Option<Placed>], s: &ptx::Symbol, generic: bool| match s {
             ptx::Symbol::Global(g) => {
                 globals
                     .get(g.index())
                     .copied()
                     .flatten()
                     .map(|p| match p.space {
-                        Space::Global => p.addr,
-                        other => crate::mem::generic::to_generic(other, p.addr),
+                        other if generic => width.to_generic(other, p.addr),
+                        _ => p.addr,
                     })
             }
+            ptx::Symbol::Function(f) => Some(FUNC_BASE + f.index() as u64),
             _ => None,
         };
         let globals = self.globals.clone();
-        for (h, v) in module.globals.iter() {
-            let (Some(init), Some(Some(p))) = (&v.init, globals.get(h.index())) else {
-                continue;
-            };
-            let size = v.size_bytes().unwrap_or(0) as usize;
-            let bytes = init_bytes(init, v.ty, size, &|s| addr_of(&globals, s));
+        let module_vars = module
+            .globals
+            .iter()
+            .filter_map(|(h, v)| Some((v, globals.get(h.index()).copied().flatten()?)));
+        let body_vars = module
+            .functions
+            .iter()
+            .zip(&self.frames)
+            .flat_map(|((_, f), fr)| {
+                f.locals
+                    .iter()
+                    .filter_map(|(h, l)| Some((&l.var, fr.statics.get(&h.index()).copied()?)))
+            });
+        let inits: Vec<(Placed, Vec<u8>)> = module_vars
+            .chain(body_vars)
+            .filter_map(|(v, p)| {
+                let size = v.size_bytes().unwrap_or(0) as usize;
+                let init = v.init.as_ref()?;
+                Some((
+                    p,
+                    init_bytes(init, v.ty, size, &|s, g| addr_of(&globals, s, g)),
+                ))
+            })
+            .collect();
+        for (p, bytes) in inits {
             // Placement guarantees the bytes fit; a failure here would only drop an initializer.
             let _ = match p.space {
                 Space::Global => self.global.write(p.addr, &bytes, 1),

@@ -44,6 +44,9 @@ pub enum MemSpace {
     Param,
     Const,
     Generic,
+    /// Generic addressing of an `.address_size 32` module (its own map, see
+    /// [`crate::mem::generic::Width`]).
+    Generic32,
 }
 
 /// `[base + offset]`.
@@ -238,6 +241,12 @@ pub enum Op {
         d: R,
         a: Src,
     },
+    /// `mov.v4.f32 {a,b,c,d}, V` and other element-wise vector moves (all
+    /// sources are read before any destination is written).
+    MovVec {
+        d: Vec<Option<R>>,
+        a: Vec<Src>,
+    },
     /// `mov.b64 d, {a, b}` and friends: pack `parts` of `bits` each, low first.
     Pack {
         d: R,
@@ -380,12 +389,14 @@ pub enum Op {
     },
     Cvta {
         to_generic: bool,
+        width: crate::mem::generic::Width,
         space: crate::mem::Space,
         d: R,
         a: Src,
         bits32: bool,
     },
     Isspacep {
+        width: crate::mem::generic::Width,
         space: crate::mem::Space,
         d: P,
         a: Src,
@@ -520,14 +531,14 @@ pub enum Op {
     Tensor(Box<TensorOp>),
     Call {
         callee: u32,
-        args: Vec<u64>,
-        rets: Vec<u64>,
+        args: Vec<CallArg>,
+        rets: Vec<CallRet>,
     },
     /// `call (rets), %reg, (args), proto`: a call through a function pointer.
     CallIndirect {
         target: Src,
-        args: Vec<u64>,
-        rets: Vec<u64>,
+        args: Vec<CallArg>,
+        rets: Vec<CallRet>,
     },
     /// `call vprintf, (fmt, args)`: the two frame offsets of the param variables.
     Vprintf {
@@ -639,6 +650,22 @@ pub struct VideoForm {
     pub mask: u8,
 }
 
+/// A call argument: a `.param` variable in the caller's frame (its offset),
+/// or a value (a register or immediate, passed to a `.reg` parameter).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CallArg {
+    Frame(u64),
+    Value(Src),
+}
+
+/// Where a returned value goes: a `.param` variable of the caller's frame or
+/// a caller register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallRet {
+    Frame(u64),
+    Reg(R),
+}
+
 /// The SIMD video operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VideoOp {
@@ -684,6 +711,19 @@ pub enum TensorOp {
         ab: MmaIn,
         d_f32: bool,
         c_f32: bool,
+        d: Vec<R>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+    /// `mma.sync.aligned.{m8n8k16,m16n8k16,m16n8k32}.row.col{.satfinite}.s32.{u8,s8}.{u8,s8}.s32`:
+    /// `m` rows (8 or 16) and `k` (16 or 32); see `warp::tensor_int`.
+    MmaInt {
+        m: u8,
+        k: u8,
+        a_signed: bool,
+        b_signed: bool,
+        satfinite: bool,
         d: Vec<R>,
         a: Vec<Src>,
         b: Vec<Src>,

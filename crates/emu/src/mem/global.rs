@@ -5,6 +5,9 @@ use super::{MemFault, MemFaultKind, Nearest, Space, check_align};
 
 /// First global address handed out: clearly non-null and below every generic window.
 pub const GLOBAL_BASE: u64 = 0x0000_0007_0000_0000;
+/// The same for `.address_size 32` modules, whose pointers are 32 bits: global
+/// allocations must end below [`super::generic::WINDOWS_32`].
+pub const GLOBAL_BASE_32: u64 = 0x1000_0000;
 /// Allocations are aligned like `cudaMalloc`'s (256 bytes) and separated by
 /// at least this many unmapped bytes, so that small overruns fault.
 const ALIGN: u64 = 256;
@@ -33,10 +36,22 @@ impl Default for GlobalMemory {
 
 impl GlobalMemory {
     pub fn new() -> Self {
+        Self::with_base(GLOBAL_BASE)
+    }
+
+    /// Allocations from `base` up ([`GLOBAL_BASE_32`] for 32-bit modules).
+    pub fn with_base(base: u64) -> Self {
         Self {
             allocs: Vec::new(),
-            next: GLOBAL_BASE,
+            next: base,
         }
+    }
+
+    /// One past the end of the last allocation.
+    pub fn end(&self) -> u64 {
+        self.allocs
+            .last()
+            .map_or(self.next, |a| a.base + a.data.len() as u64)
     }
 
     /// Place `data` at a fresh address and return it.

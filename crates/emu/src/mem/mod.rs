@@ -14,7 +14,7 @@ mod region;
 
 use std::fmt;
 
-pub use global::{Allocation, GlobalMemory};
+pub use global::{Allocation, GLOBAL_BASE_32, GlobalMemory};
 pub use region::{Region, Symbol};
 
 /// A PTX state space that holds data.

@@ -374,7 +374,7 @@ fn defs_and_uses(inst: &Instruction) -> (Vec<Reg>, Vec<Reg>) {
 /// (an address is always read, wherever it stands).
 fn collect(op: &Operand, regs: &mut Vec<Reg>, addr: &mut Vec<Reg>) {
     match op {
-        Operand::Reg(r) | Operand::NotReg(r) => regs.push(*r),
+        Operand::Reg(r) | Operand::NotReg(r) | Operand::VecElem(r, _) => regs.push(*r),
         Operand::Pair(a, b) => {
             regs.push(*a);
             regs.push(*b);

@@ -168,6 +168,8 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         O::Ld | O::Ldu | O::St => (2, 3),
         O::Prefetch | O::Prefetchu => (1, 1),
         O::Shfl => (5, 5),
+        // The deprecated `vote.mode.pred d, p;` (no `.sync`) has no member mask.
+        O::Vote if !m.sync => (2, 2),
         O::Vote | O::Match | O::Redux => (3, 3),
         O::Activemask
         | O::BarWarpSync

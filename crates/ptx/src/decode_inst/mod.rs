@@ -20,6 +20,7 @@ use operands::{resolve, split_selector};
 
 use crate::ast::{self, Op, Word};
 use crate::decode::{Decl, Decoder, FuncScope, err};
+use crate::decode_vec::check_vector_len;
 use crate::ir::*;
 
 /// Splits the opcode word and its leading fixed modifiers into an [`Opcode`].
@@ -219,7 +220,11 @@ pub(crate) fn decode<'a>(
         let bad = match (slot, &r) {
             (
                 Slot::Dst,
-                Operand::Reg(_) | Operand::Vector(_) | Operand::Pair(..) | Operand::Sink,
+                Operand::Reg(_)
+                | Operand::VecElem(..)
+                | Operand::Vector(_)
+                | Operand::Pair(..)
+                | Operand::Sink,
             ) => None,
             (Slot::Dst, _) => Some("a destination register"),
             (Slot::Addr, Operand::Address(_)) => None,
@@ -242,30 +247,22 @@ pub(crate) fn decode<'a>(
         return None;
     }
     if let Some(v) = mods.vec
-        && matches!(op, Opcode::Ld | Opcode::Ldu | Opcode::St)
+        && matches!(op, Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Mov)
     {
-        let data = if op == Opcode::St { 1 } else { 0 };
-        match (&operands[data], &i.operands[data]) {
-            (Operand::Vector(items), o) if items.len() as u32 != v.lanes() => {
-                err(
-                    &mut dec.diags,
-                    o.span(),
-                    format!(
-                        "vector operand has {} elements but `.{}` needs {}",
-                        items.len(),
-                        v.name(),
-                        v.lanes()
-                    ),
-                );
-                return None;
-            }
-            (Operand::Vector(_), _) => {}
-            (_, o) => {
-                err(
-                    &mut dec.diags,
-                    o.span(),
-                    format!("`.{}` needs a vector operand `{{...}}`", v.name()),
-                );
+        // A vector register stands for its elements (ISA 6.4.2); mov.vN
+        // checks both operands.
+        let data: &[usize] = match op {
+            Opcode::St => &[1],
+            Opcode::Mov => &[0, 1],
+            _ => &[0],
+        };
+        for &k in data {
+            let len = match &operands[k] {
+                Operand::Vector(items) => Some(items.len() as u32),
+                Operand::Reg(r) => func.regs.get(*r).and_then(|d| d.vec).map(|w| w.lanes()),
+                _ => None,
+            };
+            if !check_vector_len(&mut dec.diags, len, v, &i.operands[k]) {
                 return None;
             }
         }

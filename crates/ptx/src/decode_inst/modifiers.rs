@@ -114,6 +114,8 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         O::St => &[Type, Space, Sem, Scope, Cache, Hint, Vec],
         O::Cvt => &[Type, Rounding, Ftz, Sat, Satfinite, Relu, Pack],
         O::Cvta => &[Type, Space, CvtaTo],
+        // `mov.v4.f32 {a,b,c,d}, V` (ISA 6.4.2 "Vector Operands").
+        O::Mov => &[Type, Vec],
         O::Isspacep => &[Space],
         O::Prefetch | O::Prefetchu => &[Space, Level, Hint],
         O::Shfl => &[Type, Sync, ShflMode],

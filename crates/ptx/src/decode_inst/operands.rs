@@ -4,6 +4,7 @@
 use super::arity::Slot;
 use crate::ast::{Op, Word};
 use crate::decode::{Decl, Decoder, FuncScope, err, num_to_imm};
+use crate::decode_vec::vector_element;
 use crate::ir::*;
 
 pub(super) fn resolve<'a>(
@@ -121,6 +122,12 @@ pub(super) fn resolve<'a>(
             {
                 return Some(Operand::BranchTargets(h));
             }
+            // The parser joins only element names (`.x` ... `.a`) to a name.
+            if let Some((base, comp)) = w.text.rsplit_once('.')
+                && let Some(Decl::Reg(r)) = fs.lookup(base, scope)
+            {
+                return vector_element(&mut dec.diags, func, r, comp, w);
+            }
             name_value(dec, fs, scope, w)
         }
     }
@@ -163,6 +170,11 @@ pub(super) fn name_value<'a>(
     }
     if let Some(s) = SpecialReg::from_name(w.text) {
         return Some(Operand::Special(s));
+    }
+    // PTX ISA "Predefined Identifiers": `WARP_SZ` is a constant (the warp
+    // size, 32), not a register, so it decodes to the immediate it stands for.
+    if w.text == "WARP_SZ" {
+        return Some(Operand::Imm(Immediate::Int(32)));
     }
     if let Some(&p) = fs.params.get(w.text) {
         return Some(Operand::Symbol(Symbol::Param(p), 0));

@@ -224,6 +224,9 @@ pub enum Operand {
     NotReg(Reg),
     /// `%r1|%p1`: dual destination (setp, shfl.sync).
     Pair(Reg, Reg),
+    /// `v.x` (or `.y .z .w`, `.r .g .b .a`): element `i` of a vector
+    /// register (`.reg .v4 .f32 v`), ISA 6.4.2 "Vector Operands".
+    VecElem(Reg, u8),
     /// `{%r1, %r2, _}`: a vector of registers, sinks or immediates (ld/st/mov/mma ...).
     Vector(Vec<Operand>),
     Imm(Immediate),

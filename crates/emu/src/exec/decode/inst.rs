@@ -341,6 +341,7 @@ impl Cx<'_> {
                 b: self.fsrc(get(2)?, ty)?,
                 p: self.psrc(get(3)?)?,
             },
+            O::Mov if m.vec.is_some() => self.mov_vec(ty, m.vec, ops)?,
             O::Mov => self.mov(ty, ops)?,
             O::Cvt => {
                 let to = *inst.types.first().ok_or("cvt type")?;
@@ -387,28 +388,28 @@ impl Cx<'_> {
             }
             O::Cvta => Op::Cvta {
                 to_generic: !m.cvta_to,
+                width: self.width(),
                 space: plain_space(m.space)?,
                 d: self.dreg(get(0)?)?,
                 a: self.src(get(1)?)?,
                 bits32: ty.bits() == 32,
             },
             O::Isspacep => Op::Isspacep {
+                width: self.width(),
                 space: plain_space(m.space)?,
                 d: self.dpred(get(0)?)?,
                 a: self.src(get(1)?)?,
             },
             O::Ld | O::Ldu => {
                 let (addr, space) = self.addr(get(1)?, mem_space(m.space)?)?;
-                let d = match get(0)? {
-                    Operand::Vector(items) => items
-                        .iter()
-                        .map(|o| match o {
-                            Operand::Sink => Ok(None),
-                            o => self.dreg(o).map(Some),
-                        })
-                        .collect::<D<Vec<_>>>()?,
-                    o => vec![Some(self.dreg(o)?)],
-                };
+                let d = self
+                    .vector_items(get(0)?)
+                    .iter()
+                    .map(|o| match o {
+                        Operand::Sink => Ok(None),
+                        o => self.dreg(o).map(Some),
+                    })
+                    .collect::<D<Vec<_>>>()?;
                 if ty == Type::B128 || ty.bytes() as usize * d.len() > 64 {
                     return Err("load wider than 64 bytes".into());
                 }
@@ -436,13 +437,11 @@ impl Cx<'_> {
             }
             O::St => {
                 let (addr, space) = self.addr(get(0)?, mem_space(m.space)?)?;
-                let src = match get(1)? {
-                    Operand::Vector(items) => items
-                        .iter()
-                        .map(|o| self.fsrc(o, ty))
-                        .collect::<D<Vec<_>>>()?,
-                    o => vec![self.fsrc(o, ty)?],
-                };
+                let src = self
+                    .vector_items(get(1)?)
+                    .iter()
+                    .map(|o| self.fsrc(o, ty))
+                    .collect::<D<Vec<_>>>()?;
                 if ty == Type::B128 || ty.bytes() as usize * src.len() > 64 {
                     return Err("store wider than 64 bytes".into());
                 }
@@ -663,6 +662,32 @@ impl Cx<'_> {
         Ok(Op::PredLogic { op, d, a, b })
     }
 
+    /// `mov.v4.f32 V, {a,b,c,d}`, `mov.v2.u32 {a,b}, V`, `mov.v4.f32 V, W`:
+    /// element by element (ISA 6.4.2 "Vector Operands").
+    fn mov_vec(&self, ty: Type, vec: Option<ptx::VecWidth>, ops: &[Operand]) -> D<Op> {
+        let n = vec.map_or(1, |v| v.lanes()) as usize;
+        let items = |i: usize| {
+            let items = self.vector_items(ops.get(i).ok_or("operand")?);
+            if items.len() == n && n <= 4 {
+                Ok(items)
+            } else {
+                Err(format!("mov.v{n}: an operand of {} elements", items.len()))
+            }
+        };
+        let d = items(0)?
+            .iter()
+            .map(|o| match o {
+                Operand::Sink => Ok(None),
+                o => self.dreg(o).map(Some),
+            })
+            .collect::<D<Vec<_>>>()?;
+        let a = items(1)?
+            .iter()
+            .map(|o| self.fsrc(o, ty))
+            .collect::<D<Vec<_>>>()?;
+        Ok(Op::MovVec { d, a })
+    }
+
     fn mov(&self, ty: Type, ops: &[Operand]) -> D<Op> {
         let dst = ops.first().ok_or("operand")?;
         let src = ops.get(1).ok_or("operand")?;
@@ -706,6 +731,27 @@ impl Cx<'_> {
         }
     }
 
+    /// A `.param` variable of the frame is passed by its offset; a register
+    /// or immediate by value (to a `.reg` parameter, ISA 7.1).
+    fn call_arg(&self, o: &Operand) -> D<CallArg> {
+        match o {
+            Operand::Symbol(s, off) => match self.symbol_addr(s, *off)? {
+                Src::Frame(f) => Ok(CallArg::Frame(f)),
+                _ => Err("call argument outside the frame".into()),
+            },
+            Operand::Reg(_) | Operand::Imm(_) => Ok(CallArg::Value(self.src(o)?)),
+            other => Err(format!("call argument {other:?}")),
+        }
+    }
+
+    fn call_ret(&self, o: &Operand) -> D<CallRet> {
+        match self.call_arg(o)? {
+            CallArg::Frame(f) => Ok(CallRet::Frame(f)),
+            CallArg::Value(Src::Reg(r)) => Ok(CallRet::Reg(r)),
+            CallArg::Value(_) => Err(format!("call result into {o:?}")),
+        }
+    }
+
     fn call(&self, ops: &[Operand]) -> D<Op> {
         let mut k = 0;
         let mut rets = Vec::new();
@@ -713,58 +759,50 @@ impl Cx<'_> {
             rets = list.clone();
             k = 1;
         }
+        let args = match ops.get(k + 1) {
+            Some(Operand::List(list)) => list.as_slice(),
+            _ => &[],
+        };
+        let args = args
+            .iter()
+            .map(|o| self.call_arg(o))
+            .collect::<D<Vec<_>>>()?;
+        let rets = rets
+            .iter()
+            .map(|o| self.call_ret(o))
+            .collect::<D<Vec<_>>>()?;
         let callee = match ops.get(k) {
             Some(Operand::Symbol(Symbol::Function(h), 0)) => *h,
+            // `call (r), %rd, (a), proto`: the target is a register holding
+            // a function address (see [`FUNC_BASE`]).
             Some(o @ Operand::Reg(_)) => {
-                // `call (r), %rd, (a), proto`: the target is a register holding
-                // a function address (see [`FUNC_BASE`]).
                 let target = self.src(o)?;
-                let list = |i: usize| match ops.get(i) {
-                    Some(Operand::List(l)) => l.clone(),
-                    _ => Vec::new(),
-                };
-                let frame_off = |o: &Operand| -> D<u64> {
-                    match o {
-                        Operand::Symbol(s, off) => match self.symbol_addr(s, *off)? {
-                            Src::Frame(f) => Ok(f),
-                            _ => Err("call argument outside the frame".into()),
-                        },
-                        other => Err(format!("call argument {other:?}")),
-                    }
-                };
-                let args = list(k + 1).iter().map(frame_off).collect::<D<Vec<_>>>()?;
-                let rets = rets.iter().map(frame_off).collect::<D<Vec<_>>>()?;
                 return Ok(Op::CallIndirect { target, args, rets });
             }
             _ => return Err("call target".into()),
         };
-        let args = match ops.get(k + 1) {
-            Some(Operand::List(list)) => list.clone(),
-            _ => Vec::new(),
-        };
-        let frame_off = |o: &Operand| -> D<u64> {
-            match o {
-                Operand::Symbol(s, off) => match self.symbol_addr(s, *off)? {
-                    Src::Frame(f) => Ok(f),
-                    _ => Err("call argument outside the frame".into()),
-                },
-                other => Err(format!("call argument {other:?}")),
-            }
-        };
-        let args = args.iter().map(frame_off).collect::<D<Vec<_>>>()?;
-        let rets = rets.iter().map(frame_off).collect::<D<Vec<_>>>()?;
         let f = self
             .module
             .functions
             .get(callee)
             .ok_or("dangling function")?;
+        if f.params
+            .iter()
+            .chain(&f.returns)
+            .any(|p| p.space == ptx::StateSpace::Reg && p.ty == Type::Pred)
+        {
+            return Err(format!("`{}` has a .reg .pred parameter", f.name));
+        }
         if !f.has_body {
-            if f.name == "vprintf" && args.len() == 2 {
-                return Ok(Op::Vprintf {
-                    fmt: args[0],
-                    args: args[1],
-                    ret: rets.first().copied(),
-                });
+            if f.name == "vprintf"
+                && let [CallArg::Frame(fmt), CallArg::Frame(a)] = args[..]
+            {
+                let ret = match rets.first() {
+                    Some(CallRet::Frame(o)) => Some(*o),
+                    Some(CallRet::Reg(_)) => return Err("vprintf result in a register".into()),
+                    None => None,
+                };
+                return Ok(Op::Vprintf { fmt, args: a, ret });
             }
             return Err(format!("call of external function `{}`", f.name));
         }

@@ -15,6 +15,7 @@ use super::ops::*;
 use crate::float::Round;
 use crate::float::convert::RoundInt;
 use crate::mem::Space;
+use crate::mem::generic::Width;
 use crate::simt::stack::NO_RECONVERGE;
 
 mod inst;
@@ -42,6 +43,11 @@ pub struct Func {
     pub frame_size: u64,
     pub params: Vec<(u64, u64)>,
     pub rets: Vec<(u64, u64)>,
+    /// The register of each `.reg` parameter (`None` for `.param` ones),
+    /// which a call writes instead of the frame slot.
+    pub param_regs: Vec<Option<R>>,
+    /// Likewise for return values: read at `ret` instead of the frame slot.
+    pub ret_regs: Vec<Option<R>>,
 }
 
 /// A decoded module.
@@ -57,6 +63,8 @@ struct Cx<'a> {
     func: &'a Function,
     func_index: usize,
     slots: Vec<(bool, u32)>,
+    /// Elements of each vector register (`None` for scalars).
+    lanes: Vec<Option<u8>>,
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
@@ -93,15 +101,19 @@ fn decode_func(
     starts: &[usize],
 ) -> Func {
     let mut slots = Vec::with_capacity(f.regs.len());
+    let mut lanes = Vec::with_capacity(f.regs.len());
     let (mut n_regs, mut n_preds) = (0u32, 0u32);
     for (_, r) in f.regs.iter() {
+        // A vector register (`.reg .v4 .f32 v`) takes one slot per element.
+        let n = r.vec.map_or(1, |v| v.lanes());
         if r.ty == Type::Pred {
             slots.push((true, n_preds));
-            n_preds += 1;
+            n_preds += n;
         } else {
             slots.push((false, n_regs));
-            n_regs += 1;
+            n_regs += n;
         }
+        lanes.push(r.vec.map(|v| v.lanes() as u8));
     }
     let flow = FunctionFlow::compute(f).ok();
     let cx = Cx {
@@ -110,6 +122,7 @@ fn decode_func(
         func: f,
         func_index: index,
         slots,
+        lanes,
     };
     let n = f.instructions.len();
     let mut ops = Vec::with_capacity(n);
@@ -134,6 +147,17 @@ fn decode_func(
         text.push(s);
     }
     let frame = layout.frames.get(index).cloned().unwrap_or_default();
+    // A `.reg .pred` parameter has no value slot: such a call faults.
+    let value_slot = |r: Option<ptx::Reg>| match r.map(|r| cx.slot(r)) {
+        Some(Ok((false, s))) => Some(s),
+        _ => None,
+    };
+    let param_regs = (0..f.params.len())
+        .map(|i| value_slot(f.param_reg(i)))
+        .collect();
+    let ret_regs = (0..f.returns.len())
+        .map(|i| value_slot(f.return_reg(i)))
+        .collect();
     Func {
         name: f.name.clone(),
         is_entry: f.is_entry(),
@@ -147,6 +171,8 @@ fn decode_func(
         frame_size: frame.size,
         params: frame.params,
         rets: frame.rets,
+        param_regs,
+        ret_regs,
     }
 }
 
@@ -209,10 +235,34 @@ fn plain_space(s: Option<StateSpace>) -> D<Space> {
 
 impl Cx<'_> {
     fn slot(&self, r: Reg) -> D<(bool, u32)> {
+        if self.lanes.get(r.index()).copied().flatten().is_some() {
+            return Err("a vector register where a scalar is needed".into());
+        }
         self.slots
             .get(r.index())
             .copied()
             .ok_or_else(|| "dangling register".to_string())
+    }
+
+    /// The value slot of element `i` of a vector register (`v.y`).
+    fn elem_slot(&self, r: Reg, i: u8) -> D<R> {
+        match (self.slots.get(r.index()), self.lanes.get(r.index())) {
+            (Some(&(false, s)), Some(Some(n))) if i < *n => Ok(s + i as u32),
+            _ => Err("vector element out of range".into()),
+        }
+    }
+
+    /// The operands a vector position stands for: the items of `{a, b}`, the
+    /// elements of a vector register `V`, or `o` itself.
+    pub(super) fn vector_items(&self, o: &Operand) -> Vec<Operand> {
+        match o {
+            Operand::Vector(items) => items.clone(),
+            Operand::Reg(r) => match self.lanes.get(r.index()).copied().flatten() {
+                Some(n) => (0..n).map(|i| Operand::VecElem(*r, i)).collect(),
+                None => vec![o.clone()],
+            },
+            o => vec![o.clone()],
+        }
     }
 
     fn pred(&self, r: Reg) -> Option<P> {
@@ -224,6 +274,7 @@ impl Cx<'_> {
 
     fn dreg(&self, o: &Operand) -> D<R> {
         match o {
+            Operand::VecElem(r, i) => self.elem_slot(*r, *i),
             Operand::Reg(r) => match self.slot(*r)? {
                 (false, s) => Ok(s),
                 (true, _) => Err("predicate where a value register is needed".into()),
@@ -281,7 +332,9 @@ impl Cx<'_> {
             }
             Symbol::Local(l) => {
                 let frame = frame.ok_or("no frame")?;
-                if let Some(&o) = frame.shared.get(&l.index()) {
+                if let Some(p) = frame.statics.get(&l.index()) {
+                    Ok(Src::Imm(p.addr.wrapping_add(off)))
+                } else if let Some(&o) = frame.shared.get(&l.index()) {
                     Ok(Src::Imm(o.wrapping_add(off)))
                 } else {
                     let o = frame
@@ -322,8 +375,42 @@ impl Cx<'_> {
         }
     }
 
+    /// The state space a symbol's storage is in (`None` for functions).
+    fn symbol_space(&self, s: &Symbol) -> Option<MemSpace> {
+        match s {
+            Symbol::Global(g) => {
+                let p = self.layout.globals.get(g.index()).copied().flatten()?;
+                Some(match p.space {
+                    Space::Global => MemSpace::Global,
+                    Space::Shared => MemSpace::Shared,
+                    Space::Local => MemSpace::Local,
+                    Space::Param => MemSpace::Param,
+                    Space::Const => MemSpace::Const,
+                })
+            }
+            Symbol::Local(l) => {
+                let frame = self.layout.frames.get(self.func_index)?;
+                if let Some(p) = frame.statics.get(&l.index()) {
+                    return Some(match p.space {
+                        Space::Const => MemSpace::Const,
+                        _ => MemSpace::Global,
+                    });
+                }
+                Some(if frame.shared.contains_key(&l.index()) {
+                    MemSpace::Shared
+                } else {
+                    MemSpace::Local
+                })
+            }
+            Symbol::Param(_) if self.func.is_entry() => Some(MemSpace::Param),
+            Symbol::Param(_) | Symbol::Return(_) => Some(MemSpace::Local),
+            Symbol::Function(_) => None,
+        }
+    }
+
     fn src(&self, o: &Operand) -> D<Src> {
         match o {
+            Operand::VecElem(r, i) => Ok(Src::Reg(self.elem_slot(*r, *i)?)),
             Operand::Reg(r) => match self.slot(*r)? {
                 (false, s) => Ok(Src::Reg(s)),
                 (true, _) => Err("predicate used as a value".into()),
@@ -376,9 +463,22 @@ impl Cx<'_> {
         };
         // A frame symbol is thread-local storage whatever the instruction's space says
         // (`ld.param` of a device function's parameter or a call's argument).
+        // A variable named in a generic address stands for its generic address
+        // (PTX ISA "Addresses as Operands": `[var]` is the variable's address),
+        // which resolves to the variable's own space: access that space directly.
         let space = match (base_src, space) {
-            (Src::Frame(_), MemSpace::Param | MemSpace::Local) => MemSpace::Local,
+            (Src::Frame(_), MemSpace::Param | MemSpace::Local | MemSpace::Generic) => {
+                MemSpace::Local
+            }
+            (_, MemSpace::Generic) => match base {
+                AddrBase::Symbol(s) => self.symbol_space(s).unwrap_or(MemSpace::Generic),
+                _ => MemSpace::Generic,
+            },
             (_, s) => s,
+        };
+        let space = match space {
+            MemSpace::Generic if self.width() == Width::A32 => MemSpace::Generic32,
+            s => s,
         };
         Ok((
             Addr {
@@ -387,6 +487,15 @@ impl Cx<'_> {
             },
             space,
         ))
+    }
+
+    /// The generic map of the module (`.address_size 32` has its own).
+    pub(super) fn width(&self) -> Width {
+        if self.module.address_size == Some(32) {
+            Width::A32
+        } else {
+            Width::A64
+        }
     }
 
     fn int_ty(t: Type) -> (u8, bool) {

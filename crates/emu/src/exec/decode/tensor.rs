@@ -6,6 +6,19 @@ use ptx::{Fragment, Instruction, Layout, Opcode, Operand, Shape, StateSpace, Typ
 use super::{Cx, D, mem_space};
 use crate::exec::ops::*;
 
+/// The end of every "not emulated" message of `mma` (see [`Cx::mma`]).
+const MMA_RUNS: &str = "is not emulated (mma runs .f16 and .bf16 m16n8k8 / m16n8k16, \
+                        .u8 and .s8 m8n8k16 / m16n8k16 / m16n8k32)";
+
+/// Why an `mma` shape and multiplicand types do not run.
+fn not_emulated(s: Option<Shape>, ta: Type, tb: Type) -> String {
+    let shape = s.map_or_else(
+        || "(no shape)".into(),
+        |s| format!("m{}n{}k{}", s.m, s.n, s.k),
+    );
+    format!("mma.{shape}.{}.{} {MMA_RUNS}", ta.name(), tb.name())
+}
+
 const M16N16K16: Shape = Shape {
     m: 16,
     n: 16,
@@ -51,23 +64,43 @@ impl Cx<'_> {
         Ok(Op::Tensor(Box::new(t)))
     }
 
+    /// `mma.sync.aligned`, of the PTX ISA's table of shapes and types
+    /// ("Warp-level matrix multiply-accumulate instructions: mma"), runs:
+    ///
+    /// | shape | layout | d / c | a / b |
+    /// | --- | --- | --- | --- |
+    /// | m16n8k8, m16n8k16 | row.col | f16 or f32 (each) | f16 |
+    /// | m16n8k8, m16n8k16 | row.col | f32 | bf16 |
+    /// | m8n8k16, m16n8k16, m16n8k32 | row.col {.satfinite} | s32 | u8 / s8 (each) |
+    ///
+    /// The rest of the table decodes to an `Unsupported` op that faults with
+    /// its reason when reached, never a wrong answer: m8n8k4 (f16, any
+    /// layouts), m16n8k4 / m16n8k8 tf32, f64 (m8n8k4 .. m16n8k16), e4m3 /
+    /// e5m2 (m16n8k16, m16n8k32; sm_89), u4 / s4 (m8n8k32, m16n8k32,
+    /// m16n8k64), b1 (m8n8k128, m16n8k128, m16n8k256), block-scaled kinds.
     fn mma(&self, inst: &Instruction) -> D<TensorOp> {
         let m = &inst.mods;
-        let shape = match m.shape {
-            Some(Shape { m: 16, n: 8, k: 16 }) => MmaShape::M16n8k16,
-            Some(Shape { m: 16, n: 8, k: 8 }) => MmaShape::M16n8k8,
-            other => return Err(format!("mma shape {other:?} (m16n8k8 and m16n8k16 run)")),
-        };
         if m.layout_a != Some(Layout::Row) || m.layout_b != Some(Layout::Col) {
             return Err("mma layouts other than .row.col".into());
         }
-        float_satfinite(m.satfinite)?;
         let ty = |i: usize| inst.types.get(i).copied().ok_or("mma type");
         let (td, ta, tb, tc) = (ty(0)?, ty(1)?, ty(2)?, ty(3)?);
+        if matches!(ta, Type::U8 | Type::S8) || matches!(tb, Type::U8 | Type::S8) {
+            return self.mma_int(inst, [td, ta, tb, tc]);
+        }
+        if m.satfinite {
+            // ISA "mma": .satfinite is on the integer forms only.
+            return Err("mma .satfinite on a floating-point form (integer forms only)".into());
+        }
+        let shape = match m.shape {
+            Some(Shape { m: 16, n: 8, k: 16 }) => MmaShape::M16n8k16,
+            Some(Shape { m: 16, n: 8, k: 8 }) => MmaShape::M16n8k8,
+            other => return Err(not_emulated(other, ta, tb)),
+        };
         let ab = match (ta, tb) {
             (Type::F16, Type::F16) => MmaIn::F16,
             (Type::Bf16, Type::Bf16) => MmaIn::Bf16,
-            other => return Err(format!("mma multiplicand types {other:?}")),
+            _ => return Err(format!("mma.{}.{} {MMA_RUNS}", ta.name(), tb.name())),
         };
         let acc = |t: Type| match t {
             Type::F32 => Ok(true),
@@ -91,6 +124,44 @@ impl Cx<'_> {
             a: self.src_vec(get(1)?, 2 * k_regs, "mma a")?,
             b: self.src_vec(get(2)?, k_regs, "mma b")?,
             c: self.src_vec(get(3)?, acc_regs(c_f32), "mma c")?,
+        })
+    }
+
+    /// Integer `mma` with 8-bit multiplicands: m8n8k16, m16n8k16, m16n8k32.
+    fn mma_int(&self, inst: &Instruction, [td, ta, tb, tc]: [Type; 4]) -> D<TensorOp> {
+        let (m, k) = match inst.mods.shape {
+            Some(Shape { m: 8, n: 8, k: 16 }) => (8u8, 16u8),
+            Some(Shape { m: 16, n: 8, k: 16 }) => (16, 16),
+            Some(Shape { m: 16, n: 8, k: 32 }) => (16, 32),
+            other => return Err(not_emulated(other, ta, tb)),
+        };
+        let signed = |t: Type| match t {
+            Type::S8 => Ok(true),
+            Type::U8 => Ok(false),
+            _ => Err(format!("mma.{}.{} {MMA_RUNS}", ta.name(), tb.name())),
+        };
+        let (a_signed, b_signed) = (signed(ta)?, signed(tb)?);
+        if td != Type::S32 || tc != Type::S32 {
+            return Err("integer mma needs .s32 d and c".into());
+        }
+        let get = |i: usize| {
+            inst.operands
+                .get(i)
+                .ok_or_else(|| format!("missing operand {i}"))
+        };
+        // Registers per fragment: four 8-bit elements per .b32 of A and B,
+        // one .s32 per element of C and D (ISA "Matrix fragments for mma").
+        let (mk, kn, mn) = (m as usize * k as usize, k as usize * 8, m as usize * 8);
+        Ok(TensorOp::MmaInt {
+            m,
+            k,
+            a_signed,
+            b_signed,
+            satfinite: inst.mods.satfinite,
+            d: self.reg_vec(get(0)?, mn / 32, "mma d")?,
+            a: self.src_vec(get(1)?, mk / 128, "mma a")?,
+            b: self.src_vec(get(2)?, kn / 128, "mma b")?,
+            c: self.src_vec(get(3)?, mn / 32, "mma c")?,
         })
     }
 
@@ -145,7 +216,13 @@ impl Cx<'_> {
                 })
             }
             Some(WmmaOp::Mma) => {
-                float_satfinite(m.satfinite)?;
+                // ISA "wmma.mma": .satfinite is on the integer forms only,
+                // and only f16 multiplicands run here.
+                if m.satfinite {
+                    return Err(
+                        "wmma.mma .satfinite on a floating-point form (integer forms only)".into(),
+                    );
+                }
                 let acc = |i: usize| match inst.types.get(i) {
                     Some(Type::F32) => Ok(true),
                     Some(Type::F16) => Ok(false),
@@ -185,7 +262,9 @@ impl Cx<'_> {
             ));
         }
         let n = m.num.unwrap_or(1) as usize;
-        let space = mem_space(m.space.or(Some(StateSpace::Shared)))?;
+        // ISA "ldmatrix" / "stmatrix": without `.shared` the address is
+        // generic (and must point into shared memory).
+        let space = mem_space(m.space.or(Some(StateSpace::Generic)))?;
         let get = |i: usize| {
             inst.operands
                 .get(i)
@@ -209,17 +288,5 @@ impl Cx<'_> {
             regs,
             addr,
         })
-    }
-}
-
-/// `.satfinite` of `mma`/`wmma.mma` belongs to the integer forms (PTX ISA,
-/// warp-level matrix instructions "mma" and "wmma.mma": only the lines
-/// `...s32.atype.btype.s32{.satfinite}` have it); the float forms run here
-/// have none, so it is refused, not ignored.
-fn float_satfinite(satfinite: bool) -> D<()> {
-    if satfinite {
-        Err("mma .satfinite on a float form (integer forms only)".into())
-    } else {
-        Ok(())
     }
 }

@@ -4,7 +4,7 @@
 use super::{CtaState, LaunchCtx, Warp};
 use crate::exec::alu::L;
 use crate::exec::ops::{Addr, MemSpace};
-use crate::mem::generic::resolve;
+use crate::mem::generic::{Width, resolve};
 use crate::mem::{MemFault, MemFaultKind, Space};
 use crate::simt::WARP_SIZE;
 
@@ -13,6 +13,7 @@ use crate::simt::WARP_SIZE;
 pub(super) fn target(space: MemSpace, addr: u64) -> (Space, u64) {
     match space {
         MemSpace::Generic => resolve(addr),
+        MemSpace::Generic32 => Width::A32.resolve(addr),
         MemSpace::Global => (Space::Global, addr),
         MemSpace::Shared => (Space::Shared, addr),
         MemSpace::Local => (Space::Local, addr),

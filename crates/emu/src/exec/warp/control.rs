@@ -12,13 +12,22 @@ use crate::simt::barrier::Arrival;
 use crate::simt::stack::{Policy, SimtStack};
 use crate::simt::{Mask, WARP_SIZE, lanes};
 
+/// The first (up to) 8 little-endian bytes as a register value.
+pub(super) fn le_u64(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = bytes.len().min(8);
+    b[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(b)
+}
+
 impl Warp {
     pub(super) fn call(
         &mut self,
         lx: &LaunchCtx<'_>,
+        cta: &CtaState<'_>,
         callee: u32,
-        args: &[u64],
-        rets: &[u64],
+        args: &[CallArg],
+        rets: &[CallRet],
         exec: Mask,
     ) -> ExecResult {
         if self.frames.len() >= MAX_CALL_DEPTH {
@@ -51,31 +60,51 @@ impl Warp {
                 None,
             ));
         }
+        let mut regs = vec![[0; WARP_SIZE]; f.n_regs];
         for l in lanes(exec) {
             self.local[l].grow((base + f.frame_size) as usize);
-            for (k, &from) in args.iter().enumerate() {
-                let Some(&(to, size)) = f.params.get(k) else {
-                    continue;
-                };
-                let mut buf = vec![0u8; size as usize];
-                self.local[l]
-                    .read(caller_base + from, &mut buf, 1)
-                    .map_err(mem_err(l))?;
-                self.local[l]
-                    .write(base + to, &buf, 1)
-                    .map_err(mem_err(l))?;
+        }
+        for (k, arg) in args.iter().enumerate() {
+            let Some(&(to, size)) = f.params.get(k) else {
+                continue;
+            };
+            let to_reg = f.param_regs.get(k).copied().flatten();
+            // `.reg` passing (ISA 7.1): the value, truncated to the parameter's size.
+            let value = match arg {
+                CallArg::Value(src) => Some(self.fetch(lx, cta, *src)),
+                CallArg::Frame(_) => None,
+            };
+            for l in lanes(exec) {
+                let mut bytes = vec![0u8; size as usize];
+                match (arg, value) {
+                    (_, Some(v)) => {
+                        let n = bytes.len().min(8);
+                        bytes[..n].copy_from_slice(&v[l].to_le_bytes()[..n]);
+                    }
+                    (CallArg::Frame(from), None) => self.local[l]
+                        .read(caller_base + from, &mut bytes, 1)
+                        .map_err(mem_err(l))?,
+                    (CallArg::Value(_), None) => {}
+                }
+                match to_reg.and_then(|r| regs.get_mut(r as usize)) {
+                    Some(r) => r[l] = le_u64(&bytes),
+                    None => self.local[l]
+                        .write(base + to, &bytes, 1)
+                        .map_err(mem_err(l))?,
+                }
             }
         }
         let policy = self.top().simt.policy();
         self.frames.push(Frame {
             func: callee,
-            regs: vec![[0; WARP_SIZE]; f.n_regs],
+            regs,
             preds: vec![0; f.n_preds],
             simt: SimtStack::new(policy, exec, 0),
             base,
             rets_to: rets.to_vec(),
             returned: 0,
             ret_layout: f.rets.clone(),
+            ret_regs: f.ret_regs.clone(),
         });
         Ok(())
     }

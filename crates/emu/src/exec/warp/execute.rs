@@ -7,7 +7,6 @@ use crate::exec::alu::{self, L, mask_of};
 use crate::exec::ops::*;
 use crate::exec::printf;
 use crate::fault::FaultKind;
-use crate::mem::generic::{from_generic, is_space, to_generic};
 use crate::observer::{BranchEvent, Observer, Site};
 use crate::simt::{Mask, WARP_SIZE, lanes};
 
@@ -50,6 +49,18 @@ impl Warp {
             Op::Mov { d, a } => {
                 let v = self.fetch(lx, cta, *a);
                 self.write(*d, &v, exec);
+            }
+            Op::MovVec { d, a } => {
+                // At most 4 elements (`.v4`): no allocation.
+                let mut vals = [[0u64; WARP_SIZE]; 4];
+                for (v, s) in vals.iter_mut().zip(a) {
+                    *v = self.fetch(lx, cta, *s);
+                }
+                for (r, v) in d.iter().zip(&vals) {
+                    if let Some(r) = r {
+                        self.write(*r, v, exec);
+                    }
+                }
             }
             Op::Pack { d, parts, bits } => {
                 let mut out = [0u64; WARP_SIZE];
@@ -274,6 +285,7 @@ impl Warp {
             }
             Op::Cvta {
                 to_generic: tg,
+                width,
                 space,
                 d,
                 a,
@@ -282,20 +294,20 @@ impl Warp {
                 let x = self.fetch(lx, cta, *a);
                 let out: L = std::array::from_fn(|l| {
                     let v = if *tg {
-                        to_generic(*space, x[l])
+                        width.to_generic(*space, x[l])
                     } else {
-                        from_generic(*space, x[l])
+                        width.from_generic(*space, x[l])
                     };
                     if *bits32 { v & 0xffff_ffff } else { v }
                 });
                 self.write(*d, &out, exec);
             }
-            Op::Isspacep { space, d, a } => {
+            Op::Isspacep { width, space, d, a } => {
                 let x = self.fetch(lx, cta, *a);
                 let v = x
                     .iter()
                     .enumerate()
-                    .fold(0, |m, (l, &a)| m | (is_space(*space, a) as u32) << l);
+                    .fold(0, |m, (l, &a)| m | (width.is_space(*space, a) as u32) << l);
                 self.set_pred(*d, v, exec);
             }
             Op::Ld {
@@ -610,7 +622,7 @@ impl Warp {
                             return Err((FaultKind::Unsupported(why), None));
                         }
                         self.next(pc);
-                        self.call(lx, callee as u32, args, rets, exec)?;
+                        self.call(lx, cta, callee as u32, args, rets, exec)?;
                     }
                     _ => {
                         // Lanes with different targets (or guarded off): each group
@@ -625,7 +637,7 @@ impl Warp {
             }
             Op::Call { callee, args, rets } => {
                 self.next(pc);
-                self.call(lx, *callee, args, rets, exec)?;
+                self.call(lx, cta, *callee, args, rets, exec)?;
                 return Ok(());
             }
             Op::Vprintf { fmt, args, ret } => {

@@ -20,6 +20,7 @@ mod control;
 mod execute;
 mod memory_ops;
 mod tensor;
+mod tensor_int;
 
 /// Warp instructions a warp runs before the scheduler moves to the next
 /// ready warp of its CTA (a fixed number: scheduling stays deterministic).
@@ -60,12 +61,14 @@ struct Frame {
     simt: SimtStack,
     /// Offset of this frame in each thread's local memory.
     base: u64,
-    /// Caller-frame offsets receiving the return values.
-    rets_to: Vec<u64>,
+    /// Where the return values go in the caller.
+    rets_to: Vec<CallRet>,
     /// Threads that executed `ret` (as opposed to `exit`).
     returned: Mask,
     /// The callee's own return slots (offset, size) in this frame.
     ret_layout: Vec<(u64, u64)>,
+    /// The callee's `.reg` return registers (`None`: the frame slot holds it).
+    ret_regs: Vec<Option<R>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +114,7 @@ impl Warp {
             rets_to: Vec::new(),
             returned: 0,
             ret_layout: Vec::new(),
+            ret_regs: Vec::new(),
         };
         let local = (0..WARP_SIZE)
             .map(|_| Region::new(Space::Local, func.frame_size as usize, true))
@@ -480,15 +484,28 @@ impl Warp {
             let Some(&(from, size)) = f.ret_layout.get(k) else {
                 continue;
             };
+            let from_reg = f.ret_regs.get(k).copied().flatten();
             for l in lanes(f.returned) {
                 let mut buf = vec![0u8; size as usize];
-                let region = &mut self.local[l];
-                region
-                    .read(f.base + from, &mut buf, 1)
-                    .map_err(FaultKind::Memory)?;
-                region
-                    .write(caller_base + to, &buf, 1)
-                    .map_err(FaultKind::Memory)?;
+                match from_reg.and_then(|r| f.regs.get(r as usize)) {
+                    Some(r) => {
+                        let n = buf.len().min(8);
+                        buf[..n].copy_from_slice(&r[l].to_le_bytes()[..n]);
+                    }
+                    None => self.local[l]
+                        .read(f.base + from, &mut buf, 1)
+                        .map_err(FaultKind::Memory)?,
+                }
+                match to {
+                    CallRet::Frame(to) => self.local[l]
+                        .write(caller_base + to, &buf, 1)
+                        .map_err(FaultKind::Memory)?,
+                    CallRet::Reg(r) => {
+                        if let Some(dst) = self.top_mut().regs.get_mut(r as usize) {
+                            dst[l] = control::le_u64(&buf);
+                        }
+                    }
+                }
             }
         }
         Ok(())

@@ -34,13 +34,15 @@ use super::{CtaState, LaunchCtx, Warp};
 use crate::exec::alu::L;
 use crate::exec::ops::*;
 use crate::fault::FaultKind;
+use crate::mem::Space;
 use crate::observer::{AccessKind, MemEvent, Observer, Site};
 use crate::simt::{Mask, WARP_SIZE, lanes};
 
 use super::memory_ops::access_space;
+use super::tensor_int::IntMma;
 
 /// Values of a list of register operands, register by register.
-type Regs = Vec<L>;
+pub(super) type Regs = Vec<L>;
 
 fn half_of(v: u64, h: usize) -> u16 {
     (v >> (16 * h)) as u16
@@ -96,6 +98,25 @@ impl Warp {
         srcs.iter().map(|s| self.fetch(lx, cta, *s)).collect()
     }
 
+    /// The A, B and C fragments of a warp-wide multiply, which needs every lane.
+    fn mma_operands(
+        &self,
+        lx: &LaunchCtx<'_>,
+        cta: &CtaState<'_>,
+        exec: Mask,
+        what: &str,
+        [a, b, c]: [&[Src]; 3],
+    ) -> Result<(Regs, Regs, Regs), (FaultKind, Option<usize>)> {
+        if exec != Mask::MAX {
+            return Err(partial_warp(what, exec));
+        }
+        Ok((
+            self.fetch_all(lx, cta, a),
+            self.fetch_all(lx, cta, b),
+            self.fetch_all(lx, cta, c),
+        ))
+    }
+
     fn write_all(&mut self, d: &[R], vals: &Regs, exec: Mask) {
         for (r, v) in d.iter().zip(vals) {
             self.write(*r, v, exec);
@@ -113,6 +134,28 @@ impl Warp {
         op: &TensorOp,
     ) -> ExecResult {
         match op {
+            TensorOp::MmaInt {
+                m,
+                k,
+                a_signed,
+                b_signed,
+                satfinite,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (av, bv, cv) = self.mma_operands(lx, cta, exec, "mma.sync", [a, b, c])?;
+                let shape = IntMma {
+                    m: *m as usize,
+                    k: *k as usize,
+                    a_signed: *a_signed,
+                    b_signed: *b_signed,
+                    satfinite: *satfinite,
+                };
+                let out = shape.run(&av, &bv, &cv);
+                self.write_all(d, &out, exec);
+            }
             TensorOp::Mma {
                 shape,
                 ab,
@@ -123,18 +166,11 @@ impl Warp {
                 b,
                 c,
             } => {
-                if exec != Mask::MAX {
-                    return Err(partial_warp("mma.sync", exec));
-                }
                 let k = match shape {
                     MmaShape::M16n8k8 => 8,
                     MmaShape::M16n8k16 => 16,
                 };
-                let (av, bv, cv) = (
-                    self.fetch_all(lx, cta, a),
-                    self.fetch_all(lx, cta, b),
-                    self.fetch_all(lx, cta, c),
-                );
+                let (av, bv, cv) = self.mma_operands(lx, cta, exec, "mma.sync", [a, b, c])?;
                 // Gather the whole A (16 x k), B (k x 8) and C (16 x 8).
                 let mut am = [[0f32; 16]; 16];
                 let mut bm = [[0f32; 8]; 16];
@@ -180,14 +216,7 @@ impl Warp {
             } => {
                 // The layouts of A and B were applied by the loads: the
                 // fragments hold rows of A and columns of B either way.
-                if exec != Mask::MAX {
-                    return Err(partial_warp("wmma.mma", exec));
-                }
-                let (av, bv, cv) = (
-                    self.fetch_all(lx, cta, a),
-                    self.fetch_all(lx, cta, b),
-                    self.fetch_all(lx, cta, c),
-                );
+                let (av, bv, cv) = self.mma_operands(lx, cta, exec, "wmma.mma", [a, b, c])?;
                 let elem = |regs: &Regs, lane: usize, kk: usize| {
                     f16::from_bits(half_of(regs[kk / 2][lane], kk % 2)).to_f32()
                 };
@@ -330,6 +359,15 @@ impl Warp {
         } else {
             (1u32 << (8 * n)) - 1
         };
+        // ISA: a generic address must point into shared memory (undefined
+        // otherwise); refusing it is more helpful than reading elsewhere.
+        if let Some(q) =
+            lanes(used).find(|&q| super::access::target(space, rows[q]).0 != Space::Shared)
+        {
+            let what = if store { "stmatrix" } else { "ldmatrix" };
+            let why = format!("{what} row address {:#x} is not in shared memory", rows[q]);
+            return Err((FaultKind::Unsupported(why), Some(q)));
+        }
         // mats[j][row][col] as 16-bit elements.
         let mut mats = vec![[[0u16; 8]; 8]; n];
         // Where lane l's register j element h lives in mats[j].
