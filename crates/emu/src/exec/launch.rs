@@ -178,7 +178,7 @@ pub(super) struct Prepared {
 
 /// The read-only part of a prepared launch.
 pub(super) struct Code {
-    prog: Program,
+    pub(super) prog: Program,
     pub(super) entry: u32,
     params: Region,
     consts: Region,
@@ -267,7 +267,10 @@ fn prepare_entry(
             super::layout::MAX_SPACE_BYTES
         )));
     }
-    let prog = Program::decode(module, &layout, text, file);
+    let prog = Program::decode(module, &layout, text, file).map_err(|e| {
+        let kernel = module.functions.get(entry).map_or("?", |f| f.name.as_str());
+        launch_err(format!("kernel `{kernel}`: {e}"))
+    })?;
     let bound = bind_args(module, &layout, spec, entry)?;
     let param_size = bound.iter().map(|b| b.offset + b.size).max().unwrap_or(0);
     let mut params = Region::new(Space::Param, param_size as usize, false);
@@ -395,7 +398,17 @@ pub fn launch_boxed<O: Observer>(
     opts: LaunchOptions,
     obs: &mut O,
 ) -> Result<LaunchResult, Box<Fault>> {
-    let mut p = prepare(module, text, file, spec)?;
+    let p = prepare(module, text, file, spec)?;
+    run_prepared(p, spec, opts, obs)
+}
+
+/// Run a prepared launch (the second half of [`launch_boxed`]).
+pub(super) fn run_prepared<O: Observer>(
+    mut p: Prepared,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+    obs: &mut O,
+) -> Result<LaunchResult, Box<Fault>> {
     // Events must arrive in CTA order, so a watching observer means sequential.
     if opts.parallel && !O::WATCHES && !has_global_atomics(&p.code.prog) {
         return launch_parallel(p, spec, opts);
