@@ -339,26 +339,32 @@ fn cta_ids(grid: [u32; 3]) -> impl Iterator<Item = ([u32; 3], u32)> {
     })
 }
 
-pub(super) fn finish(p: Prepared, printf: String, stats: LaunchStats) -> LaunchResult {
+pub(super) fn finish(
+    p: Prepared,
+    printf: String,
+    stats: LaunchStats,
+) -> Result<LaunchResult, Box<Fault>> {
     let buffers = p
         .buffers
         .iter()
-        .map(|(name, elem, _, idx)| Buffer {
-            name: name.clone(),
-            elem: *elem,
-            bytes: p
-                .global
-                .allocations()
-                .get(*idx)
-                .map(|a| a.data.clone())
-                .unwrap_or_default(),
+        .map(|(name, elem, _, idx)| {
+            // Each buffer was allocated at `idx`: a miss is a bug, and an
+            // empty buffer handed back would read as the kernel's output.
+            let a = p.global.allocations().get(*idx).ok_or_else(|| {
+                launch_err(format!("internal: buffer `{name}` has no allocation"))
+            })?;
+            Ok(Buffer {
+                name: name.clone(),
+                elem: *elem,
+                bytes: a.data.clone(),
+            })
         })
-        .collect();
-    LaunchResult {
+        .collect::<Result<_, Box<Fault>>>()?;
+    Ok(LaunchResult {
         buffers,
         printf,
         stats,
-    }
+    })
 }
 
 /// Whether any op may do a global read-modify-write (so CTAs can see each other).
@@ -436,7 +442,7 @@ pub(super) fn run_prepared<O: Observer>(
         stats.ctas += 1;
     }
     fill(&mut stats, &totals);
-    Ok(finish(p, printf, stats))
+    finish(p, printf, stats)
 }
 
 pub(super) fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions) -> LaunchCtx<'a> {
@@ -514,7 +520,7 @@ fn launch_parallel(
     }
     p.global = merged;
     fill(&mut stats, &totals);
-    Ok(finish(p, printf, stats))
+    finish(p, printf, stats)
 }
 
 /// Copy into `out` every byte where `changed` differs from `base`.

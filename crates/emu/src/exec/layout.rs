@@ -64,13 +64,14 @@ fn place(cursor: &mut u64, v: &Variable) -> (u64, u64) {
     (off, size)
 }
 
-/// Little-endian bytes of an initializer for a variable of type `ty`.
+/// Little-endian bytes of an initializer for a variable of type `ty`; an
+/// error names a symbol without an address (never a silent 0).
 fn init_bytes(
     init: &Initializer,
     ty: Type,
     size: usize,
-    resolve: &dyn Fn(&ptx::Symbol) -> Option<u64>,
-) -> Vec<u8> {
+    resolve: &dyn Fn(&ptx::Symbol) -> Result<u64, String>,
+) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(size);
     let width = ty.bytes().max(1) as usize;
     fn walk(
@@ -78,8 +79,8 @@ fn init_bytes(
         ty: Type,
         width: usize,
         out: &mut Vec<u8>,
-        resolve: &dyn Fn(&ptx::Symbol) -> Option<u64>,
-    ) {
+        resolve: &dyn Fn(&ptx::Symbol) -> Result<u64, String>,
+    ) -> Result<(), String> {
         match i {
             Initializer::Imm(imm) => {
                 let bits: u64 = match (*imm, ty) {
@@ -94,17 +95,20 @@ fn init_bytes(
                 out.extend_from_slice(&bits.to_le_bytes()[..width.min(8)]);
             }
             Initializer::Symbol { symbol, offset, .. } => {
-                let a = resolve(symbol).unwrap_or(0).wrapping_add(*offset as u64);
+                let a = resolve(symbol)?.wrapping_add(*offset as u64);
                 out.extend_from_slice(&a.to_le_bytes()[..width.min(8)]);
             }
-            Initializer::List(items) => items
-                .iter()
-                .for_each(|it| walk(it, ty, width, out, resolve)),
+            Initializer::List(items) => {
+                for it in items {
+                    walk(it, ty, width, out, resolve)?;
+                }
+            }
         }
+        Ok(())
     }
-    walk(init, ty, width, &mut out, resolve);
+    walk(init, ty, width, &mut out, resolve)?;
     out.resize(size, 0);
-    out
+    Ok(out)
 }
 
 impl ModuleLayout {
@@ -207,7 +211,7 @@ impl ModuleLayout {
             const_bank,
             global,
         };
-        layout.write_initializers(module);
+        layout.write_initializers(module)?;
         Ok(layout)
     }
 
@@ -246,19 +250,23 @@ impl ModuleLayout {
         (frame, kparams)
     }
 
-    fn write_initializers(&mut self, module: &Module) {
+    fn write_initializers(&mut self, module: &Module) -> Result<(), String> {
         let addr_of = |globals: &[Option<Placed>], s: &ptx::Symbol| match s {
-            ptx::Symbol::Global(g) => {
-                globals
-                    .get(g.index())
-                    .copied()
-                    .flatten()
-                    .map(|p| match p.space {
-                        Space::Global => p.addr,
-                        other => crate::mem::generic::to_generic(other, p.addr),
-                    })
-            }
-            _ => None,
+            ptx::Symbol::Global(g) => globals
+                .get(g.index())
+                .copied()
+                .flatten()
+                .map(|p| match p.space {
+                    Space::Global => p.addr,
+                    other => crate::mem::generic::to_generic(other, p.addr),
+                })
+                .ok_or_else(|| {
+                    let name = module.globals.get(*g).map_or("?", |v| v.name.as_str());
+                    format!("`{name}` has no address in the emulator")
+                }),
+            // The address `mov.u64 %rd, f` gives (a table of functions).
+            ptx::Symbol::Function(f) => Ok(crate::exec::decode::FUNC_BASE + f.index() as u64),
+            other => Err(format!("{other:?} is not a module-scope symbol")),
         };
         let globals = self.globals.clone();
         for (h, v) in module.globals.iter() {
@@ -266,14 +274,18 @@ impl ModuleLayout {
                 continue;
             };
             let size = v.size_bytes().unwrap_or(0) as usize;
-            let bytes = init_bytes(init, v.ty, size, &|s| addr_of(&globals, s));
-            // Placement guarantees the bytes fit; a failure here would only drop an initializer.
-            let _ = match p.space {
+            let bytes = init_bytes(init, v.ty, size, &|s| addr_of(&globals, s))
+                .map_err(|e| format!("the initializer of `{}`: {e}", v.name))?;
+            // Placement makes the bytes fit: a failure is an emulator bug,
+            // reported rather than leaving the variable zero.
+            match p.space {
                 Space::Global => self.global.write(p.addr, &bytes, 1),
                 Space::Const => self.const_bank.init(p.addr, &bytes),
                 _ => Ok(()),
-            };
+            }
+            .map_err(|e| format!("the initializer of `{}`: {e}", v.name))?;
         }
+        Ok(())
     }
 
     /// Where a module symbol lives, by name (for `[[constant]]` initialisation).

@@ -160,7 +160,14 @@ fn decode_func(
         let _ = ptx::print::instruction(&mut s, module, f, inst);
         text.push(s);
     }
-    let frame = layout.frames.get(index).cloned().unwrap_or_default();
+    // Every function has a frame layout: a missing one would give the
+    // function a zero-sized frame, and its locals would fault or alias.
+    let frame = layout.frames.get(index).cloned().ok_or_else(|| {
+        format!(
+            "{file}: internal: no frame layout for function `{}`",
+            f.name
+        )
+    })?;
     Ok(Func {
         name: f.name.clone(),
         is_entry: f.is_entry(),
