@@ -40,6 +40,9 @@ pub enum FaultKind {
     Unsupported(String),
     /// The launch itself is wrong (missing argument, unknown kernel, ...).
     Launch(String),
+    /// The emulator contradicts itself (a register outside its frame, ...):
+    /// a bug of the emulator, reported instead of computing with a zero.
+    Internal(String),
 }
 
 impl fmt::Display for FaultKind {
@@ -74,6 +77,7 @@ impl fmt::Display for FaultKind {
             Self::CallStackOverflow { depth } => write!(f, "call stack overflow at depth {depth}"),
             Self::Unsupported(what) => write!(f, "unsupported: {what}"),
             Self::Launch(what) => write!(f, "{what}"),
+            Self::Internal(what) => write!(f, "internal emulator error: {what}"),
         }
     }
 }

@@ -408,8 +408,25 @@ fn float_arithmetic_and_rounding() {
     check(
         "sqrt.rn.f32 %f4, %f1;",
         Dst::F,
-        &[(f(2.0), 0, 0, f(2f32.sqrt())), (f(-1.0), 0, 0, 0x7fff_ffff)],
+        &[
+            (f(2.0), 0, 0, f(2f32.sqrt())),
+            (f(-1.0), 0, 0, 0x7fff_ffff),
+            // A NaN operand's payload never reaches the result.
+            (0x7fc0_0001, 0, 0, 0x7fff_ffff),
+        ],
     );
+    for inst in [
+        "add.f32 %f4, %f1, %f2;",
+        "mul.f32 %f4, %f1, %f2;",
+        "sub.rz.f32 %f4, %f1, %f2;",
+        "div.rn.f32 %f4, %f1, %f2;",
+        "div.approx.f32 %f4, %f1, %f2;",
+        "fma.rn.f32 %f4, %f1, %f2, %f3;",
+        "sqrt.approx.f32 %f4, %f1;",
+        "ex2.approx.f32 %f4, %f1;",
+    ] {
+        check(inst, Dst::F, &[(0xffc0_1234, f(1.0), f(1.0), 0x7fff_ffff)]);
+    }
     check("rcp.rn.f32 %f4, %f1;", Dst::F, &[(f(4.0), 0, 0, f(0.25))]);
     check(
         "fma.rn.f32 %f4, %f1, %f2, %f3;",

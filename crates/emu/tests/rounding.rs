@@ -6,7 +6,7 @@
 use emu::float::arith::*;
 use emu::float::convert::{int_to_f32, int_to_f64};
 use emu::float::half_ops::{BinOp, binop_bf16, binop_f16, f64_to_bf16, f64_to_f16, fma_f16};
-use emu::float::{CANON_NAN_F32, Round};
+use emu::float::{CANON_NAN_F32, CANON_NAN_F64, Round};
 use half::{bf16, f16};
 use proptest::prelude::*;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
@@ -27,7 +27,8 @@ fn same32(got: f32, want: Single) -> bool {
 }
 fn same64(got: f64, want: Double) -> bool {
     let want = f64::from_bits(want.to_bits() as u64);
-    (got.is_nan() && want.is_nan()) || got.to_bits() == want.to_bits()
+    (got.is_nan() && want.is_nan() && got.to_bits() == CANON_NAN_F64)
+        || got.to_bits() == want.to_bits()
 }
 
 /// f32 bit patterns biased toward the interesting: specials, subnormals, near 1.
@@ -177,7 +178,14 @@ fn m_ap(m: Round) -> rustc_apfloat::Round {
 fn check_sqrt32(a: f32, m: Round) {
     let s = sqrt_f32(a, m);
     if a.is_nan() || a <= 0.0 || a.is_infinite() {
-        assert_eq!(s.to_bits(), emu::float::canon_f32(a.sqrt()).to_bits());
+        // Spelled out, not through canon_f32: the expectation must not
+        // depend on the code under test (nor on the optimiser).
+        let want = if a.is_nan() || a < 0.0 {
+            CANON_NAN_F32
+        } else {
+            a.to_bits()
+        };
+        assert_eq!(s.to_bits(), want, "sqrt {a:e} {m:?}");
         return;
     }
     let a = a as f64;
@@ -198,7 +206,12 @@ fn check_sqrt32(a: f32, m: Round) {
 fn check_sqrt64(a: f64, m: Round) {
     let s = sqrt_f64(a, m);
     if a.is_nan() || a <= 0.0 || a.is_infinite() {
-        assert!(s.to_bits() == a.sqrt().to_bits() || s.is_nan() && a.sqrt().is_nan());
+        let want = if a.is_nan() || a < 0.0 {
+            CANON_NAN_F64
+        } else {
+            a.to_bits()
+        };
+        assert_eq!(s.to_bits(), want, "sqrt {a:e} {m:?}");
         return;
     }
     // Compare s^2 with a exactly through apfloat (Double squares are not exact in f64).
@@ -249,4 +262,81 @@ fn known_values() {
         CANON_NAN_F32
     );
     assert_eq!(sqrt_f32(2.0, Round::Rp), sqrt_f32(2.0, Round::Rz).next_up());
+}
+
+/// Every NaN result is the canonical NaN, whatever the operands' payloads,
+/// in every build profile (CI runs the tests in release too: LLVM once
+/// folded the canonicalisation away there).
+#[test]
+fn nan_results_are_canonical() {
+    let nans32 = [
+        f32::from_bits(0x7fc0_0001),
+        f32::from_bits(0xffc0_1234),
+        f32::from_bits(0x7f80_0001),
+        f32::NAN,
+    ];
+    for m in Round::ALL {
+        for &n in &nans32 {
+            for got in [
+                add_f32(n, 1.0, m),
+                sub_f32(1.0, n, m),
+                mul_f32(n, 2.0, m),
+                div_f32(n, 3.0, m),
+                fma_f32(n, 1.0, 1.0, m),
+                fma_f32(1.0, 1.0, n, m),
+                fma_f32_rn(n, 1.0, 1.0),
+                sqrt_f32(n, m),
+                f64_to_f32(n as f64, m),
+            ] {
+                assert_eq!(got.to_bits(), CANON_NAN_F32, "{n:?} {m:?}");
+            }
+            let d = n as f64;
+            for got in [
+                add_f64(d, 1.0, m),
+                mul_f64(d, 2.0, m),
+                div_f64(d, 3.0, m),
+                fma_f64(d, 1.0, 1.0, m),
+                sqrt_f64(d, m),
+            ] {
+                assert_eq!(got.to_bits(), CANON_NAN_F64, "{d:?} {m:?}");
+            }
+        }
+        // NaNs made from ordinary operands.
+        for got in [
+            add_f32(f32::INFINITY, f32::NEG_INFINITY, m),
+            mul_f32(0.0, f32::INFINITY, m),
+            div_f32(0.0, 0.0, m),
+            sqrt_f32(-1.0, m),
+            fma_f32(0.0, f32::INFINITY, 1.0, m),
+        ] {
+            assert_eq!(got.to_bits(), CANON_NAN_F32, "{m:?}");
+        }
+        for got in [
+            add_f64(f64::INFINITY, f64::NEG_INFINITY, m),
+            mul_f64(0.0, f64::INFINITY, m),
+            div_f64(0.0, 0.0, m),
+            sqrt_f64(-1.0, m),
+            fma_f64(0.0, f64::INFINITY, 1.0, m),
+        ] {
+            assert_eq!(got.to_bits(), CANON_NAN_F64, "{m:?}");
+        }
+    }
+    // The pattern LLVM folded: canonicalising a host result inlined into
+    // its caller (black_box keeps the operand from being constant-folded).
+    for n in nans32 {
+        let n = std::hint::black_box(n);
+        assert_eq!(emu::float::canon_f32(n.sqrt()).to_bits(), CANON_NAN_F32);
+        assert_eq!(emu::float::canon_f32(n + 1.0).to_bits(), CANON_NAN_F32);
+        let d = n as f64;
+        assert_eq!(emu::float::canon_f64(d.sqrt()).to_bits(), CANON_NAN_F64);
+        assert_eq!(emu::float::canon_f64(d * 2.0).to_bits(), CANON_NAN_F64);
+        let other = std::hint::black_box(f32::from_bits(0x7fc0_0002));
+        assert_eq!(emu::float::min_f32(n, other).to_bits(), CANON_NAN_F32);
+        assert_eq!(emu::float::max_f32(n, other).to_bits(), CANON_NAN_F32);
+        let other = other as f64;
+        assert_eq!(emu::float::min_f64(d, other).to_bits(), CANON_NAN_F64);
+        assert_eq!(emu::float::max_f64(d, other).to_bits(), CANON_NAN_F64);
+    }
+    assert_eq!(emu::float::canon_f32(-0.0).to_bits(), 0x8000_0000);
+    assert_eq!(emu::float::canon_f32(f32::INFINITY), f32::INFINITY);
 }

@@ -63,12 +63,18 @@ pub fn calibrate_dir(dir: &Path, provenance: &str) -> Result<Vec<Calibration>, D
         path: p.display().to_string(),
         message: e.to_string(),
     };
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.starts_with("gpu-") && n.ends_with(".txt"))
-        .collect();
+    // An entry that cannot be read is an error: skipping it would drop a
+    // GPU's measurements from the calibration without a word.
+    let mut names: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
+        let entry = entry.map_err(|e| io(dir, e))?;
+        if let Ok(n) = entry.file_name().into_string()
+            && n.starts_with("gpu-")
+            && n.ends_with(".txt")
+        {
+            names.push(n);
+        }
+    }
     names.sort();
     let mut by_gpu: BTreeMap<String, Calibration> = BTreeMap::new();
     for name in names {

@@ -13,11 +13,14 @@
 //! - [`compile`]: [`Compiler`] = library + headers; `compile(source, name,
 //!   options)` gives PTX and the log, or the log as an error;
 //! - [`log`]: NVRTC's log parsed into `file:line:col` diagnostics;
-//! - [`names`]: plain names of mangled C++ entries and kernel lookup by name.
+//! - [`names`]: plain names of mangled C++ entries and kernel lookup by name;
+//! - [`cache_key`]: the key of one compilation for a PTX cache (NVRTC
+//!   version, options, source).
 //!
 //! Every failure is an [`NvrtcError`] value; nothing here panics on bad input
 //! or on a missing library.
 
+pub mod cache_key;
 pub mod compile;
 pub mod error;
 pub mod library;
@@ -26,6 +29,7 @@ pub mod log;
 pub mod names;
 pub mod options;
 
+pub use cache_key::cache_key;
 pub use compile::{Compiled, Compiler};
 pub use error::{INSTALL_HINT, NvrtcError};
 pub use library::{Nvrtc, builtins_beside};

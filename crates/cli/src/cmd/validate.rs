@@ -205,6 +205,9 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     })
     .map_err(CliError::user)?;
     bar.finish_and_clear();
+    if let Some(e) = engine.save_error() {
+        return Err(CliError::user(e));
+    }
 
     let scores = score::score_all(&run.outcomes, &models);
     let (ptx_cache_hits, ptx_compiled) = engine.cache_counts();
@@ -227,8 +230,8 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         ptx_cache_hits,
         ptx_compiled,
         measured: validate::Spread::of(indices.iter().map(|&i| &dataset.rows[i].measured)),
-        // NVRTC is opened (if every PTX came from the cache) only for data
-        // that say which compiler built them.
+        // NVRTC's version is asked for only for data that say which
+        // compiler built them (rescoring saved profiles needs no NVRTC).
         compilers: dataset.compiler.clone().and_then(|data| {
             let (major, minor) = engine.nvrtc_version()?;
             Some((data, format!("{major}.{minor}")))

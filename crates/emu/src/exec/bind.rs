@@ -83,7 +83,7 @@ pub fn host_launch(
         .functions
         .get(entry)
         .map(|f| f.name.clone())
-        .unwrap_or_default();
+        .ok_or_else(|| launch_err("internal: the kernel handle names no function"))?;
     Ok(HostLaunch {
         entry: name,
         args: args.into_iter().map(|b| b.arg).collect(),
@@ -103,11 +103,18 @@ pub(super) fn bind_args(
         .functions
         .get(entry)
         .ok_or_else(|| Fault::launch("kernel handle"))?;
+    // Every kernel has its parameter layout: a missing one is a layout bug,
+    // not "no parameters".
     let kparams = layout
         .kernel_params
         .get(entry.index())
         .cloned()
-        .unwrap_or_default();
+        .ok_or_else(|| {
+            launch_err(format!(
+                "internal: no parameter layout for kernel `{}`",
+                kfunc.name
+            ))
+        })?;
     if kparams.len() != spec.args.len() {
         return Err(launch_err(format!(
             "kernel `{}` takes {} parameters, the spec gives {} [[arg]] entries",

@@ -178,7 +178,7 @@ pub(super) struct Prepared {
 
 /// The read-only part of a prepared launch.
 pub(super) struct Code {
-    prog: Program,
+    pub(super) prog: Program,
     pub(super) entry: u32,
     params: Region,
     consts: Region,
@@ -267,7 +267,10 @@ fn prepare_entry(
             super::layout::MAX_SPACE_BYTES
         )));
     }
-    let prog = Program::decode(module, &layout, text, file);
+    let prog = Program::decode(module, &layout, text, file).map_err(|e| {
+        let kernel = module.functions.get(entry).map_or("?", |f| f.name.as_str());
+        launch_err(format!("kernel `{kernel}`: {e}"))
+    })?;
     let bound = bind_args(module, &layout, spec, entry)?;
     let param_size = bound.iter().map(|b| b.offset + b.size).max().unwrap_or(0);
     let mut params = Region::new(Space::Param, param_size as usize, false);
@@ -344,26 +347,32 @@ fn cta_ids(grid: [u32; 3]) -> impl Iterator<Item = ([u32; 3], u32)> {
     })
 }
 
-pub(super) fn finish(p: Prepared, printf: String, stats: LaunchStats) -> LaunchResult {
+pub(super) fn finish(
+    p: Prepared,
+    printf: String,
+    stats: LaunchStats,
+) -> Result<LaunchResult, Box<Fault>> {
     let buffers = p
         .buffers
         .iter()
-        .map(|(name, elem, _, idx)| Buffer {
-            name: name.clone(),
-            elem: *elem,
-            bytes: p
-                .global
-                .allocations()
-                .get(*idx)
-                .map(|a| a.data.clone())
-                .unwrap_or_default(),
+        .map(|(name, elem, _, idx)| {
+            // Each buffer was allocated at `idx`: a miss is a bug, and an
+            // empty buffer handed back would read as the kernel's output.
+            let a = p.global.allocations().get(*idx).ok_or_else(|| {
+                launch_err(format!("internal: buffer `{name}` has no allocation"))
+            })?;
+            Ok(Buffer {
+                name: name.clone(),
+                elem: *elem,
+                bytes: a.data.clone(),
+            })
         })
-        .collect();
-    LaunchResult {
+        .collect::<Result<_, Box<Fault>>>()?;
+    Ok(LaunchResult {
         buffers,
         printf,
         stats,
-    }
+    })
 }
 
 /// Whether any op may do a global read-modify-write (so CTAs can see each other).
@@ -403,7 +412,17 @@ pub fn launch_boxed<O: Observer>(
     opts: LaunchOptions,
     obs: &mut O,
 ) -> Result<LaunchResult, Box<Fault>> {
-    let mut p = prepare(module, text, file, spec)?;
+    let p = prepare(module, text, file, spec)?;
+    run_prepared(p, spec, opts, obs)
+}
+
+/// Run a prepared launch (the second half of [`launch_boxed`]).
+pub(super) fn run_prepared<O: Observer>(
+    mut p: Prepared,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+    obs: &mut O,
+) -> Result<LaunchResult, Box<Fault>> {
     // Events must arrive in CTA order, so a watching observer means sequential.
     if opts.parallel && !O::WATCHES && !has_global_atomics(&p.code.prog) {
         return launch_parallel(p, spec, opts);
@@ -431,7 +450,7 @@ pub fn launch_boxed<O: Observer>(
         stats.ctas += 1;
     }
     fill(&mut stats, &totals);
-    Ok(finish(p, printf, stats))
+    finish(p, printf, stats)
 }
 
 pub(super) fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions) -> LaunchCtx<'a> {
@@ -509,7 +528,7 @@ fn launch_parallel(
     }
     p.global = merged;
     fill(&mut stats, &totals);
-    Ok(finish(p, printf, stats))
+    finish(p, printf, stats)
 }
 
 /// Copy into `out` every byte where `changed` differs from `base`.

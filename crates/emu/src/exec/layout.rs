@@ -79,13 +79,14 @@ struct Cursors<'a> {
     global: &'a mut GlobalMemory,
 }
 
-/// Little-endian bytes of an initializer for a variable of type `ty`.
+/// Little-endian bytes of an initializer for a variable of type `ty`; an
+/// error names a symbol without an address (never a silent 0).
 fn init_bytes(
     init: &Initializer,
     ty: Type,
     size: usize,
-    resolve: &dyn Fn(&ptx::Symbol, bool) -> Option<u64>,
-) -> Vec<u8> {
+    resolve: &dyn Fn(&ptx::Symbol, bool) -> Result<u64, String>,
+) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(size);
     let width = ty.bytes().max(1) as usize;
     fn walk(
@@ -93,8 +94,8 @@ fn init_bytes(
         ty: Type,
         width: usize,
         out: &mut Vec<u8>,
-        resolve: &dyn Fn(&ptx::Symbol, bool) -> Option<u64>,
-    ) {
+        resolve: &dyn Fn(&ptx::Symbol, bool) -> Result<u64, String>,
+    ) -> Result<(), String> {
         match i {
             Initializer::Imm(imm) => {
                 let bits: u64 = match (*imm, ty) {
@@ -113,19 +114,20 @@ fn init_bytes(
                 offset,
                 generic,
             } => {
-                let a = resolve(symbol, *generic)
-                    .unwrap_or(0)
-                    .wrapping_add(*offset as u64);
+                let a = resolve(symbol, *generic)?.wrapping_add(*offset as u64);
                 out.extend_from_slice(&a.to_le_bytes()[..width.min(8)]);
             }
-            Initializer::List(items) => items
-                .iter()
-                .for_each(|it| walk(it, ty, width, out, resolve)),
+            Initializer::List(items) => {
+                for it in items {
+                    walk(it, ty, width, out, resolve)?;
+                }
+            }
         }
+        Ok(())
     }
-    walk(init, ty, width, &mut out, resolve);
+    walk(init, ty, width, &mut out, resolve)?;
     out.resize(size, 0);
-    out
+    Ok(out)
 }
 
 impl ModuleLayout {
@@ -240,7 +242,7 @@ impl ModuleLayout {
             const_bank,
             global,
         };
-        layout.write_initializers(module);
+        layout.write_initializers(module)?;
         Ok(layout)
     }
 
@@ -294,26 +296,30 @@ impl ModuleLayout {
     /// its address in its own state space (what `mov` gives: the offset in
     /// the constant bank for a `.const` variable); `generic(var)` is its
     /// generic address. Global addresses are generic addresses here, so the
-    /// two differ only for the other spaces.
-    fn write_initializers(&mut self, module: &Module) {
+    /// two differ only for the other spaces. A symbol without an address is
+    /// an error, never a silent 0.
+    fn write_initializers(&mut self, module: &Module) -> Result<(), String> {
         let width = if module.address_size == Some(32) {
             Width::A32
         } else {
             Width::A64
         };
         let addr_of = |globals: &[Option<Placed>], s: &ptx::Symbol, generic: bool| match s {
-            ptx::Symbol::Global(g) => {
-                globals
-                    .get(g.index())
-                    .copied()
-                    .flatten()
-                    .map(|p| match p.space {
-                        other if generic => width.to_generic(other, p.addr),
-                        _ => p.addr,
-                    })
-            }
-            ptx::Symbol::Function(f) => Some(FUNC_BASE + f.index() as u64),
-            _ => None,
+            ptx::Symbol::Global(g) => globals
+                .get(g.index())
+                .copied()
+                .flatten()
+                .map(|p| match p.space {
+                    other if generic => width.to_generic(other, p.addr),
+                    _ => p.addr,
+                })
+                .ok_or_else(|| {
+                    let name = module.globals.get(*g).map_or("?", |v| v.name.as_str());
+                    format!("`{name}` has no address in the emulator")
+                }),
+            // The address `mov.u64 %rd, f` gives (a table of functions).
+            ptx::Symbol::Function(f) => Ok(FUNC_BASE + f.index() as u64),
+            other => Err(format!("{other:?} is not a module-scope symbol")),
         };
         let globals = self.globals.clone();
         let module_vars = module
@@ -329,25 +335,27 @@ impl ModuleLayout {
                     .iter()
                     .filter_map(|(h, l)| Some((&l.var, fr.statics.get(&h.index()).copied()?)))
             });
-        let inits: Vec<(Placed, Vec<u8>)> = module_vars
-            .chain(body_vars)
-            .filter_map(|(v, p)| {
-                let size = v.size_bytes().unwrap_or(0) as usize;
-                let init = v.init.as_ref()?;
-                Some((
-                    p,
-                    init_bytes(init, v.ty, size, &|s, g| addr_of(&globals, s, g)),
-                ))
-            })
-            .collect();
-        for (p, bytes) in inits {
-            // Placement guarantees the bytes fit; a failure here would only drop an initializer.
-            let _ = match p.space {
+        let mut inits: Vec<(Placed, &str, Vec<u8>)> = Vec::new();
+        for (v, p) in module_vars.chain(body_vars) {
+            let Some(init) = v.init.as_ref() else {
+                continue;
+            };
+            let size = v.size_bytes().unwrap_or(0) as usize;
+            let bytes = init_bytes(init, v.ty, size, &|s, g| addr_of(&globals, s, g))
+                .map_err(|e| format!("the initializer of `{}`: {e}", v.name))?;
+            inits.push((p, v.name.as_str(), bytes));
+        }
+        for (p, name, bytes) in inits {
+            // Placement makes the bytes fit: a failure is an emulator bug,
+            // reported rather than leaving the variable zero.
+            match p.space {
                 Space::Global => self.global.write(p.addr, &bytes, 1),
                 Space::Const => self.const_bank.init(p.addr, &bytes),
                 _ => Ok(()),
-            };
+            }
+            .map_err(|e| format!("the initializer of `{name}`: {e}"))?;
         }
+        Ok(())
     }
 
     /// Where a module symbol lives, by name (for `[[constant]]` initialisation).

@@ -47,7 +47,7 @@ pub fn launch_ctas<O: Observer>(
         stats.ctas += 1;
     }
     fill(&mut stats, &totals);
-    Ok(finish(p, printf, stats))
+    finish(p, printf, stats).map_err(|f| *f)
 }
 
 /// The warp instructions of each of the CTAs `ids` that finishes with no

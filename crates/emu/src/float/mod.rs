@@ -50,21 +50,40 @@ pub const CANON_NAN_F32: u32 = 0x7fff_ffff;
 /// The NaN this emulator produces for f64 arithmetic (deterministic across hosts).
 pub const CANON_NAN_F64: u64 = 0x7fff_ffff_ffff_ffff;
 
+/// The canonical NaN for a NaN `x`, else `x`.
+///
+/// The NaN test and the choice are made on the bits, as integers. Written as
+/// `if x.is_nan() { NAN } else { x }` on floats, LLVM may fold the select to
+/// `x` in release builds (it treats any NaN as interchangeable with another
+/// there), and the host's NaN payload leaks out: tests passed in debug and
+/// failed in release. An integer select of two integers cannot be folded so.
 #[inline]
 pub fn canon_f32(x: f32) -> f32 {
-    if x.is_nan() {
-        f32::from_bits(CANON_NAN_F32)
-    } else {
-        x
-    }
+    f32::from_bits(canon_bits_f32(x.to_bits()))
 }
 
 #[inline]
 pub fn canon_f64(x: f64) -> f64 {
-    if x.is_nan() {
-        f64::from_bits(CANON_NAN_F64)
+    f64::from_bits(canon_bits_f64(x.to_bits()))
+}
+
+/// [`canon_f32`] on the bits of an f32.
+#[inline]
+pub fn canon_bits_f32(bits: u32) -> u32 {
+    if bits & 0x7fff_ffff > 0x7f80_0000 {
+        CANON_NAN_F32
     } else {
-        x
+        bits
+    }
+}
+
+/// [`canon_f64`] on the bits of an f64.
+#[inline]
+pub fn canon_bits_f64(bits: u64) -> u64 {
+    if bits & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000 {
+        CANON_NAN_F64
+    } else {
+        bits
     }
 }
 
@@ -112,24 +131,26 @@ pub fn sat_f64(x: f64) -> f64 {
 
 /// PTX `min`/`max` on one float type: a NaN operand is ignored; both NaN
 /// gives the canonical NaN; -0 is below +0 (so `min` keeps the negative
-/// zero of an equal pair and `max` the positive one).
+/// zero of an equal pair and `max` the positive one). The result is chosen
+/// as bits, for the reason given at [`canon_f32`].
 macro_rules! ptx_min_max {
     ($name:ident, $ty:ty, $canon:expr, $keep:ident, $host:ident) => {
         #[inline]
         pub fn $name(a: $ty, b: $ty) -> $ty {
-            match (a.is_nan(), b.is_nan()) {
-                (true, true) => <$ty>::from_bits($canon),
-                (true, false) => b,
-                (false, true) => a,
+            let bits = match (a.is_nan(), b.is_nan()) {
+                (true, true) => $canon,
+                (true, false) => b.to_bits(),
+                (false, true) => a.to_bits(),
                 _ if a == b => {
                     if a.$keep() {
-                        a
+                        a.to_bits()
                     } else {
-                        b
+                        b.to_bits()
                     }
                 }
-                _ => a.$host(b),
-            }
+                _ => a.$host(b).to_bits(),
+            };
+            <$ty>::from_bits(bits)
         }
     };
 }

@@ -15,7 +15,7 @@ use tune::{CacheKey, Config, LaunchDims, ResultCache, TuneError, check_launch};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::target::{NvrtcJob, Prepared, Target, arch_for};
+use super::target::{Prepared, Target, arch_for};
 use crate::cmd::validate::ptx_cache::PtxCache;
 
 /// One model's answer for one configuration.
@@ -270,20 +270,18 @@ impl Evaluator<'_> {
                 .map_err(|e| e.to_string());
         };
         let arch = prepared.spec.arch.clone().unwrap_or_default();
+        // The options `ptxperf validate` gives the same compilation
+        // (validate/engine.rs, `Engine::ptx`), so either command's PTX
+        // serves the other.
+        let options = nvrtc::CompileOptions {
+            arch: Some(arch),
+            include_dirs: job.include_dirs.clone(),
+            ..nvrtc::CompileOptions::default()
+        };
         let ptx = self
             .ptx_cache
-            .get_or_compile(&ptx_cache_key(&job, &arch), || {
-                let compiler = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None))
-                    .map_err(|e| e.to_string())?;
-                let options = nvrtc::CompileOptions {
-                    arch: Some(arch.clone()),
-                    include_dirs: job.include_dirs.clone(),
-                    ..nvrtc::CompileOptions::default()
-                };
-                compiler
-                    .compile(&job.instantiated, &job.file, &options)
-                    .map(|c| c.ptx)
-                    .map_err(|e| format!("NVRTC: {}", first_line(&e.to_string())))
+            .compile(&job.instantiated, &job.file, &options, |e| {
+                format!("NVRTC: {}", first_line(&e.to_string()))
             })?;
         let mut spec = prepared.spec;
         spec.source = std::path::Path::new(&job.file).with_extension("ptx");
@@ -424,25 +422,6 @@ fn resources_on(
             compiler: None,
         },
     }
-}
-
-/// The key `ptxperf validate` gives the same compilation
-/// (crates/cli/src/cmd/validate/engine.rs, `Engine::ptx`): the same text
-/// line by line, so either command's PTX serves the other. NVRTC's default
-/// options (lineinfo) are validate's too.
-fn ptx_cache_key(job: &NvrtcJob, arch: &str) -> String {
-    let lineinfo = nvrtc::CompileOptions::default().lineinfo;
-    let dirs: Vec<String> = job
-        .include_dirs
-        .iter()
-        .map(|d| d.display().to_string())
-        .collect();
-    format!(
-        "nvrtc-12\narch {arch}\nlineinfo {lineinfo}\ninclude {}\nfile {}\n{}",
-        dirs.join(":"),
-        job.file,
-        job.instantiated
-    )
 }
 
 fn refused(model: &str, error: String) -> ModelResult {

@@ -179,6 +179,23 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     assert_eq!(two.summary.ptx_cache_hits, 4);
     assert_eq!(two.outcomes, one.outcomes);
 
+    // Profiles that cannot be saved (their folder would be under a file):
+    // the run fails with the path and the OS error, not a silent gap.
+    let blocker = dir.join("a-file");
+    std::fs::write(&blocker, "").expect("write a file");
+    let mut unsaved = args(2, "ptx");
+    unsaved.save_profiles = Some(blocker.clone());
+    match evaluate(&unsaved) {
+        Err(e) => {
+            let m = e.to_string();
+            assert_eq!(e.code(), 1, "{m}");
+            assert!(m.contains(&blocker.display().to_string()), "{m}");
+            assert!(m.contains("cannot create the folder"), "{m}");
+            assert!(m.contains("os error"), "{m}");
+        }
+        Ok(_) => panic!("profiles that cannot be saved must fail the run"),
+    }
+
     // The profiles the first run saved, rescored: the same outcomes, with no
     // PTX cache (nothing is compiled or emulated).
     let mut replay = args(2, "no-such-cache");

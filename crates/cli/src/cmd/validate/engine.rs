@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use arch::Gpu;
-use nvrtc::{CompileOptions, Compiler, SearchContext};
+use nvrtc::CompileOptions;
 use validate::{Launch, instantiate_source};
 
 use super::launch_spec::spec_of_launch;
@@ -30,9 +30,9 @@ pub struct Engine {
     cache: PtxCache,
     /// Where each configuration's profile and PTX are saved (`--save-profiles`).
     save_profiles: Option<PathBuf>,
-    /// Opened on first use, so a run whose configurations are all cached
-    /// (or all measured as failed) needs no NVRTC.
-    compiler: Mutex<Option<std::sync::Arc<Compiler>>>,
+    /// The first profile that could not be saved: the run goes on (the
+    /// figures do not depend on it) and `validate` then fails with it.
+    save_error: Mutex<Option<String>>,
     /// The compiler that built the measured kernels, where the data say
     /// (`measured_by.nvrtc`): the profiles' `resources.compiler` is set to
     /// it, so the models assume that compiler's SASS lowering.
@@ -60,7 +60,7 @@ impl Engine {
             models,
             cache,
             save_profiles,
-            compiler: Mutex::new(None),
+            save_error: Mutex::new(None),
             measured_compiler: None,
         }
     }
@@ -71,6 +71,16 @@ impl Engine {
         self
     }
 
+    /// The first failure to save a profile (`--save-profiles`), if any:
+    /// `path: error: ...` with the OS error.
+    pub fn save_error(&self) -> Option<String> {
+        // A poisoned lock still holds the error (poisoning is no reason to lose it).
+        self.save_error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// (PTX served from the cache, PTX compiled).
     pub fn cache_counts(&self) -> (usize, usize) {
         self.cache.counts()
@@ -79,22 +89,7 @@ impl Engine {
     /// The (major, minor) version of the NVRTC that compiles the
     /// configurations; `None` when NVRTC cannot be loaded.
     pub fn nvrtc_version(&self) -> Option<(i32, i32)> {
-        self.compiler().ok()?.nvrtc().version().ok()
-    }
-
-    fn compiler(&self) -> Result<std::sync::Arc<Compiler>, String> {
-        let mut slot = self
-            .compiler
-            .lock()
-            .map_err(|_| "the NVRTC handle is poisoned".to_string())?;
-        if let Some(c) = slot.as_ref() {
-            return Ok(c.clone());
-        }
-        let c = std::sync::Arc::new(
-            Compiler::open(&SearchContext::from_process(None)).map_err(|e| e.to_string())?,
-        );
-        *slot = Some(c.clone());
-        Ok(c)
+        self.cache.compiler().ok()?.nvrtc().version().ok()
     }
 
     /// The PTX of one configuration and the name to give its file.
@@ -108,24 +103,8 @@ impl Engine {
             include_dirs: launch.include_dirs.clone(),
             ..CompileOptions::default()
         };
-        let dirs: Vec<String> = launch
-            .include_dirs
-            .iter()
-            .map(|d| d.display().to_string())
-            .collect();
-        // Everything the PTX depends on, but the headers' contents.
-        let key = format!(
-            "nvrtc-12\narch {}\nlineinfo {}\ninclude {}\nfile {file}\n{instantiated}",
-            self.arch,
-            options.lineinfo,
-            dirs.join(":")
-        );
-        let ptx = self.cache.get_or_compile(&key, || {
-            let compiler = self.compiler()?;
-            compiler
-                .compile(&instantiated, &file, &options)
-                .map(|c| c.ptx)
-                .map_err(|e| format!("NVRTC: {}", first_line(&e.to_string())))
+        let ptx = self.cache.compile(&instantiated, &file, &options, |e| {
+            format!("NVRTC: {}", first_line(&e.to_string()))
         })?;
         let ptx_name = launch.source.with_extension("ptx").display().to_string();
         Ok((ptx, ptx_name))
@@ -136,23 +115,32 @@ impl Engine {
 /// each configuration's profile is written to `DIR/<gpu>/<defines>.toml`, so
 /// that `validate --profiles DIR` (or `predict --profile`) can rescore the
 /// models without re-emulating, and its PTX beside it (`<defines>.ptx`), for
-/// looking at what ptxas makes of it. Best effort: a write that fails is
-/// skipped (it never changes the figures).
+/// looking at what ptxas makes of it. A file that cannot be written is an
+/// error naming it (a rescoring run would miss the profile).
 fn save_profile(
     dir: &Path,
     gpu: &str,
     launch: &Launch,
     ptx: &str,
     profile: &profile::KernelProfile,
-) {
+) -> Result<(), String> {
     let name = profile_file_stem(launch);
     let dir = dir.join(gpu);
-    if let Ok(text) = toml::to_string(profile)
-        && std::fs::create_dir_all(&dir).is_ok()
-    {
-        let _ = std::fs::write(dir.join(format!("{name}.toml")), text);
-        let _ = std::fs::write(dir.join(format!("{name}.ptx")), ptx);
+    let toml_path = dir.join(format!("{name}.toml"));
+    let text = toml::to_string(profile).map_err(|e| {
+        format!(
+            "{}: error: cannot serialise the profile: {e}",
+            toml_path.display()
+        )
+    })?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("{}: error: cannot create the folder: {e}", dir.display()))?;
+    let ptx_path = dir.join(format!("{name}.ptx"));
+    for (path, bytes) in [(&toml_path, text.as_str()), (&ptx_path, ptx)] {
+        std::fs::write(path, bytes)
+            .map_err(|e| format!("{}: error: cannot save: {e}", path.display()))?;
     }
+    Ok(())
 }
 
 /// The file name (without extension) of a configuration's saved profile:
@@ -204,8 +192,13 @@ impl Predictor for Engine {
         if let Some(c) = self.measured_compiler {
             profiled.profile.resources.compiler = Some(c);
         }
-        if let Some(dir) = &self.save_profiles {
-            save_profile(dir, &self.gpu.id, launch, &ptx, &profiled.profile);
+        if let Some(dir) = &self.save_profiles
+            && let Err(e) = save_profile(dir, &self.gpu.id, launch, &ptx, &profiled.profile)
+        {
+            self.save_error
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get_or_insert(e);
         }
         Ok(model_times(&self.models, |one| {
             pipeline::predict(&profiled, &self.gpu, one)

@@ -6,6 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use nvrtc::{CompileOptions, Compiler, NvrtcError, SearchContext};
 
 /// Environment variable naming the cache folder.
 pub const CACHE_ENV: &str = "PTXPERF_CACHE";
@@ -29,11 +32,15 @@ pub fn entry_name(key: &str) -> String {
     format!("{a:016x}{b:016x}.ptx")
 }
 
-/// A folder of PTX files with hit and miss counters.
+/// A folder of PTX files with hit and miss counters, and the NVRTC that
+/// fills it.
 pub struct PtxCache {
     dir: Option<PathBuf>,
     hits: AtomicUsize,
     compiled: AtomicUsize,
+    /// Opened on first use: a run that compiles nothing (every
+    /// configuration measured as failed, or profiles rescored) needs none.
+    compiler: Mutex<Option<Arc<Compiler>>>,
 }
 
 impl PtxCache {
@@ -53,6 +60,43 @@ impl PtxCache {
             dir,
             hits: AtomicUsize::new(0),
             compiled: AtomicUsize::new(0),
+            compiler: Mutex::new(None),
+        })
+    }
+
+    /// NVRTC, loaded on the first call.
+    pub fn compiler(&self) -> Result<Arc<Compiler>, String> {
+        let mut slot = self.compiler.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let c = Arc::new(
+            Compiler::open(&SearchContext::from_process(None)).map_err(|e| e.to_string())?,
+        );
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    /// The PTX of `source` (NVRTC's program `name`) under `options`, from
+    /// the cache when the same NVRTC version compiled the same source with
+    /// the same options before ([`nvrtc::cache_key`]); else compiled, a
+    /// failure described by `describe`.
+    pub fn compile(
+        &self,
+        source: &str,
+        name: &str,
+        options: &CompileOptions,
+        describe: impl FnOnce(NvrtcError) -> String,
+    ) -> Result<String, String> {
+        let compiler = self.compiler()?;
+        let key = compiler
+            .cache_key(source, name, options)
+            .map_err(|e| e.to_string())?;
+        self.get_or_compile(&key, || {
+            compiler
+                .compile(source, name, options)
+                .map(|c| c.ptx)
+                .map_err(describe)
         })
     }
 

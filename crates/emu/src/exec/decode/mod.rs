@@ -74,23 +74,37 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 impl Program {
-    pub fn decode(module: &Module, layout: &ModuleLayout, text: &str, file: &str) -> Program {
+    /// Decode every function of the module. A function whose control-flow
+    /// graph cannot be built is an error (`file:line: function `f`: ...`):
+    /// without it, divergent branches would have no reconvergence point and
+    /// the warp's results would silently differ from a GPU's.
+    pub fn decode(
+        module: &Module,
+        layout: &ModuleLayout,
+        text: &str,
+        file: &str,
+    ) -> Result<Program, String> {
         let starts = line_starts(text);
         let funcs = module
             .functions
             .iter()
             .enumerate()
-            .map(|(i, (_, f))| decode_func(module, layout, f, i, &starts))
-            .collect();
-        Program {
+            .map(|(i, (_, f))| decode_func(module, layout, f, i, &starts, file))
+            .collect::<Result<_, _>>()?;
+        Ok(Program {
             file: file.to_string(),
             funcs,
-        }
+        })
     }
 
     pub fn func_by_name(&self, name: &str) -> Option<usize> {
         self.funcs.iter().position(|f| f.name == name)
     }
+}
+
+/// 1-based line of the byte offset `start`.
+fn line_of(starts: &[usize], start: usize) -> u32 {
+    starts.partition_point(|&s| s <= start) as u32
 }
 
 fn decode_func(
@@ -99,7 +113,8 @@ fn decode_func(
     f: &Function,
     index: usize,
     starts: &[usize],
-) -> Func {
+    file: &str,
+) -> Result<Func, String> {
     let mut slots = Vec::with_capacity(f.regs.len());
     let mut lanes = Vec::with_capacity(f.regs.len());
     let (mut n_regs, mut n_preds) = (0u32, 0u32);
@@ -115,7 +130,20 @@ fn decode_func(
         }
         lanes.push(r.vec.map(|v| v.lanes() as u8));
     }
-    let flow = FunctionFlow::compute(f).ok();
+    let flow = FunctionFlow::compute(f).map_err(|e| {
+        let line = f
+            .instructions
+            .iter()
+            .nth(e.inst as usize)
+            .map_or(0, |(h, _)| {
+                line_of(starts, f.instructions.span(h).start as usize)
+            });
+        format!(
+            "{file}:{line}: function `{}`: cannot build its control-flow graph, so \
+             divergent branches have no reconvergence point: {}",
+            f.name, e.message
+        )
+    })?;
     let cx = Cx {
         module,
         layout,
@@ -130,7 +158,7 @@ fn decode_func(
     let mut lines = Vec::with_capacity(n);
     let mut text = Vec::with_capacity(n);
     for (i, (h, inst)) in f.instructions.iter().enumerate() {
-        let reconv = match flow.as_ref().and_then(|fl| fl.reconvergence(i as u32)) {
+        let reconv = match flow.reconvergence(i as u32) {
             Some(Reconvergence::Inst(j)) => j,
             _ => NO_RECONVERGE,
         };
@@ -141,12 +169,19 @@ fn decode_func(
                 .and_then(|g| cx.pred(g.reg).map(|p| (p, g.negated))),
         );
         let start = f.instructions.span(h).start as usize;
-        lines.push(starts.partition_point(|&s| s <= start) as u32);
+        lines.push(line_of(starts, start));
         let mut s = String::new();
         let _ = ptx::print::instruction(&mut s, module, f, inst);
         text.push(s);
     }
-    let frame = layout.frames.get(index).cloned().unwrap_or_default();
+    // Every function has a frame layout: a missing one would give the
+    // function a zero-sized frame, and its locals would fault or alias.
+    let frame = layout.frames.get(index).cloned().ok_or_else(|| {
+        format!(
+            "{file}: internal: no frame layout for function `{}`",
+            f.name
+        )
+    })?;
     // A `.reg .pred` parameter has no value slot: such a call faults.
     let value_slot = |r: Option<ptx::Reg>| match r.map(|r| cx.slot(r)) {
         Some(Ok((false, s))) => Some(s),
@@ -158,7 +193,7 @@ fn decode_func(
     let ret_regs = (0..f.returns.len())
         .map(|i| value_slot(f.return_reg(i)))
         .collect();
-    Func {
+    Ok(Func {
         name: f.name.clone(),
         is_entry: f.is_entry(),
         has_body: f.has_body,
@@ -173,7 +208,7 @@ fn decode_func(
         rets: frame.rets,
         param_regs,
         ret_regs,
-    }
+    })
 }
 
 type D<T> = Result<T, String>;

@@ -2,6 +2,8 @@
 //! stack), its threads' local memory, and the loop that executes ops until
 //! the warp waits at a barrier, finishes, or faults.
 
+use std::cell::Cell;
+
 use ptx::SpecialReg;
 
 use super::alu::L;
@@ -91,6 +93,34 @@ pub struct Warp {
     max_depth: usize,
     /// CC.CF of each lane (carry, or borrow after a subtraction).
     carry: Mask,
+    /// The first register index out of its frame's range that an access of
+    /// the current op used (see [`RegFault`]).
+    reg_fault: Cell<Option<RegFault>>,
+}
+
+/// A register index outside the frame: the decoder and the frame disagree,
+/// an emulator bug. The accessors cannot return an error without a branch
+/// at each of their hundred call sites, so they note it here, read a zero or
+/// drop the write, and [`Warp::step`] turns the note into a fault before
+/// the op's results can be used: one test per op, not per access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RegFault {
+    Read(R),
+    Write(R),
+    PredRead(P),
+    PredWrite(P),
+}
+
+impl RegFault {
+    fn message(self, func: &str, n_regs: usize, n_preds: usize) -> String {
+        let (what, index, n) = match self {
+            RegFault::Read(r) => ("read of register", r as usize, n_regs),
+            RegFault::Write(r) => ("write of register", r as usize, n_regs),
+            RegFault::PredRead(p) => ("read of predicate", p as usize, n_preds),
+            RegFault::PredWrite(p) => ("write of predicate", p as usize, n_preds),
+        };
+        format!("{what} slot {index}, but the frame of `{func}` has {n} (decoder bug)")
+    }
 }
 
 type Res<T> = Result<T, FaultKind>;
@@ -134,6 +164,7 @@ impl Warp {
             pending_red: None,
             max_depth: 1,
             carry: 0,
+            reg_fault: Cell::new(None),
         }
     }
 
@@ -228,12 +259,10 @@ impl Warp {
 
     fn fetch(&self, lx: &LaunchCtx<'_>, cta: &CtaState<'_>, s: Src) -> L {
         match s {
-            Src::Reg(r) => self
-                .top()
-                .regs
-                .get(r as usize)
-                .copied()
-                .unwrap_or([0; WARP_SIZE]),
+            Src::Reg(r) => match self.top().regs.get(r as usize) {
+                Some(v) => *v,
+                None => self.bad_reg(RegFault::Read(r), [0; WARP_SIZE]),
+            },
             Src::Imm(v) => [v; WARP_SIZE],
             Src::Frame(off) => [self.top().base + off; WARP_SIZE],
             Src::Sreg(sr) => {
@@ -265,16 +294,29 @@ impl Warp {
 
     #[inline]
     fn write(&mut self, d: R, v: &L, mask: Mask) {
-        if let Some(r) = self.top_mut().regs.get_mut(d as usize) {
-            if mask == Mask::MAX {
-                *r = *v;
-                return;
-            }
-            for l in 0..WARP_SIZE {
-                let on = (mask >> l) & 1 != 0;
-                r[l] = if on { v[l] } else { r[l] };
-            }
+        let Some(r) = self.top_mut().regs.get_mut(d as usize) else {
+            self.bad_reg(RegFault::Write(d), ());
+            return;
+        };
+        if mask == Mask::MAX {
+            *r = *v;
+            return;
         }
+        for l in 0..WARP_SIZE {
+            let on = (mask >> l) & 1 != 0;
+            r[l] = if on { v[l] } else { r[l] };
+        }
+    }
+
+    /// Note an out-of-range register (the first of the op wins) and give
+    /// `stand_in` to the caller, which [`Warp::step`] then discards by faulting.
+    #[cold]
+    #[inline(never)]
+    fn bad_reg<T>(&self, fault: RegFault, stand_in: T) -> T {
+        if self.reg_fault.get().is_none() {
+            self.reg_fault.set(Some(fault));
+        }
+        stand_in
     }
 
     fn pred(&self, p: PSrc) -> Mask {
@@ -287,7 +329,10 @@ impl Warp {
                 }
             }
             PSrc::Reg(r, neg) => {
-                let v = self.top().preds.get(r as usize).copied().unwrap_or(0);
+                let v = match self.top().preds.get(r as usize) {
+                    Some(v) => *v,
+                    None => self.bad_reg(RegFault::PredRead(r), 0),
+                };
                 if neg { !v } else { v }
             }
         }
@@ -309,8 +354,9 @@ impl Warp {
     }
 
     fn set_pred(&mut self, p: P, value: Mask, mask: Mask) {
-        if let Some(r) = self.top_mut().preds.get_mut(p as usize) {
-            *r = (*r & !mask) | (value & mask);
+        match self.top_mut().preds.get_mut(p as usize) {
+            Some(r) => *r = (*r & !mask) | (value & mask),
+            None => self.bad_reg(RegFault::PredWrite(p), ()),
         }
     }
 
@@ -405,10 +451,13 @@ impl Warp {
         let guard = func.guards.get(pc as usize).copied().flatten();
         let exec = match guard {
             None => active,
-            Some((p, neg)) => {
-                let v = frame.preds.get(p as usize).copied().unwrap_or(0);
-                active & if neg { !v } else { v }
-            }
+            Some((p, neg)) => match frame.preds.get(p as usize) {
+                Some(&v) => active & if neg { !v } else { v },
+                None => {
+                    let why = RegFault::PredRead(p).message(&func.name, func.n_regs, func.n_preds);
+                    return Err((FaultKind::Internal(why), first, pc));
+                }
+            },
         };
         self.executed += 1;
         if self.executed > lx.fuel {
@@ -433,9 +482,15 @@ impl Warp {
             }
         };
         let depth_before = self.top().simt.depth();
-        match self.exec(op, lx, cta, obs, site, pc, active, exec) {
-            Ok(()) => {}
-            Err((k, lane)) => return Err((k, lane.unwrap_or(fault_lane(exec)), pc)),
+        let result = self.exec(op, lx, cta, obs, site, pc, active, exec);
+        // An out-of-range register outranks whatever the op made of the zero
+        // it read instead (a memory fault at address 0, say).
+        if let Some(bad) = self.reg_fault.take() {
+            let why = bad.message(&func.name, func.n_regs, func.n_preds);
+            return Err((FaultKind::Internal(why), fault_lane(exec), pc));
+        }
+        if let Err((k, lane)) = result {
+            return Err((k, lane.unwrap_or(fault_lane(exec)), pc));
         }
         if let Some(f) = self.frames.last() {
             let d = f.simt.depth();
@@ -511,3 +566,6 @@ impl Warp {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Fills fuzz/corpus/<target>/ (ignored by git) with seed inputs taken from
+# the repository, so each fuzz target starts from valid, varied inputs:
+#   parse        kernels/*/*.ptx
+#   launch_spec  kernels/*/spec.toml
+#   gpu_catalog  gpus/*.toml
+#   emulate      each kernel's sm_80.ptx, NUL, its spec.toml (the target's
+#                input format), and the PTX alone (the target then builds a
+#                spec around its first kernel)
+# Safe to run again: seeds are rewritten, whatever the fuzzer added is kept.
+# Then, e.g.: cd fuzz && cargo +nightly fuzz run -s none emulate -- -max_total_time=600
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+corpus="$root/fuzz/corpus"
+mkdir -p "$corpus"/{parse,launch_spec,gpu_catalog,emulate}
+for dir in "$root"/kernels/*/; do
+  name=$(basename "$dir")
+  for ptx in "$dir"*.ptx; do
+    [ -f "$ptx" ] && cp "$ptx" "$corpus/parse/seed-$name-$(basename "$ptx")"
+  done
+  spec="$dir/spec.toml"
+  [ -f "$spec" ] && cp "$spec" "$corpus/launch_spec/seed-$name.toml"
+  ptx="$dir/sm_80.ptx"
+  if [ -f "$ptx" ]; then
+    cp "$ptx" "$corpus/emulate/seed-$name.ptx"
+    if [ -f "$spec" ]; then
+      { cat "$ptx"; printf '\0'; cat "$spec"; } > "$corpus/emulate/seed-$name.ptx+spec"
+    fi
+  fi
+done
+for gpu in "$root"/gpus/*.toml; do
+  cp "$gpu" "$corpus/gpu_catalog/seed-$(basename "$gpu")"
+done
+for t in parse launch_spec gpu_catalog emulate; do
+  echo "fuzz/corpus/$t: $(find "$corpus/$t" -type f | wc -l) files"
+done
