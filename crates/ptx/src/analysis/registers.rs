@@ -94,6 +94,12 @@ fn slots_of(func: &Function, r: Reg) -> u32 {
     })
 }
 
+/// Slots of register `r` from the table; 0 for a handle out of range
+/// (unreachable for parsed modules, but analyses never panic).
+fn slot(slots: &[u32], r: usize) -> u32 {
+    slots.get(r).copied().unwrap_or(0)
+}
+
 /// Every declared register's slots: the bound used when liveness fails.
 fn declared_slots(func: &Function) -> u32 {
     func.regs
@@ -198,7 +204,7 @@ pub fn pressure(func: &Function) -> Result<Pressure, CfgError> {
         }
         let mut live_slots: u32 = (0..n)
             .filter(|&r| live.contains(r))
-            .map(|r| slots[r])
+            .map(|r| slot(&slots, r))
             .fold(0, u32::saturating_add);
         for i in (block.start..block.end).rev() {
             let a = &access[i as usize];
@@ -207,8 +213,8 @@ pub fn pressure(func: &Function) -> Result<Pressure, CfgError> {
                 .defs
                 .iter()
                 .filter(|d| !live.contains(d.index()))
-                .map(|d| slots[d.index()])
-                .sum();
+                .map(|d| slot(&slots, d.index()))
+                .fold(0, u32::saturating_add);
             let here = live_slots
                 .saturating_add(dead_defs)
                 .saturating_add(a.reloads);
@@ -220,13 +226,13 @@ pub fn pressure(func: &Function) -> Result<Pressure, CfgError> {
             if insts[i as usize].guard.is_none() {
                 for d in &a.defs {
                     if live.remove(d.index()) {
-                        live_slots = live_slots.saturating_sub(slots[d.index()]);
+                        live_slots = live_slots.saturating_sub(slot(&slots, d.index()));
                     }
                 }
             }
             for u in &a.uses {
                 if live.insert(u.index()) {
-                    live_slots = live_slots.saturating_add(slots[u.index()]);
+                    live_slots = live_slots.saturating_add(slot(&slots, u.index()));
                 }
             }
         }
@@ -259,7 +265,10 @@ impl Access {
         Access {
             defs: defs.into_iter().filter(kept).collect(),
             uses: uses.into_iter().filter(kept).collect(),
-            reloads: again.iter().map(|&r| slots[r]).fold(0, u32::saturating_add),
+            reloads: again
+                .iter()
+                .map(|&r| slot(slots, r))
+                .fold(0, u32::saturating_add),
         }
     }
 }
