@@ -113,8 +113,8 @@ pub fn predict_profile(
     })
 }
 
-/// An estimated register count is an upper bound from virtual registers: cap
-/// it at what the GPU allows a thread (a real compile would spill instead).
+/// An estimated register count may exceed what the GPU allows a thread: cap
+/// it there (a real compile would spill instead).
 fn cap_estimated_registers(profile: &mut KernelProfile, gpu: &Gpu) {
     let r = &mut profile.resources;
     if r.registers_source == RegisterSource::Estimate {

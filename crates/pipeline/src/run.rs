@@ -11,12 +11,13 @@ use emu::simt::stack::Policy;
 use profile::{
     CompilerVersion, KernelProfile, ParallelismInputs, RegisterSource, Resources, SpillInputs,
 };
+use ptx::analysis::registers::estimate_registers;
 
 use crate::cache;
 use crate::error::PipelineError;
 use crate::load::LoadedSpec;
 use crate::predict::occupancy_for;
-use crate::registers::{self, estimate_registers, ptxas_kernel};
+use crate::registers::{self, ptxas_kernel};
 use crate::sampling;
 use crate::trace::TraceRecorder;
 

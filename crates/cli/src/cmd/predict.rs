@@ -243,9 +243,12 @@ fn registers_note(profile: &KernelProfile) -> String {
         "registers unknown (not limiting)".to_string()
     } else {
         let source = match r.registers_source {
-            profile::RegisterSource::Given => "given",
-            profile::RegisterSource::Ptxas => "from ptxas",
-            profile::RegisterSource::Estimate => "estimated from the PTX",
+            profile::RegisterSource::Given => "given".to_string(),
+            profile::RegisterSource::Ptxas => "from ptxas".to_string(),
+            profile::RegisterSource::Estimate => format!(
+                "estimated from the PTX, ±{} %: install ptxas (scripts/setup.sh or PTXPERF_PTXAS) for the exact count",
+                ptx::analysis::registers::ERROR_BAND_PERCENT
+            ),
         };
         format!("{} registers/thread ({source})", r.registers_per_thread)
     }

@@ -326,7 +326,7 @@ fn hammock_join(cfg: &Cfg, b: BlockId) -> Option<BlockId> {
 }
 
 /// Registers an instruction writes and reads (guard and address bases are reads).
-fn defs_and_uses(inst: &Instruction) -> (Vec<Reg>, Vec<Reg>) {
+pub(crate) fn defs_and_uses(inst: &Instruction) -> (Vec<Reg>, Vec<Reg>) {
     use Opcode::*;
     let mut defs = Vec::new();
     let mut uses = Vec::new();

@@ -6,13 +6,17 @@
 //!   ([`FunctionFlow`]), on top of the `flowgraph` crate.
 //! - [`mix`]: [`InstClass`], [`class_of`] and the static [`InstMix`]; the
 //!   dynamic profiler classifies executed instructions with the same function.
-//! - [`resources`]: declared registers by type and static shared memory.
+//! - [`registers`]: registers per thread estimated from the PTX (register
+//!   pressure from liveness), the occupancy input when ptxas is absent.
+//! - [`resources`]: declared registers by type (for display, not occupancy)
+//!   and static shared memory.
 //! - [`kernel`]: finding a kernel by name, C++ mangled names included.
 pub mod cfg;
 pub mod flow;
 pub mod ilp;
 pub mod kernel;
 pub mod mix;
+pub mod registers;
 pub mod resources;
 
 pub use cfg::{BasicBlock, BlockId, Cfg, CfgError};

@@ -2,8 +2,9 @@
 //! memory, the inputs of the occupancy calculator until ptxas figures exist.
 //!
 //! These are PTX-level declarations, not the allocation ptxas makes: PTX
-//! registers are virtual (ptxas usually needs far fewer physical ones), so
-//! the register figures are an upper bound that the occupancy code may cap.
+//! registers are virtual (ptxas usually needs far fewer physical ones). The
+//! declared registers are shown (`ptxperf cfg`), never used for occupancy:
+//! that takes ptxas's count or [`super::registers::estimate_registers`].
 
 use crate::ir::{AddrBase, Function, Handle, Module, Operand, Symbol, Type, Variable};
 

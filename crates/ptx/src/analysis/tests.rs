@@ -13,7 +13,10 @@
 //! - `branches = I:J, I:exit` (every branch instruction and its
 //!   reconvergence instruction, from [`FunctionFlow::branch_reconvergence`])
 //! - `mix(class) = N` (zero when absent)
-//! - `regs = N`, `reg_bytes = N`, `regs(type) = N`
+//! - `regs = N`, `reg_bytes = N`, `regs(type) = N` (declared)
+//! - `live(I) = N`: 32-bit slots live at instruction I (after it, plus its
+//!   unread results); `max_live = N at I`; `estimate = N` registers
+//!   ([`registers`])
 //! - `shared = N`, `dynamic_shared = bool`, `shared_vars = a, b`
 //! - `kernel(name) = found NAME | notfound | ambiguous`
 
@@ -120,6 +123,23 @@ fn answer(module: &Module, fh: Handle<Function>, key: &str) -> Result<String, St
                 }
             }
         }
+        "live" => {
+            let i: usize = arg(key).and_then(|a| a.parse().ok()).ok_or("live(I)")?;
+            let p = registers::pressure(func).map_err(|e| e.to_string())?;
+            p.per_instruction
+                .get(i)
+                .ok_or("no such instruction")?
+                .to_string()
+        }
+        "max_live" => {
+            let p = registers::pressure(func).map_err(|e| e.to_string())?;
+            format!(
+                "{} at {}",
+                p.max_live_slots,
+                p.at.map_or("none".into(), |i| i.to_string())
+            )
+        }
+        "estimate" => registers::estimate_registers(func).to_string(),
         "reg_bytes" => declared_registers(func).bytes.to_string(),
         "shared" => shared_memory(module, fh).static_bytes.to_string(),
         "dynamic_shared" => shared_memory(module, fh).uses_dynamic.to_string(),

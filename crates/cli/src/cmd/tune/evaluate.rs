@@ -412,10 +412,10 @@ fn resources_on(
                 .map(|(major, minor)| profile::CompilerVersion::new(major, minor)),
         },
         None => ProfileResources {
-            // An upper bound: capped at what the GPU allows, as a real compile would spill.
+            // Capped at what the GPU allows, as a real compile would spill.
             registers_per_thread: loaded
                 .entry()
-                .map_or(0, pipeline::registers::estimate_registers)
+                .map_or(0, ptx::analysis::registers::estimate_registers)
                 .min(gpu.limits.max_registers_per_thread),
             registers_source: RegisterSource::Estimate,
             static_shared_per_block: loaded.static_shared_bytes,
