@@ -13,11 +13,22 @@ use conformance::recorded::{compare_dir, write_kit};
 
 use crate::error::CliError;
 
+const EXAMPLES: &str = "\
+Examples:
+  ptxperf conformance check
+  ptxperf conformance check --forms cvt.rn --seed 7
+  ptxperf conformance gen --out /tmp/kit --forms shfl
+  ptxperf conformance compare data/conformance/h100-sxm5-80gb
+
+On a GPU machine, scripts/gpu/conformance.py DIR runs a kit written by `gen` \
+and records the outputs for `compare` (docs/conformance.md).";
+
 /// The kit's default seed (the issue number).
 const SEED: u64 = 28;
 
 /// Differential conformance kit: instruction forms, GPU recordings, emulator comparison.
 #[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     #[command(subcommand)]
     pub command: Sub,
