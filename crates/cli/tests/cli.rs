@@ -301,7 +301,7 @@ fn predict_reproduces_the_mwp_cwp_worked_example() {
             .unwrap_or_else(|| panic!("no {name} in {v}"))
     };
     let (exact, paper) = (model("mwp-cwp"), model("mwp-cwp-paper"));
-    assert_eq!(exact["cycles"].as_f64(), Some(50_728.1875), "{exact}");
+    assert_eq!(exact["cycles"].as_f64(), Some(50_728.187_5), "{exact}");
     assert_eq!(paper["cycles"].as_f64(), Some(50_738.0), "{paper}");
     assert_eq!(
         paper["breakdown"]["exec_cycles_app"].as_f64(),
