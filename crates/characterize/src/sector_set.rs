@@ -56,10 +56,12 @@ impl SectorSet {
         &mut self.pages[i].bits
     }
 
-    /// Add the sectors that bytes `[start, end)` touch (nothing when empty).
+    /// Add the sectors that bytes `[start, end)` touch: those from `start`'s
+    /// to `end - 1`'s, as the coalescing counts them (an end saturated at
+    /// `u64::MAX` still touches the last sector).
     pub fn insert_bytes(&mut self, start: u64, end: u64) {
-        if end > start {
-            self.insert_sectors(start / SECTOR_BYTES, (end - 1) / SECTOR_BYTES);
+        if let Some(last) = end.checked_sub(1) {
+            self.insert_sectors(start / SECTOR_BYTES, last / SECTOR_BYTES);
         }
     }
 
