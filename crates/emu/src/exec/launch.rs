@@ -516,7 +516,6 @@ pub struct ForkedLaunch<O> {
 /// event whose lanes' `[addr, addr + size)` cover the bytes read. Kernels for
 /// which that does not hold, and kernels with global atomics, run as one
 /// range: exactly the sequential launch.
-#[allow(clippy::result_large_err)]
 pub fn launch_forked<O, F>(
     module: &Module,
     text: &str,
