@@ -49,6 +49,11 @@ pub struct BankConflicts {
     pub passes: u32,
 }
 
+/// Words of one group held on the stack; wider accesses use the heap.
+const INLINE_WORDS: usize = 512;
+/// Banks counted on the stack; more banks use the heap.
+const INLINE_BANKS: usize = 64;
+
 /// Bank conflicts of one access of `size` bytes per lane by the lanes of `active`.
 pub fn bank_conflicts(
     layout: BankLayout,
@@ -59,10 +64,26 @@ pub fn bank_conflicts(
     let banks = layout.banks.max(1) as usize;
     let group = (layout.group as usize).clamp(1, WARP_SIZE);
     let words_per_lane = u64::from(size.max(1)).div_ceil(BANK_WORD_BYTES);
+    // A misaligned lane touches one word more than its size needs.
+    let capacity = (group as u64).saturating_mul(words_per_lane + 1);
+    // Every shared access comes here: no allocation for ordinary widths.
+    let (mut inline_words, mut heap_words) = ([0u64; INLINE_WORDS], Vec::new());
+    let words: &mut [u64] = if capacity <= INLINE_WORDS as u64 {
+        &mut inline_words
+    } else {
+        heap_words.resize(usize::try_from(capacity).unwrap_or(usize::MAX), 0);
+        &mut heap_words
+    };
+    let (mut inline_banks, mut heap_banks) = ([0u32; INLINE_BANKS], Vec::new());
+    let per_bank: &mut [u32] = if banks <= INLINE_BANKS {
+        &mut inline_banks[..banks]
+    } else {
+        heap_banks.resize(banks, 0);
+        &mut heap_banks
+    };
     let mut out = BankConflicts::default();
-    let mut words: Vec<u64> = Vec::with_capacity(group * words_per_lane as usize);
     for start in (0..WARP_SIZE).step_by(group) {
-        words.clear();
+        let mut n = 0;
         let end = (start + group).min(WARP_SIZE);
         for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
             if active & (1 << lane) == 0 {
@@ -70,16 +91,25 @@ pub fn bank_conflicts(
             }
             let first = addr / BANK_WORD_BYTES;
             let last = (addr.saturating_add(u64::from(size.max(1))) - 1) / BANK_WORD_BYTES;
-            words.extend(first..=last.max(first));
+            for w in first..=last.max(first) {
+                if let Some(slot) = words.get_mut(n) {
+                    *slot = w;
+                    n += 1;
+                }
+            }
         }
-        if words.is_empty() {
+        if n == 0 {
             continue;
         }
-        words.sort_unstable();
-        words.dedup();
-        let mut per_bank = vec![0u32; banks];
-        for &w in &words {
-            per_bank[(w % banks as u64) as usize] += 1;
+        let group_words = &mut words[..n];
+        group_words.sort_unstable();
+        per_bank.fill(0);
+        let mut prev = None;
+        for &w in group_words.iter() {
+            if prev != Some(w) {
+                per_bank[(w % banks as u64) as usize] += 1;
+                prev = Some(w);
+            }
         }
         let ways = per_bank.iter().copied().max().unwrap_or(0);
         out.ways = out.ways.max(ways);

@@ -112,45 +112,69 @@ pub fn coalesce(
     }
 }
 
-/// Sorted, merged byte intervals `[start, end)` touched by the lanes of `mask`.
-fn byte_intervals(mask: Mask, addrs: &[u64; WARP_SIZE], size: u32) -> Vec<(u64, u64)> {
-    let size = u64::from(size.max(1));
-    let mut spans: Vec<(u64, u64)> = emu::simt::lanes(mask)
-        .map(|l| (addrs[l], addrs[l].saturating_add(size)))
-        .collect();
-    spans.sort_unstable();
-    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(spans.len());
-    for (s, e) in spans {
-        match merged.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => merged.push((s, e)),
+/// Sorted, merged byte intervals `[start, end)` that the lanes of a mask
+/// touch, held inline (at most one per lane): coalescing runs on every
+/// global access, and an allocation per access cost more than the work.
+#[derive(Debug, Clone, Copy)]
+pub struct Intervals {
+    spans: [(u64, u64); WARP_SIZE],
+    len: usize,
+}
+
+impl Intervals {
+    /// The intervals of the lanes of `mask`, `size` bytes each (at least 1).
+    pub fn of(mask: Mask, addrs: &[u64; WARP_SIZE], size: u32) -> Intervals {
+        let size = u64::from(size.max(1));
+        let mut spans = [(0u64, 0u64); WARP_SIZE];
+        let mut n = 0;
+        for l in emu::simt::lanes(mask) {
+            spans[n] = (addrs[l], addrs[l].saturating_add(size));
+            n += 1;
         }
-    }
-    merged
-}
-
-fn used_bytes(intervals: &[(u64, u64)]) -> u64 {
-    intervals.iter().map(|&(s, e)| e - s).sum()
-}
-
-/// Does any interval overlap `[lo, hi)`?
-fn touches(intervals: &[(u64, u64)], lo: u64, hi: u64) -> bool {
-    intervals.iter().any(|&(s, e)| s < hi && lo < e)
-}
-
-/// Distinct aligned blocks of `block` bytes that the intervals touch, ascending.
-fn blocks_touched(intervals: &[(u64, u64)], block: u64) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::new();
-    for &(s, e) in intervals {
-        let first = s / block;
-        let last = (e - 1) / block;
-        for b in first..=last {
-            if out.last() != Some(&b) {
-                out.push(b);
+        let raw = &mut spans[..n];
+        // Lanes usually ascend already; the sort is then one pass.
+        if !raw.is_sorted() {
+            raw.sort_unstable();
+        }
+        let mut len = 0;
+        for i in 0..n {
+            let (s, e) = spans[i];
+            if len > 0 && s <= spans[len - 1].1 {
+                spans[len - 1].1 = spans[len - 1].1.max(e);
+            } else {
+                spans[len] = (s, e);
+                len += 1;
             }
         }
+        Intervals { spans, len }
     }
-    out
+
+    /// The merged intervals, ascending.
+    pub fn spans(&self) -> &[(u64, u64)] {
+        &self.spans[..self.len]
+    }
+
+    fn used_bytes(&self) -> u64 {
+        self.spans().iter().map(|&(s, e)| e - s).sum()
+    }
+
+    /// Does any interval overlap `[lo, hi)`?
+    fn touches(&self, lo: u64, hi: u64) -> bool {
+        self.spans().iter().any(|&(s, e)| s < hi && lo < e)
+    }
+
+    /// Distinct aligned blocks of `block` bytes touched, ascending, each once.
+    fn blocks(&self, block: u64) -> impl Iterator<Item = u64> + '_ {
+        let mut last = None;
+        self.spans()
+            .iter()
+            .flat_map(move |&(s, e)| s / block..=(e - 1) / block)
+            .filter(move |&b| {
+                let new = last != Some(b);
+                last = Some(b);
+                new
+            })
+    }
 }
 
 /// The CC 1.2 protocol for half-warp `half` (0: lanes 0-15, 1: lanes 16-31).
@@ -159,20 +183,20 @@ fn half_warp(active: Mask, addrs: &[u64; WARP_SIZE], size: u32, half: u32) -> Co
     if mask == 0 {
         return Coalescing::default();
     }
-    let intervals = byte_intervals(mask, addrs, size);
+    let intervals = Intervals::of(mask, addrs, size);
     let segment = cc12_segment_bytes(size);
     let mut out = Coalescing {
-        bytes_used: used_bytes(&intervals),
+        bytes_used: intervals.used_bytes(),
         bytes_requested: u64::from(mask.count_ones()) * u64::from(size.max(1)),
         ..Coalescing::default()
     };
-    for seg in blocks_touched(&intervals, segment) {
+    for seg in intervals.blocks(segment) {
         let (mut lo, mut len) = (seg * segment, segment);
         // Halve while only one half is used, down to 32 bytes.
         while len > 32 {
             let half_len = len / 2;
-            let low_used = touches(&intervals, lo, lo + half_len);
-            let high_used = touches(&intervals, lo + half_len, lo + len);
+            let low_used = intervals.touches(lo, lo + half_len);
+            let high_used = intervals.touches(lo + half_len, lo + len);
             match (low_used, high_used) {
                 (true, false) => len = half_len,
                 (false, true) => {
@@ -193,14 +217,20 @@ fn sectors(active: Mask, addrs: &[u64; WARP_SIZE], size: u32) -> Coalescing {
     if active == 0 {
         return Coalescing::default();
     }
-    let intervals = byte_intervals(active, addrs, size);
-    let sectors = blocks_touched(&intervals, SECTOR_BYTES).len() as u64;
+    sector_cost(&Intervals::of(active, addrs, size), active, size)
+}
+
+/// The sector protocol's cost of an access by the lanes of `active`, `size`
+/// bytes each, whose bytes are `intervals` (a caller that also needs the
+/// intervals builds them once).
+pub fn sector_cost(intervals: &Intervals, active: Mask, size: u32) -> Coalescing {
+    let sectors = intervals.blocks(SECTOR_BYTES).count() as u64;
     Coalescing {
         transactions: sectors,
         bytes_transferred: sectors * SECTOR_BYTES,
-        bytes_used: used_bytes(&intervals),
+        bytes_used: intervals.used_bytes(),
         bytes_requested: u64::from(active.count_ones()) * u64::from(size.max(1)),
-        lines: blocks_touched(&intervals, LINE_BYTES).len() as u64,
+        lines: intervals.blocks(LINE_BYTES).count() as u64,
     }
 }
 

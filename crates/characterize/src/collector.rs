@@ -12,16 +12,16 @@
 //!   last non-exempt store to it came from another thread of the CTA (see
 //!   [`crate::static_info`] for the exemption).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-
 use emu::mem::Space;
 use emu::observer::{AccessKind, BarrierEvent, BranchEvent, MemEvent, Observer, Site};
 use emu::simt::{Mask, WARP_SIZE, lanes};
 use ptx::analysis::InstClass;
 
 use crate::banks::{BankLayout, bank_conflicts};
-use crate::coalesce::{Coalescing, Protocol, SECTOR_BYTES, coalesce};
+use crate::coalesce::{Coalescing, Intervals, Protocol, SECTOR_BYTES, coalesce, sector_cost};
 use crate::counters::{AccessCounters, ClassCounts, LineCounters, Totals, kind_index};
+use crate::live_cta::LiveCta;
+use crate::sector_set::SectorSet;
 use crate::static_info::InstTable;
 
 /// One CTA's dynamic instruction counts.
@@ -31,25 +31,46 @@ pub struct CtaCounts {
     pub thread_instructions: u64,
 }
 
-/// Per-CTA state while the CTA runs.
-#[derive(Debug, Default)]
-struct LiveCta {
-    /// Per thread of the CTA, operations by class.
-    per_thread: Vec<ClassCounts>,
-    /// Shared word address -> thread that last stored to it (non-exempt stores).
-    producers: HashMap<u64, u32>,
+/// Global sectors that a collector's CTAs loaded and stored.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Traffic {
+    pub(crate) loads: SectorSet,
+    /// Stores and atomics.
+    pub(crate) stores: SectorSet,
+}
+
+impl Traffic {
+    fn set(&mut self, kind: AccessKind) -> &mut SectorSet {
+        match kind {
+            AccessKind::Load => &mut self.loads,
+            AccessKind::Store | AccessKind::Atomic => &mut self.stores,
+        }
+    }
+
+    fn add(&mut self, kind: AccessKind, intervals: &Intervals) {
+        let set = self.set(kind);
+        for &(s, e) in intervals.spans() {
+            set.insert_bytes(s, e);
+        }
+    }
+
+    pub(crate) fn union_with(&mut self, o: &Traffic) {
+        self.loads.union_with(&o.loads);
+        self.stores.union_with(&o.stores);
+    }
 }
 
 /// Counts events of the CTAs it is told to watch.
 #[derive(Debug)]
 pub struct Collector<'t> {
-    table: &'t InstTable,
-    threads_per_cta: u32,
-    /// CTAs to watch (None: all).
-    watch: Option<HashSet<u32>>,
+    pub(crate) table: &'t InstTable,
+    pub(crate) threads_per_cta: u32,
+    /// CTAs to watch, ascending (None: all).
+    pub(crate) watch: Option<Vec<u32>>,
     pub(crate) totals: Totals,
-    pub(crate) ctas: BTreeMap<u32, CtaCounts>,
-    live: BTreeMap<u32, LiveCta>,
+    /// Watched CTAs in the order they ran (ascending once merged).
+    pub(crate) ctas: Vec<(u32, CtaCounts)>,
+    live: LiveCta,
     pub(crate) max_depth: u32,
     /// Per-thread maximum and sum over threads of the watched CTAs, by class.
     pub(crate) thread_max: ClassCounts,
@@ -57,9 +78,12 @@ pub struct Collector<'t> {
     pub(crate) threads_seen: u64,
     /// `[func][pc]` attribution.
     pub(crate) lines: Vec<Vec<LineCounters>>,
-    /// Distinct global sectors and lines touched.
-    pub(crate) sectors_touched: HashSet<u64>,
-    pub(crate) lines_touched: HashSet<u64>,
+    /// Global sectors of the watched CTAs' global accesses (the footprint).
+    pub(crate) watched: Traffic,
+    /// When set, the global bytes every other access touches too (unwatched
+    /// CTAs, generic lanes inside non-global events): a forked run checks
+    /// with them that no range read what an earlier range wrote.
+    pub(crate) others: Option<Traffic>,
 }
 
 impl<'t> Collector<'t> {
@@ -72,17 +96,35 @@ impl<'t> Collector<'t> {
         Collector {
             table,
             threads_per_cta,
-            watch: watch.map(|w| w.iter().copied().collect()),
+            watch: watch.map(|w| {
+                let mut v = w.to_vec();
+                v.sort_unstable();
+                v.dedup();
+                v
+            }),
             totals: Totals::new(),
-            ctas: BTreeMap::new(),
-            live: BTreeMap::new(),
+            ctas: Vec::new(),
+            live: LiveCta::default(),
             max_depth: 0,
             thread_max: [0; InstClass::COUNT],
             thread_sum: [0; InstClass::COUNT],
             threads_seen: 0,
             lines,
-            sectors_touched: HashSet::new(),
-            lines_touched: HashSet::new(),
+            watched: Traffic::default(),
+            others: None,
+        }
+    }
+
+    /// A collector that also records every global access of every CTA, for
+    /// one range of a forked run.
+    pub(crate) fn tracking(
+        table: &'t InstTable,
+        threads_per_cta: u32,
+        watch: Option<&[u32]>,
+    ) -> Collector<'t> {
+        Collector {
+            others: Some(Traffic::default()),
+            ..Collector::new(table, threads_per_cta, watch)
         }
     }
 
@@ -91,7 +133,9 @@ impl<'t> Collector<'t> {
     }
 
     fn watched(&self, cta: u32) -> bool {
-        self.watch.as_ref().is_none_or(|w| w.contains(&cta))
+        self.watch
+            .as_ref()
+            .is_none_or(|w| w.binary_search(&cta).is_ok())
     }
 
     fn line_mut(&mut self, site: Site) -> Option<&mut LineCounters> {
@@ -117,47 +161,45 @@ impl<'t> Collector<'t> {
         if int_div {
             self.totals.int_div.1 += n;
         }
-        if let Some(c) = self.ctas.get_mut(&site.cta) {
-            c.thread_instructions += n;
-        }
+        self.live.thread_instructions += n;
         if let Some(l) = self.line_mut(site) {
             l.threads += n;
         }
-        let threads = self.threads_per_cta as usize;
-        if let Some(live) = self.live.get_mut(&site.cta) {
-            for lane in lanes(mask) {
-                let t = site.warp as usize * WARP_SIZE + lane;
-                if t < threads
-                    && let Some(row) = live.per_thread.get_mut(t)
-                {
-                    row[class.index()] += 1;
-                }
-            }
-        }
+        self.live.count(site.warp, class, mask);
     }
 
     fn global_access(&mut self, e: &MemEvent<'_>) {
+        let intervals = Intervals::of(e.active, e.addrs, e.size);
         let cc12 = coalesce(Protocol::HalfWarpCc12, e.active, e.addrs, e.size);
-        let sectors = coalesce(Protocol::Sectors, e.active, e.addrs, e.size);
+        let sectors = sector_cost(&intervals, e.active, e.size);
         let minimal = sectors.bytes_used.div_ceil(SECTOR_BYTES).max(1);
         let counters = &mut self.totals.global[kind_index(e.kind)];
         add_access(counters, e.active, &cc12, &sectors, minimal);
         self.totals.sector_accesses += sectors.transactions;
-        for lane in lanes(e.active) {
-            let (a, end) = (
-                e.addrs[lane],
-                e.addrs[lane].saturating_add(u64::from(e.size.max(1))),
-            );
-            for s in a / SECTOR_BYTES..=(end - 1) / SECTOR_BYTES {
-                self.sectors_touched.insert(s);
-            }
-            for l in a / 128..=(end - 1) / 128 {
-                self.lines_touched.insert(l);
-            }
-        }
+        // The sectors of the merged byte intervals are those of the lanes.
+        self.watched.add(e.kind, &intervals);
         if let Some(l) = self.line_mut(e.site) {
             l.transactions_cc12 += cc12.transactions;
             l.transactions_sectors += sectors.transactions;
+        }
+    }
+
+    /// Record for the range check the global bytes of an access the
+    /// counters do not see: all of it when the event says global, else its
+    /// lanes whose generic address lands in global memory.
+    fn track(&mut self, e: &MemEvent<'_>) {
+        let Some(others) = self.others.as_mut() else {
+            return;
+        };
+        let mask = if e.space == Space::Global {
+            e.active
+        } else {
+            lanes(e.active)
+                .filter(|&l| is_global(e.addrs[l]))
+                .fold(0, |m, l| m | 1 << l)
+        };
+        if mask != 0 {
+            others.add(e.kind, &Intervals::of(mask, e.addrs, e.size));
         }
     }
 
@@ -208,9 +250,6 @@ impl<'t> Collector<'t> {
             .table
             .get(e.site.func, e.site.pc)
             .is_some_and(|i| i.exempt_store);
-        let Some(live) = self.live.get_mut(&e.site.cta) else {
-            return;
-        };
         let words = u64::from(e.size.max(1)).div_ceil(4);
         for lane in lanes(e.active) {
             let thread = e.site.warp * WARP_SIZE as u32 + lane as u32;
@@ -219,19 +258,24 @@ impl<'t> Collector<'t> {
                 match e.kind {
                     AccessKind::Load => {
                         self.totals.shared_words_loaded += 1;
-                        if live.producers.get(&w).is_some_and(|&p| p != thread) {
+                        if self.live.producer(w).is_some_and(|p| p != thread) {
                             self.totals.inter_thread_words += 1;
                         }
                     }
                     // Exempt stores leave the annotation as it was (the paper's words).
-                    AccessKind::Store if !exempt => {
-                        live.producers.insert(w, thread);
-                    }
+                    AccessKind::Store if !exempt => self.live.set_producer(w, thread),
                     AccessKind::Store | AccessKind::Atomic => {}
                 }
             }
         }
     }
+}
+
+/// Whether a (global or generic) address is in global memory: explicit
+/// shared and local addresses are small offsets, generic windows of the
+/// other spaces sit far above the global allocations.
+fn is_global(addr: u64) -> bool {
+    addr >= emu::mem::generic::WINDOW && emu::mem::generic::resolve(addr).0 == Space::Global
 }
 
 fn add_access(
@@ -253,7 +297,13 @@ fn add_access(
 
 /// Largest number of active lanes on one address.
 fn same_address_lanes(active: Mask, addrs: &[u64; WARP_SIZE]) -> u64 {
-    let mut v: Vec<u64> = lanes(active).map(|l| addrs[l]).collect();
+    let mut buf = [0u64; WARP_SIZE];
+    let mut n = 0;
+    for l in lanes(active) {
+        buf[n] = addrs[l];
+        n += 1;
+    }
+    let v = &mut buf[..n];
     v.sort_unstable();
     let (mut best, mut run) = (0u64, 0u64);
     for (i, a) in v.iter().enumerate() {
@@ -265,32 +315,27 @@ fn same_address_lanes(active: Mask, addrs: &[u64; WARP_SIZE]) -> u64 {
 
 impl Observer for Collector<'_> {
     fn cta_begin(&mut self, cta: u32) {
-        if !self.watched(cta) {
-            return;
+        if self.watched(cta) {
+            self.live.begin(cta, self.threads_per_cta as usize);
+        } else {
+            self.live.watched = false;
         }
-        self.ctas.entry(cta).or_default();
-        let live = LiveCta {
-            per_thread: vec![[0; InstClass::COUNT]; self.threads_per_cta as usize],
-            ..Default::default()
-        };
-        self.live.insert(cta, live);
     }
 
     fn cta_end(&mut self, cta: u32) {
-        let Some(live) = self.live.remove(&cta) else {
+        if !self.live.watched || self.live.id != cta {
             return;
-        };
-        for row in &live.per_thread {
-            for (k, &n) in row.iter().enumerate() {
-                self.thread_max[k] = self.thread_max[k].max(n);
-                self.thread_sum[k] += n;
-            }
         }
-        self.threads_seen += live.per_thread.len() as u64;
+        let counts = CtaCounts {
+            warp_instructions: self.live.warp_instructions,
+            thread_instructions: self.live.thread_instructions,
+        };
+        self.ctas.push((cta, counts));
+        self.threads_seen += self.live.finish(&mut self.thread_max, &mut self.thread_sum);
     }
 
     fn instruction(&mut self, site: Site, active: Mask) {
-        if !self.watched(site.cta) {
+        if !self.live.watched {
             return;
         }
         let Some(info) = self.table.get(site.func, site.pc) else {
@@ -304,9 +349,7 @@ impl Observer for Collector<'_> {
         if int_div {
             self.totals.int_div.0 += 1;
         }
-        if let Some(c) = self.ctas.get_mut(&site.cta) {
-            c.warp_instructions += 1;
-        }
+        self.live.warp_instructions += 1;
         if let Some(l) = self.line_mut(site) {
             l.executions += 1;
         }
@@ -314,7 +357,11 @@ impl Observer for Collector<'_> {
     }
 
     fn memory(&mut self, e: &MemEvent<'_>) {
-        if !self.watched(e.site.cta) || e.active == 0 {
+        if e.active == 0 {
+            return;
+        }
+        if !self.live.watched {
+            self.track(e);
             return;
         }
         if e.kind == AccessKind::Atomic {
@@ -327,10 +374,13 @@ impl Observer for Collector<'_> {
             Space::Local => self.local_access(e),
             Space::Param | Space::Const => {}
         }
+        if e.space != Space::Global {
+            self.track(e);
+        }
     }
 
     fn branch(&mut self, e: &BranchEvent) {
-        if !self.watched(e.site.cta) {
+        if !self.live.watched {
             return;
         }
         let conditional = self
@@ -357,14 +407,14 @@ impl Observer for Collector<'_> {
         }
     }
 
-    fn barrier(&mut self, e: &BarrierEvent) {
-        if self.watched(e.site.cta) {
+    fn barrier(&mut self, _e: &BarrierEvent) {
+        if self.live.watched {
             self.totals.barriers += 1;
         }
     }
 
-    fn stack_depth(&mut self, cta: u32, _warp: u32, depth: u32) {
-        if self.watched(cta) {
+    fn stack_depth(&mut self, _cta: u32, _warp: u32, depth: u32) {
+        if self.live.watched {
             self.max_depth = self.max_depth.max(depth);
         }
     }

@@ -82,6 +82,23 @@ pub struct LineCounters {
     pub conflict_ways: u64,
 }
 
+impl LineCounters {
+    pub fn add(&mut self, o: &LineCounters) {
+        self.executions += o.executions;
+        self.threads += o.threads;
+        self.divergent += o.divergent;
+        self.transactions_cc12 += o.transactions_cc12;
+        self.transactions_sectors += o.transactions_sectors;
+        self.shared_requests += o.shared_requests;
+        self.conflict_ways += o.conflict_ways;
+    }
+}
+
+/// Add `o` to `a` class by class.
+pub fn add_classes(a: &mut ClassCounts, o: &ClassCounts) {
+    a.iter_mut().zip(o).for_each(|(x, y)| *x += y);
+}
+
 /// Everything additive about a run (or a sampled part of one).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Totals {
@@ -141,6 +158,55 @@ impl Totals {
             inter_thread_words: 0,
             sector_accesses: 0,
         }
+    }
+
+    /// Add another part of the run (the maximum conflict ways are a
+    /// maximum). Destructured, so that a new field cannot be forgotten.
+    pub fn add(&mut self, o: &Totals) {
+        let Totals {
+            warp,
+            thread,
+            fused,
+            int_div,
+            branches,
+            divergent_branches,
+            conditional_branches,
+            divergent_conditional,
+            barriers,
+            global,
+            local,
+            shared,
+            atomic_conflicts,
+            atomic_requests,
+            shared_words_loaded,
+            inter_thread_words,
+            sector_accesses,
+        } = o;
+        add_classes(&mut self.warp, warp);
+        add_classes(&mut self.thread, thread);
+        add_classes(&mut self.fused.0, &fused.0);
+        add_classes(&mut self.fused.1, &fused.1);
+        self.int_div.0 += int_div.0;
+        self.int_div.1 += int_div.1;
+        self.branches += branches;
+        self.divergent_branches += divergent_branches;
+        self.conditional_branches += conditional_branches;
+        self.divergent_conditional += divergent_conditional;
+        self.barriers += barriers;
+        self.global
+            .iter_mut()
+            .zip(global)
+            .for_each(|(a, b)| a.add(b));
+        self.local.iter_mut().zip(local).for_each(|(a, b)| a.add(b));
+        self.shared
+            .iter_mut()
+            .zip(shared)
+            .for_each(|(a, b)| a.add(b));
+        self.atomic_conflicts += atomic_conflicts;
+        self.atomic_requests += atomic_requests;
+        self.shared_words_loaded += shared_words_loaded;
+        self.inter_thread_words += inter_thread_words;
+        self.sector_accesses += sector_accesses;
     }
 
     pub fn warp_instructions(&self) -> u64 {

@@ -11,7 +11,9 @@
 //! - [`static_info`]: per-instruction facts from the IR (class, source line,
 //!   the data-flow exemption of shared stores fed by global loads).
 //! - [`collector`]: the [`emu::observer::Observer`] that counts a run;
-//!   [`counters`] holds its plain counters.
+//!   [`counters`] holds its plain counters, [`sector_set`] the global
+//!   footprint; `live_cta` the running CTA's state, `merge` the merging of
+//!   the collectors of CTA ranges run on several host threads.
 //! - [`sampling`]: which CTAs `--sample-ctas K` watches, and the error estimate.
 //! - [`report`]: [`Characterization`], the metrics in DESIGN.md's JSON schema 1.
 //! - [`profile_map`]: [`Characterization::to_profile`], the models' [`profile::KernelProfile`].
@@ -21,11 +23,14 @@ pub mod banks;
 pub mod coalesce;
 pub mod collector;
 pub mod counters;
+mod live_cta;
+mod merge;
 pub mod metrics;
 pub mod profile_map;
 pub mod report;
 pub mod run;
 pub mod sampling;
+pub mod sector_set;
 pub mod static_info;
 
 pub use banks::{BankConflicts, BankLayout, bank_conflicts};

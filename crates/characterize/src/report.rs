@@ -180,11 +180,11 @@ impl Characterization {
         let global_mem_insts = g.requests;
         let shared = t.shared_ls();
         let threads_per_cta: u64 = block.iter().map(|&d| u64::from(d)).product();
-        let cta_counts: Vec<u64> = c.ctas.values().map(|x| x.warp_instructions).collect();
+        let cta_counts: Vec<u64> = c.ctas.iter().map(|(_, x)| x.warp_instructions).collect();
         let activity: Vec<CtaActivity> = c
             .ctas
-            .values()
-            .map(|x| CtaActivity {
+            .iter()
+            .map(|(_, x)| CtaActivity {
                 warp_instructions: x.warp_instructions,
                 thread_instructions: x.thread_instructions,
                 threads: threads_per_cta,
@@ -229,7 +229,7 @@ impl Characterization {
             cta_instructions: c
                 .ctas
                 .iter()
-                .map(|(&id, x)| (id, x.warp_instructions))
+                .map(|&(id, x)| (id, x.warp_instructions))
                 .collect(),
             ctas_emulated: c.ctas.len() as u64,
             ctas_total: sample.total,
@@ -246,6 +246,7 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
     let local_requests: u64 = t.local.iter().map(|l| l.requests).sum();
     let local_bytes: u64 = t.local.iter().map(|l| l.sectors.bytes_requested).sum();
     let per_thread_mean: Vec<u64> = c.thread_sum.to_vec();
+    let (sectors, lines) = c.footprint();
     ModelInputs {
         per_thread_max: mix(&c.thread_max, 1.0),
         per_thread_mean: InstClass::ALL
@@ -279,9 +280,9 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
         barriers_per_thread: c.thread_max[InstClass::Barrier.index()] as f64,
         atomic_requests: t.atomic_requests as f64 * k,
         atomic_conflict_ways_mean: mean(t.atomic_conflicts, t.atomic_requests),
-        footprint_sector_bytes: (c.sectors_touched.len() as u64 * 32) as f64,
-        footprint_line_bytes: (c.lines_touched.len() as u64 * 128) as f64,
-        sector_reuse: mean(t.sector_accesses, c.sectors_touched.len() as u64),
+        footprint_sector_bytes: (sectors * 32) as f64,
+        footprint_line_bytes: (lines * 128) as f64,
+        sector_reuse: mean(t.sector_accesses, sectors),
         conditional_branches: t.conditional_branches as f64 * k,
         divergent_conditional_branches: t.divergent_conditional as f64 * k,
         fused_warp: mix(&t.fused.0, k),

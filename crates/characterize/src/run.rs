@@ -1,6 +1,7 @@
 //! Characterize a launch: run the emulator with a [`Collector`] and turn the
 //! counts into a [`Characterization`], for one reconvergence policy or both.
 
+use emu::exec::launch::{ForkPlan, launch_forked};
 use emu::exec::{CtaSelection, LaunchOptions, launch, launch_ctas};
 use emu::observer::{BarrierEvent, BranchEvent, MemEvent, NoObserver, Observer, Site};
 use emu::simt::Mask;
@@ -9,6 +10,7 @@ use emu::spec::LaunchSpec;
 use ptx::Module;
 
 use crate::collector::Collector;
+use crate::merge::ranges_conflict;
 use crate::report::Characterization;
 use crate::sampling::Sample;
 use crate::static_info::InstTable;
@@ -39,6 +41,10 @@ pub struct Options {
     /// as from `sample_ctas` (a sample the caller chose, e.g. stratified into
     /// idle and busy CTAs); overrides `sample_ctas` and `watch_ctas`.
     pub run_ctas: Option<Vec<u32>>,
+    /// Host threads that emulate and collect, each a contiguous range of
+    /// CTAs (None: rayon's pool, `RAYON_NUM_THREADS` or one per core; 1:
+    /// sequentially). The numbers do not depend on it.
+    pub threads: Option<usize>,
 }
 
 impl Default for Options {
@@ -48,6 +54,7 @@ impl Default for Options {
             sample_ctas: None,
             watch_ctas: None,
             run_ctas: None,
+            threads: None,
         }
     }
 }
@@ -129,7 +136,6 @@ pub fn characterize_with<O: Observer>(
         (None, None, None) => Sample::full(spec.ctas()),
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
-    let mut collector = Collector::new(&table, threads, watch);
     // A sample runs only its CTAs (the emulator picks them by the same rule
     // as `Sample::spread`); an explicit watch list still runs
     // the whole grid, since its CTAs may depend on the others.
@@ -143,23 +149,24 @@ pub fn characterize_with<O: Observer>(
         fuel: None,
         ctas,
     };
-    let mut tee = Tee {
-        first: &mut collector,
-        second: extra,
+    let run = Run {
+        module,
+        text,
+        file,
+        spec,
+        opts: launch_opts,
+        list: opts.run_ctas.as_ref().map(|_| sample.ctas.as_slice()),
     };
-    match &opts.run_ctas {
-        Some(_) => launch_ctas(
-            module,
-            text,
-            file,
-            spec,
-            launch_opts,
-            &sample.ctas,
-            &mut tee,
-        ),
-        None => launch(module, text, file, spec, launch_opts, &mut tee),
-    }
-    .map_err(|f| CharacterizeError::Fault(f.into()))?;
+    let mut collector = if O::WATCHES {
+        // `extra` wants every event in launch order: one sequential run.
+        let mut collector = Collector::new(&table, threads, watch);
+        run.sequential(&mut collector, extra)?;
+        collector
+    } else {
+        let make = || Collector::tracking(&table, threads, watch);
+        run.forked(make, opts.threads)?
+    };
+    collector.finish();
     let kernel = match ptx::analysis::find_kernel(module, &spec.kernel) {
         ptx::analysis::KernelLookup::Found(h) => module
             .functions
@@ -175,6 +182,94 @@ pub fn characterize_with<O: Observer>(
         policy_name(opts.policy),
         &sample,
     ))
+}
+
+/// One launch to characterize.
+struct Run<'a> {
+    module: &'a Module,
+    text: &'a str,
+    file: &'a str,
+    spec: &'a LaunchSpec,
+    opts: LaunchOptions,
+    /// Exactly these CTAs, in this order (`Options::run_ctas`).
+    list: Option<&'a [u32]>,
+}
+
+impl Run<'_> {
+    /// CTAs in launch order, the collector then `extra` seeing each event.
+    fn sequential<O: Observer>(
+        &self,
+        collector: &mut Collector<'_>,
+        extra: &mut O,
+    ) -> Result<(), CharacterizeError> {
+        let mut tee = Tee {
+            first: collector,
+            second: extra,
+        };
+        let (m, t, f, s, o) = (self.module, self.text, self.file, self.spec, self.opts);
+        match self.list {
+            Some(ids) => launch_ctas(m, t, f, s, o, ids, &mut tee),
+            None => launch(m, t, f, s, o, &mut tee),
+        }
+        .map(|_| ())
+        .map_err(|f| CharacterizeError::Fault(f.into()))
+    }
+
+    /// Ranges of CTAs on `threads` host threads, one collector each, merged
+    /// in launch order. When a range read what an earlier one wrote (CTAs
+    /// that communicate through global memory), or a range faulted (the
+    /// fault a sequential run meets may be another), the launch runs again
+    /// as one range: the numbers are always those of a sequential run.
+    fn forked<'t, F>(
+        &self,
+        make: F,
+        threads: Option<usize>,
+    ) -> Result<Collector<'t>, CharacterizeError>
+    where
+        F: Fn() -> Collector<'t> + Sync,
+    {
+        let ranges = threads.unwrap_or(0);
+        let forked = match threads.filter(|&n| n > 1) {
+            Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+                Ok(pool) => pool.install(|| self.launch(&make, ranges)),
+                Err(_) => self.launch(&make, ranges),
+            },
+            None => self.launch(&make, ranges),
+        };
+        let observers = match forked {
+            Ok(o) if !ranges_conflict(&o) => o,
+            _ => self.launch(&make, 1)?,
+        };
+        let mut it = observers.into_iter();
+        let mut merged = it.next().unwrap_or_else(&make);
+        it.for_each(|c| merged.absorb(c));
+        Ok(merged)
+    }
+
+    fn launch<'t, F>(
+        &self,
+        make: &F,
+        ranges: usize,
+    ) -> Result<Vec<Collector<'t>>, CharacterizeError>
+    where
+        F: Fn() -> Collector<'t> + Sync,
+    {
+        let plan = ForkPlan {
+            ctas: self.list,
+            ranges,
+        };
+        launch_forked(
+            self.module,
+            self.text,
+            self.file,
+            self.spec,
+            self.opts,
+            plan,
+            make,
+        )
+        .map(|f| f.observers)
+        .map_err(CharacterizeError::Fault)
+    }
 }
 
 /// Parse the PTX `text` (the file `file`) and characterize `spec` on it.

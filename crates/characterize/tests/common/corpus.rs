@@ -60,6 +60,7 @@ pub fn characterize(
             sample_ctas: sample,
             watch_ctas: None,
             run_ctas: None,
+            threads: None,
         },
     )
 }

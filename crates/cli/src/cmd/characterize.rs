@@ -67,6 +67,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             sample_ctas: args.sample_ctas,
             watch_ctas: None,
             run_ctas: None,
+            threads: None,
         };
         runs.push(
             characterize(

@@ -332,8 +332,8 @@ fn prepare_entry(
 }
 
 /// What one host thread's range of CTAs produced: its memory, printf output,
-/// counters and number of CTAs.
-type RangeResult = Result<(GlobalMemory, String, CtaStats, u64), Box<Fault>>;
+/// counters and observer.
+type RangeResult<O> = Result<(GlobalMemory, String, CtaStats, O), Box<Fault>>;
 
 /// A launch error, boxed like every fault (they are large).
 pub(super) fn launch_err(message: impl Into<String>) -> Box<Fault> {
@@ -423,10 +423,12 @@ pub(super) fn run_prepared<O: Observer>(
     opts: LaunchOptions,
     obs: &mut O,
 ) -> Result<LaunchResult, Box<Fault>> {
-    // Events must arrive in CTA order, so a watching observer means sequential.
+    // Events must arrive in CTA order, so a watching observer means sequential
+    // (an observer that can be forked per range of CTAs uses [`launch_forked`]).
     if opts.parallel && !O::WATCHES && !has_global_atomics(&p.code.prog) {
         return launch_parallel(p, spec, opts);
     }
+    let ids = selected_ctas(spec.grid, opts.ctas);
     let c = &p.code;
     let lx = launch_ctx(c, spec, opts);
     let mut printf = String::new();
@@ -434,23 +436,36 @@ pub(super) fn run_prepared<O: Observer>(
         ran_sequentially: opts.parallel,
         ..Default::default()
     };
+    let totals = run_range(&lx, c, &ids, &mut p.global, &mut printf, obs)?;
+    stats.ctas = ids.len() as u64;
+    fill(&mut stats, &totals);
+    finish(p, printf, stats)
+}
+
+/// Run the CTAs `ids` in order on `global`, with `obs` watching.
+fn run_range<O: Observer>(
+    lx: &LaunchCtx<'_>,
+    c: &Code,
+    ids: &[([u32; 3], u32)],
+    global: &mut GlobalMemory,
+    printf: &mut String,
+    obs: &mut O,
+) -> Result<CtaStats, Box<Fault>> {
     let mut totals = CtaStats::default();
-    for (id, linear) in selected_ctas(spec.grid, opts.ctas) {
+    for &(id, linear) in ids {
         let s = run_cta(
-            &lx,
+            lx,
             c.entry,
             id,
             linear,
             c.shared_template.clone(),
-            &mut p.global,
-            &mut printf,
+            global,
+            printf,
             obs,
         )?;
         totals.add(&s);
-        stats.ctas += 1;
     }
-    fill(&mut stats, &totals);
-    finish(p, printf, stats)
+    Ok(totals)
 }
 
 pub(super) fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions) -> LaunchCtx<'a> {
@@ -488,47 +503,149 @@ fn launch_parallel(
 ) -> Result<LaunchResult, Box<Fault>> {
     let ids: Vec<([u32; 3], u32)> = selected_ctas(spec.grid, opts.ctas);
     let workers = rayon::current_num_threads().max(1);
-    let chunk = ids.len().div_ceil(workers).max(1);
+    let (printf, totals, _) = run_ranges(&mut p, spec, opts, &ids, workers, &|| NoObserver)?;
+    let mut stats = LaunchStats {
+        ctas: ids.len() as u64,
+        ..Default::default()
+    };
+    fill(&mut stats, &totals);
+    finish(p, printf, stats)
+}
+
+/// How [`launch_forked`] cuts a launch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ForkPlan<'a> {
+    /// Run exactly these CTAs (linear ids, in this order; ids past the grid
+    /// are skipped), as [`super::launch_ctas`] does; `None`: the CTAs that
+    /// the options' selection picks.
+    pub ctas: Option<&'a [u32]>,
+    /// Contiguous ranges of CTAs (0: one per thread of rayon's current pool).
+    pub ranges: usize,
+}
+
+/// A launch whose CTAs ran in contiguous ranges, each with its own observer.
+#[derive(Debug)]
+pub struct ForkedLaunch<O> {
+    pub result: LaunchResult,
+    /// One observer per range, in launch order: every CTA of range `i` comes
+    /// before every CTA of range `i + 1`.
+    pub observers: Vec<O>,
+}
+
+/// Run a launch on rayon's pool, the CTAs cut into `plan.ranges` contiguous
+/// ranges, each range watched by its own observer from `fork` and run in
+/// order on its own copy of global memory from before the launch (changes
+/// merged back in range order, as in parallel mode).
+///
+/// A range does not see what the ranges before it wrote, so the caller must
+/// check from the events whether that mattered (and run again with one range
+/// if it did): every global read of a forked launch is reported by a memory
+/// event whose lanes' `[addr, addr + size)` cover the bytes read. Kernels for
+/// which that does not hold, and kernels with global atomics, run as one
+/// range: exactly the sequential launch.
+pub fn launch_forked<O, F>(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+    plan: ForkPlan<'_>,
+    fork: F,
+) -> Result<ForkedLaunch<O>, Box<Fault>>
+where
+    O: Observer + Send,
+    F: Fn() -> O + Sync,
+{
+    let mut p = prepare(module, text, file, spec)?;
+    let ids: Vec<([u32; 3], u32)> = match plan.ctas {
+        Some(list) => list
+            .iter()
+            .filter(|&&id| u64::from(id) < spec.ctas())
+            .map(|&id| (cta_coords(spec.grid, id), id))
+            .collect(),
+        None => selected_ctas(spec.grid, opts.ctas),
+    };
+    let forkable = !has_global_atomics(&p.code.prog) && reads_are_reported(&p.code.prog);
+    let ranges = match plan.ranges {
+        _ if !forkable => 1,
+        0 => rayon::current_num_threads().max(1),
+        n => n,
+    };
+    let (printf, totals, observers) = run_ranges(&mut p, spec, opts, &ids, ranges, &fork)?;
+    let mut stats = LaunchStats {
+        ctas: ids.len() as u64,
+        ran_sequentially: observers.len() <= 1,
+        ..Default::default()
+    };
+    fill(&mut stats, &totals);
+    Ok(ForkedLaunch {
+        result: finish(p, printf, stats)?,
+        observers,
+    })
+}
+
+/// Whether every global read of `prog` is reported by a memory event that
+/// covers its bytes (what [`launch_forked`] promises). `cp.async` reads
+/// without an event, tensor operations report one address per lane for
+/// several elements, and `printf` reads its format string and arguments
+/// without one; an op added later that reads global memory unreported
+/// belongs here too.
+fn reads_are_reported(prog: &Program) -> bool {
+    prog.funcs
+        .iter()
+        .flat_map(|f| &f.ops)
+        .all(|op| !matches!(op, Op::CpAsync { .. } | Op::Tensor(_) | Op::Vprintf { .. }))
+}
+
+/// What the ranges of a launch produced: printf output and counters, merged
+/// in range order, and the observers.
+type Ranges<O> = (String, CtaStats, Vec<O>);
+
+/// Run `ids` cut into `ranges` contiguous ranges (one range: in place on
+/// `p.global`, no copy), each with an observer from `fork`.
+fn run_ranges<O, F>(
+    p: &mut Prepared,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+    ids: &[([u32; 3], u32)],
+    ranges: usize,
+    fork: &F,
+) -> Result<Ranges<O>, Box<Fault>>
+where
+    O: Observer + Send,
+    F: Fn() -> O + Sync,
+{
     let c = &p.code;
     let lx = launch_ctx(c, spec, opts);
+    if ranges <= 1 || ids.len() <= 1 {
+        let (mut printf, mut obs) = (String::new(), fork());
+        let totals = run_range(&lx, c, ids, &mut p.global, &mut printf, &mut obs)?;
+        return Ok((printf, totals, vec![obs]));
+    }
+    let chunk = ids.len().div_ceil(ranges).max(1);
     let snapshot = &p.global;
-    let results: Vec<RangeResult> = ids
+    let results: Vec<RangeResult<O>> = ids
         .par_chunks(chunk)
         .map(|range| {
-            let mut mem = snapshot.clone();
-            let mut printf = String::new();
-            let mut totals = CtaStats::default();
-            for &(id, linear) in range {
-                let s = run_cta(
-                    &lx,
-                    c.entry,
-                    id,
-                    linear,
-                    c.shared_template.clone(),
-                    &mut mem,
-                    &mut printf,
-                    &mut NoObserver,
-                )?;
-                totals.add(&s);
-            }
-            Ok((mem, printf, totals, range.len() as u64))
+            let (mut mem, mut printf, mut obs) = (snapshot.clone(), String::new(), fork());
+            let totals = run_range(&lx, c, range, &mut mem, &mut printf, &mut obs)?;
+            Ok((mem, printf, totals, obs))
         })
         .collect();
     let mut merged = p.global.clone();
     let mut printf = String::new();
     let mut totals = CtaStats::default();
-    let mut stats = LaunchStats::default();
+    let mut observers = Vec::with_capacity(results.len());
     // The first fault in CTA order wins, as it would sequentially.
     for r in results {
-        let (mem, out, t, n) = r?;
+        let (mem, out, t, obs) = r?;
         merge_changes(&p.global, &mem, &mut merged);
         printf.push_str(&out);
         totals.add(&t);
-        stats.ctas += n;
+        observers.push(obs);
     }
     p.global = merged;
-    fill(&mut stats, &totals);
-    finish(p, printf, stats)
+    Ok((printf, totals, observers))
 }
 
 /// Copy into `out` every byte where `changed` differs from `base`.
