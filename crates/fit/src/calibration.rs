@@ -37,7 +37,7 @@ impl Calibration {
         toml::from_str(text).map_err(|e| {
             let line = e
                 .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
+                .map(|s| syntax::line_col(text, s.start).0)
                 .unwrap_or(0);
             FitError::Parse {
                 file: file.to_string(),

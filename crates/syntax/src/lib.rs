@@ -1,0 +1,11 @@
+//! Text positions shared by every reader of the project's input files, so
+//! that each counts lines and columns the same way: byte offsets (what
+//! parsers and `toml`'s spans give) become one-based `line:col`, columns in
+//! characters, through [`line_col`] or, for many lookups in one text,
+//! [`LineIndex`]. [`toml_key_offset`] finds a key through `toml`'s own spans.
+
+pub mod position;
+pub mod toml_span;
+
+pub use position::{LineIndex, line_col};
+pub use toml_span::toml_key_offset;
