@@ -31,25 +31,10 @@ pub const MAX_TOKENS: usize = 1000;
 /// n deep), which bounds the recursion of evaluation and of dropping it.
 pub const MAX_TREE_DEPTH: usize = 256;
 
-/// A parse or evaluation error; `column` is 1-based in the constraint text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct ConstraintError {
-    pub column: usize,
-    pub message: String,
-}
-
-impl fmt::Display for ConstraintError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "column {}: {}", self.column, self.message)
-    }
-}
-
-fn fail<T>(column: usize, message: impl Into<String>) -> Result<T, ConstraintError> {
-    Err(ConstraintError {
-        column,
-        message: message.into(),
-    })
-}
+/// A parse or evaluation error; `column` is 1-based in the constraint text
+/// (the project's one expression error, shared with experiment expressions).
+pub type ConstraintError = syntax::ExprError;
+use syntax::expr_error::fail;
 
 /// A value during evaluation.
 #[derive(Debug, Clone, PartialEq, Eq)]

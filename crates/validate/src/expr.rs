@@ -12,25 +12,10 @@
 
 use std::fmt;
 
-/// A parse or evaluation error; `column` is 1-based in the expression text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct ExprError {
-    pub column: usize,
-    pub message: String,
-}
-
-impl fmt::Display for ExprError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "column {}: {}", self.column, self.message)
-    }
-}
-
-fn fail<T>(column: usize, message: impl Into<String>) -> Result<T, ExprError> {
-    Err(ExprError {
-        column,
-        message: message.into(),
-    })
-}
+/// A parse or evaluation error; `column` is 1-based, in characters of the
+/// expression text (the project's one expression error).
+pub use syntax::ExprError;
+use syntax::expr_error::fail;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Op {
@@ -141,7 +126,8 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
     let mut i = 0;
     while i < chars.len() {
         let (byte, c) = chars[i];
-        let col = byte + 1;
+        // Columns count characters, as every expression error does.
+        let col = i + 1;
         if c.is_whitespace() {
             i += 1;
         } else if c.is_ascii_digit() || c == '.' {
