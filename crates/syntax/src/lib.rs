@@ -5,6 +5,7 @@
 //! [`LineIndex`]. [`toml_key_offset`] finds a key through `toml`'s own spans;
 //! [`ExprError`] is the one error of the expression languages, in columns.
 
+pub mod expr;
 pub mod expr_error;
 pub mod position;
 pub mod toml_span;
