@@ -1,4 +1,5 @@
-//! Tokens of the expression grammar.
+//! Tokens of the expression grammar: numbers (decimal, `0x` hexadecimal,
+//! `_` grouping digits; reals where admitted), names, strings and symbols.
 
 use std::fmt;
 
@@ -88,14 +89,15 @@ pub(super) fn tokenize(text: &str, dialect: &Dialect) -> Result<Vec<(Tok, usize)
 /// The number starting at `chars[start]` and the index just past it.
 fn number(chars: &[char], start: usize, dialect: &Dialect) -> Result<(Tok, usize), ExprError> {
     let col = start + 1;
+    let hex = chars[start] == '0' && matches!(chars.get(start + 1), Some('x' | 'X'));
     let mut i = start;
     while i < chars.len()
         && (chars[i].is_ascii_alphanumeric()
             || chars[i] == '_'
             || (dialect.reals && chars[i] == '.'))
     {
-        // An exponent sign belongs to a real number: 1e-3.
-        let is_exp = dialect.reals && matches!(chars[i], 'e' | 'E');
+        // An exponent sign belongs to a real number: 1e-3 (not to 0x1e-3).
+        let is_exp = dialect.reals && !hex && matches!(chars[i], 'e' | 'E');
         i += 1;
         if is_exp && i < chars.len() && matches!(chars[i], '+' | '-') {
             i += 1;
@@ -105,6 +107,12 @@ fn number(chars: &[char], start: usize, dialect: &Dialect) -> Result<(Tok, usize
         return fail(i + 1, "only integers are supported");
     }
     let s: String = chars[start..i].iter().filter(|c| **c != '_').collect();
+    if hex {
+        return match s.get(2..).map(|digits| i64::from_str_radix(digits, 16)) {
+            Some(Ok(v)) => Ok((Tok::Int(v), i)),
+            _ => fail(col, format!("bad number `{s}`")),
+        };
+    }
     if let Ok(v) = s.parse::<i64>() {
         return Ok((Tok::Int(v), i));
     }

@@ -3,7 +3,7 @@
 //! tuning constraints (tune: `x*y <= 1024 and kind == 'shared'`).
 //!
 //! One parser reads the superset; a [`Dialect`] says what a use admits:
-//! - always: integers (`1_000` may group digits), names, `+ - * / %`
+//! - always: integers (`1_000` may group digits, `0x` is hexadecimal), names, `+ - * / %`
 //!   (`/` truncates like C), unary `-`/`+`, parentheses, calls of the
 //!   dialect's functions (`min`, `max`, and `abs` where admitted);
 //! - `reals`: real literals (`0.5`, `2e-1`), evaluated by [`Expr::eval_f64`];

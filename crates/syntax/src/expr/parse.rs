@@ -262,7 +262,7 @@ impl<'d> Parser<'d> {
             Tok::Sym("(") => {
                 let inner = self.top()?;
                 if self.eat(&[")"]).is_none() {
-                    return fail(self.here(), "expected `)`");
+                    return fail(self.here(), "unclosed `(`: expected `)`");
                 }
                 Ok(inner)
             }
