@@ -4,27 +4,27 @@
 
 use super::{Dialect, Expr, Value};
 
-const ARITH: Dialect = Dialect {
-    noun: "expression",
-    name_noun: "integer name",
-    reals: true,
-    logic: false,
-    functions: &["min", "max"],
-    max_depth: 200,
-    max_tokens: 2000,
-    max_tree_depth: None,
-};
+/// The dialects of experiment expressions and of tuning constraints.
+const ARITH: Dialect = dialect("expression", "integer name", false, &["min", "max"]);
+const LOGIC: Dialect = dialect("constraint", "name", true, &["min", "max", "abs"]);
 
-const LOGIC: Dialect = Dialect {
-    noun: "constraint",
-    name_noun: "name",
-    reals: false,
-    logic: true,
-    functions: &["min", "max", "abs"],
-    max_depth: 100,
-    max_tokens: 1000,
-    max_tree_depth: Some(256),
-};
+const fn dialect(
+    noun: &'static str,
+    name_noun: &'static str,
+    logic: bool,
+    functions: &'static [&'static str],
+) -> Dialect {
+    Dialect {
+        noun,
+        name_noun,
+        reals: !logic,
+        logic,
+        functions,
+        max_depth: 100,
+        max_tokens: 1000,
+        max_tree_depth: if logic { Some(256) } else { None },
+    }
+}
 
 fn var(name: &str) -> Option<Value> {
     match name {
