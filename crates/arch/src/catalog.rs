@@ -19,21 +19,11 @@ pub struct Catalog {
     gpus: Vec<Gpu>,
 }
 
-/// Byte offset to 1-based (line, column), columns counted in characters.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-    (line, col)
-}
-
 /// Parse and validate one GPU file. `file` is the name used in diagnostics;
 /// the id must equal the file stem.
 pub fn parse_gpu(file: &str, text: &str) -> Result<Gpu, ArchError> {
     let gpu: Gpu = toml::from_str(text).map_err(|e| {
-        let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+        let (line, col) = e.span().map_or((1, 1), |s| syntax::line_col(text, s.start));
         ArchError::Parse {
             file: file.to_string(),
             line,
@@ -183,16 +173,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_col_counts_from_one() {
-        let check = |off, want| assert_eq!(line_col("ab\ncd\n", off), want);
-        check(0, (1, 1));
-        check(1, (1, 2));
-        check(3, (2, 1));
-        check(4, (2, 2));
-        check(99, (3, 1));
-    }
 
     #[test]
     fn normalise_forgives_case_and_spaces() {

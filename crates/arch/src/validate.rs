@@ -198,40 +198,25 @@ fn field_paths(gpu: &Gpu) -> BTreeSet<String> {
     out
 }
 
-/// 1-based (line, column) of `section.key` (or a top-level `key`) in a TOML
-/// text written with `[section]` headers; (1, 1) when not found.
+/// 1-based (line, column) of the key at dotted `path` (`section.key` or a
+/// top-level `key`), from `toml`'s spans; (1, 1) when there is none.
 pub(crate) fn find_key(text: &str, path: &str) -> (usize, usize) {
     let (section, key) = path.rsplit_once('.').unwrap_or(("", path));
-    let mut current = String::new();
-    for (n, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if let Some(rest) = trimmed.strip_prefix('[') {
-            current = rest.split(']').next().unwrap_or("").trim().to_string();
-            continue;
-        }
-        let name = trimmed.split('=').next().unwrap_or("").trim();
-        if current == section && !trimmed.starts_with('#') && name == key && trimmed.contains('=') {
-            return (n + 1, line.len() - trimmed.len() + 1);
-        }
-    }
-    (1, 1)
+    let path: Vec<&str> = section
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .chain([key])
+        .collect();
+    key_position(text, &path)
 }
 
 /// Position of a (quoted) key inside the `[sources]` table.
 fn find_source_key(text: &str, key: &str) -> (usize, usize) {
-    let quoted = format!("\"{key}\"");
-    let mut in_sources = false;
-    for (n, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with('[') {
-            in_sources = trimmed.starts_with("[sources]");
-            continue;
-        }
-        if in_sources && (trimmed.starts_with(&quoted) || trimmed.starts_with(&format!("{key} "))) {
-            return (n + 1, line.len() - trimmed.len() + 1);
-        }
-    }
-    (1, 1)
+    key_position(text, &["sources", key])
+}
+
+fn key_position(text: &str, path: &[&str]) -> (usize, usize) {
+    syntax::toml_key_offset(text, path).map_or((1, 1), |o| syntax::line_col(text, o))
 }
 
 #[cfg(test)]

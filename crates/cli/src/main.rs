@@ -5,6 +5,7 @@
 //! status: 0 on success, 1 for a user error (bad input, kernel fault), 2 for
 //! bad usage (clap's own errors).
 
+mod args;
 mod cmd;
 mod error;
 

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use emu::prng::Rng;
+use prng::Rng;
 
 use crate::form::{Form, Scratch};
 use crate::operand::sample;

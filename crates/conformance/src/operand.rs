@@ -2,9 +2,9 @@
 //! subnormals, integer extremes, rounding ties, conversion boundaries) mixed
 //! with random bits and with values close to the first operand (so that
 //! additions cancel and roundings are exercised), all drawn from the
-//! workspace's xoshiro256** ([`emu::prng::Rng`]) so a seed fixes every byte.
+//! workspace's xoshiro256** ([`prng::Rng`]) so a seed fixes every byte.
 
-use emu::prng::Rng;
+use prng::Rng;
 
 use crate::ty::{FloatKind, Ty};
 

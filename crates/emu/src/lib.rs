@@ -3,7 +3,7 @@
 //!
 //! A short tour:
 //! - [`spec`]: launch specs (TOML) with integer expressions over defines, and
-//!   the materialisation of argument buffers ([`prng`] for `random` init).
+//!   the materialisation of argument buffers (the `prng` crate for `random` init).
 //! - [`mem`]: the memory spaces: global allocations with bounds, per-CTA
 //!   shared, per-thread local, param and const, and generic addressing.
 //! - [`float`]: PTX floating-point semantics: rounding modes `.rn/.rz/.rm/.rp`
@@ -37,6 +37,5 @@ pub mod fault;
 pub mod float;
 pub mod mem;
 pub mod observer;
-pub mod prng;
 pub mod simt;
 pub mod spec;

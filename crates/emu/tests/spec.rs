@@ -48,10 +48,10 @@ fn expressions() {
     check_expr("", Err("empty"));
     check_expr("1 +", Err("ends too early"));
     check_expr("(1", Err("unclosed"));
-    check_expr("1 2", Err("unexpected `2`"));
-    check_expr("1 $ 2", Err("unexpected `$`"));
-    check_expr("12abc", Err("not an integer"));
-    check_expr(&"(".repeat(200), Err("nested too deeply"));
+    check_expr("1 2", Err("unexpected number `2`"));
+    check_expr("1 $ 2", Err("unexpected character `$`"));
+    check_expr("12abc", Err("bad number `12abc`"));
+    check_expr(&"(".repeat(200), Err("nested deeper"));
 }
 
 #[test]

@@ -4,12 +4,9 @@
 //! folder); the `<gpu>` part is mapped to the project's catalog id.
 
 use crate::FitError;
-use crate::calibrate::{
-    CacheBandwidthFit, LatencyFit, LaunchFit, StreamFit, fit_cache_bandwidth, fit_latency,
-    fit_launch, fit_stream,
-};
+use crate::calibrate::{fit_cache_bandwidth, fit_latency, fit_launch, fit_stream};
+pub use crate::calibration::Calibration;
 use crate::gpubench;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -25,26 +22,6 @@ pub fn catalog_id(suffix: &str) -> String {
         "v100" => "tesla-v100-sxm2-16gb".into(),
         other => other.replace('_', "-"),
     }
-}
-
-/// Everything calibrated for one GPU. Written as `gpus/calibrated/<gpu>.toml`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
-pub struct Calibration {
-    pub gpu: String,
-    /// Where the numbers come from and how they were made.
-    pub source: BTreeMap<String, String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub stream: Vec<StreamFit>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_peak_gbps: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency: Option<LatencyFit>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub l1_bandwidth: Option<CacheBandwidthFit>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub l2_bandwidth: Option<CacheBandwidthFit>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub launch: Option<LaunchFit>,
 }
 
 /// An I/O or parse error while calibrating a folder.

@@ -18,10 +18,10 @@ use crate::gpubench::{
     BandwidthPoint, LatencyPoint, SMALL_KERNEL_BLOCK_SIZES, SmallKernelRow, StreamTable,
 };
 use crate::linear::fit_line;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The fitted stream bandwidth of one kernel column.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamFit {
     pub kernel: String,
     /// Fitted bandwidth at the highest measured occupancy, GB/s.
@@ -57,7 +57,7 @@ pub fn fit_stream(table: &StreamTable) -> Result<Vec<StreamFit>, FitError> {
 }
 
 /// A constant level over a range of sizes.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Level {
     /// Smallest and largest size (kB) of the points in the level.
     pub from_kb: f64,
@@ -158,7 +158,7 @@ pub fn segment_levels(points: &[(f64, f64)], max_levels: usize, min_len: usize) 
 }
 
 /// Latencies of the memory hierarchy, in SM clock cycles.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencyFit {
     pub clock_mhz: f64,
     pub l1_hit_cycles: f64,
@@ -207,7 +207,7 @@ pub fn fit_latency(points: &[LatencyPoint]) -> Result<LatencyFit, FitError> {
 }
 
 /// Bandwidth levels of a cache benchmark: the first and the longest middle level.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CacheBandwidthFit {
     /// Bandwidth of the innermost level, GB/s.
     pub first_level_gbps: f64,
@@ -238,7 +238,7 @@ pub fn fit_cache_bandwidth(points: &[BandwidthPoint]) -> Result<CacheBandwidthFi
 }
 
 /// Launch overhead per block size, from the small-kernels table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaunchFit {
     /// The smallest intercept over block sizes, microseconds per kernel.
     pub overhead_us: f64,

@@ -22,6 +22,7 @@
 
 pub mod bench_dir;
 pub mod calibrate;
+pub mod calibration;
 pub mod check;
 pub mod combinators;
 pub mod forms;
@@ -43,4 +44,7 @@ pub enum FitError {
     /// Not enough distinct points for the requested form.
     #[error("cannot fit {form}: {message}")]
     Degenerate { form: &'static str, message: String },
+    /// A value that could not be written as TOML.
+    #[error("cannot write TOML: {message}")]
+    Write { message: String },
 }

@@ -25,25 +25,12 @@ pub enum ProfileError {
     },
 }
 
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = before[line_start..].chars().count() + 1;
-    (line, col)
-}
-
 impl KernelProfile {
     /// Parse a profile written in TOML and validate it. Errors carry the
     /// `line:col` of the offending text (`1:1` when the parser gives no position).
     pub fn from_toml(text: &str) -> Result<Self, ProfileError> {
         let profile: KernelProfile = toml::from_str(text).map_err(|e| {
-            let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+            let (line, col) = e.span().map_or((1, 1), |s| syntax::line_col(text, s.start));
             ProfileError::Parse {
                 line,
                 col,
@@ -393,13 +380,6 @@ mod tests {
             "[launch]\nblock = [0, 1, 1]\n",
             Err("launch.block: every dimension must be at least 1"),
         );
-    }
-
-    #[test]
-    fn line_col_counts_characters() {
-        assert_eq!(line_col("ab\ncé\nx", 6), (2, 3));
-        assert_eq!(line_col("abc", 0), (1, 1));
-        assert_eq!(line_col("abc", 99), (1, 4));
     }
 
     #[test]

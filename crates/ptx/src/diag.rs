@@ -59,7 +59,7 @@ impl Diagnostics {
 
     /// One-based (line, column) of a byte offset; columns count characters.
     pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
-        LineIndex::new(text).line_col(text, offset)
+        syntax::line_col(text, offset as usize)
     }
 
     /// Renders every diagnostic: first line `file:line:col: error: message`,
@@ -69,7 +69,7 @@ impl Diagnostics {
         let lines = LineIndex::new(text);
         let mut out = String::new();
         for d in &self.0 {
-            let (line, col) = lines.line_col(text, d.span.start);
+            let (line, col) = lines.line_col(text, d.span.start as usize);
             out.push_str(&format!("{file_name}:{line}:{col}: error: {}\n", d.message));
             let mut start = (d.span.start as usize).min(text.len());
             let mut end = (d.span.end as usize).clamp(start, text.len());
@@ -116,36 +116,4 @@ impl std::fmt::Display for Diagnostic {
 
 impl std::error::Error for Diagnostic {}
 
-/// Byte offsets of line starts, for O(log n) offset-to-line lookups.
-pub struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        LineIndex { starts }
-    }
-
-    /// One-based (line, column); columns count characters.
-    pub fn line_col(&self, text: &str, offset: u32) -> (usize, usize) {
-        let mut off = (offset as usize).min(text.len());
-        while !text.is_char_boundary(off) {
-            off -= 1;
-        }
-        let line = self.starts.partition_point(|&s| s <= off);
-        let start = self
-            .starts
-            .get(line.saturating_sub(1))
-            .copied()
-            .unwrap_or(0)
-            .min(off);
-        (line, text[start..off].chars().count() + 1)
-    }
-}
+pub use syntax::LineIndex;

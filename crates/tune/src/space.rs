@@ -188,7 +188,7 @@ impl Space {
         let raw: RawSpace = toml::from_str(text).map_err(|e| TuneError::File {
             file: file.to_string(),
             at: e.span().map_or(String::new(), |s| {
-                let (l, c) = line_col(text, s.start);
+                let (l, c) = syntax::line_col(text, s.start);
                 format!("{l}:{c}")
             }),
             message: e.message().trim().to_string(),
@@ -384,12 +384,4 @@ impl Space {
                 .collect(),
         })
     }
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-pub(crate) fn line_col(text: &str, byte: usize) -> (usize, usize) {
-    let before = text.get(..byte).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }

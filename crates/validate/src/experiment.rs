@@ -537,8 +537,6 @@ fn formula_values(
 
 /// 1-based line and column of a byte offset.
 fn line_col(text: &str, offset: usize) -> Location {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let (line, col) = syntax::line_col(text, offset);
     Location::LineCol(line, col)
 }

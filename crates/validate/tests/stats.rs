@@ -1,6 +1,6 @@
 //! Accuracy figures against hand-computed values.
 
-use validate::sample::{SplitMix64, sample_indices};
+use validate::sample::sample_indices;
 use validate::stats::{
     StatsError, average_ranks, best_config_ratio, kendall_tau_b, mape, median_ape, median_ratio,
     spearman, top_fraction_overlap,
@@ -156,14 +156,6 @@ fn bad_inputs_are_errors() {
 }
 
 #[test]
-fn splitmix64_reference_outputs() {
-    // SplitMix64 from state 0 (Vigna's reference splitmix64.c).
-    let mut r = SplitMix64::new(0);
-    assert_eq!(r.next_u64(), 0xe220_a839_7b1d_cdaf);
-    assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
-}
-
-#[test]
 fn sampling_is_deterministic_distinct_and_uniform() {
     let a = sample_indices(1000, 50, 42);
     assert_eq!(a, sample_indices(1000, 50, 42));
@@ -186,9 +178,15 @@ fn sampling_is_deterministic_distinct_and_uniform() {
         counts.iter().all(|&c| (2700..=3300).contains(&c)),
         "{counts:?}"
     );
-    // below() stays in range and reaches both ends.
-    let mut r = SplitMix64::new(7);
-    let draws: Vec<u64> = (0..1000).map(|_| r.below(3)).collect();
-    assert!(draws.iter().all(|&d| d < 3));
-    assert!(draws.contains(&0) && draws.contains(&2));
+}
+
+#[test]
+fn sampling_keeps_the_configurations_it_picked_before() {
+    // Indices the seeded sampling chose before the generators were merged
+    // into the `prng` crate: the validation report depends on them.
+    assert_eq!(
+        sample_indices(1000, 12, 42),
+        vec![26, 182, 258, 285, 338, 396, 413, 552, 753, 837, 855, 942]
+    );
+    assert_eq!(sample_indices(37, 5, 7), vec![11, 13, 14, 23, 25]);
 }

@@ -50,13 +50,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if args.sample_ctas == Some(0) {
         return Err(CliError::usage("--sample-ctas must be at least 1"));
     }
-    let mut sets = Vec::new();
-    for s in &args.set {
-        let (n, v) = s
-            .split_once('=')
-            .ok_or_else(|| CliError::usage(format!("--set {s}: expected NAME=VALUE")))?;
-        sets.push((n.trim().to_string(), v.trim().to_string()));
-    }
+    let sets = crate::args::parse_sets(&args.set)?;
     // The shared loader: spec, NVRTC for .cu (cached), entry resolution.
     let loaded =
         pipeline::load_spec(&args.spec, &sets).map_err(|e| CliError::user(e.to_string()))?;

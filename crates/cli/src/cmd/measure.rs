@@ -8,7 +8,7 @@ use emu::observer::NoObserver;
 use gpurun::compare::{Comparison, compare};
 use gpurun::{SpecRun, SpecRunResult, TimeStats};
 
-use crate::cmd::run::parse_sets;
+use crate::args::parse_sets;
 use crate::error::CliError;
 
 /// Run a launch spec's kernel on this machine's GPU, time it, and compare its outputs with the emulator.

@@ -134,19 +134,7 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
     if args.sample_ctas == Some(0) {
         return Err(CliError::usage("--sample-ctas must be at least 1"));
     }
-    let mut sets = Vec::new();
-    for s in &args.set {
-        match s.split_once('=') {
-            Some((n, v)) if !n.trim().is_empty() => {
-                sets.push((n.trim().to_string(), v.trim().to_string()))
-            }
-            _ => {
-                return Err(CliError::usage(format!(
-                    "--set needs NAME=VALUE, got `{s}`"
-                )));
-            }
-        }
-    }
+    let sets = crate::args::parse_sets(&args.set)?;
     registry::check_names(&args.models).map_err(|e| CliError::usage(e.to_string()))?;
     let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
     let fail = |e: pipeline::PipelineError| CliError::user(e.to_string());

@@ -54,22 +54,8 @@ Examples:
   ptxperf run kernels/coalescing/spec.toml --set STRIDE=1 --dump out/
   ptxperf run kernels/divergence/spec.toml --reconvergence barrier --sequential";
 
-/// `--set NAME=VALUE` options as (name, value) pairs.
-pub(crate) fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>, CliError> {
-    sets.iter()
-        .map(|s| match s.split_once('=') {
-            Some((n, v)) if !n.trim().is_empty() => {
-                Ok((n.trim().to_string(), v.trim().to_string()))
-            }
-            _ => Err(CliError::usage(format!(
-                "--set needs NAME=VALUE, got `{s}`"
-            ))),
-        })
-        .collect()
-}
-
 pub fn run(args: Args) -> Result<(), CliError> {
-    let sets = parse_sets(&args.set)?;
+    let sets = crate::args::parse_sets(&args.set)?;
     // The shared loader: spec, NVRTC for .cu (cached), C++ entry resolution.
     let load = pipeline::LoadOptions {
         nvrtc: args.nvrtc.clone(),

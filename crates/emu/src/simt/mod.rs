@@ -1,8 +1,7 @@
-//! Warp-level SIMT state: masks, registers, the reconvergence stack, and the
+//! Warp-level SIMT state: masks, the reconvergence stack, and the
 //! CTA's barriers.
 
 pub mod barrier;
-pub mod regs;
 pub mod stack;
 
 /// Threads per warp on every NVIDIA GPU so far.

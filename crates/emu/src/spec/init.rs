@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::types::{Number, ScalarType};
-use crate::prng::Rng;
+use prng::Rng;
 
 /// How a buffer or constant symbol starts out.
 #[derive(Debug, Clone, PartialEq)]

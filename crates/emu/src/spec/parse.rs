@@ -143,11 +143,7 @@ struct Ctx<'t> {
 
 impl Ctx<'_> {
     fn error(&self, span: Range<usize>, message: &str) -> SpecError {
-        let offset = span.start.min(self.text.len());
-        let before = self.text.get(..offset).unwrap_or("");
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before[line_start..].chars().count() + 1;
+        let (line, col) = syntax::line_col(self.text, span.start);
         SpecError {
             file: self.file.clone(),
             line,

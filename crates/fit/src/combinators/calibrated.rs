@@ -4,30 +4,7 @@
 
 use super::inputs::BandwidthCurve;
 use crate::FitError;
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-struct File {
-    gpu: String,
-    #[serde(default)]
-    stream: Vec<Stream>,
-    #[serde(default)]
-    launch: Option<Launch>,
-    #[serde(default)]
-    source: std::collections::BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-struct Stream {
-    kernel: String,
-    peak_gbps: f64,
-    saturation_occupancy_pct: f64,
-}
-
-#[derive(Deserialize)]
-struct Launch {
-    overhead_us: f64,
-}
+use crate::calibration::Calibration;
 
 /// The parts of a calibration file the combinator model reads.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,17 +27,7 @@ impl CalibratedGpu {
 
 /// Parse a calibration file; `file` names it in errors.
 pub fn parse_calibrated(file: &str, text: &str) -> Result<CalibratedGpu, FitError> {
-    let f: File = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
-            .unwrap_or(0);
-        FitError::Parse {
-            file: file.to_string(),
-            line,
-            message: e.message().to_string(),
-        }
-    })?;
+    let f = Calibration::from_toml(file, text)?;
     Ok(CalibratedGpu {
         gpu: f.gpu,
         streams: f

@@ -418,7 +418,7 @@ fn bundled_calibrations_parse() {
         h100.as_ref()
             .is_some_and(|c| c.latency.is_some() && c.l2_bandwidth.is_some())
     );
-    assert!(Calibration::from_toml("gpu = 3").is_err());
+    assert!(Calibration::from_toml("x.toml", "gpu = 3").is_err());
 }
 
 /// A small synthetic profile: `blocks` x 256 threads with the given per-thread
