@@ -9,18 +9,17 @@ use arch::Gpu;
 use nvrtc::CompileOptions;
 use validate::{Launch, instantiate_source};
 
-use super::launch_spec::spec_of_launch;
-use super::ptx_cache::PtxCache;
 use super::runner::{ModelTimes, Predictor};
+use crate::error::PtxCacheError;
+use crate::launch_spec::spec_of_launch;
+use crate::message::first_nonblank_line;
+use crate::ptx_cache::PtxCache;
+use crate::target::arch_for;
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise:
 /// few enough that 500 convolution configurations fit the 15-minute budget
 /// on two cores, evenly spread over the grid (first and last included).
 pub const DEFAULT_SAMPLE_CTAS: u64 = 4;
-
-/// NVRTC 12 compiles for sm_50 and newer only; older GPUs (the K20m is
-/// sm_35) get sm_50 PTX, the closest it can make.
-const OLDEST_ARCH: (u32, u32) = (5, 0);
 
 pub struct Engine {
     gpu: Gpu,
@@ -47,15 +46,9 @@ impl Engine {
         cache: PtxCache,
         save_profiles: Option<PathBuf>,
     ) -> Engine {
-        let cc = gpu.compute_capability;
-        let (major, minor) = if (cc.major, cc.minor) < OLDEST_ARCH {
-            OLDEST_ARCH
-        } else {
-            (cc.major, cc.minor)
-        };
         Engine {
             gpu: gpu.clone(),
-            arch: format!("sm_{major}{minor}"),
+            arch: arch_for(gpu),
             sample_ctas,
             models,
             cache,
@@ -103,9 +96,15 @@ impl Engine {
             include_dirs: launch.include_dirs.clone(),
             ..CompileOptions::default()
         };
-        let ptx = self.cache.compile(&instantiated, &file, &options, |e| {
-            format!("NVRTC: {}", first_line(&e.to_string()))
-        })?;
+        let ptx = self
+            .cache
+            .compile(&instantiated, &file, &options)
+            .map_err(|e| match e {
+                PtxCacheError::Compile(e) => {
+                    format!("NVRTC: {}", first_nonblank_line(&e.to_string()))
+                }
+                other => other.to_string(),
+            })?;
         let ptx_name = launch.source.with_extension("ptx").display().to_string();
         Ok((ptx, ptx_name))
     }
@@ -169,26 +168,20 @@ pub fn profile_file_stem(launch: &Launch) -> String {
         .collect()
 }
 
-fn first_line(s: &str) -> String {
-    s.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .to_string()
-}
-
 impl Predictor for Engine {
     fn predict(&self, launch: &Launch) -> Result<ModelTimes, String> {
         let (ptx, ptx_file) = self.ptx(launch)?;
-        let spec = spec_of_launch(launch, Path::new(&ptx_file), &self.cache.values_dir())?;
+        let spec = spec_of_launch(launch, Path::new(&ptx_file), &self.cache.values_dir())
+            .map_err(|e| e.to_string())?;
         let loaded = pipeline::load_source(spec, &ptx, &pipeline::LoadOptions::default())
-            .map_err(|e| format!("load: {}", first_line(&e.to_string())))?;
+            .map_err(|e| format!("load: {}", first_nonblank_line(&e.to_string())))?;
         let opts = pipeline::Options {
             sample_ctas: Some(self.sample_ctas),
             gpu: Some(self.gpu.clone()),
             ..pipeline::Options::default()
         };
         let mut profiled = pipeline::profile(&loaded, &opts)
-            .map_err(|e| format!("emulation: {}", first_line(&e.to_string())))?;
+            .map_err(|e| format!("emulation: {}", first_nonblank_line(&e.to_string())))?;
         if let Some(c) = self.measured_compiler {
             profiled.profile.resources.compiler = Some(c);
         }
@@ -217,7 +210,7 @@ pub fn model_times(
         .iter()
         .map(|name| {
             let time = predict(std::slice::from_ref(name))
-                .map_err(|e| first_line(&e.to_string()))
+                .map_err(|e| first_nonblank_line(&e.to_string()))
                 .and_then(|p| {
                     p.predictions
                         .first()

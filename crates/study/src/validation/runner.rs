@@ -5,9 +5,10 @@
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+use validate::score::{Attempt, Outcome};
 use validate::{Dataset, Experiment, Launch};
 
-use super::score::{Attempt, Outcome};
+use crate::error::StudyError;
 
 /// Each model's predicted kernel time in milliseconds, or its error.
 pub type ModelTimes = Vec<(String, Result<f64, String>)>;
@@ -34,12 +35,12 @@ pub fn run_configurations(
     predictor: &dyn Predictor,
     jobs: usize,
     tick: &(dyn Fn() + Sync),
-) -> Result<Run, String> {
+) -> Result<Run, StudyError> {
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
-        .map_err(|e| format!("cannot start {jobs} worker threads: {e}"))?;
+        .map_err(|source| StudyError::ThreadPool { jobs, source })?;
     let mut outcomes: Vec<Outcome> = pool.install(|| {
         indices
             .par_iter()

@@ -15,8 +15,13 @@ use tune::{CacheKey, Config, LaunchDims, ResultCache, TuneError, check_launch};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::target::{Prepared, Target, arch_for};
-use crate::cmd::validate::ptx_cache::PtxCache;
+use rayon::prelude::*;
+
+use crate::error::PtxCacheError;
+use crate::error::StudyError;
+use crate::message::error_line;
+use crate::ptx_cache::PtxCache;
+use crate::target::{Prepared, Target, arch_for};
 
 /// One model's answer for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -152,12 +157,37 @@ impl Evaluator<'_> {
         )
     }
 
+    /// Every configuration on a pool of `jobs` threads; results in input
+    /// order, one [`Evaluation`] per GPU each. `tick` is called once per
+    /// configuration done (from any thread).
+    pub fn evaluate_all(
+        &self,
+        configs: &[Config],
+        jobs: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Vec<Evaluation>>, StudyError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|source| StudyError::ThreadPool { jobs, source })?;
+        Ok(pool.install(|| {
+            configs
+                .par_iter()
+                .map(|c| {
+                    let e = self.evaluate(c);
+                    tick();
+                    e
+                })
+                .collect()
+        }))
+    }
+
     /// One configuration on every GPU, in the order of `self.gpus`.
     pub fn evaluate(&self, config: &Config) -> Vec<Evaluation> {
         let prepared = match self.target.prepare(config) {
             Ok(p) => p,
             Err(e) => {
-                let status = Status::Failed(first_line(&e));
+                let status = Status::Failed(error_line(&e.to_string()));
                 return self
                     .gpus
                     .iter()
@@ -228,7 +258,7 @@ impl Evaluator<'_> {
                         cached: true,
                     });
                 }
-                Some(Err(e)) => out[i] = Some(Status::Failed(first_line(&e.to_string()))),
+                Some(Err(e)) => out[i] = Some(Status::Failed(error_line(&e.to_string()))),
                 _ => pending.push((i, key)),
             }
         }
@@ -241,7 +271,7 @@ impl Evaluator<'_> {
                 Ok(outcomes) => {
                     for ((i, key), outcome) in pending.iter().zip(outcomes) {
                         let status = match self.cache.map(|c| c.put(key, &outcome)) {
-                            Some(Err(e)) => Status::Failed(first_line(&e.to_string())),
+                            Some(Err(e)) => Status::Failed(error_line(&e.to_string())),
                             _ => Status::Done {
                                 outcome,
                                 cached: false,
@@ -271,7 +301,7 @@ impl Evaluator<'_> {
         };
         let arch = prepared.spec.arch.clone().unwrap_or_default();
         // The options `ptxperf validate` gives the same compilation
-        // (validate/engine.rs, `Engine::ptx`), so either command's PTX
+        // (validation/engine.rs, `Engine::ptx`), so either command's PTX
         // serves the other.
         let options = nvrtc::CompileOptions {
             arch: Some(arch),
@@ -280,8 +310,10 @@ impl Evaluator<'_> {
         };
         let ptx = self
             .ptx_cache
-            .compile(&job.instantiated, &job.file, &options, |e| {
-                format!("NVRTC: {}", first_line(&e.to_string()))
+            .compile(&job.instantiated, &job.file, &options)
+            .map_err(|e| match e {
+                PtxCacheError::Compile(e) => format!("NVRTC: {}", error_line(&e.to_string())),
+                other => other.to_string(),
             })?;
         let mut spec = prepared.spec;
         spec.source = std::path::Path::new(&job.file).with_extension("ptx");
@@ -297,7 +329,7 @@ impl Evaluator<'_> {
         dims: &LaunchDims,
         gpus: &[&Gpu],
     ) -> Result<Vec<Outcome>, EvalError> {
-        let fail = |what: &str, e: String| EvalError(format!("{what}: {}", first_line(&e)));
+        let fail = |what: &str, e: String| EvalError(format!("{what}: {}", error_line(&e)));
         let loaded = self.load(prepared).map_err(|e| fail("load", e))?;
         let mut profiled: Option<pipeline::Profiled> = None;
         let mut outcomes = Vec::with_capacity(gpus.len());
@@ -389,7 +421,7 @@ impl Evaluator<'_> {
                         },
                         _ => refused(name, "no finite prediction".to_string()),
                     },
-                    Err(e) => refused(name, first_line(&e.to_string())),
+                    Err(e) => refused(name, error_line(&e.to_string())),
                 },
             )
             .collect()
@@ -431,16 +463,6 @@ fn refused(model: &str, error: String) -> ModelResult {
         bottleneck: None,
         error: Some(error),
     }
-}
-
-/// The line that says what went wrong: the first naming an error, else the first.
-pub fn first_line(s: &str) -> String {
-    s.lines()
-        .find(|l| l.contains("error"))
-        .or_else(|| s.lines().find(|l| !l.trim().is_empty()))
-        .unwrap_or("")
-        .trim()
-        .to_string()
 }
 
 #[cfg(test)]

@@ -1,0 +1,78 @@
+//! The errors of this crate, each `Display` a finished diagnostic (as the
+//! CLI printed them before the code moved here).
+
+use std::path::PathBuf;
+
+/// Why the PTX cache could not serve a compilation.
+#[derive(Debug, thiserror::Error)]
+pub enum PtxCacheError {
+    #[error("{}: error: cannot create the PTX cache: {source}", path.display())]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// NVRTC could not be loaded, or its version (part of the key) read.
+    #[error("{0}")]
+    Nvrtc(nvrtc::NvrtcError),
+    /// The source did not compile: NVRTC's log in the error.
+    #[error("{0}")]
+    Compile(nvrtc::NvrtcError),
+}
+
+/// Why a launch has no emulator spec.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchSpecError {
+    #[error("{what} dimension {value} does not fit 32 bits")]
+    Dimension { what: &'static str, value: u64 },
+    #[error("type {0} is unknown to the emulator")]
+    UnknownType(validate::ScalarType),
+    /// An initial value the element type cannot hold.
+    #[error("{0}")]
+    Encode(String),
+    #[error("{}: cannot create: {source}", path.display())]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot write: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Why a tuning target could not be opened, or a configuration prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("{}: error: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Spec(#[from] emu::spec::SpecError),
+    #[error("{0}")]
+    Experiment(#[from] validate::FileError),
+    #[error("{0}")]
+    LaunchSpec(#[from] LaunchSpecError),
+}
+
+/// Why a study could not run (a failing configuration is not an error: it
+/// is recorded with its reason).
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    #[error("cannot start {jobs} worker threads: {source}")]
+    ThreadPool {
+        jobs: usize,
+        source: rayon::ThreadPoolBuildError,
+    },
+    #[error("{0}")]
+    Cache(#[from] PtxCacheError),
+    #[error("{0}")]
+    Target(#[from] TargetError),
+    #[error("{0}")]
+    File(#[from] validate::FileError),
+    /// A profile could not be saved (`--save-profiles`): `path: error: ...`.
+    #[error("{0}")]
+    SaveProfile(String),
+}
