@@ -11,7 +11,7 @@
 use arch::Gpu;
 use profile::{RegisterSource, Resources as ProfileResources};
 use serde::{Deserialize, Serialize};
-use tune::{CacheKey, Config, LaunchDims, ResultCache, TuneError, check_launch};
+use tune::{CacheKey, Config, LaunchDims, ResultCache, check_launch};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -133,11 +133,30 @@ fn gpu_key(gpu: &arch::Gpu) -> String {
     }
 }
 
-struct EvalError(String);
+/// Why a configuration that reached the compiler could not be predicted;
+/// recorded as [`Status::Failed`] with the line that names the error.
+#[derive(Debug, thiserror::Error)]
+pub enum EvaluateError {
+    #[error("load: {}", error_line(&.0.to_string()))]
+    Load(pipeline::PipelineError),
+    /// NVRTC refused the source.
+    #[error("load: NVRTC: {}", error_line(&.0.to_string()))]
+    Compile(nvrtc::NvrtcError),
+    /// NVRTC could not be loaded or asked for its version.
+    #[error("load: {}", error_line(&.0.to_string()))]
+    Cache(PtxCacheError),
+    #[error("emulation: {}", error_line(&.0.to_string()))]
+    Emulation(pipeline::PipelineError),
+    #[error("cache model: {}", error_line(&.0.to_string()))]
+    CacheModel(pipeline::PipelineError),
+}
 
-impl From<TuneError> for EvalError {
-    fn from(e: TuneError) -> Self {
-        EvalError(e.to_string())
+impl From<PtxCacheError> for EvaluateError {
+    fn from(e: PtxCacheError) -> Self {
+        match e {
+            PtxCacheError::Compile(e) => EvaluateError::Compile(e),
+            other => EvaluateError::Cache(other),
+        }
     }
 }
 
@@ -280,9 +299,10 @@ impl Evaluator<'_> {
                         out[*i] = Some(status);
                     }
                 }
-                Err(EvalError(e)) => {
+                Err(e) => {
+                    let reason = e.to_string();
                     for (i, _) in &pending {
-                        out[*i] = Some(Status::Failed(e.clone()));
+                        out[*i] = Some(Status::Failed(reason.clone()));
                     }
                 }
             }
@@ -294,10 +314,10 @@ impl Evaluator<'_> {
 
     /// The PTX-level load of the configuration: experiments go through the
     /// PTX cache shared with `ptxperf validate`; specs through the pipeline.
-    fn load(&self, prepared: Prepared) -> Result<pipeline::LoadedSpec, String> {
+    fn load(&self, prepared: Prepared) -> Result<pipeline::LoadedSpec, EvaluateError> {
         let Some(job) = prepared.nvrtc else {
             return pipeline::load_source(prepared.spec, &prepared.source, &Default::default())
-                .map_err(|e| e.to_string());
+                .map_err(EvaluateError::Load);
         };
         let arch = prepared.spec.arch.clone().unwrap_or_default();
         // The options `ptxperf validate` gives the same compilation
@@ -310,15 +330,11 @@ impl Evaluator<'_> {
         };
         let ptx = self
             .ptx_cache
-            .compile(&job.instantiated, &job.file, &options)
-            .map_err(|e| match e {
-                PtxCacheError::Compile(e) => format!("NVRTC: {}", error_line(&e.to_string())),
-                other => other.to_string(),
-            })?;
+            .compile(&job.instantiated, &job.file, &options)?;
         let mut spec = prepared.spec;
         spec.source = std::path::Path::new(&job.file).with_extension("ptx");
         spec.source_kind = emu::spec::SourceKind::Ptx;
-        pipeline::load_source(spec, &ptx, &Default::default()).map_err(|e| e.to_string())
+        pipeline::load_source(spec, &ptx, &Default::default()).map_err(EvaluateError::Load)
     }
 
     /// Compile and emulate once; then per GPU registers, launchability,
@@ -328,9 +344,8 @@ impl Evaluator<'_> {
         prepared: Prepared,
         dims: &LaunchDims,
         gpus: &[&Gpu],
-    ) -> Result<Vec<Outcome>, EvalError> {
-        let fail = |what: &str, e: String| EvalError(format!("{what}: {}", error_line(&e)));
-        let loaded = self.load(prepared).map_err(|e| fail("load", e))?;
+    ) -> Result<Vec<Outcome>, EvaluateError> {
+        let loaded = self.load(prepared)?;
         let mut profiled: Option<pipeline::Profiled> = None;
         let mut outcomes = Vec::with_capacity(gpus.len());
         // ptxas once per architecture (several GPUs of a run often share one).
@@ -382,8 +397,7 @@ impl Evaluator<'_> {
                         ..pipeline::Options::default()
                     };
                     self.emulations.fetch_add(1, Ordering::Relaxed);
-                    let p = pipeline::profile(&loaded, &opts)
-                        .map_err(|e| fail("emulation", e.to_string()))?;
+                    let p = pipeline::profile(&loaded, &opts).map_err(EvaluateError::Emulation)?;
                     profiled.insert(p)
                 }
             };
@@ -393,7 +407,7 @@ impl Evaluator<'_> {
             on_gpu.profile.resources = resources;
             on_gpu
                 .simulate_cache(gpu)
-                .map_err(|e| fail("cache model", e.to_string()))?;
+                .map_err(EvaluateError::CacheModel)?;
             outcomes.push(Outcome::Predicted {
                 registers: resources.registers_per_thread,
                 register_source,

@@ -12,7 +12,8 @@
 //!   emulator's launch spec.
 //! - [`target`] and [`evaluate`]: what is tuned, and one configuration
 //!   compiled and emulated once, then predicted on every GPU of a run
-//!   ([`Evaluator`], typed [`Evaluation`]s).
+//!   ([`Evaluator`], typed [`Evaluation`]s); [`ranking`]: one GPU's
+//!   ranking of them, the models' picks, and the picks against measured times.
 //! - [`validation`]: the validation runner (a real [`validation::Engine`]
 //!   or a [`validation::Replay`] of saved profiles, run in parallel) and
 //!   [`validation::run`], a whole `ptxperf validate` study as one call.
@@ -27,10 +28,14 @@ pub mod evaluate;
 pub mod launch_spec;
 pub mod message;
 pub mod ptx_cache;
+pub mod ranking;
 pub mod target;
 pub mod validation;
 
-pub use error::{LaunchSpecError, PtxCacheError, StudyError, TargetError};
-pub use evaluate::{Evaluation, Evaluator, ModelResult, Outcome, Status};
+pub use error::{
+    LaunchSpecError, PredictError, PtxCacheError, SaveProfileError, StudyError, TargetError,
+};
+pub use evaluate::{EvaluateError, Evaluation, Evaluator, ModelResult, Outcome, Status};
 pub use ptx_cache::PtxCache;
+pub use ranking::{GpuRanking, rank_on_gpu};
 pub use target::{Target, arch_for};

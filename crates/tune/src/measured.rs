@@ -119,3 +119,64 @@ pub fn measured_space(files: &[&Path], space: &Space) -> Result<MeasuredSpace, M
         times,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Kernel Tuner cache of (x, y) configurations, its columns in `keys` order.
+    fn kt_cache(keys: [&str; 2], rows: &[([i64; 2], &str)]) -> String {
+        let entries: Vec<String> = rows
+            .iter()
+            .map(|(v, time)| {
+                format!(
+                    "\"{},{}\": {{\"{}\": {}, \"{}\": {}, \"time\": {time}}}",
+                    v[0], v[1], keys[0], v[0], keys[1], v[1]
+                )
+            })
+            .collect();
+        format!(
+            "{{\"device_name\": \"GPU\", \"kernel_name\": \"k\", \"problem_size\": [1], \
+             \"tune_params_keys\": [\"{}\", \"{}\"], \"cache\": {{{}}}}}",
+            keys[0],
+            keys[1],
+            entries.join(", ")
+        )
+    }
+
+    #[test]
+    fn configurations_timed_in_every_file_are_kept_and_restricted() {
+        let dir = std::env::temp_dir().join(format!("ptxperf-measured-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let a = dir.join("a.json");
+        let b = dir.join("b.json");
+        let rows_a = [
+            ([1, 1], "1.0"),
+            ([1, 2], "2.0"),
+            ([2, 2], "3.0"),
+            ([3, 3], "4.0"),
+        ];
+        // The second file lists y first, misses (3, 3) and failed (1, 2).
+        let rows_b = [
+            ([1, 1], "10.0"),
+            ([2, 1], "\"RuntimeFailedConfig\""),
+            ([2, 2], "30.0"),
+        ];
+        let write = |p: &Path, t: String| std::fs::write(p, t).unwrap_or_else(|e| panic!("{e}"));
+        write(&a, kt_cache(["x", "y"], &rows_a));
+        write(&b, kt_cache(["y", "x"], &rows_b));
+        let mut space = Space::default();
+        space
+            .add_restriction("x < 2")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let m =
+            measured_space(&[a.as_path(), b.as_path()], &space).unwrap_or_else(|e| panic!("{e}"));
+        // (1, 1) and (2, 2) are timed in both; the restriction drops (2, 2).
+        assert_eq!(m.total, 2);
+        assert_eq!(m.rejected_by, vec![("x < 2".to_string(), 1)]);
+        assert_eq!(m.kept.len(), 1);
+        assert_eq!(m.times, vec![vec![Some(1.0)], vec![Some(10.0)]]);
+        assert_eq!(measured_space(&[], &space), Err(MeasuredError::NoFile));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

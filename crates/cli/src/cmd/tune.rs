@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use study::{Evaluation, Evaluator, PtxCache, Target, ptx_cache};
-use tune::{Config, ModelTimes, ResultCache, Space, parse_param_arg};
+use tune::{Config, ResultCache, Space, parse_param_arg};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -243,27 +243,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
     for (gi, gpu) in gpus.iter().enumerate() {
-        let evaluations: Vec<Evaluation> = per_config
-            .iter()
-            .filter_map(|per_gpu| per_gpu.get(gi).cloned())
-            .collect();
-        let model_times: Vec<ModelTimes> = models
-            .iter()
-            .enumerate()
-            .map(|(mi, m)| ModelTimes {
-                model: m.clone(),
-                times: evaluations.iter().map(|e| e.ms(mi)).collect(),
-            })
-            .collect();
-        let winners = tune::winners(&model_times);
         let measured = chosen.measured.get(gi).and_then(Option::as_ref);
-        let metrics: Vec<tune::PickMetrics> = match measured {
-            Some((_, times)) => model_times
-                .iter()
-                .filter_map(|m| tune::pick_metrics(m, times, 10))
-                .collect(),
-            None => Vec::new(),
-        };
+        let ranking = study::rank_on_gpu(
+            &per_config,
+            gi,
+            &models,
+            measured.map(|(_, times)| times.as_slice()),
+        );
         let measured_name = measured
             .map(|(p, _)| p.display().to_string())
             .unwrap_or_default();
@@ -281,11 +267,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
             sample_ctas: evaluator.sample_ctas,
             jobs,
             elapsed_s,
-            evaluations: &evaluations,
-            models: &model_times,
-            winners: &winners,
+            evaluations: &ranking.evaluations,
+            models: &ranking.models,
+            winners: &ranking.winners,
             top: args.top,
-            measured: measured.map(|_| (measured_name.as_str(), metrics.as_slice())),
+            measured: measured.map(|_| (measured_name.as_str(), ranking.metrics.as_slice())),
         };
         if let Some(md) = &args.markdown {
             write_file(md, &render::markdown(&report))?;

@@ -116,7 +116,7 @@ pub fn run(
         runner::run_configurations(dataset, experiment, &indices, predictor, opts.jobs, &|| {
             progress(Progress::Done)
         })?;
-    if let Some(e) = engine.save_error() {
+    if let Some(e) = engine.take_save_error() {
         return Err(StudyError::SaveProfile(e));
     }
     let scores = score_all(&run.outcomes, &opts.models);

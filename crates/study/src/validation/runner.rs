@@ -8,15 +8,16 @@ use rayon::prelude::*;
 use validate::score::{Attempt, Outcome};
 use validate::{Dataset, Experiment, Launch};
 
-use crate::error::StudyError;
+use crate::error::{PredictError, StudyError};
 
-/// Each model's predicted kernel time in milliseconds, or its error.
+/// Each model's predicted kernel time in milliseconds, or why it refused
+/// (one line: recorded in the report as it is).
 pub type ModelTimes = Vec<(String, Result<f64, String>)>;
 
 /// Turns the launch of one configuration into per-model predicted times.
 /// `Err` means the configuration never reached the models.
 pub trait Predictor: Sync {
-    fn predict(&self, launch: &Launch) -> Result<ModelTimes, String>;
+    fn predict(&self, launch: &Launch) -> Result<ModelTimes, PredictError>;
 }
 
 /// The outcomes, sorted by configuration index, and the wall time spent.
@@ -82,6 +83,6 @@ fn attempt(
     };
     match predictor.predict(&launch) {
         Ok(times) => Attempt::Predicted(times),
-        Err(e) => Attempt::Failed(e),
+        Err(e) => Attempt::Failed(e.to_string()),
     }
 }
