@@ -320,17 +320,14 @@ impl Evaluator<'_> {
                 .map_err(EvaluateError::Load);
         };
         let arch = prepared.spec.arch.clone().unwrap_or_default();
-        // The options `ptxperf validate` gives the same compilation
-        // (validation/engine.rs, `Engine::ptx`), so either command's PTX
-        // serves the other.
-        let options = nvrtc::CompileOptions {
-            arch: Some(arch),
-            include_dirs: job.include_dirs.clone(),
-            ..nvrtc::CompileOptions::default()
-        };
-        let ptx = self
-            .ptx_cache
-            .compile(&job.instantiated, &job.file, &options)?;
+        // As `ptxperf validate` compiles it (`Engine::ptx`), so either
+        // command's PTX serves the other.
+        let ptx = self.ptx_cache.compile_configuration(
+            &job.instantiated,
+            &job.file,
+            &arch,
+            &job.include_dirs,
+        )?;
         let mut spec = prepared.spec;
         spec.source = std::path::Path::new(&job.file).with_extension("ptx");
         spec.source_kind = emu::spec::SourceKind::Ptx;

@@ -103,6 +103,27 @@ impl PtxCache {
         })
     }
 
+    /// The PTX of a Kernel Tuner configuration: its instantiated `source`
+    /// (NVRTC's program `name`, the source path as the experiment names it)
+    /// for `arch` with the experiment's include folders and nothing else.
+    /// `validate` and `tune` both compile through here, so the options, and
+    /// with them the key, cannot drift apart: either command's PTX serves
+    /// the other.
+    pub fn compile_configuration(
+        &self,
+        source: &str,
+        name: &str,
+        arch: &str,
+        include_dirs: &[PathBuf],
+    ) -> Result<String, PtxCacheError> {
+        let options = CompileOptions {
+            arch: Some(arch.to_string()),
+            include_dirs: include_dirs.to_vec(),
+            ..CompileOptions::default()
+        };
+        self.compile(source, name, &options)
+    }
+
     /// The PTX of `key`, from the cache or from `compile` (then stored).
     /// A cache that cannot be read or written only costs a compilation.
     pub fn get_or_compile<E>(

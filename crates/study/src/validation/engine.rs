@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use arch::Gpu;
-use nvrtc::CompileOptions;
 use validate::{Launch, instantiate_source};
 
 use super::runner::{ModelTimes, Predictor};
@@ -93,12 +92,12 @@ impl Engine {
             Err(source) => return Err(PredictError::ReadSource { file, source }),
         };
         let instantiated = instantiate_source(&text, &launch.defines);
-        let options = CompileOptions {
-            arch: Some(self.arch.clone()),
-            include_dirs: launch.include_dirs.clone(),
-            ..CompileOptions::default()
-        };
-        let ptx = self.cache.compile(&instantiated, &file, &options)?;
+        let ptx = self.cache.compile_configuration(
+            &instantiated,
+            &file,
+            &self.arch,
+            &launch.include_dirs,
+        )?;
         let ptx_name = launch.source.with_extension("ptx").display().to_string();
         Ok((ptx, ptx_name))
     }
