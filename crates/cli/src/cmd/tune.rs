@@ -186,8 +186,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map_err(|e| CliError::usage(e.to_string()))?;
     }
     let cache_root = cache_root(&args);
-    let ptx_cache =
-        PtxCache::open(cache_root.as_deref()).map_err(|e| CliError::user(e.to_string()))?;
+    let ptx_cache = PtxCache::open(cache_root.as_deref())?;
     let values_dir = ptx_cache.values_dir();
     let experiment = args.experiment.as_ref().or(space.experiment.as_ref());
     let target = match (&args.spec, experiment) {
@@ -203,8 +202,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 "give SPEC.toml, --experiment FILE, or --space with a space file naming an experiment",
             ));
         }
-    }
-    .map_err(|e| CliError::user(e.to_string()))?;
+    }?;
 
     let chosen = choose(&args, &space, &measured_files)?;
     let cache = match &cache_root {
@@ -395,7 +393,7 @@ fn choose(args: &Args, space: &Space, measured: &[(usize, PathBuf)]) -> Result<C
             ));
         }
         let files: Vec<&Path> = measured.iter().map(|(_, p)| p.as_path()).collect();
-        let m = tune::measured_space(&files, space).map_err(|e| CliError::user(e.to_string()))?;
+        let m = tune::measured_space(&files, space)?;
         (m.total, m.rejected_by, m.kept, m.times)
     };
     let n_kept = kept.len();

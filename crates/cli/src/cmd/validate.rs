@@ -188,7 +188,7 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         Progress::Done => bar.inc(1),
     });
     bar.finish_and_clear();
-    let study = study.map_err(|e| CliError::user(e.to_string()))?;
+    let study = study?;
     let total = dataset.rows.len();
     let summary = render::Summary {
         command: command_line(),
