@@ -23,6 +23,8 @@
 //! - [`rank`]: per-model ranking, top-K, the distinct winners where models
 //!   disagree, and the ground-truth metrics (rank of the measured best in a
 //!   model's top 10, measured time of its pick over the measured best).
+//! - [`measured`]: a space of the configurations ground-truth files timed
+//!   ([`measured_space`], `--measured`), with their measured times.
 //!
 //! Pure data and pure functions (apart from the cache's files): nothing here
 //! prints; errors are [`TuneError`] values naming what the user wrote.
@@ -32,6 +34,7 @@ pub mod constraint;
 pub mod error;
 pub mod launch;
 pub mod launchable;
+pub mod measured;
 pub mod rank;
 pub mod space;
 
@@ -42,6 +45,7 @@ pub use launch::{LaunchDims, LaunchShape, Size};
 pub use launchable::{
     Candidate, LaunchFilter, Launchable, Rejection, Resources, check_launch, filter_launchable,
 };
+pub use measured::{MeasuredError, MeasuredSpace, measured_space};
 pub use rank::{
     ModelRanking, ModelTimes, PickMetrics, Winner, Winners, pick_metrics, rank, rank_models, top_k,
     winners,

@@ -12,7 +12,9 @@
 //!   rule, applied to a source text;
 //! - [`stats`]: MAPE, median APE, median predicted/measured, Spearman,
 //!   Kendall tau-b, top-1 % overlap, best-configuration ratio; [`sample`]:
-//!   seeded choice of configurations.
+//!   seeded choice of configurations;
+//! - [`score`]: what was predicted joined with what was measured, and the
+//!   accuracy table per model (pure: the runner lives in the `study` crate).
 //!
 //! Nothing here prints; errors are values naming the file and the place
 //! (line, or JSON / TOML key path).
@@ -26,6 +28,7 @@ pub mod launch;
 pub mod read;
 pub mod sample;
 pub mod schoonhoven;
+pub mod score;
 pub mod source;
 pub mod stats;
 

@@ -1,5 +1,6 @@
 //! What the long-running sweep commands (`tune`, `validate`) share: a
-//! progress bar on stderr and the command line as written into their reports.
+//! progress bar on stderr, the command line as written into their reports, and
+//! the libraries' errors as `CliError`s.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -39,3 +40,22 @@ pub fn command_line() -> String {
     }
     parts.join(" ")
 }
+
+/// The study library's errors are user errors (exit status 1), printed as
+/// their finished diagnostics.
+macro_rules! user_error_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for crate::error::CliError {
+            fn from(e: $t) -> Self {
+                crate::error::CliError::user(e.to_string())
+            }
+        }
+    )*};
+}
+
+user_error_from!(
+    study::StudyError,
+    study::TargetError,
+    study::PtxCacheError,
+    tune::MeasuredError
+);

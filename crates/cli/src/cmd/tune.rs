@@ -16,23 +16,18 @@
 //! (Kernel Tuner's launch as an emulator spec), [`evaluate`] (one
 //! configuration, with the cache), [`render`] (text, JSON, Markdown, SVG).
 
-mod evaluate;
 mod render;
-mod target;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rayon::prelude::*;
-use tune::{Config, ModelTimes, ResultCache, Space, parse_param_arg};
+use study::{Evaluation, Evaluator, PtxCache, Target, ptx_cache};
+use tune::{Config, ResultCache, Space, parse_param_arg};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cmd::report::{command_line, progress_bar};
-use crate::cmd::validate::ptx_cache::{self, PtxCache};
 use crate::error::CliError;
-use evaluate::{Evaluation, Evaluator};
-use target::Target;
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise.
 pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
@@ -191,7 +186,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map_err(|e| CliError::usage(e.to_string()))?;
     }
     let cache_root = cache_root(&args);
-    let ptx_cache = PtxCache::open(cache_root.as_deref()).map_err(CliError::user)?;
+    let ptx_cache = PtxCache::open(cache_root.as_deref())?;
     let values_dir = ptx_cache.values_dir();
     let experiment = args.experiment.as_ref().or(space.experiment.as_ref());
     let target = match (&args.spec, experiment) {
@@ -207,8 +202,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 "give SPEC.toml, --experiment FILE, or --space with a space file naming an experiment",
             ));
         }
-    }
-    .map_err(CliError::user)?;
+    }?;
 
     let chosen = choose(&args, &space, &measured_files)?;
     let cache = match &cache_root {
@@ -247,27 +241,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
     for (gi, gpu) in gpus.iter().enumerate() {
-        let evaluations: Vec<Evaluation> = per_config
-            .iter()
-            .filter_map(|per_gpu| per_gpu.get(gi).cloned())
-            .collect();
-        let model_times: Vec<ModelTimes> = models
-            .iter()
-            .enumerate()
-            .map(|(mi, m)| ModelTimes {
-                model: m.clone(),
-                times: evaluations.iter().map(|e| e.ms(mi)).collect(),
-            })
-            .collect();
-        let winners = tune::winners(&model_times);
         let measured = chosen.measured.get(gi).and_then(Option::as_ref);
-        let metrics: Vec<tune::PickMetrics> = match measured {
-            Some((_, times)) => model_times
-                .iter()
-                .filter_map(|m| tune::pick_metrics(m, times, 10))
-                .collect(),
-            None => Vec::new(),
-        };
+        let ranking = study::rank_on_gpu(
+            &per_config,
+            gi,
+            &models,
+            measured.map(|(_, times)| times.as_slice()),
+        );
         let measured_name = measured
             .map(|(p, _)| p.display().to_string())
             .unwrap_or_default();
@@ -285,11 +265,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
             sample_ctas: evaluator.sample_ctas,
             jobs,
             elapsed_s,
-            evaluations: &evaluations,
-            models: &model_times,
-            winners: &winners,
+            evaluations: &ranking.evaluations,
+            models: &ranking.models,
+            winners: &ranking.winners,
             top: args.top,
-            measured: measured.map(|_| (measured_name.as_str(), metrics.as_slice())),
+            measured: measured.map(|_| (measured_name.as_str(), ranking.metrics.as_slice())),
         };
         if let Some(md) = &args.markdown {
             write_file(md, &render::markdown(&report))?;
@@ -412,7 +392,9 @@ fn choose(args: &Args, space: &Space, measured: &[(usize, PathBuf)]) -> Result<C
                 "with --measured the space is the measured configurations: drop --param",
             ));
         }
-        measured_space(measured, space)?
+        let files: Vec<&Path> = measured.iter().map(|(_, p)| p.as_path()).collect();
+        let m = tune::measured_space(&files, space)?;
+        (m.total, m.rejected_by, m.kept, m.times)
     };
     let n_kept = kept.len();
     let indices = match args.sample {
@@ -442,116 +424,19 @@ fn choose(args: &Args, space: &Space, measured: &[(usize, PathBuf)]) -> Result<C
     })
 }
 
-type MeasuredSpace = (u64, Vec<(String, u64)>, Vec<Config>, Vec<Vec<Option<f64>>>);
-
-/// A configuration's identity across files whose columns may be in another
-/// order: its sorted `name=value` pairs.
-fn identity(params: &[String], values: &[impl ToString]) -> Vec<String> {
-    let mut id: Vec<String> = params
-        .iter()
-        .zip(values)
-        .map(|(n, v)| format!("{n}={}", v.to_string()))
-        .collect();
-    id.sort();
-    id
-}
-
-/// The configurations of the first ground-truth file that have a time in
-/// every file, restricted by the space's restrictions, with each file's
-/// measured mean times (one vector per file, aligned with the configurations).
-fn measured_space(files: &[(usize, PathBuf)], space: &Space) -> Result<MeasuredSpace, CliError> {
-    let mut datasets = Vec::with_capacity(files.len());
-    for (_, path) in files {
-        datasets.push(validate::import_dataset(path).map_err(|e| CliError::user(e.to_string()))?);
-    }
-    let Some((first, others)) = datasets.split_first() else {
-        return Err(CliError::usage("no --measured file"));
-    };
-    let lookups: Vec<std::collections::HashMap<Vec<String>, f64>> = others
-        .iter()
-        .map(|d| {
-            d.rows
-                .iter()
-                .filter_map(|r| Some((identity(&d.params, &r.values), r.measured.mean_ms()?)))
-                .collect()
-        })
-        .collect();
-    let mut rejected = vec![0u64; space.restrictions.len()];
-    let mut kept = Vec::new();
-    let mut times: Vec<Vec<Option<f64>>> = vec![Vec::new(); datasets.len()];
-    let mut total = 0u64;
-    for (i, row) in first.rows.iter().enumerate() {
-        let Some(ms) = row.measured.mean_ms() else {
-            continue;
-        };
-        let id = identity(&first.params, &row.values);
-        let Some(other_ms) = lookups
-            .iter()
-            .map(|l| l.get(&id).copied())
-            .collect::<Option<Vec<f64>>>()
-        else {
-            continue;
-        };
-        total += 1;
-        let config = Config {
-            index: i as u64,
-            values: first
-                .params
-                .iter()
-                .cloned()
-                .zip(row.values.iter().cloned())
-                .collect(),
-        };
-        match space
-            .first_broken(&config)
-            .map_err(|e| CliError::user(e.to_string()))?
-        {
-            Some(r) => {
-                if let Some(n) = rejected.get_mut(r) {
-                    *n += 1;
-                }
-            }
-            None => {
-                kept.push(config);
-                for (t, m) in times.iter_mut().zip(std::iter::once(ms).chain(other_ms)) {
-                    t.push(Some(m));
-                }
-            }
-        }
-    }
-    let rejected_by = space
-        .restrictions
-        .iter()
-        .map(|r| r.text().to_string())
-        .zip(rejected)
-        .collect();
-    Ok((total, rejected_by, kept, times))
-}
-
-/// Every configuration on a pool of `jobs` threads; results in input order.
+/// Every configuration on a pool of `jobs` threads, with a progress bar.
 fn evaluate_all(
     evaluator: &Evaluator<'_>,
     configs: &[Config],
     jobs: usize,
     quiet: bool,
 ) -> Result<Vec<Vec<Evaluation>>, CliError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| CliError::user(format!("error: cannot start {jobs} worker threads: {e}")))?;
     let bar = progress_bar(configs.len() as u64, quiet);
-    let out = pool.install(|| {
-        configs
-            .par_iter()
-            .map(|c| {
-                let e = evaluator.evaluate(c);
-                bar.inc(1);
-                e
-            })
-            .collect()
-    });
+    let out = evaluator
+        .evaluate_all(configs, jobs, &|| bar.inc(1))
+        .map_err(|e| CliError::user(format!("error: {e}")));
     bar.finish_and_clear();
-    Ok(out)
+    out
 }
 
 /// The cache root (results under `tune/`, PTX under `ptx/`), as `ptxperf validate` finds it.

@@ -11,25 +11,18 @@
 //! over the measured best, and the failures (measured as failed, and those
 //! ptxperf could not run, apart).
 //!
-//! Submodules: [`score`] (the join and the figures, pure), [`runner`]
-//! (parallel, deterministic), [`engine`] (the real predictor), [`replay`]
-//! (the models on saved profiles, `--profiles`), [`ptx_cache`],
-//! [`plot`] (SVG scatters), [`render`] (table, JSON, Markdown).
+//! The study itself (runner, engine, replay, PTX cache) is
+//! `study::validation`, the scoring `validate::score`; here: the arguments,
+//! [`plot`] (SVG scatters) and [`render`] (table, JSON, Markdown).
 
-#[cfg(test)]
-mod end_to_end;
-mod engine;
-pub(crate) mod launch_spec;
 mod plot;
-pub(crate) mod ptx_cache;
 mod render;
-mod replay;
-mod runner;
-mod score;
 
 use std::path::{Path, PathBuf};
 
-use validate::{Dataset, Experiment, import_dataset, sample::sample_indices};
+use study::ptx_cache;
+use study::validation::{self, Progress};
+use validate::{Dataset, Experiment, import_dataset};
 
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
@@ -83,7 +76,7 @@ pub struct Args {
     #[arg(long, value_name = "J")]
     pub jobs: Option<usize>,
     /// Emulate K CTAs per configuration (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid) and extrapolate to the grid.
-    #[arg(long, value_name = "K", default_value_t = engine::DEFAULT_SAMPLE_CTAS)]
+    #[arg(long, value_name = "K", default_value_t = validation::DEFAULT_SAMPLE_CTAS)]
     pub sample_ctas: u64,
     /// Run only this model (repeatable); default: every model.
     #[arg(long = "model", value_name = "NAME")]
@@ -136,8 +129,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
 /// Everything one run computes, before it is printed or written.
 struct Evaluation {
     summary: render::Summary,
-    scores: Vec<score::ModelScore>,
-    outcomes: Vec<score::Outcome>,
+    scores: Vec<validate::score::ModelScore>,
+    outcomes: Vec<validate::score::Outcome>,
     plot_stem: String,
 }
 
@@ -171,46 +164,32 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         (Some(d), false) => Some(d.clone()),
         (None, false) => Some(ptx_cache::default_dir()),
     };
-    let cache = ptx_cache::PtxCache::open(cache_dir.as_deref()).map_err(CliError::user)?;
     let save_profiles = args.save_profiles.clone().or_else(|| {
         std::env::var_os("PTXPERF_VALIDATE_DUMP")
             .filter(|d| !d.is_empty() && args.profiles.is_none())
             .map(PathBuf::from)
     });
-    // The models assume the SASS of the compiler that built the measured
-    // kernels where the data name it (this project's measurements do).
-    let measured_compiler = dataset
-        .compiler
-        .as_deref()
-        .and_then(profile::CompilerVersion::parse);
-    let engine = engine::Engine::new(&gpu, args.sample_ctas, models.clone(), cache, save_profiles)
-        .with_measured_compiler(measured_compiler);
-
-    let total = dataset.rows.len();
-    let indices = sample_indices(total, args.sample.unwrap_or(total), args.seed);
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let bar = progress_bar(indices.len() as u64, args.quiet);
-    let replay = args.profiles.as_ref().map(|dir| {
-        replay::Replay::new(dir.clone(), &gpu, models.clone())
-            .with_measured_compiler(measured_compiler)
-    });
-    let predictor: &dyn runner::Predictor = match &replay {
-        Some(r) => r,
-        None => &engine,
+    let opts = validation::Options {
+        models,
+        sample: args.sample,
+        seed: args.seed,
+        sample_ctas: args.sample_ctas,
+        jobs,
+        cache_dir,
+        save_profiles,
+        profiles: args.profiles.clone(),
     };
-    let run = runner::run_configurations(&dataset, &experiment, &indices, predictor, jobs, &|| {
-        bar.inc(1)
-    })
-    .map_err(CliError::user)?;
+    let bar = progress_bar(0, args.quiet);
+    let study = validation::run(&experiment, &dataset, &gpu, &opts, &|p| match p {
+        Progress::Start(n) => bar.set_length(n as u64),
+        Progress::Done => bar.inc(1),
+    });
     bar.finish_and_clear();
-    if let Some(e) = engine.save_error() {
-        return Err(CliError::user(e));
-    }
-
-    let scores = score::score_all(&run.outcomes, &models);
-    let (ptx_cache_hits, ptx_compiled) = engine.cache_counts();
+    let study = study?;
+    let total = dataset.rows.len();
     let summary = render::Summary {
         command: command_line(),
         experiment: args.experiment.display().to_string(),
@@ -219,28 +198,32 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         gpu: args.gpu.clone(),
         kernel: dataset.kernel.clone(),
         configurations: total,
-        sampled: indices.len(),
+        sampled: study.indices.len(),
         sample: args.sample,
         seed: args.seed,
         sample_ctas: args.sample_ctas,
         profiles: args.profiles.as_ref().map(|d| d.display().to_string()),
         clock_mhz: args.clock_mhz.map(|held| (held, gpu.rated_clock_mhz())),
         jobs,
-        elapsed_s: run.elapsed.as_secs_f64(),
-        ptx_cache_hits,
-        ptx_compiled,
-        measured: validate::Spread::of(indices.iter().map(|&i| &dataset.rows[i].measured)),
-        // NVRTC's version is asked for only for data that say which
-        // compiler built them (rescoring saved profiles needs no NVRTC).
+        elapsed_s: study.elapsed.as_secs_f64(),
+        ptx_cache_hits: study.ptx_cache_hits,
+        ptx_compiled: study.ptx_compiled,
+        measured: validate::Spread::of(
+            study
+                .indices
+                .iter()
+                .filter_map(|&i| dataset.rows.get(i))
+                .map(|r| &r.measured),
+        ),
         compilers: dataset.compiler.clone().and_then(|data| {
-            let (major, minor) = engine.nvrtc_version()?;
+            let (major, minor) = study.nvrtc_version?;
             Some((data, format!("{major}.{minor}")))
         }),
     };
     Ok(Evaluation {
         summary,
-        scores,
-        outcomes: run.outcomes,
+        scores: study.scores,
+        outcomes: study.outcomes,
         plot_stem: plot_stem(&dataset, &args.gpu),
     })
 }
@@ -263,7 +246,7 @@ fn write_plots(
     dir: &Path,
     stem: &str,
     summary: &render::Summary,
-    scores: &[score::ModelScore],
+    scores: &[validate::score::ModelScore],
 ) -> Result<Vec<(String, PathBuf)>, CliError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| CliError::user(format!("{}: error: cannot create: {e}", dir.display())))?;

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use serde_json::{Value, json};
 use tune::{ModelTimes, PickMetrics, Winners};
 
-use super::evaluate::{Evaluation, Outcome, Status};
+use study::{Evaluation, Outcome, Status};
 
 /// Everything the report shows.
 pub struct Report<'a> {

@@ -5,7 +5,7 @@
 use comfy_table::{Table, presets};
 use serde_json::{Value, json};
 
-use super::score::{Attempt, ModelScore, Outcome};
+use validate::score::{Attempt, ModelScore, Outcome};
 
 /// The note every form carries: what is compared with what.
 pub const TIME_NOTE: &str = "ptxperf predicts the kernel's execution time; Kernel Tuner's \

@@ -6,21 +6,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use arch::Gpu;
-use nvrtc::CompileOptions;
 use validate::{Launch, instantiate_source};
 
-use super::launch_spec::spec_of_launch;
-use super::ptx_cache::PtxCache;
 use super::runner::{ModelTimes, Predictor};
+use crate::error::{PredictError, SaveProfileError};
+use crate::launch_spec::spec_of_launch;
+use crate::message::first_nonblank_line;
+use crate::ptx_cache::PtxCache;
+use crate::target::arch_for;
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise:
 /// few enough that 500 convolution configurations fit the 15-minute budget
 /// on two cores, evenly spread over the grid (first and last included).
 pub const DEFAULT_SAMPLE_CTAS: u64 = 4;
-
-/// NVRTC 12 compiles for sm_50 and newer only; older GPUs (the K20m is
-/// sm_35) get sm_50 PTX, the closest it can make.
-const OLDEST_ARCH: (u32, u32) = (5, 0);
 
 pub struct Engine {
     gpu: Gpu,
@@ -32,7 +30,7 @@ pub struct Engine {
     save_profiles: Option<PathBuf>,
     /// The first profile that could not be saved: the run goes on (the
     /// figures do not depend on it) and `validate` then fails with it.
-    save_error: Mutex<Option<String>>,
+    save_error: Mutex<Option<SaveProfileError>>,
     /// The compiler that built the measured kernels, where the data say
     /// (`measured_by.nvrtc`): the profiles' `resources.compiler` is set to
     /// it, so the models assume that compiler's SASS lowering.
@@ -47,15 +45,9 @@ impl Engine {
         cache: PtxCache,
         save_profiles: Option<PathBuf>,
     ) -> Engine {
-        let cc = gpu.compute_capability;
-        let (major, minor) = if (cc.major, cc.minor) < OLDEST_ARCH {
-            OLDEST_ARCH
-        } else {
-            (cc.major, cc.minor)
-        };
         Engine {
             gpu: gpu.clone(),
-            arch: format!("sm_{major}{minor}"),
+            arch: arch_for(gpu),
             sample_ctas,
             models,
             cache,
@@ -71,14 +63,14 @@ impl Engine {
         self
     }
 
-    /// The first failure to save a profile (`--save-profiles`), if any:
-    /// `path: error: ...` with the OS error.
-    pub fn save_error(&self) -> Option<String> {
+    /// The first failure to save a profile (`--save-profiles`), if any,
+    /// taken (a second call says `None`).
+    pub fn take_save_error(&self) -> Option<SaveProfileError> {
         // A poisoned lock still holds the error (poisoning is no reason to lose it).
         self.save_error
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+            .take()
     }
 
     /// (PTX served from the cache, PTX compiled).
@@ -93,19 +85,19 @@ impl Engine {
     }
 
     /// The PTX of one configuration and the name to give its file.
-    fn ptx(&self, launch: &Launch) -> Result<(String, String), String> {
+    fn ptx(&self, launch: &Launch) -> Result<(String, String), PredictError> {
         let file = launch.source.display().to_string();
-        let text = std::fs::read_to_string(&launch.source)
-            .map_err(|e| format!("{file}: cannot read the kernel source: {e}"))?;
-        let instantiated = instantiate_source(&text, &launch.defines);
-        let options = CompileOptions {
-            arch: Some(self.arch.clone()),
-            include_dirs: launch.include_dirs.clone(),
-            ..CompileOptions::default()
+        let text = match std::fs::read_to_string(&launch.source) {
+            Ok(t) => t,
+            Err(source) => return Err(PredictError::ReadSource { file, source }),
         };
-        let ptx = self.cache.compile(&instantiated, &file, &options, |e| {
-            format!("NVRTC: {}", first_line(&e.to_string()))
-        })?;
+        let instantiated = instantiate_source(&text, &launch.defines);
+        let ptx = self.cache.compile_configuration(
+            &instantiated,
+            &file,
+            &self.arch,
+            &launch.include_dirs,
+        )?;
         let ptx_name = launch.source.with_extension("ptx").display().to_string();
         Ok((ptx, ptx_name))
     }
@@ -123,22 +115,28 @@ fn save_profile(
     launch: &Launch,
     ptx: &str,
     profile: &profile::KernelProfile,
-) -> Result<(), String> {
+) -> Result<(), SaveProfileError> {
     let name = profile_file_stem(launch);
     let dir = dir.join(gpu);
     let toml_path = dir.join(format!("{name}.toml"));
-    let text = toml::to_string(profile).map_err(|e| {
-        format!(
-            "{}: error: cannot serialise the profile: {e}",
-            toml_path.display()
-        )
-    })?;
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("{}: error: cannot create the folder: {e}", dir.display()))?;
+    let text = match toml::to_string(profile) {
+        Ok(t) => t,
+        Err(source) => {
+            return Err(SaveProfileError::Serialise {
+                path: toml_path,
+                source,
+            });
+        }
+    };
+    if let Err(source) = std::fs::create_dir_all(&dir) {
+        return Err(SaveProfileError::CreateDir { path: dir, source });
+    }
     let ptx_path = dir.join(format!("{name}.ptx"));
     for (path, bytes) in [(&toml_path, text.as_str()), (&ptx_path, ptx)] {
-        std::fs::write(path, bytes)
-            .map_err(|e| format!("{}: error: cannot save: {e}", path.display()))?;
+        std::fs::write(path, bytes).map_err(|source| SaveProfileError::Write {
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(())
 }
@@ -169,26 +167,18 @@ pub fn profile_file_stem(launch: &Launch) -> String {
         .collect()
 }
 
-fn first_line(s: &str) -> String {
-    s.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .to_string()
-}
-
 impl Predictor for Engine {
-    fn predict(&self, launch: &Launch) -> Result<ModelTimes, String> {
+    fn predict(&self, launch: &Launch) -> Result<ModelTimes, PredictError> {
         let (ptx, ptx_file) = self.ptx(launch)?;
         let spec = spec_of_launch(launch, Path::new(&ptx_file), &self.cache.values_dir())?;
         let loaded = pipeline::load_source(spec, &ptx, &pipeline::LoadOptions::default())
-            .map_err(|e| format!("load: {}", first_line(&e.to_string())))?;
+            .map_err(PredictError::Load)?;
         let opts = pipeline::Options {
             sample_ctas: Some(self.sample_ctas),
             gpu: Some(self.gpu.clone()),
             ..pipeline::Options::default()
         };
-        let mut profiled = pipeline::profile(&loaded, &opts)
-            .map_err(|e| format!("emulation: {}", first_line(&e.to_string())))?;
+        let mut profiled = pipeline::profile(&loaded, &opts).map_err(PredictError::Emulation)?;
         if let Some(c) = self.measured_compiler {
             profiled.profile.resources.compiler = Some(c);
         }
@@ -217,7 +207,7 @@ pub fn model_times(
         .iter()
         .map(|name| {
             let time = predict(std::slice::from_ref(name))
-                .map_err(|e| first_line(&e.to_string()))
+                .map_err(|e| first_nonblank_line(&e.to_string()))
                 .and_then(|p| {
                     p.predictions
                         .first()

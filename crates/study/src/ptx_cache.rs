@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use nvrtc::{CompileOptions, Compiler, NvrtcError, SearchContext};
+use nvrtc::{CompileOptions, Compiler, SearchContext};
+
+use crate::error::PtxCacheError;
 
 /// Environment variable naming the cache folder.
 pub const CACHE_ENV: &str = "PTXPERF_CACHE";
@@ -45,12 +47,13 @@ pub struct PtxCache {
 
 impl PtxCache {
     /// A cache in `dir` (created if needed), or no caching with `None`.
-    pub fn open(dir: Option<&Path>) -> Result<PtxCache, String> {
+    pub fn open(dir: Option<&Path>) -> Result<PtxCache, PtxCacheError> {
         let dir = match dir {
             Some(d) => {
                 let d = d.join("ptx");
-                std::fs::create_dir_all(&d).map_err(|e| {
-                    format!("{}: error: cannot create the PTX cache: {e}", d.display())
+                std::fs::create_dir_all(&d).map_err(|source| PtxCacheError::Create {
+                    path: d.clone(),
+                    source,
                 })?;
                 Some(d)
             }
@@ -65,13 +68,13 @@ impl PtxCache {
     }
 
     /// NVRTC, loaded on the first call.
-    pub fn compiler(&self) -> Result<Arc<Compiler>, String> {
+    pub fn compiler(&self) -> Result<Arc<Compiler>, PtxCacheError> {
         let mut slot = self.compiler.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(c) = slot.as_ref() {
             return Ok(c.clone());
         }
         let c = Arc::new(
-            Compiler::open(&SearchContext::from_process(None)).map_err(|e| e.to_string())?,
+            Compiler::open(&SearchContext::from_process(None)).map_err(PtxCacheError::Nvrtc)?,
         );
         *slot = Some(c.clone());
         Ok(c)
@@ -79,34 +82,55 @@ impl PtxCache {
 
     /// The PTX of `source` (NVRTC's program `name`) under `options`, from
     /// the cache when the same NVRTC version compiled the same source with
-    /// the same options before ([`nvrtc::cache_key`]); else compiled, a
-    /// failure described by `describe`.
+    /// the same options before ([`nvrtc::cache_key`]); else compiled. The
+    /// one compile-and-cache function of `validate` and `tune`, so either
+    /// command's PTX serves the other.
     pub fn compile(
         &self,
         source: &str,
         name: &str,
         options: &CompileOptions,
-        describe: impl FnOnce(NvrtcError) -> String,
-    ) -> Result<String, String> {
+    ) -> Result<String, PtxCacheError> {
         let compiler = self.compiler()?;
         let key = compiler
             .cache_key(source, name, options)
-            .map_err(|e| e.to_string())?;
+            .map_err(PtxCacheError::Nvrtc)?;
         self.get_or_compile(&key, || {
             compiler
                 .compile(source, name, options)
                 .map(|c| c.ptx)
-                .map_err(describe)
+                .map_err(PtxCacheError::Compile)
         })
+    }
+
+    /// The PTX of a Kernel Tuner configuration: its instantiated `source`
+    /// (NVRTC's program `name`, the source path as the experiment names it)
+    /// for `arch` with the experiment's include folders and nothing else.
+    /// `validate` and `tune` both compile through here, so the options, and
+    /// with them the key, cannot drift apart: either command's PTX serves
+    /// the other.
+    pub fn compile_configuration(
+        &self,
+        source: &str,
+        name: &str,
+        arch: &str,
+        include_dirs: &[PathBuf],
+    ) -> Result<String, PtxCacheError> {
+        let options = CompileOptions {
+            arch: Some(arch.to_string()),
+            include_dirs: include_dirs.to_vec(),
+            ..CompileOptions::default()
+        };
+        self.compile(source, name, &options)
     }
 
     /// The PTX of `key`, from the cache or from `compile` (then stored).
     /// A cache that cannot be read or written only costs a compilation.
-    pub fn get_or_compile(
+    pub fn get_or_compile<E>(
         &self,
         key: &str,
-        compile: impl FnOnce() -> Result<String, String>,
-    ) -> Result<String, String> {
+        compile: impl FnOnce() -> Result<String, E>,
+    ) -> Result<String, E> {
         let path = self.dir.as_ref().map(|d| d.join(entry_name(key)));
         if let Some(p) = &path
             && let Ok(ptx) = std::fs::read_to_string(p)
@@ -165,7 +189,7 @@ mod tests {
             std::env::temp_dir().join(format!("ptxperf-validate-cache-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let cache = PtxCache::open(Some(&dir)).expect("temp dir is writable");
-        let first = cache.get_or_compile("k", || Ok("PTX 1".to_string()));
+        let first = cache.get_or_compile("k", || Ok::<_, String>("PTX 1".to_string()));
         assert_eq!(first, Ok("PTX 1".to_string()));
         // A second cache over the same folder: the compiler must not run.
         let again = PtxCache::open(Some(&dir)).expect("reopen");
@@ -182,7 +206,7 @@ mod tests {
         let cache = PtxCache::open(None).expect("no folder to create");
         for _ in 0..2 {
             assert_eq!(
-                cache.get_or_compile("k", || Ok("x".to_string())),
+                cache.get_or_compile("k", || Ok::<_, String>("x".to_string())),
                 Ok("x".to_string())
             );
         }

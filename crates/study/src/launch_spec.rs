@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use emu::spec::{ArgSpec, BufferSpec, ConstantSpec, LaunchSpec, Number, SourceKind};
 use validate::{Init, Launch, LaunchArg, ScalarType, ScalarValue};
 
+use crate::error::LaunchSpecError;
+
 /// The spec of `launch`, whose PTX is given separately and cited as
 /// `ptx_file`. `values_dir` receives the files of explicit initial values.
 /// `ptxperf tune` uses it too, citing the CUDA source instead and switching
@@ -17,12 +19,11 @@ pub fn spec_of_launch(
     launch: &Launch,
     ptx_file: &Path,
     values_dir: &Path,
-) -> Result<LaunchSpec, String> {
-    let dim = |v: [u64; 3], what: &str| -> Result<[u32; 3], String> {
+) -> Result<LaunchSpec, LaunchSpecError> {
+    let dim = |v: [u64; 3], what: &'static str| -> Result<[u32; 3], LaunchSpecError> {
         let mut out = [1u32; 3];
         for (o, d) in out.iter_mut().zip(v) {
-            *o = u32::try_from(d)
-                .map_err(|_| format!("{what} dimension {d} does not fit 32 bits"))?;
+            *o = u32::try_from(d).map_err(|_| LaunchSpecError::Dimension { what, value: d })?;
         }
         Ok(out)
     };
@@ -74,9 +75,8 @@ pub fn spec_of_launch(
     })
 }
 
-fn scalar_type(t: ScalarType) -> Result<emu::spec::ScalarType, String> {
-    emu::spec::ScalarType::parse(t.name())
-        .ok_or_else(|| format!("type {t} is unknown to the emulator"))
+fn scalar_type(t: ScalarType) -> Result<emu::spec::ScalarType, LaunchSpecError> {
+    emu::spec::ScalarType::parse(t.name()).ok_or(LaunchSpecError::UnknownType(t))
 }
 
 fn number(v: ScalarValue) -> Number {
@@ -86,7 +86,11 @@ fn number(v: ScalarValue) -> Number {
     }
 }
 
-fn init_of(init: &Init, elem: ScalarType, values_dir: &Path) -> Result<emu::spec::Init, String> {
+fn init_of(
+    init: &Init,
+    elem: ScalarType,
+    values_dir: &Path,
+) -> Result<emu::spec::Init, LaunchSpecError> {
     Ok(match init {
         Init::Zeros => emu::spec::Init::Zeros,
         Init::Iota => emu::spec::Init::Iota,
@@ -103,7 +107,7 @@ fn init_of(init: &Init, elem: ScalarType, values_dir: &Path) -> Result<emu::spec
 
 /// Writes `values` as raw little-endian `elem`s into a file named by their
 /// content, once; concurrent writers write the same bytes.
-fn values_file(values: &[f64], elem: ScalarType, dir: &Path) -> Result<PathBuf, String> {
+fn values_file(values: &[f64], elem: ScalarType, dir: &Path) -> Result<PathBuf, LaunchSpecError> {
     let ty = scalar_type(elem)?;
     let mut bytes = Vec::with_capacity(values.len() * ty.size());
     for v in values {
@@ -112,22 +116,28 @@ fn values_file(values: &[f64], elem: ScalarType, dir: &Path) -> Result<PathBuf, 
         } else {
             Number::Int(v.round() as i64)
         };
-        ty.encode(n, &mut bytes)?;
+        ty.encode(n, &mut bytes).map_err(LaunchSpecError::Encode)?;
     }
     let name = format!("{:016x}-{}.bin", tune::fnv1a64(&bytes), elem.name());
     let path = dir.join(name);
     if std::fs::metadata(&path).map(|m| m.len()).ok() != Some(bytes.len() as u64) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| LaunchSpecError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let tmp = path.with_extension(format!(
             "tmp{}-{:?}",
             std::process::id(),
             std::thread::current().id()
         ));
-        std::fs::write(&tmp, &bytes)
-            .map_err(|e| format!("{}: cannot write: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &path)
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        std::fs::write(&tmp, &bytes).map_err(|source| LaunchSpecError::Write {
+            path: tmp.clone(),
+            source,
+        })?;
+        std::fs::rename(&tmp, &path).map_err(|source| LaunchSpecError::Write {
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(path)
 }
@@ -209,6 +219,6 @@ mod tests {
         let mut l = launch();
         l.grid = [1 << 33, 1, 1];
         let err = spec_of_launch(&l, Path::new("k.ptx"), Path::new("/nonexistent"));
-        assert!(err.is_err_and(|e| e.contains("grid")));
+        assert!(err.is_err_and(|e| e.to_string().contains("grid")));
     }
 }

@@ -16,14 +16,17 @@ use std::path::{Path, PathBuf};
 use emu::spec::{LaunchSpec, SourceKind};
 use validate::{Experiment, instantiate_source};
 
-use crate::cmd::validate::launch_spec::spec_of_launch;
 use tune::Config;
 
+use crate::error::TargetError;
+use crate::launch_spec::spec_of_launch;
+
 /// NVRTC 12 compiles for sm_50 and newer only; an older GPU (the GTX 280 is
-/// CC 1.3) gets sm_50 code, the closest NVRTC can make.
+/// CC 1.3, the K20m sm_35) gets sm_50 code, the closest NVRTC can make.
 const OLDEST_ARCH: (u32, u32) = (5, 0);
 
-/// The architecture to compile for on `gpu`, unless the spec names one.
+/// The architecture to compile for on `gpu`, unless the spec names one
+/// (`validate` compiles every configuration for it too).
 pub fn arch_for(gpu: &arch::Gpu) -> String {
     let cc = gpu.compute_capability;
     let (major, minor) = if (cc.major, cc.minor) < OLDEST_ARCH {
@@ -79,11 +82,11 @@ pub struct NvrtcJob {
 
 impl Target {
     /// A launch spec target; the source is read once here.
-    pub fn spec(path: &Path, gpu: &arch::Gpu) -> Result<Target, String> {
+    pub fn spec(path: &Path, gpu: &arch::Gpu) -> Result<Target, TargetError> {
         let text = read(path)?;
         // Parse once without overrides to find the source (defines may be needed
         // by expressions, so an error here is reported only if the source is unknown).
-        let base = emu::spec::parse(&text, path, &[]).map_err(|e| e.to_string())?;
+        let base = emu::spec::parse(&text, path, &[])?;
         let source = read(&base.source)?;
         let arch = base.arch.clone().unwrap_or_else(|| arch_for(gpu));
         Ok(Target::Spec {
@@ -95,9 +98,13 @@ impl Target {
     }
 
     /// An experiment file target.
-    pub fn experiment(path: &Path, gpu: &arch::Gpu, values_dir: &Path) -> Result<Target, String> {
+    pub fn experiment(
+        path: &Path,
+        gpu: &arch::Gpu,
+        values_dir: &Path,
+    ) -> Result<Target, TargetError> {
         let text = read(path)?;
-        let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
+        let experiment = Experiment::load(path)?;
         let source = read(&experiment.source)?;
         Ok(Target::Experiment {
             path: path.to_path_buf(),
@@ -116,7 +123,7 @@ impl Target {
     }
 
     /// The launch of `config`, not yet compiled.
-    pub fn prepare(&self, config: &Config) -> Result<Prepared, String> {
+    pub fn prepare(&self, config: &Config) -> Result<Prepared, TargetError> {
         match self {
             Target::Spec {
                 path,
@@ -129,8 +136,7 @@ impl Target {
                     .iter()
                     .map(|(n, v)| (n.clone(), v.to_string()))
                     .collect();
-                let mut spec =
-                    emu::spec::parse(text, path, &overrides).map_err(|e| e.to_string())?;
+                let mut spec = emu::spec::parse(text, path, &overrides)?;
                 if spec.arch.is_none() {
                     spec.arch = Some(arch.clone());
                 }
@@ -156,9 +162,7 @@ impl Target {
                 values_dir,
                 ..
             } => {
-                let launch = experiment
-                    .launch(&config.pairs())
-                    .map_err(|e| e.to_string())?;
+                let launch = experiment.launch(&config.pairs())?;
                 let plain = instantiate_source(source, &launch.defines);
                 let instantiated = inline_includes(&plain, &launch.include_dirs);
                 // The spec names the source with a .cu extension so pipeline compiles it.
@@ -183,9 +187,11 @@ impl Target {
     }
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
+fn read(path: &Path) -> Result<String, TargetError> {
+    std::fs::read_to_string(path).map_err(|source| TargetError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// NVRTC is given no include folders by the pipeline, so a quoted

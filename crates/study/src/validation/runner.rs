@@ -5,17 +5,19 @@
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+use validate::score::{Attempt, Outcome};
 use validate::{Dataset, Experiment, Launch};
 
-use super::score::{Attempt, Outcome};
+use crate::error::{PredictError, StudyError};
 
-/// Each model's predicted kernel time in milliseconds, or its error.
+/// Each model's predicted kernel time in milliseconds, or why it refused
+/// (one line: recorded in the report as it is).
 pub type ModelTimes = Vec<(String, Result<f64, String>)>;
 
 /// Turns the launch of one configuration into per-model predicted times.
 /// `Err` means the configuration never reached the models.
 pub trait Predictor: Sync {
-    fn predict(&self, launch: &Launch) -> Result<ModelTimes, String>;
+    fn predict(&self, launch: &Launch) -> Result<ModelTimes, PredictError>;
 }
 
 /// The outcomes, sorted by configuration index, and the wall time spent.
@@ -34,12 +36,12 @@ pub fn run_configurations(
     predictor: &dyn Predictor,
     jobs: usize,
     tick: &(dyn Fn() + Sync),
-) -> Result<Run, String> {
+) -> Result<Run, StudyError> {
     let start = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
-        .map_err(|e| format!("cannot start {jobs} worker threads: {e}"))?;
+        .map_err(|source| StudyError::ThreadPool { jobs, source })?;
     let mut outcomes: Vec<Outcome> = pool.install(|| {
         indices
             .par_iter()
@@ -81,6 +83,6 @@ fn attempt(
     };
     match predictor.predict(&launch) {
         Ok(times) => Attempt::Predicted(times),
-        Err(e) => Attempt::Failed(e),
+        Err(e) => Attempt::Failed(e.to_string()),
     }
 }

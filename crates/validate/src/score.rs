@@ -10,7 +10,7 @@
 //!   number): counted per model as a ptxperf failure;
 //! - measured and predicted: scored.
 
-use validate::stats::{self, StatsError};
+use crate::stats::{self, StatsError};
 
 /// Fraction of configurations behind the "top-1 %" overlap.
 pub const TOP_FRACTION: f64 = 0.01;

@@ -11,12 +11,17 @@
 use arch::Gpu;
 use profile::{RegisterSource, Resources as ProfileResources};
 use serde::{Deserialize, Serialize};
-use tune::{CacheKey, Config, LaunchDims, ResultCache, TuneError, check_launch};
+use tune::{CacheKey, Config, LaunchDims, ResultCache, check_launch};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::target::{Prepared, Target, arch_for};
-use crate::cmd::validate::ptx_cache::PtxCache;
+use rayon::prelude::*;
+
+use crate::error::PtxCacheError;
+use crate::error::StudyError;
+use crate::message::error_line;
+use crate::ptx_cache::PtxCache;
+use crate::target::{Prepared, Target, arch_for};
 
 /// One model's answer for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,11 +133,30 @@ fn gpu_key(gpu: &arch::Gpu) -> String {
     }
 }
 
-struct EvalError(String);
+/// Why a configuration that reached the compiler could not be predicted;
+/// recorded as [`Status::Failed`] with the line that names the error.
+#[derive(Debug, thiserror::Error)]
+pub enum EvaluateError {
+    #[error("load: {}", error_line(&.0.to_string()))]
+    Load(pipeline::PipelineError),
+    /// NVRTC refused the source.
+    #[error("load: NVRTC: {}", error_line(&.0.to_string()))]
+    Compile(nvrtc::NvrtcError),
+    /// NVRTC could not be loaded or asked for its version.
+    #[error("load: {}", error_line(&.0.to_string()))]
+    Cache(PtxCacheError),
+    #[error("emulation: {}", error_line(&.0.to_string()))]
+    Emulation(pipeline::PipelineError),
+    #[error("cache model: {}", error_line(&.0.to_string()))]
+    CacheModel(pipeline::PipelineError),
+}
 
-impl From<TuneError> for EvalError {
-    fn from(e: TuneError) -> Self {
-        EvalError(e.to_string())
+impl From<PtxCacheError> for EvaluateError {
+    fn from(e: PtxCacheError) -> Self {
+        match e {
+            PtxCacheError::Compile(e) => EvaluateError::Compile(e),
+            other => EvaluateError::Cache(other),
+        }
     }
 }
 
@@ -152,12 +176,37 @@ impl Evaluator<'_> {
         )
     }
 
+    /// Every configuration on a pool of `jobs` threads; results in input
+    /// order, one [`Evaluation`] per GPU each. `tick` is called once per
+    /// configuration done (from any thread).
+    pub fn evaluate_all(
+        &self,
+        configs: &[Config],
+        jobs: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Vec<Evaluation>>, StudyError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|source| StudyError::ThreadPool { jobs, source })?;
+        Ok(pool.install(|| {
+            configs
+                .par_iter()
+                .map(|c| {
+                    let e = self.evaluate(c);
+                    tick();
+                    e
+                })
+                .collect()
+        }))
+    }
+
     /// One configuration on every GPU, in the order of `self.gpus`.
     pub fn evaluate(&self, config: &Config) -> Vec<Evaluation> {
         let prepared = match self.target.prepare(config) {
             Ok(p) => p,
             Err(e) => {
-                let status = Status::Failed(first_line(&e));
+                let status = Status::Failed(error_line(&e.to_string()));
                 return self
                     .gpus
                     .iter()
@@ -228,7 +277,7 @@ impl Evaluator<'_> {
                         cached: true,
                     });
                 }
-                Some(Err(e)) => out[i] = Some(Status::Failed(first_line(&e.to_string()))),
+                Some(Err(e)) => out[i] = Some(Status::Failed(error_line(&e.to_string()))),
                 _ => pending.push((i, key)),
             }
         }
@@ -241,7 +290,7 @@ impl Evaluator<'_> {
                 Ok(outcomes) => {
                     for ((i, key), outcome) in pending.iter().zip(outcomes) {
                         let status = match self.cache.map(|c| c.put(key, &outcome)) {
-                            Some(Err(e)) => Status::Failed(first_line(&e.to_string())),
+                            Some(Err(e)) => Status::Failed(error_line(&e.to_string())),
                             _ => Status::Done {
                                 outcome,
                                 cached: false,
@@ -250,9 +299,10 @@ impl Evaluator<'_> {
                         out[*i] = Some(status);
                     }
                 }
-                Err(EvalError(e)) => {
+                Err(e) => {
+                    let reason = e.to_string();
                     for (i, _) in &pending {
-                        out[*i] = Some(Status::Failed(e.clone()));
+                        out[*i] = Some(Status::Failed(reason.clone()));
                     }
                 }
             }
@@ -264,29 +314,24 @@ impl Evaluator<'_> {
 
     /// The PTX-level load of the configuration: experiments go through the
     /// PTX cache shared with `ptxperf validate`; specs through the pipeline.
-    fn load(&self, prepared: Prepared) -> Result<pipeline::LoadedSpec, String> {
+    fn load(&self, prepared: Prepared) -> Result<pipeline::LoadedSpec, EvaluateError> {
         let Some(job) = prepared.nvrtc else {
             return pipeline::load_source(prepared.spec, &prepared.source, &Default::default())
-                .map_err(|e| e.to_string());
+                .map_err(EvaluateError::Load);
         };
         let arch = prepared.spec.arch.clone().unwrap_or_default();
-        // The options `ptxperf validate` gives the same compilation
-        // (validate/engine.rs, `Engine::ptx`), so either command's PTX
-        // serves the other.
-        let options = nvrtc::CompileOptions {
-            arch: Some(arch),
-            include_dirs: job.include_dirs.clone(),
-            ..nvrtc::CompileOptions::default()
-        };
-        let ptx = self
-            .ptx_cache
-            .compile(&job.instantiated, &job.file, &options, |e| {
-                format!("NVRTC: {}", first_line(&e.to_string()))
-            })?;
+        // As `ptxperf validate` compiles it (`Engine::ptx`), so either
+        // command's PTX serves the other.
+        let ptx = self.ptx_cache.compile_configuration(
+            &job.instantiated,
+            &job.file,
+            &arch,
+            &job.include_dirs,
+        )?;
         let mut spec = prepared.spec;
         spec.source = std::path::Path::new(&job.file).with_extension("ptx");
         spec.source_kind = emu::spec::SourceKind::Ptx;
-        pipeline::load_source(spec, &ptx, &Default::default()).map_err(|e| e.to_string())
+        pipeline::load_source(spec, &ptx, &Default::default()).map_err(EvaluateError::Load)
     }
 
     /// Compile and emulate once; then per GPU registers, launchability,
@@ -296,9 +341,8 @@ impl Evaluator<'_> {
         prepared: Prepared,
         dims: &LaunchDims,
         gpus: &[&Gpu],
-    ) -> Result<Vec<Outcome>, EvalError> {
-        let fail = |what: &str, e: String| EvalError(format!("{what}: {}", first_line(&e)));
-        let loaded = self.load(prepared).map_err(|e| fail("load", e))?;
+    ) -> Result<Vec<Outcome>, EvaluateError> {
+        let loaded = self.load(prepared)?;
         let mut profiled: Option<pipeline::Profiled> = None;
         let mut outcomes = Vec::with_capacity(gpus.len());
         // ptxas once per architecture (several GPUs of a run often share one).
@@ -350,8 +394,7 @@ impl Evaluator<'_> {
                         ..pipeline::Options::default()
                     };
                     self.emulations.fetch_add(1, Ordering::Relaxed);
-                    let p = pipeline::profile(&loaded, &opts)
-                        .map_err(|e| fail("emulation", e.to_string()))?;
+                    let p = pipeline::profile(&loaded, &opts).map_err(EvaluateError::Emulation)?;
                     profiled.insert(p)
                 }
             };
@@ -361,7 +404,7 @@ impl Evaluator<'_> {
             on_gpu.profile.resources = resources;
             on_gpu
                 .simulate_cache(gpu)
-                .map_err(|e| fail("cache model", e.to_string()))?;
+                .map_err(EvaluateError::CacheModel)?;
             outcomes.push(Outcome::Predicted {
                 registers: resources.registers_per_thread,
                 register_source,
@@ -389,7 +432,7 @@ impl Evaluator<'_> {
                         },
                         _ => refused(name, "no finite prediction".to_string()),
                     },
-                    Err(e) => refused(name, first_line(&e.to_string())),
+                    Err(e) => refused(name, error_line(&e.to_string())),
                 },
             )
             .collect()
@@ -431,16 +474,6 @@ fn refused(model: &str, error: String) -> ModelResult {
         bottleneck: None,
         error: Some(error),
     }
-}
-
-/// The line that says what went wrong: the first naming an error, else the first.
-pub fn first_line(s: &str) -> String {
-    s.lines()
-        .find(|l| l.contains("error"))
-        .or_else(|| s.lines().find(|l| !l.trim().is_empty()))
-        .unwrap_or("")
-        .trim()
-        .to_string()
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use validate::Launch;
 
 use super::engine::{model_times, profile_file_stem};
 use super::runner::{ModelTimes, Predictor};
+use crate::error::PredictError;
 
 pub struct Replay {
     dir: PathBuf,
@@ -39,21 +40,19 @@ impl Replay {
         self
     }
 
-    fn profile(&self, launch: &Launch) -> Result<KernelProfile, String> {
+    fn profile(&self, launch: &Launch) -> Result<KernelProfile, PredictError> {
         let path = self.dir.join(format!("{}.toml", profile_file_stem(launch)));
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            format!(
-                "{}: no saved profile ({e}); save them with PTXPERF_VALIDATE_DUMP",
-                path.display()
-            )
-        })?;
-        KernelProfile::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(source) => return Err(PredictError::NoProfile { path, source }),
+        };
+        KernelProfile::from_toml(&text).map_err(|source| PredictError::BadProfile { path, source })
     }
 }
 
 impl Predictor for Replay {
     /// As [`super::engine::Engine`] predicts once it has the profile.
-    fn predict(&self, launch: &Launch) -> Result<ModelTimes, String> {
+    fn predict(&self, launch: &Launch) -> Result<ModelTimes, PredictError> {
         let mut profile = self.profile(launch)?;
         if let Some(c) = self.measured_compiler {
             profile.resources.compiler = Some(c);

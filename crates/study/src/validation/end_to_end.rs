@@ -1,4 +1,4 @@
-//! `validate` end to end on a few convolution configurations: the real
+//! A validation study end to end on a few convolution configurations: the real
 //! Kernel Tuner source (fetched by scripts/fetch-validation-kernels.sh),
 //! NVRTC, the emulator, every model. The image is shrunk to 64x64 (the
 //! source and the experiment file are copied with their sizes changed) so
@@ -10,8 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::score::Attempt;
-use super::{Args, Evaluation, evaluate};
+use validate::score::Attempt;
+
+use super::{Options, Study, run};
+use crate::error::StudyError;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
@@ -123,33 +125,35 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     std::fs::write(&data, kt_cache()).expect("write data");
 
     let saved = dir.join("profiles");
-    let args = |jobs: usize, cache: &str| Args {
-        experiment: experiment.clone(),
-        data: data.clone(),
-        gpu: "geforce-rtx-3090".to_string(),
+    let catalog = arch::Catalog::bundled().expect("the bundled catalog loads");
+    let gpu = catalog
+        .get("geforce-rtx-3090")
+        .expect("an RTX 3090")
+        .clone();
+    let experiment_file = validate::Experiment::load(&experiment).expect("experiment");
+    let dataset = validate::import_dataset(&data).expect("dataset");
+    let args = |jobs: usize, cache: &str| Options {
+        models: models::registry::MODEL_NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         sample: None,
         seed: 1,
-        json: false,
-        svg: None,
-        markdown: None,
-        jobs: Some(jobs),
         sample_ctas: 2,
-        models: Vec::new(),
-        cache: Some(dir.join(cache)),
-        no_cache: false,
-        quiet: true,
+        jobs,
+        cache_dir: Some(dir.join(cache)),
         save_profiles: (jobs == 1).then(|| saved.clone()),
         profiles: None,
-        clock_mhz: None,
     };
-    let one = match evaluate(&args(1, "ptx")) {
+    let evaluate =
+        |gpu: &arch::Gpu, opts: &Options| run(&experiment_file, &dataset, gpu, opts, &|_| ());
+    let one = match evaluate(&gpu, &args(1, "ptx")) {
         Ok(ev) => ev,
         Err(e) => panic!("validate failed: {e}"),
     };
-    let s = &one.summary;
-    assert_eq!((s.configurations, s.sampled), (5, 5));
+    assert_eq!((dataset.rows.len(), one.indices.len()), (5, 5));
     assert_eq!(
-        s.ptx_compiled, 4,
+        one.ptx_compiled, 4,
         "four measured configurations, four distinct sources"
     );
     for o in &one.outcomes {
@@ -171,12 +175,12 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     );
 
     // Two workers and a warm cache: the same outcomes, nothing compiled.
-    let two = match evaluate(&args(2, "ptx")) {
+    let two = match evaluate(&gpu, &args(2, "ptx")) {
         Ok(ev) => ev,
         Err(e) => panic!("second run failed: {e}"),
     };
-    assert_eq!(two.summary.ptx_compiled, 0);
-    assert_eq!(two.summary.ptx_cache_hits, 4);
+    assert_eq!(two.ptx_compiled, 0);
+    assert_eq!(two.ptx_cache_hits, 4);
     assert_eq!(two.outcomes, one.outcomes);
 
     // Profiles that cannot be saved (their folder would be under a file):
@@ -185,10 +189,10 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     std::fs::write(&blocker, "").expect("write a file");
     let mut unsaved = args(2, "ptx");
     unsaved.save_profiles = Some(blocker.clone());
-    match evaluate(&unsaved) {
+    match evaluate(&gpu, &unsaved) {
         Err(e) => {
             let m = e.to_string();
-            assert_eq!(e.code(), 1, "{m}");
+            assert!(matches!(e, StudyError::SaveProfile(_)), "{m}");
             assert!(m.contains(&blocker.display().to_string()), "{m}");
             assert!(m.contains("cannot create the folder"), "{m}");
             assert!(m.contains("os error"), "{m}");
@@ -201,27 +205,22 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     let mut replay = args(2, "no-such-cache");
     replay.save_profiles = None;
     replay.profiles = Some(saved.clone());
-    replay.no_cache = true;
-    replay.cache = None;
-    let three = match evaluate(&replay) {
+    replay.cache_dir = None;
+    let three = match evaluate(&gpu, &replay) {
         Ok(ev) => ev,
         Err(e) => panic!("rescoring the saved profiles failed: {e}"),
     };
-    assert_eq!(
-        (three.summary.ptx_compiled, three.summary.ptx_cache_hits),
-        (0, 0)
-    );
+    assert_eq!((three.ptx_compiled, three.ptx_cache_hits), (0, 0));
     assert_eq!(three.outcomes, one.outcomes);
-    assert_eq!(three.summary.clock_mhz, None);
     // The same profiles at half the RTX 3090's rated 1695 MHz: no model is
     // faster, the timing model is slower, and the header says so.
-    replay.clock_mhz = Some(847.5);
-    let slow = match evaluate(&replay) {
+    let held_gpu = gpu.with_sustained_clock(847.5).expect("a valid clock");
+    assert_eq!(gpu.rated_clock_mhz(), 1695.0);
+    let slow = match evaluate(&held_gpu, &replay) {
         Ok(ev) => ev,
         Err(e) => panic!("rescoring at a held clock failed: {e}"),
     };
-    assert_eq!(slow.summary.clock_mhz, Some((847.5, 1695.0)));
-    let timing_ms = |ev: &Evaluation| -> Vec<f64> {
+    let timing_ms = |ev: &Study| -> Vec<f64> {
         ev.outcomes
             .iter()
             .filter_map(|o| match &o.attempt {
@@ -239,15 +238,13 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     for (r, h) in rated.iter().zip(&held) {
         assert!(h > r, "timing at 847.5 MHz {h} ms, at 1695 MHz {r} ms");
     }
-    replay.clock_mhz = Some(0.0);
-    match evaluate(&replay) {
-        Err(e) => assert!(e.to_string().contains("--clock-mhz"), "{e}"),
-        Ok(_) => panic!("a 0 MHz clock must be refused"),
-    }
-    replay.clock_mhz = None;
+    assert!(
+        gpu.with_sustained_clock(0.0).is_err(),
+        "a 0 MHz clock must be refused"
+    );
     // A folder without them: every configuration fails, and says why.
     replay.profiles = Some(dir.join("empty"));
-    let four = match evaluate(&replay) {
+    let four = match evaluate(&gpu, &replay) {
         Ok(ev) => ev,
         Err(e) => panic!("an empty profile folder is not a run error: {e}"),
     };

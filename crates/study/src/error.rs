@@ -1,0 +1,143 @@
+//! The errors of this crate, each `Display` a finished diagnostic (as the
+//! CLI printed them before the code moved here).
+
+use std::path::PathBuf;
+
+use crate::message::first_nonblank_line;
+
+/// Why the PTX cache could not serve a compilation.
+#[derive(Debug, thiserror::Error)]
+pub enum PtxCacheError {
+    #[error("{}: error: cannot create the PTX cache: {source}", path.display())]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// NVRTC could not be loaded, or its version (part of the key) read.
+    #[error("{0}")]
+    Nvrtc(nvrtc::NvrtcError),
+    /// The source did not compile: NVRTC's log in the error.
+    #[error("{0}")]
+    Compile(nvrtc::NvrtcError),
+}
+
+/// Why a launch has no emulator spec.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchSpecError {
+    #[error("{what} dimension {value} does not fit 32 bits")]
+    Dimension { what: &'static str, value: u64 },
+    #[error("type {0} is unknown to the emulator")]
+    UnknownType(validate::ScalarType),
+    /// An initial value the element type cannot hold.
+    #[error("{0}")]
+    Encode(String),
+    #[error("{}: cannot create: {source}", path.display())]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot write: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Why a tuning target could not be opened, or a configuration prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("{}: error: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Spec(#[from] emu::spec::SpecError),
+    #[error("{0}")]
+    Experiment(#[from] validate::FileError),
+    #[error("{0}")]
+    LaunchSpec(#[from] LaunchSpecError),
+}
+
+/// Why one configuration of a validation study never reached the models
+/// (recorded as its failure reason; the study goes on).
+#[derive(Debug, thiserror::Error)]
+pub enum PredictError {
+    #[error("{file}: cannot read the kernel source: {source}")]
+    ReadSource {
+        file: String,
+        source: std::io::Error,
+    },
+    /// NVRTC refused the source: its first log line.
+    #[error("NVRTC: {}", first_nonblank_line(&.0.to_string()))]
+    Compile(nvrtc::NvrtcError),
+    /// NVRTC could not be loaded or asked for its version.
+    #[error("{0}")]
+    Cache(PtxCacheError),
+    #[error("{0}")]
+    LaunchSpec(#[from] LaunchSpecError),
+    #[error("load: {}", first_nonblank_line(&.0.to_string()))]
+    Load(pipeline::PipelineError),
+    #[error("emulation: {}", first_nonblank_line(&.0.to_string()))]
+    Emulation(pipeline::PipelineError),
+    /// `--profiles`: no profile was saved for the configuration.
+    #[error("{}: no saved profile ({source}); save them with PTXPERF_VALIDATE_DUMP", path.display())]
+    NoProfile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    BadProfile {
+        path: PathBuf,
+        source: profile::ProfileError,
+    },
+}
+
+impl From<PtxCacheError> for PredictError {
+    fn from(e: PtxCacheError) -> Self {
+        match e {
+            PtxCacheError::Compile(e) => PredictError::Compile(e),
+            other => PredictError::Cache(other),
+        }
+    }
+}
+
+/// Why a profile could not be saved (`--save-profiles`).
+#[derive(Debug, thiserror::Error)]
+pub enum SaveProfileError {
+    #[error("{}: error: cannot serialise the profile: {source}", path.display())]
+    Serialise {
+        path: PathBuf,
+        source: toml::ser::Error,
+    },
+    #[error("{}: error: cannot create the folder: {source}", path.display())]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: error: cannot save: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Why a study could not run (a failing configuration is not an error: it
+/// is recorded with its reason).
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    #[error("cannot start {jobs} worker threads: {source}")]
+    ThreadPool {
+        jobs: usize,
+        source: rayon::ThreadPoolBuildError,
+    },
+    #[error("{0}")]
+    Cache(#[from] PtxCacheError),
+    #[error("{0}")]
+    Target(#[from] TargetError),
+    #[error("{0}")]
+    File(#[from] validate::FileError),
+    /// A profile could not be saved (`--save-profiles`).
+    #[error("{0}")]
+    SaveProfile(#[from] SaveProfileError),
+}
