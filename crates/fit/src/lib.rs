@@ -17,8 +17,13 @@
 //! - [`calibrate`]: bandwidth against occupancy, latency against footprint,
 //!   cache bandwidths and launch overhead, written as `gpus/calibrated/<id>.toml`.
 //! - [`plot`]: an SVG of the points and the fitted curve.
+//! - [`sets`]: one model per data set of a measurement CSV, and the finalised
+//!   model of each (GPU, benchmark).
+//! - [`combinators`]: cost predictions for map, fold and scan, and the corpus
+//!   kernels emulated and checked against CPU references.
 //!
-//! Everything here is a pure function of its inputs; only the CLI prints.
+//! Everything here but [`combinators::corpus`] (which runs the emulator) is a
+//! pure function of its inputs; only the CLI prints.
 
 pub mod bench_dir;
 pub mod calibrate;
@@ -29,6 +34,7 @@ pub mod gpubench;
 pub mod linear;
 pub mod measurements;
 pub mod plot;
+pub mod sets;
 
 /// An error while reading or fitting data, with the place it refers to.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
