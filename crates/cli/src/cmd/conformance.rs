@@ -18,6 +18,10 @@ const SEED: u64 = 28;
 
 /// Differential conformance kit: instruction forms, GPU recordings, emulator comparison.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  ptxperf conformance check
+  ptxperf conformance gen --out /tmp/kit --forms add
+  ptxperf conformance compare /tmp/kit")]
 pub struct Args {
     #[command(subcommand)]
     pub command: Sub,
