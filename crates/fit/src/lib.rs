@@ -17,6 +17,7 @@
 //! - [`calibrate`]: bandwidth against occupancy, latency against footprint,
 //!   cache bandwidths and launch overhead, written as `gpus/calibrated/<id>.toml`.
 //! - [`plot`]: an SVG of the points and the fitted curve.
+//! - [`calibration_plots`]: the points and fits a calibration's SVGs show.
 //! - [`sets`]: one model per data set of a measurement CSV, and the finalised
 //!   model of each (GPU, benchmark).
 //! - [`combinators`]: cost predictions for map, fold and scan, and the corpus
@@ -27,6 +28,7 @@
 
 pub mod bench_dir;
 pub mod calibrate;
+pub mod calibration_plots;
 pub mod check;
 pub mod combinators;
 pub mod forms;

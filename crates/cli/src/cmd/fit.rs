@@ -4,7 +4,7 @@
 use crate::error::{CliError, read_input};
 use clap::Subcommand;
 use comfy_table::Table;
-use fit::forms::{Form, fit_form};
+use fit::forms::Form;
 use fit::measurements::parse_csv;
 use fit::plot::{PlotSpec, render_svg};
 use fit::sets::{finalise, fit_sets};
@@ -258,7 +258,11 @@ fn run_benches(
     }
     if let Some(svg_dir) = svg {
         for c in &cals {
-            plot_calibration(svg_dir, dir, c)?;
+            let plots = fit::calibration_plots::calibration_plots(dir, c)
+                .map_err(|e| CliError::user(e.to_string()))?;
+            for p in &plots {
+                write_svg(svg_dir, &p.file_name, &p.spec())?;
+            }
         }
     }
     if json {
@@ -312,70 +316,6 @@ fn run_benches(
             cals.len(),
             out.display()
         );
-    }
-    Ok(())
-}
-
-fn plot_calibration(
-    svg_dir: &Path,
-    data_dir: &Path,
-    c: &fit::bench_dir::Calibration,
-) -> Result<(), CliError> {
-    let suffix = c
-        .source
-        .get("stream")
-        .and_then(|s| s.rsplit("file ").next())
-        .map(str::to_string);
-    if let Some(name) = suffix {
-        let path = data_dir.join(&name);
-        let text = read_input(&path)?;
-        let table =
-            fit::gpubench::parse_stream(&name, &text).map_err(|e| CliError::user(e.to_string()))?;
-        let xs: Vec<f64> = table.rows.iter().map(|r| r.occupancy_pct).collect();
-        if let Some(k) = c
-            .stream
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.peak_gbps.total_cmp(&b.1.peak_gbps))
-            .map(|p| p.0)
-        {
-            let ys: Vec<f64> = table.rows.iter().map(|r| r.gbps[k]).collect();
-            let fitted =
-                fit_form(Form::Hinge, &xs, &ys).map_err(|e| CliError::user(e.to_string()))?;
-            let title = format!(
-                "{}: stream {} bandwidth vs occupancy",
-                c.gpu, c.stream[k].kernel
-            );
-            let plot = PlotSpec {
-                title: &title,
-                x_label: "occupancy (%)",
-                y_label: "GB/s",
-                xs: &xs,
-                ys: &ys,
-                model: Some(&fitted.model),
-                log_x: false,
-            };
-            write_svg(svg_dir, &format!("{}-stream.svg", c.gpu), &plot)?;
-        }
-    }
-    if let Some(lat) = &c.latency {
-        let xs: Vec<f64> = lat
-            .levels
-            .iter()
-            .flat_map(|l| [l.from_kb, l.to_kb])
-            .collect();
-        let ys: Vec<f64> = lat.levels.iter().flat_map(|l| [l.value, l.value]).collect();
-        let title = format!("{}: latency levels vs footprint", c.gpu);
-        let plot = PlotSpec {
-            title: &title,
-            x_label: "footprint (kB)",
-            y_label: "cycles",
-            xs: &xs,
-            ys: &ys,
-            model: None,
-            log_x: true,
-        };
-        write_svg(svg_dir, &format!("{}-latency.svg", c.gpu), &plot)?;
     }
     Ok(())
 }
