@@ -9,7 +9,6 @@ use fit::combinators::calibrated::parse_calibrated;
 use fit::combinators::{
     Combinator, CorpusOptions, GpuParams, OpLatencies, SweepRow, gpu_params, sweep,
 };
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Predict the cost of the combinators map, fold and scan (seed 004) from fitted models.
@@ -193,70 +192,10 @@ fn print_tables(params: &GpuParams, lat: &OpLatencies, rows: &[SweepRow]) {
     println!("outputs checked against CPU references at every size: all correct");
 }
 
-/// Predicted cost (µs) against N, one line per combinator or pipeline, log-log.
+/// Predicted cost against N as an SVG file.
 fn write_svg(path: &Path, gpu: &str, rows: &[SweepRow]) -> Result<(), CliError> {
-    use plotters::prelude::*;
-    let mut series: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
-    for r in rows {
-        series
-            .entry(r.what.as_str())
-            .or_default()
-            .push((r.n as f64, (r.prediction.total_s * 1e6).max(1e-6)));
-    }
-    let all: Vec<(f64, f64)> = series.values().flatten().copied().collect();
-    let (x0, x1) = bounds(all.iter().map(|p| p.0));
-    let (y0, y1) = bounds(all.iter().map(|p| p.1));
-    let mut svg = String::new();
-    {
-        let err = |e: &dyn std::fmt::Display| CliError::user(format!("cannot draw SVG: {e}"));
-        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("{gpu}: predicted cost against N"),
-                ("sans-serif", 20),
-            )
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("N (elements)")
-            .y_desc("predicted µs")
-            .draw()
-            .map_err(|e| err(&e))?;
-        for (i, (name, pts)) in series.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                .map_err(|e| err(&e))?
-                .label(*name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(|e| err(&e))?;
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE)
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-    }
+    let svg =
+        fit::combinators::plot::cost_svg(gpu, rows).map_err(|e| CliError::user(e.to_string()))?;
     std::fs::write(path, svg)
         .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
-}
-
-fn bounds(vals: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-        (l.min(v), h.max(v))
-    });
-    if lo.is_finite() && hi.is_finite() && lo > 0.0 {
-        (lo / 1.5, hi * 1.5)
-    } else {
-        (1.0, 10.0)
-    }
 }

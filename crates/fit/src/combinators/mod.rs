@@ -32,12 +32,14 @@
 //! - [`corpus`]: the corpus kernels' launches at a size N, emulated, checked
 //!   against [`reference`] and counted.
 //! - [`sweep`]: a catalog GPU's [`GpuParams`], and predictions over sizes.
+//! - [`plot`]: the SVG of predicted cost against N.
 
 pub mod calibrated;
 pub mod corpus;
 #[cfg(test)]
 mod corpus_tests;
 pub mod inputs;
+pub mod plot;
 pub mod predict;
 pub mod reference;
 pub mod sweep;
