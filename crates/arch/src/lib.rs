@@ -14,6 +14,7 @@
 //!
 //! Pure data and pure functions: nothing here prints.
 
+pub mod calibration;
 pub mod catalog;
 pub mod error;
 pub mod gpu;

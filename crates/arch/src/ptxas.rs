@@ -225,6 +225,35 @@ pub fn ptxas_resources(
     run_ptxas(&ptxas, ptx, sm)
 }
 
+/// Why [`select_entry`] found no single entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// No name given and ptxas reported several entries (their names).
+    #[error("several entries ({})", .0.join(", "))]
+    Several(Vec<String>),
+    /// No entry of that name (the names ptxas reported).
+    #[error("no entry `{name}` (entries: {})", entries.join(", "))]
+    Missing { name: String, entries: Vec<String> },
+}
+
+/// The entry called `name` among ptxas's report, or the only one when no
+/// name is given.
+pub fn select_entry<'a>(
+    kernels: &'a [KernelResources],
+    name: Option<&str>,
+) -> Result<&'a KernelResources, EntryError> {
+    let names = || kernels.iter().map(|k| k.name.clone()).collect::<Vec<_>>();
+    let found = match name {
+        Some(name) => kernels.iter().find(|k| k.name == name),
+        None if kernels.len() == 1 => kernels.first(),
+        None => return Err(EntryError::Several(names())),
+    };
+    found.ok_or_else(|| EntryError::Missing {
+        name: name.unwrap_or("").to_string(),
+        entries: names(),
+    })
+}
+
 /// The first number in `s` followed by `unit` (e.g. `"12 registers"`).
 fn number_before(s: &str, unit: &str) -> Option<u64> {
     let idx = s.find(unit)?;
@@ -407,5 +436,28 @@ mod tests {
         assert_eq!(number_before("Used 12 registers", " registers"), Some(12));
         assert_eq!(number_before("40+16 bytes smem", " bytes smem"), Some(56));
         assert_eq!(number_before("bytes smem", " bytes smem"), None);
+    }
+
+    #[test]
+    fn entries_are_selected_by_name_or_uniqueness() {
+        let k = |n: &str| KernelResources {
+            name: n.into(),
+            ..KernelResources::default()
+        };
+        let one = [k("a")];
+        let two = [k("a"), k("b")];
+        assert_eq!(select_entry(&one, None).map(|e| e.name.as_str()), Ok("a"));
+        assert_eq!(
+            select_entry(&two, Some("b")).map(|e| e.name.as_str()),
+            Ok("b")
+        );
+        assert_eq!(
+            select_entry(&two, None),
+            Err(EntryError::Several(vec!["a".into(), "b".into()]))
+        );
+        assert_eq!(
+            select_entry(&two, Some("c")).map_err(|e| e.to_string()),
+            Err("no entry `c` (entries: a, b)".to_string())
+        );
     }
 }

@@ -160,6 +160,18 @@ fn mean(sum: u64, n: u64) -> f64 {
 }
 
 impl Characterization {
+    /// The `n` lines with the most warp executions (ties: PTX order).
+    pub fn hot_lines(&self, n: usize) -> Vec<&LineRow> {
+        let mut rows: Vec<&LineRow> = self.lines.iter().collect();
+        rows.sort_by(|a, b| {
+            b.executions
+                .total_cmp(&a.executions)
+                .then(a.ptx_line.cmp(&b.ptx_line))
+        });
+        rows.truncate(n);
+        rows
+    }
+
     /// Metrics of a finished run. `sample` says which CTAs were watched of how
     /// many; counts are scaled by total / emulated.
     pub fn from_collector(

@@ -56,3 +56,25 @@ pub fn read_input(path: &std::path::Path) -> Result<String, CliError> {
     std::fs::read_to_string(path)
         .map_err(|e| CliError::user(format!("{}: error: cannot read file: {e}", path.display())))
 }
+
+impl From<fit::combinators::CorpusError> for CliError {
+    fn from(e: fit::combinators::CorpusError) -> Self {
+        match e {
+            // A grid past 2^32 - 1 CTAs comes from the sizes asked for.
+            fit::combinators::CorpusError::GridTooLarge(_) => Self::usage(e.to_string()),
+            _ => Self::user(e.to_string()),
+        }
+    }
+}
+
+impl From<fit::combinators::NoStreamFit> for CliError {
+    fn from(e: fit::combinators::NoStreamFit) -> Self {
+        Self::user(e.to_string())
+    }
+}
+
+impl From<petri::emulated::EmulatedError> for CliError {
+    fn from(e: petri::emulated::EmulatedError) -> Self {
+        Self::user(e.to_string())
+    }
+}

@@ -18,20 +18,7 @@ use crate::gpubench::{
     BandwidthPoint, LatencyPoint, SMALL_KERNEL_BLOCK_SIZES, SmallKernelRow, StreamTable,
 };
 use crate::linear::fit_line;
-use serde::{Deserialize, Serialize};
-
-/// The fitted stream bandwidth of one kernel column.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StreamFit {
-    pub kernel: String,
-    /// Fitted bandwidth at the highest measured occupancy, GB/s.
-    pub peak_gbps: f64,
-    /// The largest value of the column in the file, GB/s.
-    pub file_max_gbps: f64,
-    /// Occupancy (percent) at the hinge, where the rise ends.
-    pub saturation_occupancy_pct: f64,
-    pub r2: f64,
-}
+pub use arch::calibration::{CacheBandwidthFit, LatencyFit, LaunchFit, Level, StreamFit};
 
 /// Fit every kernel column of a stream table.
 pub fn fit_stream(table: &StreamTable) -> Result<Vec<StreamFit>, FitError> {
@@ -54,17 +41,6 @@ pub fn fit_stream(table: &StreamTable) -> Result<Vec<StreamFit>, FitError> {
         });
     }
     Ok(out)
-}
-
-/// A constant level over a range of sizes.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Level {
-    /// Smallest and largest size (kB) of the points in the level.
-    pub from_kb: f64,
-    pub to_kb: f64,
-    /// Median value of the points in the level.
-    pub value: f64,
-    pub n_points: usize,
 }
 
 /// Split `(size, value)` points, sorted by size, into constant levels.
@@ -157,20 +133,6 @@ pub fn segment_levels(points: &[(f64, f64)], max_levels: usize, min_len: usize) 
         .collect()
 }
 
-/// Latencies of the memory hierarchy, in SM clock cycles.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LatencyFit {
-    pub clock_mhz: f64,
-    pub l1_hit_cycles: f64,
-    pub l2_hit_cycles: f64,
-    pub dram_cycles: f64,
-    /// Largest footprint (kB) still served at the L1 level.
-    pub l1_reach_kb: f64,
-    /// Largest footprint (kB) still served at the L2 level.
-    pub l2_reach_kb: f64,
-    pub levels: Vec<Level>,
-}
-
 /// Name the first level L1, the last DRAM and the longest middle one L2.
 fn name_levels(levels: &[Level]) -> Option<(Level, Level, Level)> {
     if levels.len() < 3 {
@@ -206,17 +168,6 @@ pub fn fit_latency(points: &[LatencyPoint]) -> Result<LatencyFit, FitError> {
     })
 }
 
-/// Bandwidth levels of a cache benchmark: the first and the longest middle level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheBandwidthFit {
-    /// Bandwidth of the innermost level, GB/s.
-    pub first_level_gbps: f64,
-    pub first_level_reach_kb: f64,
-    /// Bandwidth of the outermost level measured (DRAM when the sizes reach it), GB/s.
-    pub last_level_gbps: f64,
-    pub levels: Vec<Level>,
-}
-
 pub fn fit_cache_bandwidth(points: &[BandwidthPoint]) -> Result<CacheBandwidthFit, FitError> {
     let pts: Vec<(f64, f64)> = points.iter().map(|p| (p.data_set_kb, p.gbps)).collect();
     let levels = segment_levels(&pts, 5, 3);
@@ -235,17 +186,6 @@ pub fn fit_cache_bandwidth(points: &[BandwidthPoint]) -> Result<CacheBandwidthFi
         last_level_gbps: last.value,
         levels,
     })
-}
-
-/// Launch overhead per block size, from the small-kernels table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LaunchFit {
-    /// The smallest intercept over block sizes, microseconds per kernel.
-    pub overhead_us: f64,
-    /// (block size, intercept in µs, slope in µs per MB, R²).
-    pub per_block_size: Vec<(u32, f64, f64, f64)>,
-    /// The volumes used: kernels moving at most this many bytes.
-    pub max_bytes: f64,
 }
 
 /// Kernels that move at most this many bytes are launch-bound enough, and

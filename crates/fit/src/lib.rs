@@ -17,12 +17,19 @@
 //! - [`calibrate`]: bandwidth against occupancy, latency against footprint,
 //!   cache bandwidths and launch overhead, written as `gpus/calibrated/<id>.toml`.
 //! - [`plot`]: an SVG of the points and the fitted curve.
+//! - [`calibration_plots`]: the points and fits a calibration's SVGs show.
+//! - [`sets`]: one model per data set of a measurement CSV, and the finalised
+//!   model of each (GPU, benchmark).
+//! - [`combinators`]: cost predictions for map, fold and scan, and the corpus
+//!   kernels emulated and checked against CPU references.
 //!
-//! Everything here is a pure function of its inputs; only the CLI prints.
+//! Everything here but [`combinators::corpus`] (which runs the emulator) is a
+//! pure function of its inputs; only the CLI prints.
 
 pub mod bench_dir;
 pub mod calibrate;
 pub mod calibration;
+pub mod calibration_plots;
 pub mod check;
 pub mod combinators;
 pub mod forms;
@@ -30,6 +37,7 @@ pub mod gpubench;
 pub mod linear;
 pub mod measurements;
 pub mod plot;
+pub mod sets;
 
 /// An error while reading or fitting data, with the place it refers to.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -47,4 +55,23 @@ pub enum FitError {
     /// A value that could not be written as TOML.
     #[error("cannot write TOML: {message}")]
     Write { message: String },
+}
+
+/// The calibration file's errors are this crate's, with the same messages.
+impl From<arch::calibration::CalibrationError> for FitError {
+    fn from(e: arch::calibration::CalibrationError) -> Self {
+        use arch::calibration::CalibrationError as C;
+        match e {
+            C::Parse {
+                file,
+                line,
+                message,
+            } => FitError::Parse {
+                file,
+                line,
+                message,
+            },
+            C::Write { message } => FitError::Write { message },
+        }
+    }
 }

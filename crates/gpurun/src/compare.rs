@@ -226,6 +226,34 @@ pub fn compare(name: &str, elem: ScalarType, gpu: &[u8], emu: &[u8]) -> Comparis
     c
 }
 
+/// Every buffer of the GPU's first launch against the emulator's, in
+/// argument order; a difference in a buffer the spec marks
+/// `order_dependent` is reported but is not a failure.
+pub fn compare_buffers(
+    measured: &crate::SpecRunResult,
+    emulated: &[emu::exec::Buffer],
+    spec: &emu::spec::LaunchSpec,
+) -> Vec<Comparison> {
+    let order_dependent = |name: &str| {
+        spec.args.iter().any(
+            |a| matches!(a, emu::spec::ArgSpec::Buffer(b) if b.name == name && b.order_dependent),
+        )
+    };
+    measured
+        .buffers
+        .iter()
+        .zip(emulated)
+        .map(|(gpu, emu)| {
+            let c = compare(&gpu.name, emu.elem, &gpu.bytes, &emu.bytes);
+            if order_dependent(&gpu.name) {
+                c.order_dependent()
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,12 +19,18 @@
 //!   plot of steps against threads.
 //! - [`counts`]: an emulated run's instruction classes mapped to x_a, x_s, x_g
 //!   per warp.
+//! - [`emulated`]: launch specs run in the emulator, their counts given to
+//!   the model, per thread count.
 //! - [`pnml`] and [`dot`]: export of any net to PNML (ISO/IEC 15909-2) and DOT.
 //!
-//! Everything is a pure function of its inputs and seed; nothing prints.
+//! Everything but [`emulated`] (which runs the emulator) is a pure function of
+//! its inputs and seed; nothing prints.
 
 pub mod counts;
 pub mod dot;
+pub mod emulated;
+#[cfg(test)]
+mod emulated_tests;
 pub mod fast;
 pub mod net;
 pub mod pnml;

@@ -21,6 +21,8 @@
 //!   estimate from the PTX's declared registers.
 //! - [`trace`]: the observer that records global/local/constant accesses for
 //!   the cache model during the same emulation as the characterization.
+//! - [`spec_source`]: a spec's `source`, `defines` and `arch` alone, for
+//!   compiling a spec's source without building its launch.
 //! - [`cache`]: the GPU's cache geometry and the figures written to the profile.
 //! - [`run`]: [`profile`], [`Options`], [`Profiled`].
 //! - [`sampling`]: which CTAs a sampled profile emulates (a spread sample;
@@ -40,6 +42,7 @@ pub mod predict;
 pub mod registers;
 pub mod run;
 pub mod sampling;
+pub mod spec_source;
 pub mod trace;
 
 pub use error::PipelineError;
@@ -52,6 +55,7 @@ pub use predict::{
 };
 pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile};
 pub use sampling::{PROBE_CTAS, PROBE_FUEL};
+pub use spec_source::{SpecSource, SpecSourceError, spec_source};
 
 /// The reconvergence policies of the emulator, re-exported for callers of [`Options`].
 pub use emu::simt::stack::Policy;

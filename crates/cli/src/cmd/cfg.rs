@@ -5,10 +5,8 @@
 //! immediate-post-dominator edges).
 
 use crate::error::{CliError, read_input};
-use ptx::analysis::kernel::is_mangled_name_of;
-use ptx::analysis::{
-    FunctionFlow, KernelLookup, PostDom, declared_registers, find_kernel, shared_memory,
-};
+use ptx::analysis::kernel::{SelectError, select_function as select_function_in};
+use ptx::analysis::{FunctionFlow, PostDom, declared_registers, shared_memory};
 use ptx::analysis::{InstMix, Reconvergence};
 use ptx::{Diagnostics, Function, Handle, Module};
 use std::fmt::Write as _;
@@ -60,60 +58,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The function to show; several kernels without --kernel is a usage error.
 fn select_function(
     module: &Module,
     name: Option<&str>,
     file: &str,
 ) -> Result<Handle<Function>, CliError> {
-    let available = || {
-        module
-            .entries()
-            .map(|(_, f)| f.name.clone())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let Some(name) = name else {
-        let entries: Vec<_> = module.entries().collect();
-        return match entries.as_slice() {
-            [(h, _)] => Ok(*h),
-            [] => Err(CliError::user(format!(
-                "{file}: error: the module has no kernel"
-            ))),
-            _ => Err(CliError::usage(format!(
-                "{file}: error: the module has several kernels, choose one with --kernel: {}",
-                available()
-            ))),
-        };
-    };
-    match find_kernel(module, name) {
-        KernelLookup::Found(h) => Ok(h),
-        KernelLookup::Ambiguous { candidates } => Err(CliError::user(format!(
-            "{file}: error: `{name}` matches several kernels: {}; give the full name",
-            candidates.join(", ")
-        ))),
-        KernelLookup::NotFound { .. } => {
-            let funcs: Vec<Handle<Function>> = module
-                .functions
-                .iter()
-                .filter(|(_, f)| {
-                    f.has_body && (f.name == name || is_mangled_name_of(&f.name, name))
-                })
-                .map(|(h, _)| h)
-                .collect();
-            if let [h] = funcs.as_slice() {
-                return Ok(*h);
-            }
-            let list = available();
-            let list = if list.is_empty() {
-                "none".to_string()
-            } else {
-                list
-            };
-            Err(CliError::user(format!(
-                "{file}: error: no kernel named `{name}`; available kernels: {list}"
-            )))
-        }
-    }
+    select_function_in(module, name).map_err(|e| match e {
+        SelectError::SeveralKernels(names) => CliError::usage(format!(
+            "{file}: error: the module has several kernels, choose one with --kernel: {}",
+            names.join(", ")
+        )),
+        e => CliError::user(format!("{file}: error: {e}")),
+    })
 }
 
 /// The one-based PTX line of each instruction.

@@ -183,18 +183,6 @@ fn metrics_table(runs: &[Characterization]) -> Table {
     t
 }
 
-/// The `n` lines with the most warp executions (ties: PTX order).
-fn hot_lines(c: &Characterization, n: usize) -> Vec<&characterize::LineRow> {
-    let mut rows: Vec<&characterize::LineRow> = c.lines.iter().collect();
-    rows.sort_by(|a, b| {
-        b.executions
-            .total_cmp(&a.executions)
-            .then(a.ptx_line.cmp(&b.ptx_line))
-    });
-    rows.truncate(n);
-    rows
-}
-
 fn lines_table(c: &Characterization, n: usize) -> Table {
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
@@ -209,7 +197,7 @@ fn lines_table(c: &Characterization, n: usize) -> Table {
         "sectors",
         "conflict ways",
     ]);
-    for r in hot_lines(c, n) {
+    for r in c.hot_lines(n) {
         t.add_row(vec![
             r.ptx_line.to_string(),
             r.cuda_line.map_or("-".to_string(), |l| l.to_string()),
@@ -245,7 +233,7 @@ fn csv(runs: &[Characterization], n: usize) -> String {
     }
     if let Some(c) = runs.first() {
         out.push_str("\nreconvergence,function,ptx_line,cuda_line,class,executions,mean_active_threads,divergent,transactions_cc12,transactions_sectors,conflict_ways\n");
-        for r in hot_lines(c, n) {
+        for r in c.hot_lines(n) {
             out.push_str(&format!(
                 "{},{},{},{},{},{},{},{},{},{},{}\n",
                 c.reconvergence,

@@ -4,11 +4,10 @@
 use crate::error::{CliError, read_input};
 use clap::Subcommand;
 use comfy_table::Table;
-use fit::check::{check_model, finalise_linear};
-use fit::forms::{Fitted, Form, Model, fit_auto, fit_form};
+use fit::forms::Form;
 use fit::measurements::parse_csv;
 use fit::plot::{PlotSpec, render_svg};
-use std::collections::BTreeMap;
+use fit::sets::{finalise, fit_sets};
 use std::path::{Path, PathBuf};
 
 /// Fit cost models to measurements, check them, and calibrate GPUs.
@@ -125,17 +124,6 @@ fn run_measure(
     Ok(())
 }
 
-#[derive(serde::Serialize)]
-struct SetReport {
-    gpu: String,
-    benchmark: String,
-    repetition: u32,
-    unit: &'static str,
-    fitted: Fitted,
-    formula: String,
-    within_10_percent: f64,
-}
-
 fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<(), CliError> {
     let form = match form {
         "auto" => None,
@@ -146,31 +134,14 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
         })?),
     };
     let text = read_input(file)?;
-    let sets =
-        parse_csv(&file.display().to_string(), &text).map_err(|e| CliError::user(e.to_string()))?;
+    let name = file.display().to_string();
+    let sets = parse_csv(&name, &text).map_err(|e| CliError::user(e.to_string()))?;
     if sets.is_empty() {
-        return Err(CliError::user(format!(
-            "{}: error: no measurements",
-            file.display()
-        )));
+        return Err(CliError::user(format!("{name}: error: no measurements")));
     }
-    let mut reports = Vec::new();
-    for set in &sets {
-        let fitted = match form {
-            None => fit_auto(&set.xs, &set.times),
-            Some(f) => fit_form(f, &set.xs, &set.times),
-        }
-        .map_err(|e| {
-            CliError::user(format!(
-                "{}: error: {} / {} repetition {}: {e}",
-                file.display(),
-                set.key.gpu,
-                set.key.benchmark,
-                set.key.repetition
-            ))
-        })?;
-        let check = check_model(&fitted.model, &set.xs, &set.times);
-        if let Some(dir) = svg {
+    let reports = fit_sets(&name, &sets, form).map_err(|e| CliError::user(e.to_string()))?;
+    if let Some(dir) = svg {
+        for (set, r) in sets.iter().zip(&reports) {
             let title = format!(
                 "{} {} rep {}",
                 set.key.gpu, set.key.benchmark, set.key.repetition
@@ -182,7 +153,7 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
                 y_label: &y_label,
                 xs: &set.xs,
                 ys: &set.times,
-                model: Some(&fitted.model),
+                model: Some(&r.fitted.model),
                 log_x: false,
             };
             let name = format!(
@@ -191,54 +162,8 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
             );
             write_svg(dir, &name, &plot)?;
         }
-        reports.push(SetReport {
-            gpu: set.key.gpu.clone(),
-            benchmark: set.key.benchmark.clone(),
-            repetition: set.key.repetition,
-            unit: set.unit.name(),
-            formula: fitted.model.formula(),
-            fitted,
-            within_10_percent: check.share(),
-        });
     }
-    // Finalisation (seed 004): average A and B of the linear models of each
-    // (GPU, benchmark), then check the finalised model on all its data sets.
-    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    for (i, r) in reports.iter().enumerate() {
-        groups
-            .entry((r.gpu.clone(), r.benchmark.clone()))
-            .or_default()
-            .push(i);
-    }
-    let mut finals = Vec::new();
-    for ((gpu, bench), idx) in &groups {
-        let lin: Vec<(f64, f64)> = idx
-            .iter()
-            .filter_map(|&i| match reports[i].fitted.model {
-                Model::Linear { a, b } => Some((a, b)),
-                _ => None,
-            })
-            .collect();
-        if lin.len() != idx.len() {
-            continue; // finalisation averages linear models only
-        }
-        if let Some((a, b)) = finalise_linear(&lin) {
-            let model = Model::Linear { a, b };
-            let (mut within, mut total) = (0, 0);
-            for &i in idx {
-                let set = &sets[i];
-                let c = check_model(&model, &set.xs, &set.times);
-                within += c.within;
-                total += c.total;
-            }
-            let share = if total == 0 {
-                0.0
-            } else {
-                within as f64 / total as f64
-            };
-            finals.push(serde_json::json!({"gpu": gpu, "benchmark": bench, "a": a, "b": b, "data_sets": idx.len(), "within_10_percent": share}));
-        }
-    }
+    let finals = finalise(&reports, &sets);
     if json {
         let out = serde_json::json!({"schema": 1, "data_sets": reports, "finalised": finals});
         println!(
@@ -281,15 +206,12 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
         ]);
         for f in &finals {
             t.add_row([
-                f["gpu"].as_str().unwrap_or("").to_string(),
-                f["benchmark"].as_str().unwrap_or("").to_string(),
-                format!("{:.6e}", f["a"].as_f64().unwrap_or(f64::NAN)),
-                format!("{:.6e}", f["b"].as_f64().unwrap_or(f64::NAN)),
-                f["data_sets"].to_string(),
-                format!(
-                    "{:.1} %",
-                    100.0 * f["within_10_percent"].as_f64().unwrap_or(0.0)
-                ),
+                f.gpu.clone(),
+                f.benchmark.clone(),
+                format!("{:.6e}", f.a),
+                format!("{:.6e}", f.b),
+                f.data_sets.to_string(),
+                format!("{:.1} %", 100.0 * f.within_10_percent),
             ]);
         }
         println!("\nFinalised models (A and B averaged over data sets, seed 004):\n{t}");
@@ -329,7 +251,11 @@ fn run_benches(
     }
     if let Some(svg_dir) = svg {
         for c in &cals {
-            plot_calibration(svg_dir, dir, c)?;
+            let plots = fit::calibration_plots::calibration_plots(dir, c)
+                .map_err(|e| CliError::user(e.to_string()))?;
+            for p in &plots {
+                write_svg(svg_dir, &p.file_name, &p.spec())?;
+            }
         }
     }
     if json {
@@ -383,70 +309,6 @@ fn run_benches(
             cals.len(),
             out.display()
         );
-    }
-    Ok(())
-}
-
-fn plot_calibration(
-    svg_dir: &Path,
-    data_dir: &Path,
-    c: &fit::bench_dir::Calibration,
-) -> Result<(), CliError> {
-    let suffix = c
-        .source
-        .get("stream")
-        .and_then(|s| s.rsplit("file ").next())
-        .map(str::to_string);
-    if let Some(name) = suffix {
-        let path = data_dir.join(&name);
-        let text = read_input(&path)?;
-        let table =
-            fit::gpubench::parse_stream(&name, &text).map_err(|e| CliError::user(e.to_string()))?;
-        let xs: Vec<f64> = table.rows.iter().map(|r| r.occupancy_pct).collect();
-        if let Some(k) = c
-            .stream
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.peak_gbps.total_cmp(&b.1.peak_gbps))
-            .map(|p| p.0)
-        {
-            let ys: Vec<f64> = table.rows.iter().map(|r| r.gbps[k]).collect();
-            let fitted =
-                fit_form(Form::Hinge, &xs, &ys).map_err(|e| CliError::user(e.to_string()))?;
-            let title = format!(
-                "{}: stream {} bandwidth vs occupancy",
-                c.gpu, c.stream[k].kernel
-            );
-            let plot = PlotSpec {
-                title: &title,
-                x_label: "occupancy (%)",
-                y_label: "GB/s",
-                xs: &xs,
-                ys: &ys,
-                model: Some(&fitted.model),
-                log_x: false,
-            };
-            write_svg(svg_dir, &format!("{}-stream.svg", c.gpu), &plot)?;
-        }
-    }
-    if let Some(lat) = &c.latency {
-        let xs: Vec<f64> = lat
-            .levels
-            .iter()
-            .flat_map(|l| [l.from_kb, l.to_kb])
-            .collect();
-        let ys: Vec<f64> = lat.levels.iter().flat_map(|l| [l.value, l.value]).collect();
-        let title = format!("{}: latency levels vs footprint", c.gpu);
-        let plot = PlotSpec {
-            title: &title,
-            x_label: "footprint (kB)",
-            y_label: "cycles",
-            xs: &xs,
-            ys: &ys,
-            model: None,
-            log_x: true,
-        };
-        write_svg(svg_dir, &format!("{}-latency.svg", c.gpu), &plot)?;
     }
     Ok(())
 }

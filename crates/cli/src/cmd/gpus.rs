@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use arch::ptxas::EntryError;
 use arch::{Catalog, Gpu, KernelResources, OccupancyInput, RegisterGranularity, RegisterSource};
 use comfy_table::{Table, presets};
 
@@ -107,32 +108,15 @@ fn ptxas_kernel(
     let sm = gpu.compute_capability.sm_name();
     let kernels = arch::ptxas::ptxas_resources(None, &ptx, &sm)
         .map_err(|e| CliError::user(format!("{}: {e}", path.display())))?;
-    let names = || {
-        kernels
-            .iter()
-            .map(|k| k.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let found = match kernel {
-        Some(name) => kernels.iter().find(|k| k.name == name),
-        None if kernels.len() == 1 => kernels.first(),
-        None => {
-            return Err(CliError::usage(format!(
-                "{}: error: several entries ({}); choose one with --kernel",
-                path.display(),
-                names()
-            )));
-        }
-    };
-    found.cloned().ok_or_else(|| {
-        CliError::user(format!(
-            "{}: error: no entry `{}` (entries: {})",
-            path.display(),
-            kernel.unwrap_or(""),
-            names()
-        ))
-    })
+    let path = path.display();
+    arch::ptxas::select_entry(&kernels, kernel)
+        .cloned()
+        .map_err(|e| match e {
+            EntryError::Several(_) => {
+                CliError::usage(format!("{path}: error: {e}; choose one with --kernel"))
+            }
+            EntryError::Missing { .. } => CliError::user(format!("{path}: error: {e}")),
+        })
 }
 
 /// Write the whole output at once; a closed pipe (`| head`) is not an error.

@@ -321,79 +321,14 @@ fn print_sweep(cfg: &SweepConfig, rows: &[SweepRow], best: Option<u32>) {
 }
 
 /// The emulator path: launch spec -> emulated instruction classes -> counts
-/// per warp -> model.
+/// per warp -> model ([`petri::emulated`]).
 mod spec_path {
     use super::{Args, write_file};
     use crate::error::CliError;
     use comfy_table::{Table, presets};
-    use petri::counts::per_warp_counts;
-    use petri::sweep::{Series, WARP_SIZE, plot_series_svg};
-    use petri::warp;
-    use petri::{WarpCounts, WarpModelConfig};
-    use serde::Serialize;
-    use std::collections::BTreeMap;
-    use std::path::Path;
-
-    /// One emulated configuration and its model run.
-    #[derive(Debug, Clone, Serialize)]
-    pub struct SpecRow {
-        pub spec: String,
-        pub kernel: String,
-        /// The --threads value (None without --threads).
-        pub threads: Option<u32>,
-        pub block_threads: u32,
-        pub ctas: u64,
-        pub warps: usize,
-        /// Warp instructions per block by model kind: x_a, x_s, x_g summed over the block's warps.
-        pub block_counts: WarpCounts,
-        /// Warp 0 (the busiest) and the others.
-        pub warp0: WarpCounts,
-        pub other_warps: Option<WarpCounts>,
-        pub mean_steps: f64,
-        pub min_steps: u64,
-        pub max_steps: u64,
-        pub mean_idle_steps: f64,
-        pub runs: usize,
-    }
-
-    /// The per-warp counts of one block of the kernel at `path` with `overrides`.
-    fn emulate(
-        path: &Path,
-        overrides: &[(String, String)],
-        sample_ctas: Option<u64>,
-        load: &pipeline::LoadOptions,
-    ) -> Result<(String, u32, u64, Vec<WarpCounts>), CliError> {
-        let loaded = pipeline::load_spec_with(path, overrides, load)
-            .map_err(|e| CliError::user(e.to_string()))?;
-        let opts = characterize::Options {
-            sample_ctas,
-            ..characterize::Options::default()
-        };
-        let ch = characterize::characterize_ptx(&loaded.ptx, &loaded.ptx_file, &loaded.spec, opts)
-            .map_err(|e| CliError::user(e.to_string()))?;
-        let [bx, by, bz] = loaded.spec.block;
-        let block_threads = bx.saturating_mul(by).saturating_mul(bz);
-        let warps = block_threads.div_ceil(WARP_SIZE).max(1);
-        let ctas = ch.ctas_total.max(1);
-        // The mix is summed over the grid (extrapolated when sampled): one block's share.
-        let block_mix: BTreeMap<String, f64> = ch
-            .instruction_mix
-            .iter()
-            .map(|(c, &n)| (c.clone(), n / ctas as f64))
-            .collect();
-        let counts = per_warp_counts(&block_mix, &ch.model_inputs.per_thread_max, warps);
-        Ok((loaded.kernel_name, block_threads, ctas, counts))
-    }
-
-    fn sum(counts: &[WarpCounts]) -> WarpCounts {
-        counts.iter().fold(WarpCounts::default(), |a, c| {
-            WarpCounts::new(
-                a.arithmetic.saturating_add(c.arithmetic),
-                a.shared.saturating_add(c.shared),
-                a.global.saturating_add(c.global),
-            )
-        })
-    }
+    use petri::WarpCounts;
+    use petri::emulated::{self, SpecRow, SpecSweep};
+    use petri::sweep::plot_series_svg;
 
     pub fn run_specs(args: &Args) -> Result<(), CliError> {
         if args.warps.is_some() || !args.sweep_threads.is_empty() {
@@ -415,73 +350,26 @@ mod spec_path {
             )));
         }
         let sets = crate::args::parse_sets(&args.set)?;
-        let threads: Vec<Option<u32>> = if args.threads.is_empty() {
-            vec![None]
-        } else {
-            args.threads.iter().map(|&t| Some(t)).collect()
+        let cfg = SpecSweep {
+            schedulers: args.schedulers,
+            global_latency: args.l1,
+            shared_latency: args.l2,
+            latency_counting: args.latency_counting.into(),
+            runs: args.runs,
+            seed: args.seed,
+            budget: args.budget,
+            sample_ctas: args.sample_ctas,
+            threads_define: args.threads_define.clone(),
+            threads: args.threads.clone(),
         };
-        let mut rows = Vec::new();
-        for path in &args.specs {
-            for &t in &threads {
-                let mut overrides = sets.clone();
-                if let Some(t) = t {
-                    overrides.retain(|(n, _)| n != &args.threads_define);
-                    overrides.push((args.threads_define.clone(), t.to_string()));
-                }
-                let (kernel, block_threads, ctas, counts) = emulate(
-                    path,
-                    &overrides,
-                    args.sample_ctas,
-                    &pipeline::LoadOptions::default(),
-                )?;
-                let config = WarpModelConfig {
-                    warps: counts.clone(),
-                    schedulers: args.schedulers,
-                    global_latency: args.l1,
-                    shared_latency: args.l2,
-                    latency_counting: args.latency_counting.into(),
-                };
-                let report = warp::simulate(&config, args.runs, args.seed, args.budget)
-                    .map_err(|e| CliError::user(format!("{}: {e}", path.display())))?;
-                rows.push(SpecRow {
-                    spec: path.display().to_string(),
-                    kernel,
-                    threads: t,
-                    block_threads,
-                    ctas,
-                    warps: counts.len(),
-                    block_counts: sum(&counts),
-                    warp0: counts[0],
-                    other_warps: counts.get(1).copied(),
-                    mean_steps: report.mean_steps,
-                    min_steps: report.min_steps,
-                    max_steps: report.max_steps,
-                    mean_idle_steps: report.mean_idle_steps,
-                    runs: args.runs,
-                });
-            }
-        }
-        let best = best_threads(&rows);
+        let rows = emulated::run_specs(&args.specs, &sets, &cfg)?;
+        let best = emulated::best_threads(&rows);
         if let Some(path) = &args.svg {
-            let series: Vec<Series> = args
-                .specs
-                .iter()
-                .map(|p| {
-                    let spec = p.display().to_string();
-                    let mine: Vec<&SpecRow> = rows.iter().filter(|r| r.spec == spec).collect();
-                    Series {
-                        label: mine.first().map_or(spec.clone(), |r| r.kernel.clone()),
-                        points: mine
-                            .iter()
-                            .map(|r| (r.threads.unwrap_or(r.block_threads), r.mean_steps))
-                            .collect(),
-                    }
-                })
-                .collect();
             let title = format!(
                 "Petri-net model: steps against threads (K = {}, l1 = {}, l2 = {}, {} runs)",
                 args.schedulers, args.l1, args.l2, args.runs
             );
+            let series = emulated::series(&args.specs, &rows);
             write_file(
                 path,
                 &plot_series_svg(&series, &title).map_err(CliError::user)?,
@@ -500,20 +388,6 @@ mod spec_path {
             print_rows(args, &rows, &best);
         }
         Ok(())
-    }
-
-    /// Per spec, the thread count with the fewest mean steps (first on a tie).
-    fn best_threads(rows: &[SpecRow]) -> Vec<(String, u32)> {
-        let mut out: Vec<(String, u32, f64)> = Vec::new();
-        for r in rows {
-            let t = r.threads.unwrap_or(r.block_threads);
-            match out.iter_mut().find(|b| b.0 == r.spec) {
-                Some(b) if r.mean_steps < b.2 => *b = (r.spec.clone(), t, r.mean_steps),
-                Some(_) => {}
-                None => out.push((r.spec.clone(), t, r.mean_steps)),
-            }
-        }
-        out.into_iter().map(|(s, t, _)| (s, t)).collect()
     }
 
     fn print_rows(args: &Args, rows: &[SpecRow], best: &[(String, u32)]) {
@@ -559,86 +433,6 @@ mod spec_path {
             for (spec, threads) in best {
                 println!("fewest steps: {threads} threads ({spec})");
             }
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        fn row(spec: &str, threads: u32, steps: f64) -> SpecRow {
-            SpecRow {
-                spec: spec.into(),
-                kernel: "k".into(),
-                threads: Some(threads),
-                block_threads: threads,
-                ctas: 1,
-                warps: 1,
-                block_counts: WarpCounts::default(),
-                warp0: WarpCounts::default(),
-                other_warps: None,
-                mean_steps: steps,
-                min_steps: 0,
-                max_steps: 0,
-                mean_idle_steps: 0.0,
-                runs: 1,
-            }
-        }
-
-        #[test]
-        fn best_thread_count_per_spec() {
-            let rows = [
-                row("a", 32, 10.0),
-                row("a", 64, 5.0),
-                row("b", 32, 3.0),
-                row("a", 128, 5.0),
-                row("b", 64, 4.0),
-            ];
-            assert_eq!(
-                best_threads(&rows),
-                vec![("a".to_string(), 64), ("b".to_string(), 32)]
-            );
-        }
-
-        /// Emulate a corpus kernel from its checked-in PTX (no NVRTC needed).
-        fn corpus(name: &str) -> (String, u32, u64, Vec<WarpCounts>) {
-            let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../kernels")
-                .join(name);
-            let load = pipeline::LoadOptions {
-                nvrtc: None,
-                ptx: Some(root.join("sm_80.ptx")),
-            };
-            emulate(&root.join("spec.toml"), &[], None, &load).expect("the corpus kernel runs")
-        }
-
-        #[test]
-        fn spec_path_counts_the_radix_sorts() {
-            // 64 threads, 16 keys each, 16 bits (the corpus specs): 2 warps.
-            let (kernel, threads, ctas, shared) = corpus("radix_shared");
-            assert_eq!(
-                (kernel.as_str(), threads, ctas, shared.len()),
-                ("radix_shared", 64, 1, 2)
-            );
-            // Every warp loads its 16 keys per bit from global memory and
-            // writes them back: at least 2 * 16 * 16 global accesses per warp;
-            // the partial sums live in shared memory.
-            for w in &shared {
-                assert!(w.global >= 2 * 16 * 16, "{w:?}");
-                assert!(w.shared > 0 && w.arithmetic > w.global, "{w:?}");
-            }
-            let (_, _, _, global) = corpus("radix_global");
-            assert!(global.iter().all(|w| w.shared == 0), "{global:?}");
-            // Thread 0 computes the prefix sums alone: warp 0 does more global work.
-            assert!(global[0].global > global[1].global, "{global:?}");
-            let cfg = WarpModelConfig::uniform(1, WarpCounts::default());
-            let model = WarpModelConfig {
-                warps: global.clone(),
-                ..cfg
-            };
-            let report = warp::simulate(&model, 2, 1, None).expect("the model runs");
-            let slowest = global.iter().map(|w| w.total()).max().unwrap_or(0);
-            assert!(report.mean_steps >= slowest as f64, "{report:?}");
         }
     }
 }

@@ -20,22 +20,36 @@
 //! One launch costs `T = T_launch + max(T_mem, T_compute) + T_barrier`
 //! ([`predict_stage`]); a pipeline costs the sum of its stages, each with its
 //! own launch ([`predict_pipeline`]), and a fused estimate is offered
-//! ([`fused_estimate`]). Everything is a pure function of its inputs.
+//! ([`fused_estimate`]). The equations are pure functions of their inputs; [`corpus`] runs the
+//! emulator to get the counts.
 //!
 //! - [`inputs`]: what a prediction reads ([`GpuParams`], [`BandwidthCurve`],
 //!   [`OpLatencies`], [`StageCounts`]).
 //! - [`predict`]: the equations.
 //! - [`calibrated`]: the stream curves and launch overhead of a
 //!   `gpus/calibrated/<id>.toml` file.
+//! - [`reference`]: the CPU references of the corpus kernels' outputs.
+//! - [`corpus`]: the corpus kernels' launches at a size N, emulated, checked
+//!   against [`reference`] and counted.
+//! - [`sweep`]: a catalog GPU's [`GpuParams`], and predictions over sizes.
+//! - [`plot`]: the SVG of predicted cost against N.
 
 pub mod calibrated;
+pub mod corpus;
+#[cfg(test)]
+mod corpus_tests;
 pub mod inputs;
+pub mod plot;
 pub mod predict;
+pub mod reference;
+pub mod sweep;
 #[cfg(test)]
 mod tests;
 
+pub use corpus::{Combinator, CorpusError, CorpusOptions, emulate};
 pub use inputs::{BandwidthCurve, GpuParams, OpClass, OpLatencies, StageCounts};
 pub use predict::{
     FusedEstimate, PipelinePrediction, StagePrediction, effective_occupancy_pct, fused_estimate,
     predict_pipeline, predict_stage,
 };
+pub use sweep::{NoStreamFit, SweepRow, gpu_params, sweep};

@@ -1,12 +1,12 @@
 //! Calibrated microbenchmark figures (`gpus/calibrated/<id>.toml`, written by
 //! `ptxperf fit gpu-benches`), read as plain data.
 //!
-//! The file format is `fit::calibration::Calibration`, the type the fit
+//! The file format is `arch::calibration::Calibration`, the type the fit
 //! writes, read here by the same code. The files of the repository are
 //! embedded ([`bundled`]) so that the model stays a pure function of its
 //! inputs; a caller may also parse another file with [`Calibration::from_toml`].
 
-pub use fit::calibration::Calibration;
+pub use arch::calibration::Calibration;
 
 /// The calibration files of the repository, by catalog id.
 const BUNDLED: [(&str, &str); 4] = [

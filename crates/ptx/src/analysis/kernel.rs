@@ -50,9 +50,117 @@ pub fn find_kernel(module: &Module, name: &str) -> KernelLookup {
     }
 }
 
+/// Why no single function was selected by [`select_function`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    /// No name given and the module has no kernel.
+    #[error("the module has no kernel")]
+    NoKernel,
+    /// No name given and the module has several kernels (their names).
+    #[error("the module has several kernels: {}", .0.join(", "))]
+    SeveralKernels(Vec<String>),
+    /// Several kernels have that plain name (overloads).
+    #[error("`{name}` matches several kernels: {}; give the full name", candidates.join(", "))]
+    Ambiguous {
+        name: String,
+        candidates: Vec<String>,
+    },
+    /// No kernel or function with a body is called that (the kernels' names).
+    #[error(
+        "no kernel named `{name}`; available kernels: {}",
+        none_if_empty(available)
+    )]
+    NotFound {
+        name: String,
+        available: Vec<String>,
+    },
+}
+
+fn none_if_empty(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The function a tool shows: the kernel called `name` (plain names of C++
+/// kernels accepted), else a `.func` with a body called exactly that (or
+/// mangled from it, when only one is); without a name, the only kernel.
+pub fn select_function(
+    module: &Module,
+    name: Option<&str>,
+) -> Result<Handle<Function>, SelectError> {
+    let available = || {
+        module
+            .entries()
+            .map(|(_, f)| f.name.clone())
+            .collect::<Vec<_>>()
+    };
+    let Some(name) = name else {
+        let entries: Vec<_> = module.entries().collect();
+        return match entries.as_slice() {
+            [(h, _)] => Ok(*h),
+            [] => Err(SelectError::NoKernel),
+            _ => Err(SelectError::SeveralKernels(available())),
+        };
+    };
+    match find_kernel(module, name) {
+        KernelLookup::Found(h) => Ok(h),
+        KernelLookup::Ambiguous { candidates } => Err(SelectError::Ambiguous {
+            name: name.to_string(),
+            candidates,
+        }),
+        KernelLookup::NotFound { .. } => {
+            let funcs: Vec<Handle<Function>> = module
+                .functions
+                .iter()
+                .filter(|(_, f)| {
+                    f.has_body && (f.name == name || is_mangled_name_of(&f.name, name))
+                })
+                .map(|(h, _)| h)
+                .collect();
+            match funcs.as_slice() {
+                [h] => Ok(*h),
+                _ => Err(SelectError::NotFound {
+                    name: name.to_string(),
+                    available: available(),
+                }),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_mangled_name_of;
+    use super::{SelectError, is_mangled_name_of, select_function};
+
+    #[test]
+    fn selection_by_plain_name_body_or_uniqueness() {
+        let text = ".version 8.5\n.target sm_80\n.address_size 64\n\
+            .func helper()\n{\n\tret;\n}\n\
+            .visible .entry _Z4testPf(.param .u64 p)\n{\n\tret;\n}\n\
+            .visible .entry other()\n{\n\tret;\n}\n";
+        let m =
+            crate::parse("t.ptx", text).unwrap_or_else(|d| panic!("{}", d.render("t.ptx", text)));
+        let name = |n: Option<&str>| {
+            select_function(&m, n).map(|h| m.functions.get(h).map(|f| f.name.clone()))
+        };
+        assert_eq!(name(Some("test")), Ok(Some("_Z4testPf".into())));
+        assert_eq!(name(Some("helper")), Ok(Some("helper".into())));
+        assert_eq!(
+            name(None),
+            Err(SelectError::SeveralKernels(vec![
+                "_Z4testPf".into(),
+                "other".into()
+            ]))
+        );
+        let err = name(Some("nope")).err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("no kernel named `nope`; available kernels: _Z4testPf, other")
+        );
+    }
 
     #[test]
     fn mangled_names() {

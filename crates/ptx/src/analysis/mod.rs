@@ -22,7 +22,7 @@ pub mod resources;
 pub use cfg::{BasicBlock, BlockId, Cfg, CfgError};
 pub use flow::{FunctionFlow, Reconvergence};
 pub use flowgraph::PostDom;
-pub use kernel::{KernelLookup, find_kernel};
+pub use kernel::{KernelLookup, SelectError, find_kernel, select_function};
 pub use mix::{InstClass, InstMix, class_of};
 pub use resources::{RegisterUsage, SharedUsage, declared_registers, shared_memory};
 
