@@ -9,6 +9,7 @@ use comfy_table::{Table, presets};
 use emu::simt::stack::Policy;
 
 use crate::error::CliError;
+use crate::output::emit;
 
 /// Characterize a kernel launch: activity factor, divergence, memory intensity and efficiency, data flow, parallelism.
 #[derive(clap::Args)]
@@ -97,17 +98,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
         emit(&out)?;
     }
     Ok(())
-}
-
-/// Write to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }
 
 fn policies(arg: Option<&str>, json: bool) -> Result<Vec<Policy>, CliError> {

@@ -196,6 +196,5 @@ fn print_tables(params: &GpuParams, lat: &OpLatencies, rows: &[SweepRow]) {
 fn write_svg(path: &Path, gpu: &str, rows: &[SweepRow]) -> Result<(), CliError> {
     let svg =
         fit::combinators::plot::cost_svg(gpu, rows).map_err(|e| CliError::user(e.to_string()))?;
-    std::fs::write(path, svg)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
+    crate::output::write_file(path, svg)
 }

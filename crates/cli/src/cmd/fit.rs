@@ -118,8 +118,7 @@ fn run_measure(
         sweep.elems = gpurun::sweep::parse_counts("--elems", spec).map_err(usage)?;
     }
     let rows = gpurun::measure_sweep(&opts, &sweep).map_err(|e| CliError::user(e.to_string()))?;
-    std::fs::write(out, gpurun::to_csv(&rows))
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", out.display())))?;
+    crate::output::write_file(out, gpurun::to_csv(&rows))?;
     println!("wrote {} measurement(s) to {}", rows.len(), out.display());
     Ok(())
 }
@@ -244,9 +243,7 @@ fn run_benches(
         for c in &cals {
             let text = c.to_toml().map_err(|e| CliError::user(e.to_string()))?;
             let path = out.join(format!("{}.toml", c.gpu));
-            std::fs::write(&path, text).map_err(|e| {
-                CliError::user(format!("{}: error: cannot write: {e}", path.display()))
-            })?;
+            crate::output::write_file(&path, text)?;
         }
     }
     if let Some(svg_dir) = svg {
@@ -322,6 +319,5 @@ fn write_svg(dir: &Path, name: &str, plot: &PlotSpec<'_>) -> Result<(), CliError
     })?;
     let svg = render_svg(plot).map_err(CliError::user)?;
     let path = dir.join(name);
-    std::fs::write(&path, svg)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
+    crate::output::write_file(&path, svg)
 }

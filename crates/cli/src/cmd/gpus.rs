@@ -2,7 +2,6 @@
 //! number, and the occupancy of a launch on a GPU.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use arch::ptxas::EntryError;
@@ -10,6 +9,7 @@ use arch::{Catalog, Gpu, KernelResources, OccupancyInput, RegisterGranularity, R
 use comfy_table::{Table, presets};
 
 use crate::error::{CliError, read_input};
+use crate::output::emit;
 
 /// List the GPU catalog, show one GPU with the source of every number, or
 /// compute the occupancy of a launch.
@@ -117,17 +117,6 @@ fn ptxas_kernel(
             }
             EntryError::Missing { .. } => CliError::user(format!("{path}: error: {e}")),
         })
-}
-
-/// Write the whole output at once; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), CliError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }
 
 fn table(header: Vec<&str>) -> Table {

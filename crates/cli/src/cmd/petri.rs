@@ -6,13 +6,14 @@
 //! ([`petri::counts`]) and the model is run on one block's warps.
 
 use crate::error::CliError;
+use crate::output::write_file;
 use comfy_table::{Table, presets};
 use petri::sweep::{self, SweepConfig, SweepRow};
 use petri::warp::{
     self, DEFAULT_GLOBAL_LATENCY, DEFAULT_SCHEDULERS, DEFAULT_SHARED_LATENCY, ModelReport,
 };
 use petri::{InhibitorStyle, LatencyCounting, WarpCounts, WarpModelConfig};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Run the Petri-net warp model (Gogolinska et al.) on instruction counts.
 ///
@@ -139,11 +140,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write file: {e}", path.display())))
-}
-
 fn run_single(args: &Args) -> Result<(), CliError> {
     let Some(warps) = args.warps else {
         return Err(CliError::usage(
@@ -171,10 +167,10 @@ fn run_single(args: &Args) -> Result<(), CliError> {
             } else {
                 InhibitorStyle::TypeAttribute
             };
-            write_file(path, &petri::to_pnml(&wnet.net, style))?;
+            write_file(path, petri::to_pnml(&wnet.net, style))?;
         }
         if let Some(path) = &args.dot {
-            write_file(path, &petri::to_dot(&wnet.net))?;
+            write_file(path, petri::to_dot(&wnet.net))?;
         }
     }
     let report = warp::simulate(&config, args.runs, args.seed, args.budget)

@@ -169,9 +169,7 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
 fn emit(args: &Args, report: &Report) -> Result<(), CliError> {
     if let Some(svg_path) = &args.svg {
         let svg = roofline_svg(report)?;
-        std::fs::write(svg_path, svg).map_err(|e| {
-            CliError::user(format!("{}: error: cannot write: {e}", svg_path.display()))
-        })?;
+        crate::output::write_file(svg_path, svg)?;
     }
     let out = if args.json {
         let value = to_json(report);
@@ -182,23 +180,7 @@ fn emit(args: &Args, report: &Report) -> Result<(), CliError> {
     } else {
         table_text(report)
     };
-    write_stdout(&out)
-}
-
-/// Write to stdout; a closed pipe (`| head`) ends the output quietly.
-fn write_stdout(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::user(format!(
-            "error: cannot write to stdout: {e}"
-        ))),
-    }
+    crate::output::emit(&out)
 }
 
 fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {

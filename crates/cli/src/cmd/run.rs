@@ -130,8 +130,7 @@ fn dump(dir: &Path, result: &emu::exec::LaunchResult) -> Result<(), CliError> {
     })?;
     for b in &result.buffers {
         let path = dir.join(format!("{}.bin", b.name));
-        std::fs::write(&path, &b.bytes)
-            .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))?;
+        crate::output::write_file(&path, &b.bytes)?;
     }
     Ok(())
 }

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
+use crate::output::{emit, write_file};
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise.
 pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
@@ -272,7 +273,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             measured: measured.map(|_| (measured_name.as_str(), ranking.metrics.as_slice())),
         };
         if let Some(md) = &args.markdown {
-            write_file(md, &render::markdown(&report))?;
+            write_file(md, render::markdown(&report))?;
         }
         if let Some(svg) = &args.svg {
             let x = match (&args.plot_x, space.params.first()) {
@@ -445,25 +446,4 @@ fn cache_root(args: &Args) -> Option<PathBuf> {
         return None;
     }
     Some(args.cache.clone().unwrap_or_else(ptx_cache::default_dir))
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::user(format!("{}: error: cannot create: {e}", dir.display())))?;
-    }
-    std::fs::write(path, text)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
-}
-
-/// Write to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }

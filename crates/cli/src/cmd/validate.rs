@@ -26,6 +26,7 @@ use validate::{Dataset, Experiment, import_dataset};
 
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
+use crate::output::{emit, write_file};
 
 /// Score every model against measured times of a kernel on a real GPU.
 #[derive(clap::Args)]
@@ -112,7 +113,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .iter()
             .map(|(model, path)| (model.clone(), relative_to(path, md)))
             .collect();
-        write_file(md, &render::markdown(&ev.summary, &ev.scores, &rel))?;
+        write_file(md, render::markdown(&ev.summary, &ev.scores, &rel))?;
     }
     let out = if args.json {
         let value = render::json(&ev.summary, &ev.scores, &ev.outcomes);
@@ -276,22 +277,5 @@ fn relative_to(path: &Path, file: &Path) -> String {
     match p.strip_prefix(&b) {
         Ok(rel) => rel.display().to_string(),
         Err(_) => path.display().to_string(),
-    }
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
-}
-
-/// Write to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
-        _ => Ok(()),
     }
 }
