@@ -18,7 +18,7 @@
 
 mod render;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use study::{Evaluation, Evaluator, PtxCache, Target, ptx_cache};
@@ -125,17 +125,6 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// The configurations to evaluate, with the space's figures.
-struct Chosen {
-    total: u64,
-    rejected_by: Vec<(String, u64)>,
-    kept: usize,
-    configs: Vec<Config>,
-    /// Per GPU (aligned with `--gpu`): measured time per configuration
-    /// (aligned with `configs`), for the GPUs given a --measured file.
-    measured: Vec<Option<(PathBuf, Vec<Option<f64>>)>>,
-}
-
 pub fn run(args: Args) -> Result<(), CliError> {
     if args.jobs == Some(0) {
         return Err(CliError::usage("--jobs must be at least 1"));
@@ -169,7 +158,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }) else {
         return Err(CliError::usage("give --gpu ID"));
     };
-    let measured_files = measured_files(&args.measured, &gpus)?;
+    let ids: Vec<&str> = gpus.iter().map(|g| g.id.as_str()).collect();
+    let measured_files =
+        tune::pair_measured(&args.measured, &ids).map_err(|e| CliError::usage(e.to_string()))?;
 
     let mut space = match &args.space {
         Some(p) => Space::load(p).map_err(|e| CliError::user(e.to_string()))?,
@@ -205,7 +196,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }?;
 
-    let chosen = choose(&args, &space, &measured_files)?;
+    if measured_files.is_empty() && space.params.is_empty() {
+        return Err(CliError::usage(
+            "no parameters: give --param NAME=V1,V2,... or a space file with [params]",
+        ));
+    }
+    if !measured_files.is_empty() && !args.params.is_empty() {
+        return Err(CliError::usage(
+            "with --measured the space is the measured configurations: drop --param",
+        ));
+    }
+    let sample = args.sample.map(|n| (n, args.seed));
+    let chosen = tune::select(&space, &measured_files, gpus.len(), sample)
+        .map_err(|e| CliError::user(e.to_string()))?;
     let cache = match &cache_root {
         Some(d) => {
             Some(ResultCache::open(&d.join("tune")).map_err(|e| CliError::user(e.to_string()))?)
@@ -345,84 +348,6 @@ impl Counters {
             self.configurations, self.gpus, self.emulations, self.ptx_cache_hits, self.ptx_compiled
         )
     }
-}
-
-/// `--measured` as (GPU index, file): `FILE` alone with one GPU, else
-/// `GPU_ID=FILE` naming one of the --gpu ids.
-fn measured_files(args: &[String], gpus: &[arch::Gpu]) -> Result<Vec<(usize, PathBuf)>, CliError> {
-    let mut out: Vec<(usize, PathBuf)> = Vec::new();
-    for a in args {
-        let named = a.split_once('=').and_then(|(id, file)| {
-            gpus.iter()
-                .position(|g| g.id == id.trim())
-                .map(|i| (i, PathBuf::from(file)))
-        });
-        let pair = match (named, gpus.len()) {
-            (Some(p), _) => p,
-            (None, 1) => (0, PathBuf::from(a)),
-            (None, _) => {
-                return Err(CliError::usage(format!(
-                    "--measured {a}: with several GPUs give GPU_ID=FILE, GPU_ID one of the --gpu ids"
-                )));
-            }
-        };
-        if out.iter().any(|(i, _)| *i == pair.0) {
-            return Err(CliError::usage(format!(
-                "--measured: two files for GPU {}",
-                gpus.get(pair.0).map_or("?", |g| g.id.as_str())
-            )));
-        }
-        out.push(pair);
-    }
-    Ok(out)
-}
-
-/// The configurations to evaluate, with the space's figures.
-fn choose(args: &Args, space: &Space, measured: &[(usize, PathBuf)]) -> Result<Chosen, CliError> {
-    let (total, rejected_by, kept, times) = if measured.is_empty() {
-        if space.params.is_empty() {
-            return Err(CliError::usage(
-                "no parameters: give --param NAME=V1,V2,... or a space file with [params]",
-            ));
-        }
-        let ex = space.expand().map_err(|e| CliError::user(e.to_string()))?;
-        (ex.total, ex.rejected_by, ex.kept, Vec::new())
-    } else {
-        if !args.params.is_empty() {
-            return Err(CliError::usage(
-                "with --measured the space is the measured configurations: drop --param",
-            ));
-        }
-        let files: Vec<&Path> = measured.iter().map(|(_, p)| p.as_path()).collect();
-        let m = tune::measured_space(&files, space)?;
-        (m.total, m.rejected_by, m.kept, m.times)
-    };
-    let n_kept = kept.len();
-    let indices = match args.sample {
-        Some(n) => validate::sample::sample_indices(n_kept, n, args.seed),
-        None => (0..n_kept).collect(),
-    };
-    let configs: Vec<Config> = indices
-        .iter()
-        .filter_map(|&i| kept.get(i).cloned())
-        .collect();
-    let mut per_gpu: Vec<Option<(PathBuf, Vec<Option<f64>>)>> = vec![None; args.gpu.len()];
-    for ((gi, path), t) in measured.iter().zip(times) {
-        let aligned = indices
-            .iter()
-            .map(|&i| t.get(i).copied().flatten())
-            .collect();
-        if let Some(slot) = per_gpu.get_mut(*gi) {
-            *slot = Some((path.clone(), aligned));
-        }
-    }
-    Ok(Chosen {
-        total,
-        rejected_by,
-        kept: n_kept,
-        configs,
-        measured: per_gpu,
-    })
 }
 
 /// Every configuration on a pool of `jobs` threads, with a progress bar.
