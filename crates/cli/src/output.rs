@@ -11,9 +11,9 @@ use crate::error::CliError;
 pub fn emit(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::diagnostic(format!(
+            "error: cannot write output: {e}"
+        ))),
         _ => Ok(()),
     }
 }
@@ -22,9 +22,10 @@ pub fn emit(text: &str) -> Result<(), CliError> {
 /// under a new folder is written rather than refused).
 pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), CliError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::user(format!("{}: error: cannot create: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            CliError::diagnostic(format!("{}: error: cannot create: {e}", dir.display()))
+        })?;
     }
     std::fs::write(path, bytes)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
+        .map_err(|e| CliError::diagnostic(format!("{}: error: cannot write: {e}", path.display())))
 }

@@ -53,8 +53,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let sets = crate::args::parse_sets(&args.set)?;
     // The shared loader: spec, NVRTC for .cu (cached), entry resolution.
-    let loaded =
-        pipeline::load_spec(&args.spec, &sets).map_err(|e| CliError::user(e.to_string()))?;
+    let loaded = pipeline::load_spec(&args.spec, &sets).map_err(|e| CliError::of(&e))?;
     let mut runs = Vec::new();
     for &p in &policies {
         let opts = Options {
@@ -72,7 +71,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 &loaded.spec,
                 opts,
             )
-            .map_err(|e| CliError::user(e.to_string()))?,
+            .map_err(|e| CliError::of(&e))?,
         );
     }
     if args.json {
@@ -82,7 +81,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         } else {
             serde_json::to_string_pretty(&runs)
         }
-        .map_err(|e| CliError::user(format!("error: cannot write JSON: {e}")))?;
+        .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         emit(&format!("{text}\n"))?;
     } else if args.csv {
         emit(&csv(&runs, args.lines))?;

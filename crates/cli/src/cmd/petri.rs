@@ -160,7 +160,7 @@ fn run_single(args: &Args) -> Result<(), CliError> {
         latency_counting: args.latency_counting.into(),
     };
     if args.pnml.is_some() || args.dot.is_some() {
-        let wnet = warp::build(&config).map_err(|e| CliError::user(e.to_string()))?;
+        let wnet = warp::build(&config).map_err(|e| CliError::of(&e))?;
         if let Some(path) = &args.pnml {
             let style = if args.pnml_toolspecific {
                 InhibitorStyle::ToolSpecific
@@ -173,13 +173,13 @@ fn run_single(args: &Args) -> Result<(), CliError> {
             write_file(path, petri::to_dot(&wnet.net))?;
         }
     }
-    let report = warp::simulate(&config, args.runs, args.seed, args.budget)
-        .map_err(|e| CliError::user(e.to_string()))?;
+    let report =
+        warp::simulate(&config, args.runs, args.seed, args.budget).map_err(|e| CliError::of(&e))?;
     if args.json {
         let value = serde_json::json!({ "schema": 1, "model": "petri", "report": report });
         println!(
             "{}",
-            serde_json::to_string_pretty(&value).map_err(|e| CliError::user(e.to_string()))?
+            serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
         );
     } else {
         print_report(&report);
@@ -251,7 +251,7 @@ fn run_sweep(args: &Args) -> Result<(), CliError> {
         runs: args.runs,
         seed: args.seed,
     };
-    let rows = sweep::sweep(&cfg).map_err(|e| CliError::user(e.to_string()))?;
+    let rows = sweep::sweep(&cfg).map_err(|e| CliError::of(&e))?;
     let best = sweep::best(&rows).map(|r| r.threads);
     if let Some(path) = &args.svg {
         let title = format!(
@@ -265,7 +265,7 @@ fn run_sweep(args: &Args) -> Result<(), CliError> {
         let value = serde_json::json!({ "schema": 1, "model": "petri", "sweep": cfg, "rows": rows, "best_threads": best });
         println!(
             "{}",
-            serde_json::to_string_pretty(&value).map_err(|e| CliError::user(e.to_string()))?
+            serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
         );
     } else {
         print_sweep(&cfg, &rows, best);
@@ -378,7 +378,7 @@ mod spec_path {
             });
             println!(
                 "{}",
-                serde_json::to_string_pretty(&value).map_err(|e| CliError::user(e.to_string()))?
+                serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
             );
         } else {
             print_rows(args, &rows, &best);

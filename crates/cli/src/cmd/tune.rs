@@ -137,7 +137,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     } else {
         args.models.clone()
     };
-    models::registry::check_names(&models).map_err(|e| CliError::usage(e.to_string()))?;
+    models::registry::check_names(&models).map_err(|e| CliError::usage_of(&e))?;
     if args.clock_mhz.is_some() && args.gpu.len() > 1 {
         return Err(CliError::usage(
             "--clock-mhz is one GPU's clock: give it with a single --gpu",
@@ -160,22 +160,20 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let ids: Vec<&str> = gpus.iter().map(|g| g.id.as_str()).collect();
     let measured_files =
-        tune::pair_measured(&args.measured, &ids).map_err(|e| CliError::usage(e.to_string()))?;
+        tune::pair_measured(&args.measured, &ids).map_err(|e| CliError::usage_of(&e))?;
 
     let mut space = match &args.space {
-        Some(p) => Space::load(p).map_err(|e| CliError::user(e.to_string()))?,
+        Some(p) => Space::load(p).map_err(|e| CliError::of(&e))?,
         None => Space::default(),
     };
     for p in &args.params {
-        let param = parse_param_arg(p).map_err(|e| CliError::usage(e.to_string()))?;
-        space
-            .add_param(param)
-            .map_err(|e| CliError::usage(e.to_string()))?;
+        let param = parse_param_arg(p).map_err(|e| CliError::usage_of(&e))?;
+        space.add_param(param).map_err(|e| CliError::usage_of(&e))?;
     }
     for c in &args.constraints {
         space
             .add_restriction(c)
-            .map_err(|e| CliError::usage(e.to_string()))?;
+            .map_err(|e| CliError::usage_of(&e))?;
     }
     let cache_root = cache_root(&args);
     let ptx_cache = PtxCache::open(cache_root.as_deref())?;
@@ -207,12 +205,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ));
     }
     let sample = args.sample.map(|n| (n, args.seed));
-    let chosen = tune::select(&space, &measured_files, gpus.len(), sample)
-        .map_err(|e| CliError::user(e.to_string()))?;
+    let chosen =
+        tune::select(&space, &measured_files, gpus.len(), sample).map_err(|e| CliError::of(&e))?;
     let cache = match &cache_root {
-        Some(d) => {
-            Some(ResultCache::open(&d.join("tune")).map_err(|e| CliError::user(e.to_string()))?)
-        }
+        Some(d) => Some(ResultCache::open(&d.join("tune")).map_err(|e| CliError::of(&e))?),
         None => None,
     };
     let evaluator = Evaluator {
@@ -321,7 +317,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             }),
         };
         let mut text = serde_json::to_string_pretty(&value)
-            .map_err(|e| CliError::user(format!("error: cannot write JSON: {e}")))?;
+            .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
         text
     } else {
@@ -360,7 +356,7 @@ fn evaluate_all(
     let bar = progress_bar(configs.len() as u64, quiet);
     let out = evaluator
         .evaluate_all(configs, jobs, &|| bar.inc(1))
-        .map_err(|e| CliError::user(format!("error: {e}")));
+        .map_err(|e| CliError::diagnostic(format!("error: {e}")));
     bar.finish_and_clear();
     out
 }

@@ -118,7 +118,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let out = if args.json {
         let value = render::json(&ev.summary, &ev.scores, &ev.outcomes);
         let mut text = serde_json::to_string_pretty(&value)
-            .map_err(|e| CliError::user(format!("error: cannot write JSON: {e}")))?;
+            .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
         text
     } else {
@@ -154,11 +154,10 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     } else {
         args.models.clone()
     };
-    models::registry::check_names(&models).map_err(|e| CliError::usage(e.to_string()))?;
+    models::registry::check_names(&models).map_err(|e| CliError::usage_of(&e))?;
 
-    let experiment =
-        Experiment::load(&args.experiment).map_err(|e| CliError::user(e.to_string()))?;
-    let dataset = import_dataset(&args.data).map_err(|e| CliError::user(e.to_string()))?;
+    let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
+    let dataset = import_dataset(&args.data).map_err(|e| CliError::of(&e))?;
     let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
     let cache_dir = match (&args.cache, args.no_cache) {
         (_, true) => None,
@@ -249,8 +248,9 @@ fn write_plots(
     summary: &render::Summary,
     scores: &[validate::score::ModelScore],
 ) -> Result<Vec<(String, PathBuf)>, CliError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::user(format!("{}: error: cannot create: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::diagnostic(format!("{}: error: cannot create: {e}", dir.display()))
+    })?;
     let mut written = Vec::new();
     for s in scores {
         let title = format!(
