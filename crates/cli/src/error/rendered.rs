@@ -1,6 +1,10 @@
 //! Which library errors render as finished diagnostics (`file:line: error:
 //! ...`, printed as they are) and which as plain messages (printed after
 //! `error: `), decided per type and variant from each `Display`.
+//!
+//! A variant that shows an operating-system error (`... (os error 2)`) is
+//! printed as is: the CLI printed such messages without the `error: `
+//! prefix before this was typed, and its output does not change.
 
 use std::fmt::Display;
 
@@ -51,9 +55,7 @@ plain!(
     petri::SweepError,
     models::ModelError,
     tune::MeasuredArgError,
-    study::LaunchSpecError,
     fit::combinators::plot::PlotError,
-    conformance::recorded::KitError,
     ptx::analysis::cfg::CfgError,
     serde_json::Error,
 );
@@ -66,7 +68,22 @@ impl<T: Rendered + ?Sized> Rendered for Box<T> {
 
 impl Rendered for tune::TuneError {
     fn is_diagnostic(&self) -> bool {
-        matches!(self, Self::File { .. })
+        // Cache: an I/O failure's text (see the module comment).
+        matches!(self, Self::File { .. } | Self::Cache { .. })
+    }
+}
+
+impl Rendered for conformance::recorded::KitError {
+    fn is_diagnostic(&self) -> bool {
+        // Io shows the operating-system error (see the module comment).
+        matches!(self, Self::Io { .. })
+    }
+}
+
+impl Rendered for study::LaunchSpecError {
+    fn is_diagnostic(&self) -> bool {
+        // CreateDir and Write show the operating-system error.
+        matches!(self, Self::CreateDir { .. } | Self::Write { .. })
     }
 }
 
@@ -117,10 +134,10 @@ impl Rendered for study::TargetError {
 impl Rendered for study::StudyError {
     fn is_diagnostic(&self) -> bool {
         match self {
-            Self::ThreadPool { .. } => false,
             Self::Cache(e) => e.is_diagnostic(),
             Self::Target(e) => e.is_diagnostic(),
-            Self::File(_) | Self::SaveProfile(_) => true,
+            // ThreadPool: the operating system refused the threads.
+            Self::ThreadPool { .. } | Self::File(_) | Self::SaveProfile(_) => true,
         }
     }
 }
