@@ -8,6 +8,7 @@
 mod args;
 mod cmd;
 mod error;
+mod output;
 
 use clap::{Parser, Subcommand};
 

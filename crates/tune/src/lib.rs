@@ -24,7 +24,9 @@
 //!   disagree, and the ground-truth metrics (rank of the measured best in a
 //!   model's top 10, measured time of its pick over the measured best).
 //! - [`measured`]: a space of the configurations ground-truth files timed
-//!   ([`measured_space`], `--measured`), with their measured times.
+//!   ([`measured_space`], `--measured`), with their measured times;
+//!   [`selection`]: the configurations a run evaluates ([`select`]: the
+//!   space or the measured ones, sampled, the measured times lined up).
 //!
 //! Pure data and pure functions (apart from the cache's files): nothing here
 //! prints; errors are [`TuneError`] values naming what the user wrote.
@@ -36,6 +38,7 @@ pub mod launch;
 pub mod launchable;
 pub mod measured;
 pub mod rank;
+pub mod selection;
 pub mod space;
 
 pub use cache::{CacheKey, CacheStats, ResultCache, fnv1a64};
@@ -49,5 +52,8 @@ pub use measured::{MeasuredError, MeasuredSpace, measured_space};
 pub use rank::{
     ModelRanking, ModelTimes, PickMetrics, Winner, Winners, pick_metrics, rank, rank_models, top_k,
     winners,
+};
+pub use selection::{
+    MeasuredArgError, MeasuredTimes, Selection, SelectionError, pair_measured, select,
 };
 pub use space::{Config, Expansion, Param, Space, parse_param_arg, parse_value};

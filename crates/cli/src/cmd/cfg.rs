@@ -34,20 +34,21 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let text = read_input(&args.input)?;
     let file = args.input.display().to_string();
-    let module = ptx::parse(&file, &text).map_err(|d| CliError::user(d.render(&file, &text)))?;
+    let module =
+        ptx::parse(&file, &text).map_err(|d| CliError::diagnostic(d.render(&file, &text)))?;
     let handle = select_function(&module, args.kernel.as_deref(), &file)?;
     let func = module
         .functions
         .get(handle)
-        .ok_or_else(|| CliError::user(format!("{file}: error: function not found")))?;
+        .ok_or_else(|| CliError::diagnostic(format!("{file}: error: function not found")))?;
     if !func.has_body {
-        return Err(CliError::user(format!(
+        return Err(CliError::diagnostic(format!(
             "{file}: error: `{}` has no body",
             func.name
         )));
     }
     let flow = FunctionFlow::compute(func)
-        .map_err(|e| CliError::user(format!("{file}: error: in `{}`: {e}", func.name)))?;
+        .map_err(|e| CliError::diagnostic(format!("{file}: error: in `{}`: {e}", func.name)))?;
     let lines = instruction_lines(func, &text);
     let out = if args.dot {
         dot(func, &flow, &lines)
@@ -65,11 +66,11 @@ fn select_function(
     file: &str,
 ) -> Result<Handle<Function>, CliError> {
     select_function_in(module, name).map_err(|e| match e {
-        SelectError::SeveralKernels(names) => CliError::usage(format!(
+        SelectError::SeveralKernels(names) => CliError::usage_diagnostic(format!(
             "{file}: error: the module has several kernels, choose one with --kernel: {}",
             names.join(", ")
         )),
-        e => CliError::user(format!("{file}: error: {e}")),
+        e => CliError::diagnostic(format!("{file}: error: {e}")),
     })
 }
 
@@ -311,7 +312,7 @@ mod tests {
             .functions
             .get(h)
             .ok_or_else(|| CliError::user("missing"))?;
-        let flow = FunctionFlow::compute(f).map_err(|e| CliError::user(e.to_string()))?;
+        let flow = FunctionFlow::compute(f).map_err(|e| CliError::of(&e))?;
         let lines = instruction_lines(f, PTX);
         Ok(if as_dot {
             dot(f, &flow, &lines)

@@ -9,6 +9,7 @@ use comfy_table::{Table, presets};
 use emu::simt::stack::Policy;
 
 use crate::error::CliError;
+use crate::output::emit;
 
 /// Characterize a kernel launch: activity factor, divergence, memory intensity and efficiency, data flow, parallelism.
 #[derive(clap::Args)]
@@ -52,8 +53,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let sets = crate::args::parse_sets(&args.set)?;
     // The shared loader: spec, NVRTC for .cu (cached), entry resolution.
-    let loaded =
-        pipeline::load_spec(&args.spec, &sets).map_err(|e| CliError::user(e.to_string()))?;
+    let loaded = pipeline::load_spec(&args.spec, &sets).map_err(|e| CliError::of(&e))?;
     let mut runs = Vec::new();
     for &p in &policies {
         let opts = Options {
@@ -71,7 +71,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 &loaded.spec,
                 opts,
             )
-            .map_err(|e| CliError::user(e.to_string()))?,
+            .map_err(|e| CliError::of(&e))?,
         );
     }
     if args.json {
@@ -81,7 +81,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         } else {
             serde_json::to_string_pretty(&runs)
         }
-        .map_err(|e| CliError::user(format!("error: cannot write JSON: {e}")))?;
+        .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         emit(&format!("{text}\n"))?;
     } else if args.csv {
         emit(&csv(&runs, args.lines))?;
@@ -97,17 +97,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
         emit(&out)?;
     }
     Ok(())
-}
-
-/// Write to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }
 
 fn policies(arg: Option<&str>, json: bool) -> Result<Vec<Policy>, CliError> {

@@ -19,7 +19,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let text = read_input(&args.input)?;
     let name = args.input.display().to_string();
-    let module = ptx::parse(&name, &text).map_err(|d| CliError::user(d.render(&name, &text)))?;
+    let module =
+        ptx::parse(&name, &text).map_err(|d| CliError::diagnostic(d.render(&name, &text)))?;
     let kernels = module.entries().count();
     let functions = module
         .functions

@@ -78,19 +78,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
             })
             .collect::<Result<_, _>>()?,
     };
-    let catalog = Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
+    let catalog = Catalog::bundled().map_err(|e| CliError::of(&e))?;
     let gpu = catalog
         .get(&args.gpu)
-        .map_err(|e| CliError::user(e.to_string()))?
+        .map_err(|e| CliError::of(&e))?
         .clone();
     let cal_path = args.calibrated.join(format!("{}.toml", gpu.id));
     let cal = parse_calibrated(&cal_path.display().to_string(), &read_input(&cal_path)?)
-        .map_err(|e| CliError::user(e.to_string()))?;
+        .map_err(|e| CliError::of(&e))?;
     let params = gpu_params(&gpu, &cal, &cal_path)?;
     let lat = match &args.measurements {
         Some(p) => {
             let sets = fit::measurements::parse_csv(&p.display().to_string(), &read_input(p)?)
-                .map_err(|e| CliError::user(e.to_string()))?;
+                .map_err(|e| CliError::of(&e))?;
             OpLatencies::from_datasets(&sets, &gpu.id)
         }
         None => OpLatencies::default(),
@@ -115,7 +115,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         });
         println!(
             "{}",
-            serde_json::to_string_pretty(&out).map_err(|e| CliError::user(e.to_string()))?
+            serde_json::to_string_pretty(&out).map_err(|e| CliError::of(&e))?
         );
         return Ok(());
     }
@@ -194,8 +194,6 @@ fn print_tables(params: &GpuParams, lat: &OpLatencies, rows: &[SweepRow]) {
 
 /// Predicted cost against N as an SVG file.
 fn write_svg(path: &Path, gpu: &str, rows: &[SweepRow]) -> Result<(), CliError> {
-    let svg =
-        fit::combinators::plot::cost_svg(gpu, rows).map_err(|e| CliError::user(e.to_string()))?;
-    std::fs::write(path, svg)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
+    let svg = fit::combinators::plot::cost_svg(gpu, rows).map_err(|e| CliError::of(&e))?;
+    crate::output::write_file(path, svg)
 }

@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let input = match &args.spec {
         Some(spec_path) => {
             let spec = pipeline::spec_source(spec_path, &read_input(spec_path)?)
-                .map_err(|e| CliError::user(e.to_string()))?;
+                .map_err(|e| CliError::of(&e))?;
             for (name, value) in spec.defines {
                 options.defines.push((name, Some(value)));
             }
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     for d in &args.define {
         let mut one = CompileOptions::default();
-        one.define(d).map_err(|e| CliError::usage(e.to_string()))?;
+        one.define(d).map_err(|e| CliError::usage_of(&e))?;
         for (name, value) in one.defines {
             options.defines.retain(|(n, _)| *n != name);
             options.defines.push((name, value));
@@ -111,9 +111,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     );
 
     // Reject a malformed --arch or -D before searching for NVRTC.
-    options
-        .to_args()
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    options.to_args().map_err(|e| CliError::usage_of(&e))?;
     let source = read_input(&input)?;
     let compiler = Compiler::open(&SearchContext::from_process(args.nvrtc.clone()))
         .map_err(not_found_error)?;
@@ -138,10 +136,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 "\n{name}: error: compilation failed ({errors} error(s)); NVRTC options: {}",
                 options.join(" ")
             ));
-            return Err(CliError::user(msg));
+            return Err(CliError::diagnostic(msg));
         }
-        Err(e @ NvrtcError::InvalidOption(_)) => return Err(CliError::usage(e.to_string())),
-        Err(other) => return Err(CliError::user(format!("error: {other}"))),
+        Err(e @ NvrtcError::InvalidOption(_)) => return Err(CliError::usage_of(&e)),
+        Err(other) => return Err(CliError::diagnostic(format!("error: {other}"))),
     };
     if args.verbose {
         eprintln!("nvrtc options: {}", compiled.options.join(" "));
@@ -154,7 +152,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
 /// A missing library is a user error whose message lists the search.
 fn not_found_error(e: NvrtcError) -> CliError {
-    CliError::user(format!("error: {e}"))
+    CliError::diagnostic(format!("error: {e}"))
 }
 
 fn report_search(compiler: &Compiler) {
@@ -186,12 +184,13 @@ fn write_output(input: &Path, output: Option<&Path>, ptx: &str) -> Result<(), Cl
     };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| {
-            CliError::user(format!(
+            CliError::diagnostic(format!(
                 "{}: error: cannot create directory: {e}",
                 parent.display()
             ))
         })?;
     }
-    std::fs::write(&path, ptx)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write PTX: {e}", path.display())))
+    std::fs::write(&path, ptx).map_err(|e| {
+        CliError::diagnostic(format!("{}: error: cannot write PTX: {e}", path.display()))
+    })
 }

@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     match args.command {
         Sub::Gen { out, forms, seed } => {
             let forms = nonempty(&forms, catalogue::kit_forms(&forms))?;
-            let m = write_kit(&out, &forms, seed).map_err(|e| CliError::user(e.to_string()))?;
+            let m = write_kit(&out, &forms, seed).map_err(|e| CliError::of(&e))?;
             println!(
                 "wrote {} forms to {} (seed {seed})",
                 m.forms.len(),
@@ -72,7 +72,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             Ok(())
         }
         Sub::Compare { dir } => {
-            let r = compare_dir(&dir).map_err(|e| CliError::user(e.to_string()))?;
+            let r = compare_dir(&dir).map_err(|e| CliError::of(&e))?;
             println!("{}: {}", dir.display(), r.summary());
             for (f, e) in &r.known {
                 println!("known: {f}: {e}");
@@ -85,7 +85,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 .iter()
                 .map(|(f, e)| format!("{f}: {e}"))
                 .collect();
-            Err(CliError::user(format!(
+            Err(CliError::diagnostic(format!(
                 "error: the emulator differs from the GPU:\n{}",
                 lines.join("\n")
             )))
@@ -103,7 +103,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 println!("all match their references");
                 return Ok(());
             }
-            Err(CliError::user(format!(
+            Err(CliError::diagnostic(format!(
                 "error: {} forms differ:\n{}",
                 failures.len(),
                 failures.join("\n")

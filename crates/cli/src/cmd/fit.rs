@@ -110,16 +110,15 @@ fn run_measure(
         repetitions: reps,
     };
     let mut sweep = gpurun::Sweep::default();
-    let usage = |e: gpurun::GpuRunError| CliError::usage(e.to_string());
+    let usage = |e: gpurun::GpuRunError| CliError::usage_of(&e);
     if let Some(spec) = ops {
         sweep.ops = gpurun::sweep::parse_counts("--ops", spec).map_err(usage)?;
     }
     if let Some(spec) = elems {
         sweep.elems = gpurun::sweep::parse_counts("--elems", spec).map_err(usage)?;
     }
-    let rows = gpurun::measure_sweep(&opts, &sweep).map_err(|e| CliError::user(e.to_string()))?;
-    std::fs::write(out, gpurun::to_csv(&rows))
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", out.display())))?;
+    let rows = gpurun::measure_sweep(&opts, &sweep).map_err(|e| CliError::of(&e))?;
+    crate::output::write_file(out, gpurun::to_csv(&rows))?;
     println!("wrote {} measurement(s) to {}", rows.len(), out.display());
     Ok(())
 }
@@ -135,11 +134,13 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
     };
     let text = read_input(file)?;
     let name = file.display().to_string();
-    let sets = parse_csv(&name, &text).map_err(|e| CliError::user(e.to_string()))?;
+    let sets = parse_csv(&name, &text).map_err(|e| CliError::of(&e))?;
     if sets.is_empty() {
-        return Err(CliError::user(format!("{name}: error: no measurements")));
+        return Err(CliError::diagnostic(format!(
+            "{name}: error: no measurements"
+        )));
     }
-    let reports = fit_sets(&name, &sets, form).map_err(|e| CliError::user(e.to_string()))?;
+    let reports = fit_sets(&name, &sets, form).map_err(|e| CliError::of(&e))?;
     if let Some(dir) = svg {
         for (set, r) in sets.iter().zip(&reports) {
             let title = format!(
@@ -168,7 +169,7 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
         let out = serde_json::json!({"schema": 1, "data_sets": reports, "finalised": finals});
         println!(
             "{}",
-            serde_json::to_string_pretty(&out).map_err(|e| CliError::user(e.to_string()))?
+            serde_json::to_string_pretty(&out).map_err(|e| CliError::of(&e))?
         );
         return Ok(());
     }
@@ -226,33 +227,30 @@ fn run_benches(
     svg: Option<&Path>,
 ) -> Result<(), CliError> {
     let provenance = "te42kyfo/gpu-benches @ 1c36d50 (shared ground-truth folder)";
-    let cals = fit::bench_dir::calibrate_dir(dir, provenance)
-        .map_err(|e| CliError::user(e.to_string()))?;
+    let cals = fit::bench_dir::calibrate_dir(dir, provenance).map_err(|e| CliError::of(&e))?;
     if cals.is_empty() {
-        return Err(CliError::user(format!(
+        return Err(CliError::diagnostic(format!(
             "{}: error: no gpu-<benchmark>_<gpu>.txt files found",
             dir.display()
         )));
     }
     if let Some(out) = write {
         std::fs::create_dir_all(out).map_err(|e| {
-            CliError::user(format!(
+            CliError::diagnostic(format!(
                 "{}: error: cannot create folder: {e}",
                 out.display()
             ))
         })?;
         for c in &cals {
-            let text = c.to_toml().map_err(|e| CliError::user(e.to_string()))?;
+            let text = c.to_toml().map_err(|e| CliError::of(&e))?;
             let path = out.join(format!("{}.toml", c.gpu));
-            std::fs::write(&path, text).map_err(|e| {
-                CliError::user(format!("{}: error: cannot write: {e}", path.display()))
-            })?;
+            crate::output::write_file(&path, text)?;
         }
     }
     if let Some(svg_dir) = svg {
         for c in &cals {
-            let plots = fit::calibration_plots::calibration_plots(dir, c)
-                .map_err(|e| CliError::user(e.to_string()))?;
+            let plots =
+                fit::calibration_plots::calibration_plots(dir, c).map_err(|e| CliError::of(&e))?;
             for p in &plots {
                 write_svg(svg_dir, &p.file_name, &p.spec())?;
             }
@@ -262,7 +260,7 @@ fn run_benches(
         let out = serde_json::json!({"schema": 1, "calibrations": cals});
         println!(
             "{}",
-            serde_json::to_string_pretty(&out).map_err(|e| CliError::user(e.to_string()))?
+            serde_json::to_string_pretty(&out).map_err(|e| CliError::of(&e))?
         );
         return Ok(());
     }
@@ -315,13 +313,12 @@ fn run_benches(
 
 fn write_svg(dir: &Path, name: &str, plot: &PlotSpec<'_>) -> Result<(), CliError> {
     std::fs::create_dir_all(dir).map_err(|e| {
-        CliError::user(format!(
+        CliError::diagnostic(format!(
             "{}: error: cannot create folder: {e}",
             dir.display()
         ))
     })?;
     let svg = render_svg(plot).map_err(CliError::user)?;
     let path = dir.join(name);
-    std::fs::write(&path, svg)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
+    crate::output::write_file(&path, svg)
 }

@@ -2,7 +2,6 @@
 //! number, and the occupancy of a launch on a GPU.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use arch::ptxas::EntryError;
@@ -10,6 +9,7 @@ use arch::{Catalog, Gpu, KernelResources, OccupancyInput, RegisterGranularity, R
 use comfy_table::{Table, presets};
 
 use crate::error::{CliError, read_input};
+use crate::output::emit;
 
 /// List the GPU catalog, show one GPU with the source of every number, or
 /// compute the occupancy of a launch.
@@ -62,11 +62,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Some(dir) => Catalog::load_dir(dir),
         None => Catalog::bundled(),
     }
-    .map_err(|e| CliError::user(e.to_string()))?;
+    .map_err(|e| CliError::of(&e))?;
     let Some(id) = &args.id else {
         return emit(&render_list(&catalog, args.json)?);
     };
-    let gpu = catalog.get(id).map_err(|e| CliError::user(e.to_string()))?;
+    let gpu = catalog.get(id).map_err(|e| CliError::of(&e))?;
     if args.occupancy {
         let threads = args
             .threads
@@ -107,27 +107,16 @@ fn ptxas_kernel(
     let ptx = read_input(path)?;
     let sm = gpu.compute_capability.sm_name();
     let kernels = arch::ptxas::ptxas_resources(None, &ptx, &sm)
-        .map_err(|e| CliError::user(format!("{}: {e}", path.display())))?;
+        .map_err(|e| CliError::diagnostic(format!("{}: {e}", path.display())))?;
     let path = path.display();
     arch::ptxas::select_entry(&kernels, kernel)
         .cloned()
         .map_err(|e| match e {
             EntryError::Several(_) => {
-                CliError::usage(format!("{path}: error: {e}; choose one with --kernel"))
+                CliError::usage_diagnostic(format!("{path}: error: {e}; choose one with --kernel"))
             }
-            EntryError::Missing { .. } => CliError::user(format!("{path}: error: {e}")),
+            EntryError::Missing { .. } => CliError::diagnostic(format!("{path}: error: {e}")),
         })
-}
-
-/// Write the whole output at once; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), CliError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }
 
 fn table(header: Vec<&str>) -> Table {
@@ -138,7 +127,8 @@ fn table(header: Vec<&str>) -> Table {
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
-    serde_json::to_string_pretty(value).map_err(|e| CliError::user(format!("error: JSON: {e}")))
+    serde_json::to_string_pretty(value)
+        .map_err(|e| CliError::diagnostic(format!("error: JSON: {e}")))
 }
 
 fn bytes(b: u64) -> String {
@@ -240,7 +230,7 @@ fn render_gpu(gpu: &Gpu, json: bool) -> Result<String, CliError> {
 
 /// The occupancy of a launch, each limit with its arithmetic.
 fn render_occupancy(gpu: &Gpu, input: &OccupancyInput, json: bool) -> Result<String, CliError> {
-    let o = arch::occupancy(gpu, input).map_err(|e| CliError::user(e.to_string()))?;
+    let o = arch::occupancy(gpu, input).map_err(|e| CliError::of(&e))?;
     if json {
         let v = serde_json::json!({ "schema": 1, "gpu": gpu.id, "input": input, "occupancy": o });
         return Ok(format!("{}\n", to_json(&v)?));

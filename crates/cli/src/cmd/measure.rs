@@ -81,18 +81,18 @@ Examples:
 
 pub fn run(args: Args) -> Result<(), CliError> {
     // Without a GPU there is nothing to do: say so before compiling anything.
-    gpurun::available().map_err(|e| CliError::user(e.to_string()))?;
+    gpurun::available().map_err(|e| CliError::of(&e))?;
     let sets = parse_sets(&args.set)?;
     let load = pipeline::LoadOptions {
         nvrtc: args.nvrtc.clone(),
         ptx: args.ptx.clone(),
     };
-    let loaded = pipeline::load_spec_with(&args.spec, &sets, &load)
-        .map_err(|e| CliError::user(e.to_string()))?;
+    let loaded =
+        pipeline::load_spec_with(&args.spec, &sets, &load).map_err(|e| CliError::of(&e))?;
     let host = emu::exec::host_launch(&loaded.module, &loaded.ptx_file, &loaded.spec)
-        .map_err(|f| CliError::user(f.to_string()))?;
+        .map_err(|f| CliError::of(&f))?;
     let spec_run = SpecRun::new(&loaded.ptx, &loaded.spec, host, args.warmup, args.reps);
-    let measured = gpurun::run_spec(&spec_run).map_err(|e| CliError::user(e.to_string()))?;
+    let measured = gpurun::run_spec(&spec_run).map_err(|e| CliError::of(&e))?;
     let comparisons = if args.compare {
         let opts = LaunchOptions {
             parallel: true,
@@ -106,13 +106,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
             opts,
             &mut NoObserver,
         )
-        .map_err(|f| CliError::user(format!("the emulator: {f}")))?;
+        .map_err(|f| CliError::diagnostic(format!("the emulator: {f}")))?;
         Some(compare_buffers(&measured, &emulated.buffers, &loaded.spec))
     } else {
         None
     };
     let stats = TimeStats::of(&measured.times_ms)
-        .ok_or_else(|| CliError::user("error: no timed launch"))?;
+        .ok_or_else(|| CliError::diagnostic("error: no timed launch"))?;
     let report = Report {
         kernel: &loaded.kernel_name,
         entry: &spec_run.entry,
@@ -132,7 +132,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .filter(|c| c.status.is_different())
         .count();
     if differing > 0 {
-        return Err(CliError::user(format!(
+        return Err(CliError::diagnostic(format!(
             "error: {differing} buffer(s) differ between the GPU and the emulator"
         )));
     }

@@ -20,8 +20,8 @@ use crate::error::CliError;
 
 /// The catalog GPU `id`, held at `clock_mhz` when one is given (`--clock-mhz`).
 pub(crate) fn catalog_gpu(id: &str, clock_mhz: Option<f64>) -> Result<arch::Gpu, CliError> {
-    let catalog = arch::Catalog::bundled().map_err(|e| CliError::user(e.to_string()))?;
-    let gpu = catalog.get(id).map_err(|e| CliError::user(e.to_string()))?;
+    let catalog = arch::Catalog::bundled().map_err(|e| CliError::of(&e))?;
+    let gpu = catalog.get(id).map_err(|e| CliError::of(&e))?;
     match clock_mhz {
         None => Ok(gpu.clone()),
         Some(mhz) => gpu

@@ -6,13 +6,14 @@
 //! ([`petri::counts`]) and the model is run on one block's warps.
 
 use crate::error::CliError;
+use crate::output::write_file;
 use comfy_table::{Table, presets};
 use petri::sweep::{self, SweepConfig, SweepRow};
 use petri::warp::{
     self, DEFAULT_GLOBAL_LATENCY, DEFAULT_SCHEDULERS, DEFAULT_SHARED_LATENCY, ModelReport,
 };
 use petri::{InhibitorStyle, LatencyCounting, WarpCounts, WarpModelConfig};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Run the Petri-net warp model (Gogolinska et al.) on instruction counts.
 ///
@@ -139,11 +140,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write file: {e}", path.display())))
-}
-
 fn run_single(args: &Args) -> Result<(), CliError> {
     let Some(warps) = args.warps else {
         return Err(CliError::usage(
@@ -164,26 +160,26 @@ fn run_single(args: &Args) -> Result<(), CliError> {
         latency_counting: args.latency_counting.into(),
     };
     if args.pnml.is_some() || args.dot.is_some() {
-        let wnet = warp::build(&config).map_err(|e| CliError::user(e.to_string()))?;
+        let wnet = warp::build(&config).map_err(|e| CliError::of(&e))?;
         if let Some(path) = &args.pnml {
             let style = if args.pnml_toolspecific {
                 InhibitorStyle::ToolSpecific
             } else {
                 InhibitorStyle::TypeAttribute
             };
-            write_file(path, &petri::to_pnml(&wnet.net, style))?;
+            write_file(path, petri::to_pnml(&wnet.net, style))?;
         }
         if let Some(path) = &args.dot {
-            write_file(path, &petri::to_dot(&wnet.net))?;
+            write_file(path, petri::to_dot(&wnet.net))?;
         }
     }
-    let report = warp::simulate(&config, args.runs, args.seed, args.budget)
-        .map_err(|e| CliError::user(e.to_string()))?;
+    let report =
+        warp::simulate(&config, args.runs, args.seed, args.budget).map_err(|e| CliError::of(&e))?;
     if args.json {
         let value = serde_json::json!({ "schema": 1, "model": "petri", "report": report });
         println!(
             "{}",
-            serde_json::to_string_pretty(&value).map_err(|e| CliError::user(e.to_string()))?
+            serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
         );
     } else {
         print_report(&report);
@@ -255,7 +251,7 @@ fn run_sweep(args: &Args) -> Result<(), CliError> {
         runs: args.runs,
         seed: args.seed,
     };
-    let rows = sweep::sweep(&cfg).map_err(|e| CliError::user(e.to_string()))?;
+    let rows = sweep::sweep(&cfg).map_err(|e| CliError::of(&e))?;
     let best = sweep::best(&rows).map(|r| r.threads);
     if let Some(path) = &args.svg {
         let title = format!(
@@ -269,7 +265,7 @@ fn run_sweep(args: &Args) -> Result<(), CliError> {
         let value = serde_json::json!({ "schema": 1, "model": "petri", "sweep": cfg, "rows": rows, "best_threads": best });
         println!(
             "{}",
-            serde_json::to_string_pretty(&value).map_err(|e| CliError::user(e.to_string()))?
+            serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
         );
     } else {
         print_sweep(&cfg, &rows, best);
@@ -382,7 +378,7 @@ mod spec_path {
             });
             println!(
                 "{}",
-                serde_json::to_string_pretty(&value).map_err(|e| CliError::user(e.to_string()))?
+                serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
             );
         } else {
             print_rows(args, &rows, &best);

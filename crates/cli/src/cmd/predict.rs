@@ -103,7 +103,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         (Some(spec), None) => return run_spec(&args, spec),
         (None, Some(p)) => p.clone(),
     };
-    registry::check_names(&args.models).map_err(|e| CliError::usage(e.to_string()))?;
+    registry::check_names(&args.models).map_err(|e| CliError::usage_of(&e))?;
 
     let text = read_input(&path)?;
     let mut profile = KernelProfile::from_toml(&text).map_err(|e| profile_error(&path, e))?;
@@ -114,9 +114,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let p = pipeline::predict_profile(&profile, &gpu, &args.models).map_err(|e| match e {
         pipeline::PipelineError::Model(m) | pipeline::PipelineError::Arch(m) => {
             let m = m.strip_prefix("error: ").unwrap_or(&m);
-            CliError::user(format!("{}: error: {m}", path.display()))
+            CliError::diagnostic(format!("{}: error: {m}", path.display()))
         }
-        other => CliError::user(other.to_string()),
+        other => CliError::of(&other),
     })?;
     let report = Report {
         profile: p.profile,
@@ -135,9 +135,9 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
         return Err(CliError::usage("--sample-ctas must be at least 1"));
     }
     let sets = crate::args::parse_sets(&args.set)?;
-    registry::check_names(&args.models).map_err(|e| CliError::usage(e.to_string()))?;
+    registry::check_names(&args.models).map_err(|e| CliError::usage_of(&e))?;
     let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
-    let fail = |e: pipeline::PipelineError| CliError::user(e.to_string());
+    let fail = |e: pipeline::PipelineError| CliError::of(&e);
     let loaded = pipeline::load_spec(spec, &sets).map_err(fail)?;
     let options = pipeline::Options {
         policy: if args.reconvergence == "barrier" {
@@ -169,45 +169,27 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
 fn emit(args: &Args, report: &Report) -> Result<(), CliError> {
     if let Some(svg_path) = &args.svg {
         let svg = roofline_svg(report)?;
-        std::fs::write(svg_path, svg).map_err(|e| {
-            CliError::user(format!("{}: error: cannot write: {e}", svg_path.display()))
-        })?;
+        crate::output::write_file(svg_path, svg)?;
     }
     let out = if args.json {
         let value = to_json(report);
         let mut text = serde_json::to_string_pretty(&value)
-            .map_err(|e| CliError::user(format!("error: {e}")))?;
+            .map_err(|e| CliError::diagnostic(format!("error: {e}")))?;
         text.push('\n');
         text
     } else {
         table_text(report)
     };
-    write_stdout(&out)
-}
-
-/// Write to stdout; a closed pipe (`| head`) ends the output quietly.
-fn write_stdout(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::user(format!(
-            "error: cannot write to stdout: {e}"
-        ))),
-    }
+    crate::output::emit(&out)
 }
 
 fn profile_error(path: &std::path::Path, e: ProfileError) -> CliError {
     match e {
         ProfileError::Parse { line, col, message } => {
-            CliError::user(format!("{}:{line}:{col}: error: {message}", path.display()))
+            CliError::diagnostic(format!("{}:{line}:{col}: error: {message}", path.display()))
         }
         ProfileError::Invalid { field, message } => {
-            CliError::user(format!("{}: error: {field}: {message}", path.display()))
+            CliError::diagnostic(format!("{}: error: {field}: {message}", path.display()))
         }
     }
 }
@@ -384,7 +366,7 @@ fn to_json(r: &Report) -> serde_json::Value {
 /// The hierarchical roofline of the GPU with the kernel placed at its DRAM
 /// intensity and the performance the median model predicts.
 fn roofline_svg(r: &Report) -> Result<String, CliError> {
-    let fail = |e: models::ModelError| CliError::user(format!("error: {e}"));
+    let fail = |e: models::ModelError| CliError::diagnostic(format!("error: {e}"));
     let (params, unit, result) =
         models::roofline::adapter::analyse(&r.profile, &r.gpu, true).map_err(fail)?;
     let seconds = r

@@ -1,6 +1,5 @@
 //! What the long-running sweep commands (`tune`, `validate`) share: a
-//! progress bar on stderr, the command line as written into their reports, and
-//! the libraries' errors as `CliError`s.
+//! progress bar on stderr and the command line as written into their reports.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -40,22 +39,3 @@ pub fn command_line() -> String {
     }
     parts.join(" ")
 }
-
-/// The study library's errors are user errors (exit status 1), printed as
-/// their finished diagnostics.
-macro_rules! user_error_from {
-    ($($t:ty),*) => {$(
-        impl From<$t> for crate::error::CliError {
-            fn from(e: $t) -> Self {
-                crate::error::CliError::user(e.to_string())
-            }
-        }
-    )*};
-}
-
-user_error_from!(
-    study::StudyError,
-    study::TargetError,
-    study::PtxCacheError,
-    tune::MeasuredError
-);

@@ -61,8 +61,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         nvrtc: args.nvrtc.clone(),
         ptx: None,
     };
-    let loaded = pipeline::load_spec_with(&args.spec, &sets, &load)
-        .map_err(|e| CliError::user(e.to_string()))?;
+    let loaded =
+        pipeline::load_spec_with(&args.spec, &sets, &load).map_err(|e| CliError::of(&e))?;
     let (ptx, file, spec) = (loaded.ptx, loaded.ptx_file, loaded.spec);
     let policy = if args.reconvergence == "barrier" {
         Policy::Barrier
@@ -77,8 +77,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let start = Instant::now();
     let result = run_ptx(&ptx, &file, &spec, opts, &mut NoObserver).map_err(|e| match e {
-        RunError::Parse(diags) => CliError::user(diags),
-        RunError::Fault(f) => CliError::user(f.to_string()),
+        RunError::Parse(diags) => CliError::diagnostic(diags),
+        RunError::Fault(f) => CliError::of(&f),
     })?;
     let elapsed = start.elapsed().as_secs_f64();
     print!("{}", result.printf);
@@ -123,15 +123,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
 fn dump(dir: &Path, result: &emu::exec::LaunchResult) -> Result<(), CliError> {
     std::fs::create_dir_all(dir).map_err(|e| {
-        CliError::user(format!(
+        CliError::diagnostic(format!(
             "{}: error: cannot create directory: {e}",
             dir.display()
         ))
     })?;
     for b in &result.buffers {
         let path = dir.join(format!("{}.bin", b.name));
-        std::fs::write(&path, &b.bytes)
-            .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))?;
+        crate::output::write_file(&path, &b.bytes)?;
     }
     Ok(())
 }

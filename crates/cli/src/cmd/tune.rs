@@ -18,7 +18,7 @@
 
 mod render;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use study::{Evaluation, Evaluator, PtxCache, Target, ptx_cache};
@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
+use crate::output::{emit, write_file};
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise.
 pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
@@ -124,17 +125,6 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// The configurations to evaluate, with the space's figures.
-struct Chosen {
-    total: u64,
-    rejected_by: Vec<(String, u64)>,
-    kept: usize,
-    configs: Vec<Config>,
-    /// Per GPU (aligned with `--gpu`): measured time per configuration
-    /// (aligned with `configs`), for the GPUs given a --measured file.
-    measured: Vec<Option<(PathBuf, Vec<Option<f64>>)>>,
-}
-
 pub fn run(args: Args) -> Result<(), CliError> {
     if args.jobs == Some(0) {
         return Err(CliError::usage("--jobs must be at least 1"));
@@ -147,7 +137,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     } else {
         args.models.clone()
     };
-    models::registry::check_names(&models).map_err(|e| CliError::usage(e.to_string()))?;
+    models::registry::check_names(&models).map_err(|e| CliError::usage_of(&e))?;
     if args.clock_mhz.is_some() && args.gpu.len() > 1 {
         return Err(CliError::usage(
             "--clock-mhz is one GPU's clock: give it with a single --gpu",
@@ -168,22 +158,22 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }) else {
         return Err(CliError::usage("give --gpu ID"));
     };
-    let measured_files = measured_files(&args.measured, &gpus)?;
+    let ids: Vec<&str> = gpus.iter().map(|g| g.id.as_str()).collect();
+    let measured_files =
+        tune::pair_measured(&args.measured, &ids).map_err(|e| CliError::usage_of(&e))?;
 
     let mut space = match &args.space {
-        Some(p) => Space::load(p).map_err(|e| CliError::user(e.to_string()))?,
+        Some(p) => Space::load(p).map_err(|e| CliError::of(&e))?,
         None => Space::default(),
     };
     for p in &args.params {
-        let param = parse_param_arg(p).map_err(|e| CliError::usage(e.to_string()))?;
-        space
-            .add_param(param)
-            .map_err(|e| CliError::usage(e.to_string()))?;
+        let param = parse_param_arg(p).map_err(|e| CliError::usage_of(&e))?;
+        space.add_param(param).map_err(|e| CliError::usage_of(&e))?;
     }
     for c in &args.constraints {
         space
             .add_restriction(c)
-            .map_err(|e| CliError::usage(e.to_string()))?;
+            .map_err(|e| CliError::usage_of(&e))?;
     }
     let cache_root = cache_root(&args);
     let ptx_cache = PtxCache::open(cache_root.as_deref())?;
@@ -204,11 +194,21 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }?;
 
-    let chosen = choose(&args, &space, &measured_files)?;
+    if measured_files.is_empty() && space.params.is_empty() {
+        return Err(CliError::usage(
+            "no parameters: give --param NAME=V1,V2,... or a space file with [params]",
+        ));
+    }
+    if !measured_files.is_empty() && !args.params.is_empty() {
+        return Err(CliError::usage(
+            "with --measured the space is the measured configurations: drop --param",
+        ));
+    }
+    let sample = args.sample.map(|n| (n, args.seed));
+    let chosen =
+        tune::select(&space, &measured_files, gpus.len(), sample).map_err(|e| CliError::of(&e))?;
     let cache = match &cache_root {
-        Some(d) => {
-            Some(ResultCache::open(&d.join("tune")).map_err(|e| CliError::user(e.to_string()))?)
-        }
+        Some(d) => Some(ResultCache::open(&d.join("tune")).map_err(|e| CliError::of(&e))?),
         None => None,
     };
     let evaluator = Evaluator {
@@ -272,7 +272,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             measured: measured.map(|_| (measured_name.as_str(), ranking.metrics.as_slice())),
         };
         if let Some(md) = &args.markdown {
-            write_file(md, &render::markdown(&report))?;
+            write_file(md, render::markdown(&report))?;
         }
         if let Some(svg) = &args.svg {
             let x = match (&args.plot_x, space.params.first()) {
@@ -317,7 +317,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             }),
         };
         let mut text = serde_json::to_string_pretty(&value)
-            .map_err(|e| CliError::user(format!("error: cannot write JSON: {e}")))?;
+            .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
         text
     } else {
@@ -346,84 +346,6 @@ impl Counters {
     }
 }
 
-/// `--measured` as (GPU index, file): `FILE` alone with one GPU, else
-/// `GPU_ID=FILE` naming one of the --gpu ids.
-fn measured_files(args: &[String], gpus: &[arch::Gpu]) -> Result<Vec<(usize, PathBuf)>, CliError> {
-    let mut out: Vec<(usize, PathBuf)> = Vec::new();
-    for a in args {
-        let named = a.split_once('=').and_then(|(id, file)| {
-            gpus.iter()
-                .position(|g| g.id == id.trim())
-                .map(|i| (i, PathBuf::from(file)))
-        });
-        let pair = match (named, gpus.len()) {
-            (Some(p), _) => p,
-            (None, 1) => (0, PathBuf::from(a)),
-            (None, _) => {
-                return Err(CliError::usage(format!(
-                    "--measured {a}: with several GPUs give GPU_ID=FILE, GPU_ID one of the --gpu ids"
-                )));
-            }
-        };
-        if out.iter().any(|(i, _)| *i == pair.0) {
-            return Err(CliError::usage(format!(
-                "--measured: two files for GPU {}",
-                gpus.get(pair.0).map_or("?", |g| g.id.as_str())
-            )));
-        }
-        out.push(pair);
-    }
-    Ok(out)
-}
-
-/// The configurations to evaluate, with the space's figures.
-fn choose(args: &Args, space: &Space, measured: &[(usize, PathBuf)]) -> Result<Chosen, CliError> {
-    let (total, rejected_by, kept, times) = if measured.is_empty() {
-        if space.params.is_empty() {
-            return Err(CliError::usage(
-                "no parameters: give --param NAME=V1,V2,... or a space file with [params]",
-            ));
-        }
-        let ex = space.expand().map_err(|e| CliError::user(e.to_string()))?;
-        (ex.total, ex.rejected_by, ex.kept, Vec::new())
-    } else {
-        if !args.params.is_empty() {
-            return Err(CliError::usage(
-                "with --measured the space is the measured configurations: drop --param",
-            ));
-        }
-        let files: Vec<&Path> = measured.iter().map(|(_, p)| p.as_path()).collect();
-        let m = tune::measured_space(&files, space)?;
-        (m.total, m.rejected_by, m.kept, m.times)
-    };
-    let n_kept = kept.len();
-    let indices = match args.sample {
-        Some(n) => validate::sample::sample_indices(n_kept, n, args.seed),
-        None => (0..n_kept).collect(),
-    };
-    let configs: Vec<Config> = indices
-        .iter()
-        .filter_map(|&i| kept.get(i).cloned())
-        .collect();
-    let mut per_gpu: Vec<Option<(PathBuf, Vec<Option<f64>>)>> = vec![None; args.gpu.len()];
-    for ((gi, path), t) in measured.iter().zip(times) {
-        let aligned = indices
-            .iter()
-            .map(|&i| t.get(i).copied().flatten())
-            .collect();
-        if let Some(slot) = per_gpu.get_mut(*gi) {
-            *slot = Some((path.clone(), aligned));
-        }
-    }
-    Ok(Chosen {
-        total,
-        rejected_by,
-        kept: n_kept,
-        configs,
-        measured: per_gpu,
-    })
-}
-
 /// Every configuration on a pool of `jobs` threads, with a progress bar.
 fn evaluate_all(
     evaluator: &Evaluator<'_>,
@@ -434,7 +356,7 @@ fn evaluate_all(
     let bar = progress_bar(configs.len() as u64, quiet);
     let out = evaluator
         .evaluate_all(configs, jobs, &|| bar.inc(1))
-        .map_err(|e| CliError::user(format!("error: {e}")));
+        .map_err(|e| CliError::diagnostic(format!("error: {e}")));
     bar.finish_and_clear();
     out
 }
@@ -445,25 +367,4 @@ fn cache_root(args: &Args) -> Option<PathBuf> {
         return None;
     }
     Some(args.cache.clone().unwrap_or_else(ptx_cache::default_dir))
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::user(format!("{}: error: cannot create: {e}", dir.display())))?;
-    }
-    std::fs::write(path, text)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
-}
-
-/// Write to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
-        _ => Ok(()),
-    }
 }

@@ -26,6 +26,7 @@ use validate::{Dataset, Experiment, import_dataset};
 
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
+use crate::output::{emit, write_file};
 
 /// Score every model against measured times of a kernel on a real GPU.
 #[derive(clap::Args)]
@@ -112,12 +113,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .iter()
             .map(|(model, path)| (model.clone(), relative_to(path, md)))
             .collect();
-        write_file(md, &render::markdown(&ev.summary, &ev.scores, &rel))?;
+        write_file(md, render::markdown(&ev.summary, &ev.scores, &rel))?;
     }
     let out = if args.json {
         let value = render::json(&ev.summary, &ev.scores, &ev.outcomes);
         let mut text = serde_json::to_string_pretty(&value)
-            .map_err(|e| CliError::user(format!("error: cannot write JSON: {e}")))?;
+            .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
         text
     } else {
@@ -153,11 +154,10 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     } else {
         args.models.clone()
     };
-    models::registry::check_names(&models).map_err(|e| CliError::usage(e.to_string()))?;
+    models::registry::check_names(&models).map_err(|e| CliError::usage_of(&e))?;
 
-    let experiment =
-        Experiment::load(&args.experiment).map_err(|e| CliError::user(e.to_string()))?;
-    let dataset = import_dataset(&args.data).map_err(|e| CliError::user(e.to_string()))?;
+    let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
+    let dataset = import_dataset(&args.data).map_err(|e| CliError::of(&e))?;
     let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
     let cache_dir = match (&args.cache, args.no_cache) {
         (_, true) => None,
@@ -248,8 +248,9 @@ fn write_plots(
     summary: &render::Summary,
     scores: &[validate::score::ModelScore],
 ) -> Result<Vec<(String, PathBuf)>, CliError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::user(format!("{}: error: cannot create: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::diagnostic(format!("{}: error: cannot create: {e}", dir.display()))
+    })?;
     let mut written = Vec::new();
     for s in scores {
         let title = format!(
@@ -276,22 +277,5 @@ fn relative_to(path: &Path, file: &Path) -> String {
     match p.strip_prefix(&b) {
         Ok(rel) => rel.display().to_string(),
         Err(_) => path.display().to_string(),
-    }
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
-}
-
-/// Write to stdout; a closed pipe (`| head`) is not an error.
-fn emit(text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(CliError::user(format!("error: cannot write output: {e}")))
-        }
-        _ => Ok(()),
     }
 }
