@@ -320,7 +320,7 @@ fn write_svg(dir: &Path, name: &str, plot: &PlotSpec<'_>) -> Result<(), CliError
             dir.display()
         ))
     })?;
-    let svg = render_svg(plot).map_err(CliError::user)?;
+    let svg = render_svg(plot).map_err(|e| CliError::user(e.to_string()))?;
     let path = dir.join(name);
     std::fs::write(&path, svg)
         .map_err(|e| CliError::user(format!("{}: error: cannot write: {e}", path.display())))
