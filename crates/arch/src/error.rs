@@ -66,3 +66,13 @@ fn did_you_mean(suggestions: &[String]) -> String {
         ),
     }
 }
+
+/// A compute capability that is not `MAJOR.MINOR` (the text as written).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("compute capability `{0}` is not of the form MAJOR.MINOR (e.g. \"8.0\")")]
+pub struct BadComputeCapability(pub String);
+
+/// A sustained core clock, MHz, outside what [`crate::Gpu::with_sustained_clock`] accepts.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("a core clock of {0} MHz is outside 1 to 10000 MHz")]
+pub struct ClockOutOfRange(pub f64);

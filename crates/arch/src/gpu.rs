@@ -12,6 +12,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{BadComputeCapability, ClockOutOfRange};
+
 /// One GPU of the catalog.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,10 +78,9 @@ impl fmt::Display for ComputeCapability {
 }
 
 impl TryFrom<String> for ComputeCapability {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        let bad =
-            || format!("compute capability `{s}` is not of the form MAJOR.MINOR (e.g. \"8.0\")");
+    type Error = BadComputeCapability;
+    fn try_from(s: String) -> Result<Self, BadComputeCapability> {
+        let bad = || BadComputeCapability(s.clone());
         let (major, minor) = s.split_once('.').ok_or_else(bad)?;
         let major = major.trim().parse::<u32>().map_err(|_| bad())?;
         let minor = minor.trim().parse::<u32>().map_err(|_| bad())?;
@@ -371,11 +372,9 @@ impl Gpu {
 
     /// This GPU held at `mhz` (see [`Clocks::sustained_mhz`]): a clock
     /// below 1 MHz or above 10 GHz, or not a number, is refused.
-    pub fn with_sustained_clock(&self, mhz: f64) -> Result<Gpu, String> {
+    pub fn with_sustained_clock(&self, mhz: f64) -> Result<Gpu, ClockOutOfRange> {
         if !(1.0..=10_000.0).contains(&mhz) {
-            return Err(format!(
-                "a core clock of {mhz} MHz is outside 1 to 10000 MHz"
-            ));
+            return Err(ClockOutOfRange(mhz));
         }
         let mut gpu = self.clone();
         gpu.clocks.sustained_mhz = Some(mhz);

@@ -23,7 +23,7 @@ pub mod ptxas;
 pub mod validate;
 
 pub use catalog::Catalog;
-pub use error::ArchError;
+pub use error::{ArchError, BadComputeCapability, ClockOutOfRange};
 pub use gpu::{
     Caches, ClockChoice, Clocks, ComputeCapability, Gpu, Latencies, Limits, Memory, ModelParams,
     RegisterGranularity, SmUnits, Source, SourceStatus, Throughput,

@@ -20,6 +20,7 @@
 //! - [`run`]: [`characterize`], emulator plus collector for one policy.
 
 pub mod banks;
+pub mod class_counts;
 pub mod coalesce;
 pub mod collector;
 pub mod counters;
@@ -34,8 +35,11 @@ pub mod sector_set;
 pub mod static_info;
 
 pub use banks::{BankConflicts, BankLayout, bank_conflicts};
+pub use class_counts::ClassCounts;
+// Consumers of the typed mixes name the classes without depending on ptx.
 pub use coalesce::{Coalescing, Protocol, coalesce};
 pub use collector::Collector;
+pub use ptx::analysis::InstClass;
 pub use report::{Characterization, LineRow, ModelInputs};
 pub use run::{
     CharacterizeError, Options, characterize, characterize_ptx, characterize_with, policy_name,

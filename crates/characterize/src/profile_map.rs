@@ -10,27 +10,21 @@
 //! the profile use the resolved space); param and const loads are
 //! `constant`; param stores (call sequences) are `local`.
 
-use std::collections::BTreeMap;
-
 use profile::{
     Atomics, Branches, ClassMix, GlobalMemory, KernelProfile, Launch, LocalMemory, PerThread,
     SharedMemory, Synchronisation, Traffic, Workload,
 };
 use ptx::analysis::InstClass;
 
+use crate::class_counts::ClassCounts;
 use crate::report::Characterization;
 
-/// Fold counts by ptx class name into a [`ClassMix`]; `fused` holds the fma/mad
+/// Fold counts by ptx class into a [`ClassMix`]; `fused` holds the fma/mad
 /// part of each float class, `int_div` the div/rem part of `int_mul`.
-pub fn class_mix(
-    counts: &BTreeMap<String, f64>,
-    fused: &BTreeMap<String, f64>,
-    int_div: f64,
-) -> ClassMix {
+pub fn class_mix(counts: &ClassCounts, fused: &ClassCounts, int_div: f64) -> ClassMix {
     let mut m = ClassMix::default();
-    let get = |map: &BTreeMap<String, f64>, c: InstClass| map.get(c.name()).copied().unwrap_or(0.0);
     for &c in InstClass::ALL {
-        let n = get(counts, c);
+        let n = counts.get(c);
         if n == 0.0 {
             continue;
         }
@@ -43,12 +37,12 @@ pub fn class_mix(
                 m.int_mul += n - d;
             }
             Fp32 => {
-                let f = get(fused, c).min(n);
+                let f = fused.get(c).min(n);
                 m.fp32_fma += f;
                 m.fp32 += n - f;
             }
             Fp64 => {
-                let f = get(fused, c).min(n);
+                let f = fused.get(c).min(n);
                 m.fp64_fma += f;
                 m.fp64 += n - f;
             }
@@ -111,7 +105,7 @@ impl Characterization {
             ),
             max_conflict_ways: mi.shared_max_conflict_ways,
         };
-        let no_fused = BTreeMap::new();
+        let no_fused = ClassCounts::default();
         KernelProfile {
             kernel: self.kernel.clone(),
             description: format!(
@@ -148,8 +142,14 @@ impl Characterization {
                 shared_instructions: (mi.atomic_requests - mi.global_atomics).max(0.0),
                 thread_operations: self
                     .thread_instruction_mix
-                    .iter()
-                    .filter(|(k, _)| k.starts_with("atom_"))
+                    .by_name()
+                    .into_iter()
+                    .filter(|&(c, _)| {
+                        matches!(
+                            c,
+                            InstClass::AtomGlobal | InstClass::AtomShared | InstClass::AtomGeneric
+                        )
+                    })
                     .map(|(_, v)| v)
                     .sum(),
                 mean_conflict_ways: mi.atomic_conflict_ways_mean,
@@ -188,20 +188,24 @@ impl Characterization {
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
-        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    fn map(pairs: &[(InstClass, f64)]) -> ClassCounts {
+        let mut m = ClassCounts::default();
+        for &(c, v) in pairs {
+            m.set(c, v);
+        }
+        m
     }
 
     #[test]
     fn folding() {
         let counts = map(&[
-            ("int_alu", 3.0),
-            ("move", 2.0),
-            ("fp32", 10.0),
-            ("int_mul", 4.0),
-            ("ld_global", 5.0),
+            (InstClass::IntAlu, 3.0),
+            (InstClass::Move, 2.0),
+            (InstClass::Fp32, 10.0),
+            (InstClass::IntMul, 4.0),
+            (InstClass::LdGlobal, 5.0),
         ]);
-        let m = class_mix(&counts, &map(&[("fp32", 6.0)]), 1.0);
+        let m = class_mix(&counts, &map(&[(InstClass::Fp32, 6.0)]), 1.0);
         assert_eq!(
             (
                 m.int_add,

@@ -10,11 +10,10 @@
 //! inter-thread words over words loaded from shared memory (0 when nothing is
 //! loaded).
 
-use std::collections::BTreeMap;
-
 use ptx::analysis::InstClass;
 use serde::Serialize;
 
+use crate::class_counts::ClassCounts;
 use crate::collector::Collector;
 use crate::metrics::{self, CtaActivity};
 use crate::sampling::Sample;
@@ -50,8 +49,8 @@ pub struct LineRow {
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ModelInputs {
     /// Per-thread operations by class: maximum and mean over threads.
-    pub per_thread_max: BTreeMap<String, f64>,
-    pub per_thread_mean: BTreeMap<String, f64>,
+    pub per_thread_max: ClassCounts,
+    pub per_thread_mean: ClassCounts,
     /// Warp-level global loads, stores and atomics, and their transactions (sector protocol).
     pub global_loads: f64,
     pub global_stores: f64,
@@ -95,8 +94,8 @@ pub struct ModelInputs {
     pub conditional_branches: f64,
     pub divergent_conditional_branches: f64,
     /// Float fma/mad (two flops each) by class: warp and thread level.
-    pub fused_warp: BTreeMap<String, f64>,
-    pub fused_thread: BTreeMap<String, f64>,
+    pub fused_warp: ClassCounts,
+    pub fused_thread: ClassCounts,
     /// Integer div/rem: warp and thread level.
     pub int_div_warp: f64,
     pub int_div_thread: f64,
@@ -125,7 +124,7 @@ pub struct Characterization {
     pub mimd_parallelism: f64,
     pub simd_parallelism: f64,
     /// Warp instructions by class (ptx class names), nonzero classes only.
-    pub instruction_mix: BTreeMap<String, f64>,
+    pub instruction_mix: ClassCounts,
     pub lines: Vec<LineRow>,
     // Extras.
     /// `ipdom` or `barrier`.
@@ -135,7 +134,7 @@ pub struct Characterization {
     pub memory_efficiency_sectors: f64,
     pub global_sectors: f64,
     /// Thread instructions by class.
-    pub thread_instruction_mix: BTreeMap<String, f64>,
+    pub thread_instruction_mix: ClassCounts,
     /// Dynamic warp instructions of each emulated CTA: (linear id, count).
     pub cta_instructions: Vec<(u32, u64)>,
     /// CTAs emulated of the grid's total, and the estimated relative error of
@@ -146,13 +145,8 @@ pub struct Characterization {
     pub model_inputs: ModelInputs,
 }
 
-fn mix(counts: &[u64], scale: f64) -> BTreeMap<String, f64> {
-    InstClass::ALL
-        .iter()
-        .zip(counts)
-        .filter(|&(_, &n)| n > 0)
-        .map(|(c, &n)| (c.name().to_string(), n as f64 * scale))
-        .collect()
+fn mix(counts: &[u64], scale: f64) -> ClassCounts {
+    ClassCounts::from_nonzero(counts, |n| n as f64 * scale)
 }
 
 fn mean(sum: u64, n: u64) -> f64 {
@@ -261,12 +255,7 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
     let (sectors, lines) = c.footprint();
     ModelInputs {
         per_thread_max: mix(&c.thread_max, 1.0),
-        per_thread_mean: InstClass::ALL
-            .iter()
-            .zip(&per_thread_mean)
-            .filter(|&(_, &n)| n > 0)
-            .map(|(cl, &n)| (cl.name().to_string(), mean(n, c.threads_seen)))
-            .collect(),
+        per_thread_mean: ClassCounts::from_nonzero(&per_thread_mean, |n| mean(n, c.threads_seen)),
         global_loads: t.global[0].requests as f64 * k,
         global_stores: t.global[1].requests as f64 * k,
         global_atomics: t.global[2].requests as f64 * k,

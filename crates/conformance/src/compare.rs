@@ -4,16 +4,25 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use emu::exec::{LaunchOptions, run_ptx};
+use emu::exec::{LaunchOptions, RunError, run_ptx};
 use emu::observer::NoObserver;
 use emu::spec::{ArgSpec, BufferSpec, Init, LaunchSpec, ScalarType, SourceKind};
 
 use crate::form::{Cmp, Eval, Form, Out};
 use crate::kernel::{ENTRY, Kernel, THREADS};
 
+/// Why a conformance kernel gave no output to compare.
+#[derive(Debug, thiserror::Error)]
+pub enum EmulatorError {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error("the launch returned no `out` buffer")]
+    NoOutBuffer,
+}
+
 /// Run `ptx` (file name `file`) on the emulator; the output buffer as
 /// `outputs` slots per thread.
-pub fn run_emulator(ptx: &str, file: &str, outputs: usize) -> Result<Vec<Vec<u64>>, String> {
+pub fn run_emulator(ptx: &str, file: &str, outputs: usize) -> Result<Vec<Vec<u64>>, EmulatorError> {
     let slots = outputs.max(1);
     let spec = LaunchSpec {
         path: PathBuf::from(file),
@@ -35,14 +44,13 @@ pub fn run_emulator(ptx: &str, file: &str, outputs: usize) -> Result<Vec<Vec<u64
         constants: Vec::new(),
         fuel: None,
     };
-    let r = run_ptx(ptx, file, &spec, LaunchOptions::default(), &mut NoObserver)
-        .map_err(|e| e.to_string())?;
+    let r = run_ptx(ptx, file, &spec, LaunchOptions::default(), &mut NoObserver)?;
     let bytes = r
         .buffers
         .iter()
         .find(|b| b.name == "out")
         .map(|b| b.bytes.as_slice())
-        .ok_or("the launch returned no `out` buffer")?;
+        .ok_or(EmulatorError::NoOutBuffer)?;
     Ok(slots_of(bytes, outputs))
 }
 
@@ -212,7 +220,7 @@ pub fn check_form(form: &Form, seed: u64) -> Outcome {
 pub fn check_kernel(form: &Form, k: &Kernel) -> Outcome {
     let got = match run_emulator(&k.ptx, &format!("{}.ptx", form.stem()), form.outputs.len()) {
         Ok(g) => g,
-        Err(e) => return Outcome::Error(e),
+        Err(e) => return Outcome::Error(e.to_string()),
     };
     let want = expected(form, &k.inputs);
     let m = diff(&form.name, &form.outputs, &k.inputs, &want, &got);

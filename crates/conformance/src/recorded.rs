@@ -218,7 +218,7 @@ pub fn compare_dir(dir: &Path) -> Result<RecordedReport, KitError> {
         let inputs = std::fs::read(&in_path).map_err(io(&in_path))?;
         let inputs = slots_of(&inputs, f.inputs.len());
         let result = match run_emulator(&ptx, &format!("{}.ptx", f.stem), outputs.len()) {
-            Err(e) => Err(e),
+            Err(e) => Err(e.to_string()),
             Ok(got) => {
                 let want = slots_of(&recorded, outputs.len());
                 let m = diff_with(&f.name, &outputs, &inputs, &want, &got, true);

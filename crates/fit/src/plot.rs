@@ -16,14 +16,19 @@ pub struct PlotSpec<'a> {
     pub log_x: bool,
 }
 
+/// plotters could not draw the plot. The backend's error type is generic over
+/// the drawing backend, so its text is what is kept.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot draw the plot: {0}")]
+pub struct DrawError(pub String);
+
 /// Render the plot as an SVG document.
-pub fn render_svg(spec: &PlotSpec<'_>) -> Result<String, String> {
+pub fn render_svg(spec: &PlotSpec<'_>) -> Result<String, DrawError> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (800, 500)).into_drawing_area();
-        draw(&root, spec).map_err(|e| format!("cannot draw the plot: {e}"))?;
-        root.present()
-            .map_err(|e| format!("cannot draw the plot: {e}"))?;
+        draw(&root, spec).map_err(|e| DrawError(e.to_string()))?;
+        root.present().map_err(|e| DrawError(e.to_string()))?;
     }
     Ok(out)
 }

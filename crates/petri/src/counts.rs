@@ -2,9 +2,10 @@
 //! x_a, x_s, x_g (seed 003, §4: "the numbers of arithmetic operations, shared
 //! and global memory accesses" of each warp).
 //!
-//! The input is given by class name (the `ptx` crate's instruction classes,
-//! as `characterize` reports them), so this crate stays free of the emulator.
-//! Which class goes where:
+//! The input is `characterize`'s typed mix, keyed by the `ptx` crate's
+//! instruction classes; [`kind_of`] matches every class by name, with no
+//! default arm, so a new or renamed class fails to compile here instead of
+//! silently counting as arithmetic. Which class goes where:
 //! - x_g, global memory (latency l1): `ld_global`, `st_global`, `atom_global`,
 //!   `ld_local`, `st_local` (local memory lives in device memory, with the
 //!   global latency), `ld_generic`, `st_generic`, `atom_generic` (a generic
@@ -18,23 +19,7 @@
 //!   cycles, like an arithmetic instruction).
 
 use crate::warp::WarpCounts;
-use std::collections::BTreeMap;
-
-/// Instruction classes counted as global-memory accesses.
-pub const GLOBAL_CLASSES: [&str; 9] = [
-    "ld_global",
-    "st_global",
-    "atom_global",
-    "ld_local",
-    "st_local",
-    "ld_generic",
-    "st_generic",
-    "atom_generic",
-    "async_copy",
-];
-
-/// Instruction classes counted as shared-memory accesses.
-pub const SHARED_CLASSES: [&str; 3] = ["ld_shared", "st_shared", "atom_shared"];
+use characterize::{ClassCounts, InstClass};
 
 /// Which of x_a, x_s, x_g a class counts towards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -45,20 +30,24 @@ pub enum ModelKind {
     Global,
 }
 
-pub fn kind_of(class: &str) -> ModelKind {
-    if GLOBAL_CLASSES.contains(&class) {
-        ModelKind::Global
-    } else if SHARED_CLASSES.contains(&class) {
-        ModelKind::Shared
-    } else {
-        ModelKind::Arithmetic
+pub fn kind_of(class: InstClass) -> ModelKind {
+    use InstClass::*;
+    match class {
+        LdGlobal | StGlobal | AtomGlobal | LdLocal | StLocal | LdGeneric | StGeneric
+        | AtomGeneric | AsyncCopy => ModelKind::Global,
+        LdShared | StShared | AtomShared => ModelKind::Shared,
+        IntAlu | IntMul | Fp32 | Fp64 | Fp16 | Sfu | Convert | Move | Compare | Logic | LdParam
+        | LdConst | StParam | Branch | CallRet | Exit | Barrier | Fence | Warp | Tensor | Other => {
+            ModelKind::Arithmetic
+        }
     }
 }
 
 /// x_a, x_s, x_g of a class mix, as real numbers.
-pub fn split_mix(mix: &BTreeMap<String, f64>) -> [f64; 3] {
+pub fn split_mix(mix: &ClassCounts) -> [f64; 3] {
     let mut out = [0.0; 3];
-    for (class, &n) in mix {
+    // In class-name order, the order these sums were always taken in.
+    for (class, n) in mix.by_name() {
         let i = match kind_of(class) {
             ModelKind::Arithmetic => 0,
             ModelKind::Shared => 1,
@@ -84,8 +73,8 @@ fn to_count(x: f64) -> u32 {
 /// global-memory radix sort), which the model sees through warp 0 finishing
 /// last. With one warp, it gets the whole mix.
 pub fn per_warp_counts(
-    warp_mix: &BTreeMap<String, f64>,
-    thread_max: &BTreeMap<String, f64>,
+    warp_mix: &ClassCounts,
+    thread_max: &ClassCounts,
     warps: u32,
 ) -> Vec<WarpCounts> {
     let n = warps.max(1);
@@ -108,8 +97,16 @@ pub fn per_warp_counts(
 mod tests {
     use super::*;
 
-    fn mix(items: &[(&str, f64)]) -> BTreeMap<String, f64> {
-        items.iter().map(|&(c, n)| (c.to_string(), n)).collect()
+    fn mix(items: &[(&str, f64)]) -> ClassCounts {
+        let mut m = ClassCounts::default();
+        for &(name, n) in items {
+            let class = InstClass::from_name(name);
+            assert!(class.is_some(), "no class {name}");
+            if let Some(c) = class {
+                m.set(c, n);
+            }
+        }
+        m
     }
 
     fn check(
@@ -126,15 +123,36 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// Every class, by the name the module docs list it under: the memory
+    /// classes documented there, everything else arithmetic.
     #[test]
-    fn classes_map_to_the_three_kinds() {
-        assert_eq!(kind_of("ld_global"), ModelKind::Global);
-        assert_eq!(kind_of("st_local"), ModelKind::Global);
-        assert_eq!(kind_of("ld_generic"), ModelKind::Global);
-        assert_eq!(kind_of("atom_shared"), ModelKind::Shared);
-        assert_eq!(kind_of("fp32"), ModelKind::Arithmetic);
-        assert_eq!(kind_of("ld_param"), ModelKind::Arithmetic);
-        assert_eq!(kind_of("barrier"), ModelKind::Arithmetic);
+    fn every_class_maps_to_its_documented_kind() {
+        const GLOBAL: [&str; 9] = [
+            "ld_global",
+            "st_global",
+            "atom_global",
+            "ld_local",
+            "st_local",
+            "ld_generic",
+            "st_generic",
+            "atom_generic",
+            "async_copy",
+        ];
+        const SHARED: [&str; 3] = ["ld_shared", "st_shared", "atom_shared"];
+        for &c in InstClass::ALL {
+            let want = if GLOBAL.contains(&c.name()) {
+                ModelKind::Global
+            } else if SHARED.contains(&c.name()) {
+                ModelKind::Shared
+            } else {
+                ModelKind::Arithmetic
+            };
+            assert_eq!(kind_of(c), want, "{}", c.name());
+        }
+        // The documented names are all real classes (none renamed away).
+        for name in GLOBAL.iter().chain(&SHARED) {
+            assert!(InstClass::from_name(name).is_some(), "{name}");
+        }
     }
 
     #[test]

@@ -7,7 +7,6 @@ use crate::sweep::{Series, WARP_SIZE};
 use crate::warp::{self, WarpError};
 use crate::{LatencyCounting, WarpCounts, WarpModelConfig};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One emulated configuration and its model run.
@@ -91,11 +90,7 @@ pub fn emulate(
     let warps = block_threads.div_ceil(WARP_SIZE).max(1);
     let ctas = ch.ctas_total.max(1);
     // The mix is summed over the grid (extrapolated when sampled): one block's share.
-    let block_mix: BTreeMap<String, f64> = ch
-        .instruction_mix
-        .iter()
-        .map(|(c, &n)| (c.clone(), n / ctas as f64))
-        .collect();
+    let block_mix = ch.instruction_mix.map(|n| n / ctas as f64);
     let counts = per_warp_counts(&block_mix, &ch.model_inputs.per_thread_max, warps);
     Ok(EmulatedBlock {
         kernel: loaded.kernel_name,

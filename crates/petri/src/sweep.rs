@@ -109,14 +109,19 @@ pub fn best(rows: &[SweepRow]) -> Option<&SweepRow> {
         })
 }
 
+/// plotters could not draw the plot. The backend's error type is generic over
+/// the drawing backend, so its text is what is kept.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot draw the plot: {0}")]
+pub struct DrawError(pub String);
+
 /// An SVG line plot of mean steps (and idle steps) against threads.
-pub fn plot_svg(rows: &[SweepRow], title: &str) -> Result<String, String> {
+pub fn plot_svg(rows: &[SweepRow], title: &str) -> Result<String, DrawError> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (800, 500)).into_drawing_area();
-        draw(&root, rows, title).map_err(|e| format!("cannot draw the plot: {e}"))?;
-        root.present()
-            .map_err(|e| format!("cannot draw the plot: {e}"))?;
+        draw(&root, rows, title).map_err(|e| DrawError(e.to_string()))?;
+        root.present().map_err(|e| DrawError(e.to_string()))?;
     }
     Ok(out)
 }
@@ -189,13 +194,12 @@ pub struct Series {
 
 /// An SVG plot of several variants' mean steps against threads (log-scale x),
 /// one coloured line each, as the radix-sort study compares three kernels.
-pub fn plot_series_svg(series: &[Series], title: &str) -> Result<String, String> {
+pub fn plot_series_svg(series: &[Series], title: &str) -> Result<String, DrawError> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (800, 500)).into_drawing_area();
-        draw_series(&root, series, title).map_err(|e| format!("cannot draw the plot: {e}"))?;
-        root.present()
-            .map_err(|e| format!("cannot draw the plot: {e}"))?;
+        draw_series(&root, series, title).map_err(|e| DrawError(e.to_string()))?;
+        root.present().map_err(|e| DrawError(e.to_string()))?;
     }
     Ok(out)
 }

@@ -176,7 +176,7 @@ pub(crate) fn emulate(
     let (trace, trace_note, trace_weight) = if opts.cache {
         match recorder.finish() {
             Ok(t) => (Some(Arc::new(t.trace)), None, t.weight),
-            Err(why) => (None, Some(why), 1.0),
+            Err(why) => (None, Some(why.to_string()), 1.0),
         }
     } else {
         (None, Some("cache model not requested".to_string()), 1.0)

@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use cachesim::{Kind, Path, TraceBuilder, TraceMark};
+use cachesim::{CacheSimError, Kind, Path, TraceBuilder, TraceMark};
 use emu::mem::Space;
 use emu::observer::{AccessKind, MemEvent, Observer};
 
@@ -22,6 +22,21 @@ use emu::observer::{AccessKind, MemEvent, Observer};
 pub const MAX_TRACE_REQUESTS: usize = 4_000_000;
 
 /// Records memory requests for the cache model.
+/// Why a run left no cache trace (the run itself stands; the cache model is
+/// skipped with this as its note).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NoTrace {
+    /// Even the first recorded CTA crossed the request cap.
+    #[error("one CTA makes more than {cap} memory requests: cache model skipped")]
+    CtaOverCap { cap: usize },
+    /// A request could not be recorded.
+    #[error("cache trace: {0}")]
+    Push(CacheSimError),
+    /// The recorded requests did not form a trace.
+    #[error("{0}")]
+    Build(CacheSimError),
+}
+
 #[derive(Debug, Default)]
 pub struct TraceRecorder {
     builder: TraceBuilder,
@@ -30,7 +45,7 @@ pub struct TraceRecorder {
     watch: Option<HashSet<u32>>,
     requests: usize,
     /// Set when the trace hit its cap or a request could not be recorded.
-    pub overflow: Option<String>,
+    pub overflow: Option<NoTrace>,
     lanes: Vec<u64>,
     /// Most requests recorded ([`MAX_TRACE_REQUESTS`] unless a test says).
     cap: usize,
@@ -66,7 +81,7 @@ impl TraceRecorder {
     }
 
     /// The recorded trace, or why there is none.
-    pub fn finish(self) -> Result<RecordedTrace, String> {
+    pub fn finish(self) -> Result<RecordedTrace, NoTrace> {
         if let Some(why) = self.overflow {
             return Err(why);
         }
@@ -76,7 +91,7 @@ impl TraceRecorder {
         } else {
             1.0
         };
-        let trace = self.builder.build().map_err(|e| e.to_string())?;
+        let trace = self.builder.build().map_err(NoTrace::Build)?;
         Ok(RecordedTrace { trace, weight })
     }
 
@@ -120,10 +135,7 @@ impl Observer for TraceRecorder {
             self.requests = self.builder.len();
             self.full = true;
             if self.builder.is_empty() {
-                self.overflow = Some(format!(
-                    "one CTA makes more than {} memory requests: cache model skipped",
-                    self.cap
-                ));
+                self.overflow = Some(NoTrace::CtaOverCap { cap: self.cap });
             }
             return;
         }
@@ -148,7 +160,7 @@ impl Observer for TraceRecorder {
             &self.lanes,
             e.size.max(1),
         ) {
-            self.overflow = Some(format!("cache trace: {err}"));
+            self.overflow = Some(NoTrace::Push(err));
         }
     }
 }
@@ -217,7 +229,7 @@ mod tests {
         cta(&mut r, 0, 3);
         match r.finish() {
             Ok(_) => panic!("expected no trace"),
-            Err(e) => assert!(e.contains("more than 2"), "{e}"),
+            Err(e) => assert!(e.to_string().contains("more than 2"), "{e}"),
         }
     }
 }

@@ -29,8 +29,8 @@ pub enum LaunchSpecError {
     #[error("type {0} is unknown to the emulator")]
     UnknownType(validate::ScalarType),
     /// An initial value the element type cannot hold.
-    #[error("{0}")]
-    Encode(String),
+    #[error(transparent)]
+    Encode(#[from] emu::spec::EncodeError),
     #[error("{}: cannot create: {source}", path.display())]
     CreateDir {
         path: PathBuf,

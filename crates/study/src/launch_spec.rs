@@ -116,7 +116,7 @@ fn values_file(values: &[f64], elem: ScalarType, dir: &Path) -> Result<PathBuf, 
         } else {
             Number::Int(v.round() as i64)
         };
-        ty.encode(n, &mut bytes).map_err(LaunchSpecError::Encode)?;
+        ty.encode(n, &mut bytes)?;
     }
     let name = format!("{:016x}-{}.bin", tune::fnv1a64(&bytes), elem.name());
     let path = dir.join(name);

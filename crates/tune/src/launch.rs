@@ -18,7 +18,7 @@
 //! neither `grid` nor `problem_size` the grid is unknown (`None`).
 
 use serde::{Deserialize, Serialize};
-use validate::expr::Expr;
+use validate::expr::{Expr, ExprError};
 
 use crate::error::TuneError;
 use crate::space::Config;
@@ -60,20 +60,29 @@ pub enum Size {
 impl Size {
     /// Parses an expression (an integer literal stays an expression; use
     /// `Size::Fixed` for numbers known up front).
-    pub fn parse(text: &str) -> Result<Size, String> {
+    pub fn parse(text: &str) -> Result<Size, SizeError> {
         Expr::parse(text)
             .map(Size::Expr)
-            .map_err(|e| format!("`{text}`: {e}"))
+            .map_err(|source| SizeError {
+                text: text.to_string(),
+                source,
+            })
     }
 
-    fn eval(&self, config: &Config) -> Result<i64, String> {
+    fn eval(&self, config: &Config) -> Result<i64, ExprError> {
         match self {
             Size::Fixed(v) => Ok(*v),
-            Size::Expr(e) => e
-                .eval_int(&|name| config.int(name))
-                .map_err(|e| e.to_string()),
+            Size::Expr(e) => e.eval_int(&|name| config.int(name)),
         }
     }
+}
+
+/// A launch size that is not an expression: the text and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("`{text}`: {source}")]
+pub struct SizeError {
+    pub text: String,
+    pub source: ExprError,
 }
 
 /// The `[launch]` table, parsed.
@@ -118,7 +127,7 @@ impl LaunchShape {
         fn one(key: &str, v: &IntOrExpr) -> Result<Size, (String, String)> {
             match v {
                 IntOrExpr::Int(i) => Ok(Size::Fixed(*i)),
-                IntOrExpr::Expr(s) => Size::parse(s).map_err(|m| (key.to_string(), m)),
+                IntOrExpr::Expr(s) => Size::parse(s).map_err(|m| (key.to_string(), m.to_string())),
             }
         }
         let shape = LaunchShape {
@@ -155,7 +164,7 @@ impl LaunchShape {
                 .filter(|v| *v > 0)
                 .ok_or_else(|| err(key, format!("evaluates to {v}, expected a positive size")))
         };
-        let eval = |key: String, s: &Size| s.eval(config).map_err(|m| err(key, m));
+        let eval = |key: String, s: &Size| s.eval(config).map_err(|m| err(key, m.to_string()));
 
         let mut block = [1u64; 3];
         for (d, b) in block.iter_mut().enumerate() {

@@ -44,7 +44,7 @@ pub mod space;
 pub use cache::{CacheKey, CacheStats, ResultCache, fnv1a64};
 pub use constraint::{Constraint, ConstraintError, Value};
 pub use error::TuneError;
-pub use launch::{LaunchDims, LaunchShape, Size};
+pub use launch::{LaunchDims, LaunchShape, Size, SizeError};
 pub use launchable::{
     Candidate, LaunchFilter, Launchable, Rejection, Resources, check_launch, filter_launchable,
 };

@@ -97,7 +97,7 @@ pub fn parse_param_arg(arg: &str) -> Result<Param, TuneError> {
         .split_once('=')
         .ok_or_else(|| bad("expected NAME=V1,V2,..."))?;
     let name = name.trim();
-    check_name(name).map_err(|m| bad(&m))?;
+    check_name(name).map_err(|m| bad(&m.to_string()))?;
     let mut out: Vec<ParamValue> = Vec::new();
     for v in values.split(',') {
         if v.trim().is_empty() {
@@ -115,21 +115,28 @@ pub fn parse_param_arg(arg: &str) -> Result<Param, TuneError> {
     })
 }
 
-fn check_name(name: &str) -> Result<(), String> {
+/// Why a parameter name is refused; the callers put it into a [`TuneError`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum BadName {
+    #[error("`{0}` is not a parameter name (letters, digits, _)")]
+    NotAName(String),
+    #[error("`{0}` is reserved in constraints")]
+    Reserved(String),
+}
+
+fn check_name(name: &str) -> Result<(), BadName> {
     let mut chars = name.chars();
     let ok_start = chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
     if !ok_start || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!(
-            "`{name}` is not a parameter name (letters, digits, _)"
-        ));
+        return Err(BadName::NotAName(name.to_string()));
     }
     if matches!(
         name,
         "and" | "or" | "not" | "True" | "False" | "true" | "false"
     ) {
-        return Err(format!("`{name}` is reserved in constraints"));
+        return Err(BadName::Reserved(name.to_string()));
     }
     Ok(())
 }
@@ -210,7 +217,7 @@ impl Space {
                     "`restrictions` must come before `[params]` (at the top of the file)".into(),
                 ));
             }
-            check_name(name).map_err(|m| err(at.clone(), m))?;
+            check_name(name).map_err(|m| err(at.clone(), m.to_string()))?;
             let list = v
                 .as_array()
                 .ok_or_else(|| err(at.clone(), "expected a list of values".into()))?;
@@ -261,7 +268,7 @@ impl Space {
             arg: p.name.clone(),
             message: m.to_string(),
         };
-        check_name(&p.name).map_err(|m| bad(&m))?;
+        check_name(&p.name).map_err(|m| bad(&m.to_string()))?;
         if p.values.is_empty() {
             return Err(bad("no values"));
         }

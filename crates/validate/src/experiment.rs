@@ -395,7 +395,7 @@ impl Experiment {
                 InitSpec::Ready(i) => Ok(i.clone()),
                 InitSpec::Formula(e) => formula_values(e, len, &var)
                     .map(Init::Values)
-                    .map_err(|err| key_err(key, err)),
+                    .map_err(|err| key_err(key, err.to_string())),
             }
         };
         let mut args = Vec::with_capacity(self.args.len());
@@ -510,16 +510,23 @@ fn init_spec(
     })
 }
 
+/// Why a formula gave no initial values; the caller names the key.
+#[derive(Debug, thiserror::Error)]
+enum FormulaError {
+    #[error("{len} elements is too many for a formula (at most {MAX_FORMULA_LEN})")]
+    TooLong { len: u64 },
+    #[error(transparent)]
+    Eval(#[from] ExprError),
+}
+
 /// Evaluates a formula for i = 0..len, parameters readable as reals.
 fn formula_values(
     e: &Expr,
     len: u64,
     var: &dyn Fn(&str) -> Option<i64>,
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, FormulaError> {
     if len > MAX_FORMULA_LEN {
-        return Err(format!(
-            "{len} elements is too many for a formula (at most {MAX_FORMULA_LEN})"
-        ));
+        return Err(FormulaError::TooLong { len });
     }
     (0..len)
         .map(|i| {
@@ -530,7 +537,7 @@ fn formula_values(
                     var(name).map(|v| v as f64)
                 }
             })
-            .map_err(|err: ExprError| err.to_string())
+            .map_err(FormulaError::from)
         })
         .collect()
 }

@@ -23,8 +23,20 @@ pub enum Attempt {
     /// The configuration never reached the models (instantiation, NVRTC,
     /// emulation or profiling failed), with the reason.
     Failed(String),
-    /// Each model's predicted kernel time in milliseconds, or its error.
-    Predicted(Vec<(String, Result<f64, String>)>),
+    /// Each model's predicted kernel time in milliseconds, or why not.
+    Predicted(Vec<(String, Result<f64, NoTime>)>),
+}
+
+/// Why a model gave no time for a configuration, as the report records it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoTime {
+    /// The model refused; the first non-blank line of its error (the report
+    /// keeps one line per model).
+    #[error("{0}")]
+    Refused(String),
+    /// The pipeline returned no prediction for the model.
+    #[error("no prediction")]
+    NoPrediction,
 }
 
 /// One sampled configuration after the run.
@@ -93,7 +105,7 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
             Attempt::Predicted(preds) => match preds.iter().find(|(n, _)| n == model) {
                 Some((_, Ok(ms))) if ms.is_finite() && *ms > 0.0 => Ok(*ms),
                 Some((_, Ok(ms))) => Err(format!("predicted time {ms} ms is not positive")),
-                Some((_, Err(e))) => Err(e.clone()),
+                Some((_, Err(e))) => Err(e.to_string()),
                 None => Err("the model gave no prediction".to_string()),
             },
         };
@@ -171,7 +183,9 @@ mod tests {
                 Attempt::Predicted(
                     preds
                         .iter()
-                        .map(|(n, r)| (n.to_string(), r.map_err(str::to_string)))
+                        .map(|(n, r)| {
+                            (n.to_string(), r.map_err(|e| NoTime::Refused(e.to_string())))
+                        })
                         .collect(),
                 )
             },

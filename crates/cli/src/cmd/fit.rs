@@ -318,7 +318,7 @@ fn write_svg(dir: &Path, name: &str, plot: &PlotSpec<'_>) -> Result<(), CliError
             dir.display()
         ))
     })?;
-    let svg = render_svg(plot).map_err(CliError::user)?;
+    let svg = render_svg(plot).map_err(|e| CliError::user(e.to_string()))?;
     let path = dir.join(name);
     crate::output::write_file(&path, svg)
 }

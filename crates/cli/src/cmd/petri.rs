@@ -258,7 +258,7 @@ fn run_sweep(args: &Args) -> Result<(), CliError> {
             "Petri-net model: steps against threads (x_a={}, x_s={}, x_g={})",
             args.xa, args.xs, args.xg
         );
-        let svg = sweep::plot_svg(&rows, &title).map_err(CliError::user)?;
+        let svg = sweep::plot_svg(&rows, &title).map_err(|e| CliError::user(e.to_string()))?;
         write_file(path, &svg)?;
     }
     if args.json {
@@ -368,7 +368,7 @@ mod spec_path {
             let series = emulated::series(&args.specs, &rows);
             write_file(
                 path,
-                &plot_series_svg(&series, &title).map_err(CliError::user)?,
+                &plot_series_svg(&series, &title).map_err(|e| CliError::user(e.to_string()))?,
             )?;
         }
         if args.json {

@@ -76,7 +76,7 @@ pub fn host_launch(
     spec: &LaunchSpec,
 ) -> Result<HostLaunch, Box<Fault>> {
     let entry = super::launch::resolve_entry(module, file, spec)?;
-    let layout = ModuleLayout::build(module).map_err(launch_err)?;
+    let layout = ModuleLayout::build(module).map_err(|e| launch_err(e.to_string()))?;
     let args = bind_args(module, &layout, spec, entry)?;
     let constants = bind_constants(module, &layout, spec)?;
     let name = module

@@ -258,7 +258,7 @@ fn prepare_entry(
     spec: &LaunchSpec,
     entry: ptx::Handle<ptx::Function>,
 ) -> Result<Prepared, Box<Fault>> {
-    let mut layout = ModuleLayout::build(module).map_err(launch_err)?;
+    let mut layout = ModuleLayout::build(module).map_err(|e| launch_err(e.to_string()))?;
     if layout.shared_static + spec.dynamic_shared as u64 > super::layout::MAX_SPACE_BYTES {
         return Err(launch_err(format!(
             "{} bytes of static and {} of dynamic shared memory exceed {} bytes",

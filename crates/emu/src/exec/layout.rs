@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use ptx::{Function, Immediate, Initializer, Module, StateSpace, Type, Variable};
 
 use super::decode::FUNC_BASE;
+use super::layout_error::LayoutError;
 use crate::mem::generic::Width;
 use crate::mem::{GlobalMemory, Region, Space};
 
@@ -85,8 +86,8 @@ fn init_bytes(
     init: &Initializer,
     ty: Type,
     size: usize,
-    resolve: &dyn Fn(&ptx::Symbol, bool) -> Result<u64, String>,
-) -> Result<Vec<u8>, String> {
+    resolve: &dyn Fn(&ptx::Symbol, bool) -> Result<u64, LayoutError>,
+) -> Result<Vec<u8>, LayoutError> {
     let mut out = Vec::with_capacity(size);
     let width = ty.bytes().max(1) as usize;
     fn walk(
@@ -94,8 +95,8 @@ fn init_bytes(
         ty: Type,
         width: usize,
         out: &mut Vec<u8>,
-        resolve: &dyn Fn(&ptx::Symbol, bool) -> Result<u64, String>,
-    ) -> Result<(), String> {
+        resolve: &dyn Fn(&ptx::Symbol, bool) -> Result<u64, LayoutError>,
+    ) -> Result<(), LayoutError> {
         match i {
             Initializer::Imm(imm) => {
                 let bits: u64 = match (*imm, ty) {
@@ -132,23 +133,22 @@ fn init_bytes(
 
 impl ModuleLayout {
     /// Lay the module out; an error names a variable or space too large to emulate.
-    pub fn build(module: &Module) -> Result<ModuleLayout, String> {
+    pub fn build(module: &Module) -> Result<ModuleLayout, LayoutError> {
         // Refuse absurd sizes before allocating anything.
         for (_, v) in module.globals.iter() {
             if v.size_bytes().unwrap_or(0) > MAX_SPACE_BYTES {
-                return Err(format!(
-                    "variable `{}` is larger than {MAX_SPACE_BYTES} bytes",
-                    v.name
-                ));
+                return Err(LayoutError::VariableTooLarge {
+                    name: v.name.clone(),
+                });
             }
         }
         for (_, f) in module.functions.iter() {
             for (_, l) in f.locals.iter() {
                 if l.var.size_bytes().unwrap_or(0) > MAX_SPACE_BYTES {
-                    return Err(format!(
-                        "variable `{}` of `{}` is larger than {MAX_SPACE_BYTES} bytes",
-                        l.var.name, f.name
-                    ));
+                    return Err(LayoutError::LocalTooLarge {
+                        name: l.var.name.clone(),
+                        function: f.name.clone(),
+                    });
                 }
             }
         }
@@ -217,9 +217,7 @@ impl ModuleLayout {
         }
         let shared_static = shared_cursor.div_ceil(16) * 16;
         if shared_static > MAX_SPACE_BYTES || const_cursor > MAX_SPACE_BYTES {
-            return Err(format!(
-                "static shared or constant memory exceeds {MAX_SPACE_BYTES} bytes"
-            ));
+            return Err(LayoutError::StaticSpaces);
         }
         for i in externs_shared {
             if let Some(slot) = globals.get_mut(i) {
@@ -298,7 +296,7 @@ impl ModuleLayout {
     /// generic address. Global addresses are generic addresses here, so the
     /// two differ only for the other spaces. A symbol without an address is
     /// an error, never a silent 0.
-    fn write_initializers(&mut self, module: &Module) -> Result<(), String> {
+    fn write_initializers(&mut self, module: &Module) -> Result<(), LayoutError> {
         let width = if module.address_size == Some(32) {
             Width::A32
         } else {
@@ -315,11 +313,13 @@ impl ModuleLayout {
                 })
                 .ok_or_else(|| {
                     let name = module.globals.get(*g).map_or("?", |v| v.name.as_str());
-                    format!("`{name}` has no address in the emulator")
+                    LayoutError::NoAddress {
+                        name: name.to_string(),
+                    }
                 }),
             // The address `mov.u64 %rd, f` gives (a table of functions).
             ptx::Symbol::Function(f) => Ok(FUNC_BASE + f.index() as u64),
-            other => Err(format!("{other:?} is not a module-scope symbol")),
+            other => Err(LayoutError::NotModuleScope { symbol: *other }),
         };
         let globals = self.globals.clone();
         let module_vars = module
@@ -341,8 +341,13 @@ impl ModuleLayout {
                 continue;
             };
             let size = v.size_bytes().unwrap_or(0) as usize;
-            let bytes = init_bytes(init, v.ty, size, &|s, g| addr_of(&globals, s, g))
-                .map_err(|e| format!("the initializer of `{}`: {e}", v.name))?;
+            let bytes =
+                init_bytes(init, v.ty, size, &|s, g| addr_of(&globals, s, g)).map_err(|e| {
+                    LayoutError::Initializer {
+                        name: v.name.clone(),
+                        reason: Box::new(e),
+                    }
+                })?;
             inits.push((p, v.name.as_str(), bytes));
         }
         for (p, name, bytes) in inits {
@@ -353,7 +358,10 @@ impl ModuleLayout {
                 Space::Const => self.const_bank.init(p.addr, &bytes),
                 _ => Ok(()),
             }
-            .map_err(|e| format!("the initializer of `{name}`: {e}"))?;
+            .map_err(|fault| LayoutError::InitializerWrite {
+                name: name.to_string(),
+                fault,
+            })?;
         }
         Ok(())
     }

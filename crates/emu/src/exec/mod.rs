@@ -7,6 +7,7 @@ pub mod cta;
 pub mod decode;
 pub mod launch;
 pub mod layout;
+pub mod layout_error;
 pub mod ops;
 pub mod printf;
 pub mod subset;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::types::{Number, ScalarType};
+use super::types::{EncodeError, Number, ScalarType};
 use prng::Rng;
 
 /// How a buffer or constant symbol starts out.
@@ -30,23 +30,49 @@ fn as_f64(n: Number) -> f64 {
     }
 }
 
-fn as_int(n: Number, ty: ScalarType) -> Result<i128, String> {
+/// Why a buffer's initial bytes cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("buffer too large")]
+    TooLarge,
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    #[error("random bound {value} is not an integer, as type {ty} needs")]
+    BoundNotInteger { value: f64, ty: ScalarType },
+    #[error("random range [{lo}, {hi}] is empty or not finite")]
+    FloatRange { lo: f64, hi: f64 },
+    #[error("random range [{lo}, {hi}) is empty")]
+    IntRange { lo: i128, hi: i128 },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} holds {got} bytes, but {len} elements of {elem} need {total}", path.display())]
+    FileSize {
+        path: PathBuf,
+        got: usize,
+        len: u64,
+        elem: ScalarType,
+        total: usize,
+    },
+}
+
+fn as_int(n: Number, ty: ScalarType) -> Result<i128, InitError> {
     match n {
         Number::Int(i) => Ok(i as i128),
         Number::Float(f) if f.fract() == 0.0 && f.abs() < 1.9e19 => Ok(f as i128),
-        Number::Float(f) => Err(format!(
-            "random bound {f} is not an integer, as type {ty} needs"
-        )),
+        Number::Float(value) => Err(InitError::BoundNotInteger { value, ty }),
     }
 }
 
 /// The bytes of `len` elements of `elem` initialised by `init`.
-pub fn materialize(elem: ScalarType, len: u64, init: &Init) -> Result<Vec<u8>, String> {
+pub fn materialize(elem: ScalarType, len: u64, init: &Init) -> Result<Vec<u8>, InitError> {
     let size = elem.size();
     let total = usize::try_from(len)
         .ok()
         .and_then(|l| l.checked_mul(size))
-        .ok_or("buffer too large")?;
+        .ok_or(InitError::TooLarge)?;
     match init {
         Init::Zeros => Ok(vec![0; total]),
         Init::Iota => {
@@ -72,7 +98,7 @@ pub fn materialize(elem: ScalarType, len: u64, init: &Init) -> Result<Vec<u8>, S
             if elem.is_float() {
                 let (lo, hi) = (as_f64(*lo), as_f64(*hi));
                 if lo.is_nan() || hi.is_nan() || lo > hi || !lo.is_finite() || !hi.is_finite() {
-                    return Err(format!("random range [{lo}, {hi}] is empty or not finite"));
+                    return Err(InitError::FloatRange { lo, hi });
                 }
                 for _ in 0..len {
                     elem.encode_f64(lo + rng.next_f64() * (hi - lo), &mut out);
@@ -80,7 +106,7 @@ pub fn materialize(elem: ScalarType, len: u64, init: &Init) -> Result<Vec<u8>, S
             } else {
                 let (lo, hi) = (as_int(*lo, elem)?, as_int(*hi, elem)?);
                 if lo >= hi {
-                    return Err(format!("random range [{lo}, {hi}) is empty"));
+                    return Err(InitError::IntRange { lo, hi });
                 }
                 // Check the bounds once; every draw then lies inside them.
                 elem.encode_int(lo, &mut Vec::new())?;
@@ -92,14 +118,18 @@ pub fn materialize(elem: ScalarType, len: u64, init: &Init) -> Result<Vec<u8>, S
             Ok(out)
         }
         Init::File(path) => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes = std::fs::read(path).map_err(|source| InitError::Read {
+                path: path.clone(),
+                source,
+            })?;
             if bytes.len() != total {
-                return Err(format!(
-                    "{} holds {} bytes, but {len} elements of {elem} need {total}",
-                    path.display(),
-                    bytes.len()
-                ));
+                return Err(InitError::FileSize {
+                    path: path.clone(),
+                    got: bytes.len(),
+                    len,
+                    elem,
+                    total,
+                });
             }
             Ok(bytes)
         }

@@ -14,9 +14,9 @@ pub mod types;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use init::Init;
+pub use init::{Init, InitError};
 pub use parse::parse;
-pub use types::{Number, ScalarType};
+pub use types::{EncodeError, Number, ScalarType};
 
 /// The kind of source a spec names, from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,11 +162,11 @@ impl LaunchSpec {
         len: u64,
         init: &Init,
     ) -> Result<Vec<u8>, SpecError> {
-        init::materialize(elem, len, init).map_err(|message| SpecError {
+        init::materialize(elem, len, init).map_err(|e| SpecError {
             file: self.path.display().to_string(),
             line: 0,
             col: 0,
-            message,
+            message: e.to_string(),
         })
     }
 }

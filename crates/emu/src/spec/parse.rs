@@ -478,7 +478,7 @@ impl Ctx<'_> {
         let value = self.number(value_v)?;
         // Check the value fits the type now, so the error points at it.
         ty.encode(value, &mut Vec::new())
-            .map_err(|m| self.error(value_v.span(), &m))?;
+            .map_err(|m| self.error(value_v.span(), &m.to_string()))?;
         Ok(ArgSpec::Scalar { name, ty, value })
     }
 

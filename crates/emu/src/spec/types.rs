@@ -93,7 +93,7 @@ impl ScalarType {
 
     /// Append the encoding of `value` to `out`. Integers must be in range and
     /// integral; floats round to nearest even (f16/bf16 through `half`).
-    pub fn encode(self, value: Number, out: &mut Vec<u8>) -> Result<(), String> {
+    pub fn encode(self, value: Number, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         if self.is_float() {
             let v = match value {
                 Number::Int(i) => i as f64,
@@ -105,25 +105,20 @@ impl ScalarType {
         let i: i128 = match value {
             Number::Int(i) => i as i128,
             Number::Float(f) if f.fract() == 0.0 && f.abs() < 1.9e19 => f as i128,
-            Number::Float(f) => {
-                return Err(format!(
-                    "{f} is not an integer, as type {} needs",
-                    self.name()
-                ));
-            }
+            Number::Float(f) => return Err(EncodeError::NotInteger { value: f, ty: self }),
         };
         self.encode_int(i, out)
     }
 
     /// Encode an integer known to be valid for an integer type, or convert it for a float type.
-    pub(crate) fn encode_int(self, i: i128, out: &mut Vec<u8>) -> Result<(), String> {
+    pub(crate) fn encode_int(self, i: i128, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         if self.is_float() {
             self.encode_f64(i as f64, out);
             return Ok(());
         }
         let (lo, hi) = self.int_range();
         if i < lo || i > hi {
-            return Err(format!("{i} is out of range for type {}", self.name()));
+            return Err(EncodeError::OutOfRange { value: i, ty: self });
         }
         // Two's complement little-endian, truncated to the type's width.
         let bytes = (i as u128).to_le_bytes();
@@ -139,6 +134,15 @@ impl ScalarType {
             _ => out.extend_from_slice(&v.to_le_bytes()),
         }
     }
+}
+
+/// A value its element type cannot hold.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum EncodeError {
+    #[error("{value} is not an integer, as type {ty} needs")]
+    NotInteger { value: f64, ty: ScalarType },
+    #[error("{value} is out of range for type {ty}")]
+    OutOfRange { value: i128, ty: ScalarType },
 }
 
 impl std::fmt::Display for ScalarType {

@@ -14,6 +14,7 @@ use crate::launch_spec::spec_of_launch;
 use crate::message::first_nonblank_line;
 use crate::ptx_cache::PtxCache;
 use crate::target::arch_for;
+use validate::score::NoTime;
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise:
 /// few enough that 500 convolution configurations fit the 15-minute budget
@@ -207,12 +208,12 @@ pub fn model_times(
         .iter()
         .map(|name| {
             let time = predict(std::slice::from_ref(name))
-                .map_err(|e| first_nonblank_line(&e.to_string()))
+                .map_err(|e| NoTime::Refused(first_nonblank_line(&e.to_string())))
                 .and_then(|p| {
                     p.predictions
                         .first()
                         .map(|pr| pr.seconds * 1e3)
-                        .ok_or_else(|| "no prediction".to_string())
+                        .ok_or(NoTime::NoPrediction)
                 });
             (name.clone(), time)
         })

@@ -12,7 +12,7 @@ use crate::error::{PredictError, StudyError};
 
 /// Each model's predicted kernel time in milliseconds, or why it refused
 /// (one line: recorded in the report as it is).
-pub type ModelTimes = Vec<(String, Result<f64, String>)>;
+pub type ModelTimes = Vec<(String, Result<f64, validate::score::NoTime>)>;
 
 /// Turns the launch of one configuration into per-model predicted times.
 /// `Err` means the configuration never reached the models.

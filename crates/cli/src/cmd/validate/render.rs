@@ -262,7 +262,7 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
                             let v = match r {
                                 Ok(ms) if ms.is_finite() => json!(ms),
                                 Ok(_) => Value::Null,
-                                Err(e) => json!({ "error": e }),
+                                Err(e) => json!({ "error": e.to_string() }),
                             };
                             (n.clone(), v)
                         })

@@ -23,8 +23,22 @@ fn float_bits_to_f64(x: u64, t: Type) -> f64 {
     }
 }
 
+/// A `cvt` or atomic form the emulator does not execute; it becomes
+/// [`crate::FaultKind::Unsupported`] with this text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum UnsupportedForm {
+    #[error("cvt to {}", .to.name())]
+    CvtTo { to: Type },
+    #[error("cvt from {} to {}", .from.name(), .to.name())]
+    Cvt { from: Type, to: Type },
+    #[error("atom.{}.{}", .op.name(), .ty.name())]
+    Atom { op: AtomOp, ty: Type },
+    #[error("atom.popc")]
+    AtomPopc,
+}
+
 /// One lane of `cvt`.
-pub fn cvt(from: Type, to: Type, m: CvtMods, x: u64) -> Result<u64, String> {
+pub fn cvt(from: Type, to: Type, m: CvtMods, x: u64) -> Result<u64, UnsupportedForm> {
     let fb = from.bits();
     let tb = to.bits();
     let from_float = from.is_float();
@@ -47,7 +61,7 @@ pub fn cvt(from: Type, to: Type, m: CvtMods, x: u64) -> Result<u64, String> {
                 Type::F64 => int_to_f64(v, r).to_bits(),
                 Type::F16 => half_ops::f64_to_f16(int_to_f64(v, r), r).to_bits() as u64,
                 Type::Bf16 => half_ops::f64_to_bf16(int_to_f64(v, r), r).to_bits() as u64,
-                _ => return Err(format!("cvt to {}", to.name())),
+                _ => return Err(UnsupportedForm::CvtTo { to }),
             };
             sat_float(res, to, m)
         }
@@ -75,7 +89,7 @@ pub fn cvt(from: Type, to: Type, m: CvtMods, x: u64) -> Result<u64, String> {
                 (Type::F16 | Type::Bf16, _) => {
                     super::pack::to_half(v, to == Type::Bf16, r, m.relu, m.satfinite) as u64
                 }
-                _ => return Err(format!("cvt from {} to {}", from.name(), to.name())),
+                _ => return Err(UnsupportedForm::Cvt { from, to }),
             };
             sat_float(res, to, m)
         }
@@ -98,7 +112,7 @@ fn sat_float(bits: u64, to: Type, m: CvtMods) -> u64 {
 // ---- atomics ----
 
 /// The new value of an atomic: `old` op `b` (and `c` for cas).
-pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> Result<u64, String> {
+pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> Result<u64, UnsupportedForm> {
     let w = ty.bits();
     let m = mask_of(w);
     let signed = ty.kind() == TypeKind::Signed;
@@ -139,7 +153,7 @@ pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> Result<u64, Str
             })
         }
         (_, t) if t.is_float() && op != AtomOp::Exch && op != AtomOp::Cas => {
-            return Err(format!("atom.{}.{}", op.name(), t.name()));
+            return Err(UnsupportedForm::Atom { op, ty: t });
         }
         (AtomOp::Add, _) => old.wrapping_add(b) & m,
         (AtomOp::Min, _) => (ext(old, w, signed).min(ext(b, w, signed)) as u64) & m,
@@ -169,6 +183,6 @@ pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> Result<u64, Str
                 old & m
             }
         }
-        (AtomOp::Popc, _) => return Err("atom.popc".into()),
+        (AtomOp::Popc, _) => return Err(UnsupportedForm::AtomPopc),
     })
 }

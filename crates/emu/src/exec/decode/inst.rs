@@ -181,7 +181,7 @@ impl Cx<'_> {
             }
             O::Neg | O::Abs | O::Not | O::Cnot | O::Popc | O::Clz | O::Brev | O::Bfind => {
                 if halves {
-                    return Err(format!("{:?} on .{}", inst.opcode, ty.name()));
+                    return Err(format!("{:?} on .{}", inst.opcode, ty.name()).into());
                 }
                 let op = match inst.opcode {
                     O::Neg => IntOp1::Neg,
@@ -235,7 +235,7 @@ impl Cx<'_> {
             },
             O::Mad | O::Mad24 | O::Bfe | O::Prmt | O::Shf | O::Lop3 | O::Sad => {
                 if halves {
-                    return Err(format!("{:?} on .{}", inst.opcode, ty.name()));
+                    return Err(format!("{:?} on .{}", inst.opcode, ty.name()).into());
                 }
                 let op = match inst.opcode {
                     O::Mad if m.mul_part == Some(MulPart::Hi) && m.sat => IntOp3::MadHiSat,
@@ -478,7 +478,7 @@ impl Cx<'_> {
             O::Bra => {
                 let target = match get(0)? {
                     Operand::Label(l) => self.func.label_target(*l).ok_or("dangling label")?,
-                    other => return Err(format!("branch target {other:?}")),
+                    other => return Err(format!("branch target {other:?}").into()),
                 };
                 Op::Bra { target, reconv }
             }
@@ -496,7 +496,7 @@ impl Cx<'_> {
                             .map(|l| self.func.label_target(*l).ok_or("dangling label"))
                             .collect::<Result<Vec<_>, _>>()?
                     }
-                    other => return Err(format!("brx.idx targets {other:?}")),
+                    other => return Err(format!("brx.idx targets {other:?}").into()),
                 };
                 Op::BrxIdx {
                     idx,
@@ -577,7 +577,7 @@ impl Cx<'_> {
                         Some(ptx::AtomOp::Popc) => RedOp::Popc,
                         Some(ptx::AtomOp::And) => RedOp::And,
                         Some(ptx::AtomOp::Or) => RedOp::Or,
-                        other => return Err(format!("bar.red {other:?}")),
+                        other => return Err(format!("bar.red {other:?}").into()),
                     };
                     let (count, p) = if ops.len() > first + 2 {
                         (Some(self.src(get(first + 1)?)?), get(first + 2)?)
@@ -648,7 +648,7 @@ impl Cx<'_> {
                 d: self.dreg(get(0)?)?,
                 a: self.src(get(1)?)?,
             },
-            other => return Err(format!("`{}` is not executed yet", other.name())),
+            other => return Err(format!("`{}` is not executed yet", other.name()).into()),
         })
     }
 
@@ -666,12 +666,12 @@ impl Cx<'_> {
     /// element by element (ISA 6.4.2 "Vector Operands").
     fn mov_vec(&self, ty: Type, vec: Option<ptx::VecWidth>, ops: &[Operand]) -> D<Op> {
         let n = vec.map_or(1, |v| v.lanes()) as usize;
-        let items = |i: usize| {
+        let items = |i: usize| -> D<_> {
             let items = self.vector_items(ops.get(i).ok_or("operand")?);
             if items.len() == n && n <= 4 {
                 Ok(items)
             } else {
-                Err(format!("mov.v{n}: an operand of {} elements", items.len()))
+                Err(format!("mov.v{n}: an operand of {} elements", items.len()).into())
             }
         };
         let d = items(0)?
@@ -740,7 +740,7 @@ impl Cx<'_> {
                 _ => Err("call argument outside the frame".into()),
             },
             Operand::Reg(_) | Operand::Imm(_) => Ok(CallArg::Value(self.src(o)?)),
-            other => Err(format!("call argument {other:?}")),
+            other => Err(format!("call argument {other:?}").into()),
         }
     }
 
@@ -748,7 +748,7 @@ impl Cx<'_> {
         match self.call_arg(o)? {
             CallArg::Frame(f) => Ok(CallRet::Frame(f)),
             CallArg::Value(Src::Reg(r)) => Ok(CallRet::Reg(r)),
-            CallArg::Value(_) => Err(format!("call result into {o:?}")),
+            CallArg::Value(_) => Err(format!("call result into {o:?}").into()),
         }
     }
 
@@ -791,7 +791,7 @@ impl Cx<'_> {
             .chain(&f.returns)
             .any(|p| p.space == ptx::StateSpace::Reg && p.ty == Type::Pred)
         {
-            return Err(format!("`{}` has a .reg .pred parameter", f.name));
+            return Err(format!("`{}` has a .reg .pred parameter", f.name).into());
         }
         if !f.has_body {
             if f.name == "vprintf"
@@ -804,7 +804,7 @@ impl Cx<'_> {
                 };
                 return Ok(Op::Vprintf { fmt, args: a, ret });
             }
-            return Err(format!("call of external function `{}`", f.name));
+            return Err(format!("call of external function `{}`", f.name).into());
         }
         Ok(Op::Call {
             callee: callee.index() as u32,
@@ -863,7 +863,7 @@ fn packed_int_op(op: IntOp2, ty: Type, relu: bool) -> D<IntOp2> {
         Ok(op)
     } else {
         let r = if relu { ".relu" } else { "" };
-        Err(format!("{op:?}{r} on .{}", ty.name()))
+        Err(format!("{op:?}{r} on .{}", ty.name()).into())
     }
 }
 
@@ -872,13 +872,10 @@ fn packed_int_op(op: IntOp2, ty: Type, relu: bool) -> D<IntOp2> {
 /// 9.7.3.10, 9.7.4.7), not for f64 or integers.
 fn min_max_mods(ty: Type, relu: bool, xorsign_abs: bool) -> D<()> {
     if relu && ty.is_float() {
-        return Err(format!(
-            "min/max .relu on .{} (integer .s32/.s16x2 only)",
-            ty.name()
-        ));
+        return Err(format!("min/max .relu on .{} (integer .s32/.s16x2 only)", ty.name()).into());
     }
     if xorsign_abs && (!ty.is_float() || ty == Type::F64) {
-        return Err(format!("min/max .xorsign.abs on .{}", ty.name()));
+        return Err(format!("min/max .xorsign.abs on .{}", ty.name()).into());
     }
     Ok(())
 }
@@ -896,7 +893,8 @@ fn fma_mods(m: FMods, ty: Type, satfinite: bool) -> D<FMods> {
             "fma.relu on .{}{}",
             ty.name(),
             if m.sat { " with .sat" } else { "" }
-        ));
+        )
+        .into());
     }
     Ok(m)
 }

@@ -83,7 +83,7 @@ impl Program {
         layout: &ModuleLayout,
         text: &str,
         file: &str,
-    ) -> Result<Program, String> {
+    ) -> Result<Program, DecodeError> {
         let starts = line_starts(text);
         let funcs = module
             .functions
@@ -114,7 +114,7 @@ fn decode_func(
     index: usize,
     starts: &[usize],
     file: &str,
-) -> Result<Func, String> {
+) -> Result<Func, DecodeError> {
     let mut slots = Vec::with_capacity(f.regs.len());
     let mut lanes = Vec::with_capacity(f.regs.len());
     let (mut n_regs, mut n_preds) = (0u32, 0u32);
@@ -138,11 +138,12 @@ fn decode_func(
             .map_or(0, |(h, _)| {
                 line_of(starts, f.instructions.span(h).start as usize)
             });
-        format!(
-            "{file}:{line}: function `{}`: cannot build its control-flow graph, so \
-             divergent branches have no reconvergence point: {}",
-            f.name, e.message
-        )
+        DecodeError::NoFlowGraph {
+            file: file.to_string(),
+            line,
+            function: f.name.clone(),
+            message: e.message.clone(),
+        }
     })?;
     let cx = Cx {
         module,
@@ -162,7 +163,7 @@ fn decode_func(
             Some(Reconvergence::Inst(j)) => j,
             _ => NO_RECONVERGE,
         };
-        let op = cx.op(inst, reconv).unwrap_or_else(Op::Unsupported);
+        let op = cx.op(inst, reconv).unwrap_or_else(|e| Op::Unsupported(e.0));
         ops.push(op);
         guards.push(
             inst.guard
@@ -176,12 +177,14 @@ fn decode_func(
     }
     // Every function has a frame layout: a missing one would give the
     // function a zero-sized frame, and its locals would fault or alias.
-    let frame = layout.frames.get(index).cloned().ok_or_else(|| {
-        format!(
-            "{file}: internal: no frame layout for function `{}`",
-            f.name
-        )
-    })?;
+    let frame = layout
+        .frames
+        .get(index)
+        .cloned()
+        .ok_or_else(|| DecodeError::NoFrame {
+            file: file.to_string(),
+            function: f.name.clone(),
+        })?;
     // A `.reg .pred` parameter has no value slot: such a call faults.
     let value_slot = |r: Option<ptx::Reg>| match r.map(|r| cx.slot(r)) {
         Some(Ok((false, s))) => Some(s),
@@ -211,7 +214,45 @@ fn decode_func(
     })
 }
 
-type D<T> = Result<T, String>;
+/// An instruction form the emulator does not execute, as the fault shows it.
+/// The instruction decodes to [`Op::Unsupported`] with this text, so a kernel
+/// faults only if it reaches the instruction.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unsupported(pub String);
+
+impl From<String> for Unsupported {
+    fn from(what: String) -> Self {
+        Unsupported(what)
+    }
+}
+
+impl From<&str> for Unsupported {
+    fn from(what: &str) -> Self {
+        Unsupported(what.to_string())
+    }
+}
+
+type D<T> = Result<T, Unsupported>;
+
+/// Why a module cannot be decoded at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Without a control-flow graph divergent branches have no
+    /// reconvergence point and the results would silently differ from a GPU's.
+    #[error(
+        "{file}:{line}: function `{function}`: cannot build its control-flow graph, so \
+         divergent branches have no reconvergence point: {message}"
+    )]
+    NoFlowGraph {
+        file: String,
+        line: u32,
+        function: String,
+        message: String,
+    },
+    #[error("{file}: internal: no frame layout for function `{function}`")]
+    NoFrame { file: String, function: String },
+}
 
 fn to_round(r: Option<Rounding>) -> D<Round> {
     Ok(match r {
@@ -219,7 +260,7 @@ fn to_round(r: Option<Rounding>) -> D<Round> {
         Some(Rounding::Rz) => Round::Rz,
         Some(Rounding::Rm) => Round::Rm,
         Some(Rounding::Rp) => Round::Rp,
-        Some(other) => return Err(format!("rounding mode .{}", other.name())),
+        Some(other) => return Err(format!("rounding mode .{}", other.name()).into()),
     })
 }
 
@@ -253,7 +294,7 @@ fn mem_space(s: Option<StateSpace>) -> D<MemSpace> {
         Some(StateSpace::Local) => MemSpace::Local,
         Some(s) if s.is_param() => MemSpace::Param,
         Some(StateSpace::Const) => MemSpace::Const,
-        Some(other) => return Err(format!("state space .{}", other.name())),
+        Some(other) => return Err(format!("state space .{}", other.name()).into()),
     })
 }
 
@@ -264,7 +305,7 @@ fn plain_space(s: Option<StateSpace>) -> D<Space> {
         Some(StateSpace::Local) => Space::Local,
         Some(s) if s.is_param() => Space::Param,
         Some(StateSpace::Const) => Space::Const,
-        other => return Err(format!("cvta/isspacep space {other:?}")),
+        other => return Err(format!("cvta/isspacep space {other:?}").into()),
     })
 }
 
@@ -276,7 +317,7 @@ impl Cx<'_> {
         self.slots
             .get(r.index())
             .copied()
-            .ok_or_else(|| "dangling register".to_string())
+            .ok_or_else(|| "dangling register".into())
     }
 
     /// The value slot of element `i` of a vector register (`v.y`).
@@ -314,7 +355,7 @@ impl Cx<'_> {
                 (false, s) => Ok(s),
                 (true, _) => Err("predicate where a value register is needed".into()),
             },
-            other => Err(format!("destination {other:?}")),
+            other => Err(format!("destination {other:?}").into()),
         }
     }
 
@@ -327,7 +368,7 @@ impl Cx<'_> {
                 .get(*r)
                 .map(|decl| decl.ty.bits().clamp(8, 64) as u8)
                 .ok_or_else(|| "dangling register".into()),
-            other => Err(format!("destination {other:?}")),
+            other => Err(format!("destination {other:?}").into()),
         }
     }
 
@@ -336,7 +377,7 @@ impl Cx<'_> {
             Operand::Reg(r) => self
                 .pred(*r)
                 .ok_or_else(|| "value register where a predicate is needed".into()),
-            other => Err(format!("predicate destination {other:?}")),
+            other => Err(format!("predicate destination {other:?}").into()),
         }
     }
 
@@ -347,7 +388,7 @@ impl Cx<'_> {
                 (true, p) => VoteDst::Pred(p),
                 (false, s) => VoteDst::Reg(s),
             }),
-            other => Err(format!("destination {other:?}")),
+            other => Err(format!("destination {other:?}").into()),
         }
     }
 
@@ -455,7 +496,7 @@ impl Cx<'_> {
             Operand::Imm(Immediate::F64(b)) => Ok(Src::Imm(*b)),
             Operand::Special(s) => Ok(Src::Sreg(*s)),
             Operand::Symbol(s, off) => self.symbol_addr(s, *off),
-            other => Err(format!("operand {other:?}")),
+            other => Err(format!("operand {other:?}").into()),
         }
     }
 
@@ -483,13 +524,13 @@ impl Cx<'_> {
                 .map(|p| PSrc::Reg(p, true))
                 .ok_or_else(|| "not a predicate".into()),
             Operand::Imm(Immediate::Int(i)) => Ok(PSrc::Imm(*i != 0)),
-            other => Err(format!("predicate operand {other:?}")),
+            other => Err(format!("predicate operand {other:?}").into()),
         }
     }
 
     fn addr(&self, o: &Operand, space: MemSpace) -> D<(Addr, MemSpace)> {
         let Operand::Address(Address { base, offset }) = o else {
-            return Err(format!("address {o:?}"));
+            return Err(format!("address {o:?}").into());
         };
         let base_src = match base {
             AddrBase::Reg(r) => self.src(&Operand::Reg(*r))?,

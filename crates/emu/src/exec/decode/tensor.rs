@@ -33,10 +33,9 @@ impl Cx<'_> {
             o => vec![self.dreg(o)?],
         };
         if regs.len() != want {
-            return Err(format!(
-                "{what}: {} registers where {want} are expected",
-                regs.len()
-            ));
+            return Err(
+                format!("{what}: {} registers where {want} are expected", regs.len()).into(),
+            );
         }
         Ok(regs)
     }
@@ -47,10 +46,9 @@ impl Cx<'_> {
             o => vec![self.src(o)?],
         };
         if srcs.len() != want {
-            return Err(format!(
-                "{what}: {} registers where {want} are expected",
-                srcs.len()
-            ));
+            return Err(
+                format!("{what}: {} registers where {want} are expected", srcs.len()).into(),
+            );
         }
         Ok(srcs)
     }
@@ -95,17 +93,19 @@ impl Cx<'_> {
         let shape = match m.shape {
             Some(Shape { m: 16, n: 8, k: 16 }) => MmaShape::M16n8k16,
             Some(Shape { m: 16, n: 8, k: 8 }) => MmaShape::M16n8k8,
-            other => return Err(not_emulated(other, ta, tb)),
+            other => return Err(not_emulated(other, ta, tb).into()),
         };
         let ab = match (ta, tb) {
             (Type::F16, Type::F16) => MmaIn::F16,
             (Type::Bf16, Type::Bf16) => MmaIn::Bf16,
-            _ => return Err(format!("mma.{}.{} {MMA_RUNS}", ta.name(), tb.name())),
+            _ => return Err(format!("mma.{}.{} {MMA_RUNS}", ta.name(), tb.name()).into()),
         };
-        let acc = |t: Type| match t {
-            Type::F32 => Ok(true),
-            Type::F16 if ab == MmaIn::F16 => Ok(false),
-            other => Err(format!("mma accumulator type {other:?}")),
+        let acc = |t: Type| -> D<bool> {
+            match t {
+                Type::F32 => Ok(true),
+                Type::F16 if ab == MmaIn::F16 => Ok(false),
+                other => Err(format!("mma accumulator type {other:?}").into()),
+            }
         };
         let (d_f32, c_f32) = (acc(td)?, acc(tc)?);
         let k_regs = if shape == MmaShape::M16n8k16 { 2 } else { 1 };
@@ -133,12 +133,14 @@ impl Cx<'_> {
             Some(Shape { m: 8, n: 8, k: 16 }) => (8u8, 16u8),
             Some(Shape { m: 16, n: 8, k: 16 }) => (16, 16),
             Some(Shape { m: 16, n: 8, k: 32 }) => (16, 32),
-            other => return Err(not_emulated(other, ta, tb)),
+            other => return Err(not_emulated(other, ta, tb).into()),
         };
-        let signed = |t: Type| match t {
-            Type::S8 => Ok(true),
-            Type::U8 => Ok(false),
-            _ => Err(format!("mma.{}.{} {MMA_RUNS}", ta.name(), tb.name())),
+        let signed = |t: Type| -> D<bool> {
+            match t {
+                Type::S8 => Ok(true),
+                Type::U8 => Ok(false),
+                _ => Err(format!("mma.{}.{} {MMA_RUNS}", ta.name(), tb.name()).into()),
+            }
         };
         let (a_signed, b_signed) = (signed(ta)?, signed(tb)?);
         if td != Type::S32 || tc != Type::S32 {
@@ -168,7 +170,7 @@ impl Cx<'_> {
     fn wmma(&self, inst: &Instruction) -> D<TensorOp> {
         let m = &inst.mods;
         if m.shape != Some(M16N16K16) {
-            return Err(format!("wmma shape {:?} (m16n16k16 runs)", m.shape));
+            return Err(format!("wmma shape {:?} (m16n16k16 runs)", m.shape).into());
         }
         let get = |i: usize| {
             inst.operands
@@ -186,7 +188,7 @@ impl Cx<'_> {
                     (Some(Fragment::B), Type::F16) => (WmmaFrag::B, false, 8),
                     (Some(Fragment::C), Type::F16) => (WmmaFrag::Acc, false, 4),
                     (Some(Fragment::C), Type::F32) => (WmmaFrag::Acc, true, 8),
-                    other => return Err(format!("wmma.load of {other:?}")),
+                    other => return Err(format!("wmma.load of {other:?}").into()),
                 };
                 let (addr, space) = self.addr(get(1)?, space()?)?;
                 Ok(TensorOp::WmmaLoad {
@@ -203,7 +205,7 @@ impl Cx<'_> {
                 let (f32, n) = match ty {
                     Type::F16 => (false, 4),
                     Type::F32 => (true, 8),
-                    other => return Err(format!("wmma.store of {other:?}")),
+                    other => return Err(format!("wmma.store of {other:?}").into()),
                 };
                 let (addr, space) = self.addr(get(0)?, space()?)?;
                 Ok(TensorOp::WmmaStore {
@@ -223,10 +225,12 @@ impl Cx<'_> {
                         "wmma.mma .satfinite on a floating-point form (integer forms only)".into(),
                     );
                 }
-                let acc = |i: usize| match inst.types.get(i) {
-                    Some(Type::F32) => Ok(true),
-                    Some(Type::F16) => Ok(false),
-                    other => Err(format!("wmma.mma accumulator {other:?}")),
+                let acc = |i: usize| -> D<bool> {
+                    match inst.types.get(i) {
+                        Some(Type::F32) => Ok(true),
+                        Some(Type::F16) => Ok(false),
+                        other => Err(format!("wmma.mma accumulator {other:?}").into()),
+                    }
                 };
                 let (d_f32, c_f32) = (acc(0)?, acc(1)?);
                 let n = |f32: bool| if f32 { 8 } else { 4 };
@@ -248,18 +252,10 @@ impl Cx<'_> {
     fn matrix8x8(&self, inst: &Instruction) -> D<TensorOp> {
         let m = &inst.mods;
         if m.shape.is_some_and(|s| s.m != 8 || s.n != 8) {
-            return Err(format!(
-                "{} shape {:?} (m8n8 runs)",
-                inst.opcode.name(),
-                m.shape
-            ));
+            return Err(format!("{} shape {:?} (m8n8 runs)", inst.opcode.name(), m.shape).into());
         }
         if inst.ty().is_some_and(|t| t.bits() != 16) {
-            return Err(format!(
-                "{} of {:?} (b16 runs)",
-                inst.opcode.name(),
-                inst.ty()
-            ));
+            return Err(format!("{} of {:?} (b16 runs)", inst.opcode.name(), inst.ty()).into());
         }
         let n = m.num.unwrap_or(1) as usize;
         // ISA "ldmatrix" / "stmatrix": without `.shared` the address is

@@ -28,7 +28,7 @@ impl Cx<'_> {
                 false,
             ),
             O::Vset4 => (VideoOp::Set(inst.mods.cmp.ok_or("vset4 comparison")?), true),
-            other => return Err(format!("`{}` is not a video instruction", other.name())),
+            other => return Err(format!("`{}` is not a video instruction", other.name()).into()),
         };
         // vset2 / vset4 name only atype.btype: their result is unsigned.
         let set = matches!(op, VideoOp::Set(_));
@@ -48,7 +48,7 @@ impl Cx<'_> {
                 return Ok(default.map(|i| i + base));
             };
             if s.half == four || s.lanes().len() != n || s.lanes().iter().any(|&e| e >= elems) {
-                return Err(format!("selector .{s} for a {n}-lane video instruction"));
+                return Err(format!("selector .{s} for a {n}-lane video instruction").into());
             }
             // Written most significant lane first.
             Ok(std::array::from_fn(|i| {
@@ -60,7 +60,7 @@ impl Cx<'_> {
             Some(s) if s.half != four && s.lanes().iter().all(|&l| (l as usize) < n) => {
                 s.lanes().iter().fold(0, |m, &l| m | 1 << l)
             }
-            Some(s) => return Err(format!("mask .{s} for a {n}-lane video instruction")),
+            Some(s) => return Err(format!("mask .{s} for a {n}-lane video instruction").into()),
         };
         Ok(Op::Video {
             f: VideoForm {
@@ -104,10 +104,7 @@ impl Cx<'_> {
                 neg: m.video_neg,
             },
             other => {
-                return Err(format!(
-                    "`{}` is not a scalar video instruction",
-                    other.name()
-                ));
+                return Err(format!("`{}` is not a scalar video instruction", other.name()).into());
             }
         };
         // vset names only atype.btype; its result is unsigned.

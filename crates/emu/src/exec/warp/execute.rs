@@ -261,7 +261,7 @@ impl Warp {
                 let widen = to.is_signed() && to.bits() < *dbits as u32;
                 for l in lanes(exec) {
                     let v = alu::cvt(*from, *to, *m, x[l])
-                        .map_err(|e| (FaultKind::Unsupported(e), Some(l)))?;
+                        .map_err(|e| (FaultKind::Unsupported(e.to_string()), Some(l)))?;
                     out[l] = if widen {
                         alu::sx(v, to.bits()) as u64 & mask_of(*dbits as u32)
                     } else {

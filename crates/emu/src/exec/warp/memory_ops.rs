@@ -157,7 +157,7 @@ impl Warp {
                 .map_err(mem_err(l))?;
             let o = u64::from_le_bytes(buf);
             let new = alu::atomic(*op, *ty, o, bv[l], cv[l])
-                .map_err(|e| (FaultKind::Unsupported(e), Some(l)))?;
+                .map_err(|e| (FaultKind::Unsupported(e.to_string()), Some(l)))?;
             self.store_lane(
                 lx,
                 cta,
