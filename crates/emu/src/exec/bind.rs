@@ -126,8 +126,17 @@ pub(super) fn bind_args(
     let mut bound = Vec::with_capacity(kparams.len());
     for (i, (arg, &(offset, size))) in spec.args.iter().zip(&kparams).enumerate() {
         let pname = kfunc.params.get(i).map_or("?", |p| p.name.as_str());
+        let ptype = kfunc.params.get(i).and_then(scalar_param_type);
         let arg = match arg {
             ArgSpec::Scalar { name, ty, value } => {
+                if let Some(pt) = ptype
+                    && let Some(why) = kind_mismatch(ty.is_float(), pt)
+                {
+                    return Err(launch_err(format!(
+                        "argument `{name}` is {ty}, but parameter {i} `{pname}` is .{}: {why}",
+                        pt.name()
+                    )));
+                }
                 let mut b = Vec::new();
                 ty.encode(*value, &mut b)
                     .map_err(|e| Fault::launch(format!("argument `{name}`: {e}")))?;
@@ -149,6 +158,15 @@ pub(super) fn bind_args(
                 } else {
                     8
                 };
+                if let Some(pt) = ptype
+                    && pt.is_float()
+                {
+                    return Err(launch_err(format!(
+                        "pointer argument `{}` is bound to parameter {i} `{pname}`, which is .{}: a pointer needs an integer parameter",
+                        bs.name,
+                        pt.name()
+                    )));
+                }
                 if size != want {
                     return Err(launch_err(format!(
                         "pointer argument `{}` needs a {}-bit parameter; `{pname}` has {size} bytes",
@@ -174,6 +192,30 @@ pub(super) fn bind_args(
         });
     }
     Ok(bound)
+}
+
+/// The type of a plain scalar parameter (not a vector, not a byte array
+/// holding a struct or a half passed by value), whose kind can be checked.
+fn scalar_param_type(p: &ptx::ir::Variable) -> Option<ptx::ir::Type> {
+    (p.vec.is_none() && p.dims.is_empty()).then_some(p.ty)
+}
+
+/// Why a value of the spec's kind does not suit a parameter of type `pt`:
+/// a float value in an integer parameter (`.u32`, `.s64`) or an integer in a
+/// float one. Untyped bits (`.b32`) take either: the PTX does not say.
+/// Sizes are checked apart, so an `f32` given for an `int` is caught here
+/// although both are 4 bytes.
+fn kind_mismatch(value_is_float: bool, pt: ptx::ir::Type) -> Option<&'static str> {
+    use ptx::ir::TypeKind;
+    match (value_is_float, pt.kind()) {
+        (true, TypeKind::Signed | TypeKind::Unsigned) => {
+            Some("a float value for an integer parameter (declare it as an integer type)")
+        }
+        (false, TypeKind::Float) => {
+            Some("an integer value for a float parameter (declare it as f16, bf16, f32 or f64)")
+        }
+        _ => None,
+    }
 }
 
 /// The spec's `[[constant]]` entries bound to the module's symbols: each
