@@ -7,6 +7,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+
 /// out[blockIdx.x * blockDim.x + threadIdx.x] = that index.
 const FILL_PTX: &str = r#".version 7.0
 .target sm_50
@@ -446,5 +448,43 @@ fn several_measured_files_tune_the_configurations_measured_in_all() {
             assert_eq!(g["configurations"][best]["label"], best_label);
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The fill kernel as CUDA, for the counters of a spec that NVRTC compiles.
+const FILL_CU: &str = r#"extern "C" __global__ void fill(unsigned *out) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = i;
+}
+"#;
+
+/// A launch spec with a `.cu` source is compiled once per configuration by
+/// the pipeline: the counters say so (they said 0 compiled), and a second
+/// run, whose results all come from the result cache, compiles nothing.
+#[test]
+fn a_cuda_spec_counts_its_compiles() {
+    if !common::nvrtc_available() {
+        return;
+    }
+    let dir = workdir("cuda-counts");
+    std::fs::write(dir.join("fill.cu"), FILL_CU).expect("write cu");
+    let spec = SPEC.replace("source = \"fill.ptx\"", "source = \"fill.cu\"");
+    assert!(spec.contains("fill.cu"), "{spec}");
+    std::fs::write(dir.join("spec.toml"), spec).expect("write spec");
+    let args = ["--gpu", "a100-pcie-40gb", "--param", "BX=32,64,128"];
+    let v = tune_json(&dir, &args);
+    assert_eq!(
+        int(&v, &["counters", "ptx_compiled"]),
+        3,
+        "{}",
+        v["counters"]
+    );
+    let again = tune_json(&dir, &args);
+    assert_eq!(
+        int(&again, &["counters", "ptx_compiled"]),
+        0,
+        "{}",
+        again["counters"]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

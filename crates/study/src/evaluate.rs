@@ -316,8 +316,16 @@ impl Evaluator<'_> {
     /// PTX cache shared with `ptxperf validate`; specs through the pipeline.
     fn load(&self, prepared: Prepared) -> Result<pipeline::LoadedSpec, EvaluateError> {
         let Some(job) = prepared.nvrtc else {
-            return pipeline::load_source(prepared.spec, &prepared.source, &Default::default())
-                .map_err(EvaluateError::Load);
+            // A launch spec's CUDA source is compiled by the pipeline, not
+            // through the PTX cache; it still counts as compiled.
+            let compiles = prepared.spec.source_kind == emu::spec::SourceKind::Cuda;
+            let loaded =
+                pipeline::load_source(prepared.spec, &prepared.source, &Default::default())
+                    .map_err(EvaluateError::Load)?;
+            if compiles {
+                self.ptx_cache.count_compiled();
+            }
+            return Ok(loaded);
         };
         let arch = prepared.spec.arch.clone().unwrap_or_default();
         // As `ptxperf validate` compiles it (`Engine::ptx`), so either

@@ -163,6 +163,13 @@ impl PtxCache {
         }
     }
 
+    /// Count one compile made outside the cache (a launch spec's `.cu`
+    /// source, which the pipeline compiles itself), so that the counters
+    /// say what was compiled however it was.
+    pub fn count_compiled(&self) {
+        self.compiled.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// (served from the cache, compiled).
     pub fn counts(&self) -> (usize, usize) {
         (
