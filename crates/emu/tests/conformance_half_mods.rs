@@ -11,12 +11,10 @@
 //! 0x03ff, 2^-15 = 0x0200; canonical NaN 0x7fff.
 //! bf16: 1.0 = 0x3f80, 2.0 = 0x4000, 3.0 = 0x4040, 0.5 = 0x3f00, 2.5 = 0x4020.
 
+mod common;
 mod snippet;
 
-use std::path::Path;
-
-use emu::exec::{LaunchOptions, run_ptx};
-use emu::observer::NoObserver;
+use common::run_text;
 use snippet::check;
 
 /// `inst` with d = %h3 (or %r3), a, b, c = %h0.. (or %r0..) on each case.
@@ -271,16 +269,7 @@ fn run_err(body: &str) -> Option<String> {
     );
     let spec_text = "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [1]\n\
         [[arg]]\nname = \"out\"\ntype = \"u64*\"\nlen = 1\n";
-    let spec = emu::spec::parse(spec_text, Path::new("/k.toml"), &[]).expect("spec");
-    run_ptx(
-        &ptx,
-        "k.ptx",
-        &spec,
-        LaunchOptions::default(),
-        &mut NoObserver,
-    )
-    .err()
-    .map(|e| e.to_string())
+    run_text(&ptx, spec_text).err()
 }
 
 #[test]

@@ -6,11 +6,8 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{buffer, u32s};
-use emu::exec::{LaunchOptions, LaunchResult, run_ptx};
-use emu::observer::NoObserver;
+use common::{buffer, run_text, u32s};
+use emu::exec::LaunchResult;
 
 /// Run kernel `k` of `body` (the module after its header) with one block of
 /// `threads` threads and one `u32*` output buffer `out` of `len` elements.
@@ -20,19 +17,6 @@ fn run_k(header: &str, body: &str, threads: u32, len: usize) -> Result<LaunchRes
          [[arg]]\nname = \"out\"\ntype = \"u32*\"\nlen = {len}\n"
     );
     run_text(&format!("{header}\n{body}"), &spec_text)
-}
-
-/// Run PTX text `ptx` with the launch spec `spec_text`.
-fn run_text(ptx: &str, spec_text: &str) -> Result<LaunchResult, String> {
-    let spec = emu::spec::parse(spec_text, Path::new("/k.toml"), &[]).map_err(|e| e.to_string())?;
-    run_ptx(
-        ptx,
-        "k.ptx",
-        &spec,
-        LaunchOptions::default(),
-        &mut NoObserver,
-    )
-    .map_err(|e| e.to_string())
 }
 
 const SM80: &str = ".version 8.0\n.target sm_80\n.address_size 64";

@@ -5,10 +5,9 @@
 //! float's bit pattern as the integer). Untyped `.b32`/`.b64` parameters take
 //! either kind, and a pointer needs an integer parameter.
 
-use std::path::Path;
+mod common;
 
-use emu::exec::{LaunchOptions, run_ptx};
-use emu::observer::NoObserver;
+use common::run_text;
 
 /// Launch `k(.param <ptype> p)` with one `[[arg]]` of spec type `ty`
 /// (a scalar with value 3, or a pointer to 4 elements when `ty` ends in
@@ -25,17 +24,7 @@ fn launch(ptype: &str, ty: &str) -> Option<String> {
     };
     let spec_text =
         format!("source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [1]\n[[arg]]\n{arg}");
-    let spec = emu::spec::parse(&spec_text, Path::new("/k.toml"), &[])
-        .unwrap_or_else(|e| panic!("spec: {e}"));
-    run_ptx(
-        &ptx,
-        "k.ptx",
-        &spec,
-        LaunchOptions::default(),
-        &mut NoObserver,
-    )
-    .err()
-    .map(|e| e.to_string())
+    run_text(&ptx, &spec_text).err()
 }
 
 /// (PTX parameter type, spec type, the error's distinctive words or "" for a

@@ -40,6 +40,20 @@ pub fn run_with(
     run_ptx(&text, &file, spec, opts, &mut NoObserver)
 }
 
+/// Run PTX text (named `k.ptx`) with the launch spec `spec_text` (named
+/// `/k.toml`); a bad spec or a fault comes back as its message.
+pub fn run_text(ptx: &str, spec_text: &str) -> Result<LaunchResult, String> {
+    let spec = parse(spec_text, Path::new("/k.toml"), &[]).map_err(|e| e.to_string())?;
+    run_ptx(
+        ptx,
+        "k.ptx",
+        &spec,
+        LaunchOptions::default(),
+        &mut NoObserver,
+    )
+    .map_err(|e| e.to_string())
+}
+
 pub fn run(name: &str, sets: &[(&str, &str)]) -> LaunchResult {
     let s = spec(name, sets);
     run_with(name, &s, LaunchOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
