@@ -18,6 +18,11 @@ Usage (on a machine with an NVIDIA GPU and CuPy):
   one whose module fails to load or launch is listed under `failed` in
   <out>/gpu.json with the error. gpu.json also holds the GPU's name, compute
   capability, driver and CUDA runtime versions, the date and the command.
+- A form whose launch leaves the CUDA context unusable (a sticky error such
+  as an illegal instruction) ends the process with status 3 after writing
+  its name to <out>/aborted.txt; run again with --resume, which skips the
+  forms already recorded and lists the aborted ones under `failed`
+  (scripts/gpu/campaign.sh loops so).
 - --dry-run needs no GPU and no CuPy: it checks the kit (every file present,
   input sizes as the manifest says) and prints what it would run.
 """
@@ -63,6 +68,7 @@ def main():
     ap.add_argument("--out", help="output directory (default: data/conformance/<gpu-slug>)")
     ap.add_argument("--forms", default="", help="only forms whose name contains this")
     ap.add_argument("--dry-run", action="store_true", help="check the kit and print the plan; no GPU")
+    ap.add_argument("--resume", action="store_true", help="skip forms whose output is already in --out")
     args = ap.parse_args()
 
     try:
@@ -89,8 +95,22 @@ def main():
     shutil.copy(os.path.join(args.kit, "manifest.json"), os.path.join(out, "manifest.json"))
 
     skipped, failed, ran = [], {}, 0
+    aborted_path = os.path.join(out, "aborted.txt")
+    aborted = {}
+    if args.resume and os.path.isfile(aborted_path):
+        with open(aborted_path, encoding="utf-8") as r:
+            for line in r:
+                name_, _, err = line.rstrip("\n").partition("\t")
+                if name_:
+                    aborted[name_] = err
     for f in forms:
         stem = f["stem"]
+        if f["name"] in aborted:
+            failed[f["name"]] = "left the CUDA context unusable: " + aborted[f["name"]]
+            continue
+        if args.resume and os.path.isfile(os.path.join(out, stem + ".out.bin")):
+            ran += 1
+            continue
         for ext in (".ptx", ".in.bin"):
             shutil.copy(os.path.join(args.kit, stem + ext), os.path.join(out, stem + ext))
         if f["sm"] > cc:
@@ -107,6 +127,14 @@ def main():
             ran += 1
         except Exception as e:  # a form the GPU rejects is data, not a crash
             failed[f["name"]] = str(e)
+            try:  # is the context still usable?
+                cupy.zeros(1, dtype=cupy.uint8).sum().get()
+                rt.deviceSynchronize()
+            except Exception as sticky:
+                with open(aborted_path, "a", encoding="utf-8") as w:
+                    w.write(f"{f['name']}\t{str(e).splitlines()[0] if str(e) else sticky}\n")
+                print(f"{f['name']}: {e}; the context is unusable, ending (run again with --resume)", file=sys.stderr)
+                return 3
 
     info = {
         "name": name,

@@ -3,7 +3,11 @@
 //! the word back. No two threads share an address, so the result is
 //! deterministic on any GPU. References: the ISA's definitions (PTX ISA
 //! 9.7.13.5 atom, 9.7.13.6 red) in Rust integer ops and, for float adds,
-//! `rustc_apfloat` round-to-nearest.
+//! `rustc_apfloat` round-to-nearest. An f32 add on global memory flushes
+//! subnormal inputs and results to sign-preserving zero (ISA 9.7.13.5:
+//! "atom.add.f32 on global memory flushes subnormal inputs and results";
+//! recorded on an H200, data/conformance/nvidia-h200), one on shared memory
+//! keeps them.
 
 use crate::form::{Family, Form, Scratch, any, bits, nan};
 use crate::operand::Gen;
@@ -12,6 +16,16 @@ use crate::ty::FloatKind;
 use crate::ty::Ty::{self, *};
 
 type Apply = fn(Ty, &[u64]) -> u64;
+
+/// `apply` for `space`: global f32 adds flush subnormals (module comment).
+fn in_space(space: &str, t: Ty, apply: Apply, x: &[u64]) -> u64 {
+    if space == "global" && t == F32 {
+        let k = FloatKind::F32;
+        k.ftz(apply(t, &[k.ftz(x[0]), k.ftz(x[1])]))
+    } else {
+        apply(t, x)
+    }
+}
 
 /// (op, type, new-value function of [old, b, c]).
 fn ops() -> Vec<(&'static str, Ty, Apply)> {
@@ -95,7 +109,7 @@ pub fn forms() -> Vec<Form> {
                     scratch,
                     vec![(t, a_gen), (t, b_gen)],
                     vec![out_of(t), out_of(t)],
-                    move |x| vec![x[0], apply(t, x)],
+                    move |x| vec![x[0], in_space(space, t, apply, x)],
                 )
                 .needs(sm, v),
             );
@@ -109,7 +123,7 @@ pub fn forms() -> Vec<Form> {
                     scratch,
                     vec![(t, a_gen), (t, b_gen)],
                     vec![out_of(t)],
-                    move |x| vec![apply(t, x)],
+                    move |x| vec![in_space(space, t, apply, x)],
                 )
                 .needs(sm, v),
             );

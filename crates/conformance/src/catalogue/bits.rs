@@ -129,7 +129,7 @@ fn logic(out: &mut Vec<Form>) {
             vec![any(t), field(msb), field(msb)],
             vec![bits(t)],
             move |x| {
-                let (pos, len) = (x[1] & 0xff, x[2] & 0xff);
+                let (pos, len) = field_operands(msb, x[1], x[2]);
                 let sbit = if !t.signed() || len == 0 {
                     0
                 } else {
@@ -156,7 +156,7 @@ fn logic(out: &mut Vec<Form>) {
             vec![any(t), any(t), field(msb), field(msb)],
             vec![bits(t)],
             move |x| {
-                let (pos, len) = (x[2] & 0xff, x[3] & 0xff);
+                let (pos, len) = field_operands(msb, x[2], x[3]);
                 let mut f = x[1] & t.mask();
                 let mut i = 0;
                 while i < len && pos + i <= msb {
@@ -166,6 +166,19 @@ fn logic(out: &mut Vec<Form>) {
                 vec![f]
             },
         ));
+    }
+}
+
+/// bfe's and bfi's position and length. The ISA takes both from the low 8
+/// bits; the H200 does so for the 32-bit forms but uses the whole 32-bit
+/// operands for the 64-bit ones (a position of 0x100 inserts nothing,
+/// recorded in data/conformance/nvidia-h200: every thread of bfe.u64,
+/// bfe.s64 and bfi.b64 fits this reading, 11 contradict the ISA's).
+fn field_operands(msb: u64, pos: u64, len: u64) -> (u64, u64) {
+    if msb == 63 {
+        (pos & 0xffff_ffff, len & 0xffff_ffff)
+    } else {
+        (pos & 0xff, len & 0xff)
     }
 }
 

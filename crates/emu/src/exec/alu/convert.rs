@@ -70,6 +70,9 @@ pub fn cvt(from: Type, to: Type, m: CvtMods, x: u64) -> Result<u64, UnsupportedF
             if m.ftz && from == Type::F32 {
                 v = fl::ftz_f32(v as f32) as f64;
             }
+            if v.is_nan() {
+                return Ok(nan_to_int(from, tb));
+            }
             let (lo, hi) = int_range(tb, to.kind() == TypeKind::Signed);
             (float_to_int(v, m.round_int.unwrap_or(RoundInt::Rzi), lo, hi) as u64) & mask_of(tb)
         }
@@ -112,11 +115,38 @@ fn sat_float(bits: u64, to: Type, m: CvtMods) -> u64 {
 // ---- atomics ----
 
 /// The new value of an atomic: `old` op `b` (and `c` for cas).
-pub fn atomic(op: AtomOp, ty: Type, old: u64, b: u64, c: u64) -> Result<u64, UnsupportedForm> {
+/// A NaN converted to an integer of `tb` bits. The ISA says 0; an H200 gives
+/// 0 only from f16, bf16 or f32 to 32 bits or fewer, and the destination's
+/// sign bit alone otherwise (an f64 source, or a 64-bit destination), signed
+/// or unsigned (data/conformance/nvidia-h200; docs/conformance.md).
+fn nan_to_int(from: Type, tb: u32) -> u64 {
+    if from == Type::F64 || tb == 64 {
+        1u64 << (tb - 1)
+    } else {
+        0
+    }
+}
+
+/// The new value of an atomic's word. `global`: the word is in global
+/// memory, where an f32 add flushes subnormal inputs and results to
+/// sign-preserving zero (PTX ISA 9.7.13.5; recorded on an H200); on shared
+/// memory it keeps them.
+pub fn atomic(
+    op: AtomOp,
+    ty: Type,
+    old: u64,
+    b: u64,
+    c: u64,
+    global: bool,
+) -> Result<u64, UnsupportedForm> {
     let w = ty.bits();
     let m = mask_of(w);
     let signed = ty.kind() == TypeKind::Signed;
     Ok(match (op, ty) {
+        (AtomOp::Add, Type::F32) if global => {
+            let (x, y) = (fl::ftz_f32(f32_of(old)), fl::ftz_f32(f32_of(b)));
+            of_f32(fl::ftz_f32(x + y))
+        }
         (AtomOp::Add, Type::F32) => of_f32(f32_of(old) + f32_of(b)),
         (AtomOp::Add, Type::F64) => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
         (AtomOp::Add, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2) => {

@@ -170,13 +170,13 @@ pub fn int3(op: IntOp3, bits: u8, signed: bool, a: &L, b: &L, c: &L, out: &mut L
             (ext(x, 24, signed).wrapping_mul(ext(y, 24, signed)) as u64).wrapping_add(z) & m
         }),
         IntOp3::Bfe => map3(a, b, c, out, |x, p, l| {
-            let (pos, len) = ((p & 0xff) as u32, (l & 0xff) as u32);
+            let (pos, len) = field_operands(w, p, l);
             let x = x & m;
             if len == 0 {
                 return 0;
             }
             if signed {
-                let msb_pos = (pos + len - 1).min(w - 1);
+                let msb_pos = (pos as u64 + len as u64 - 1).min(u64::from(w) - 1) as u32;
                 let sbit = (x >> msb_pos) & 1;
                 let field = if pos >= w {
                     0
@@ -246,11 +246,23 @@ pub fn int3(op: IntOp3, bits: u8, signed: bool, a: &L, b: &L, c: &L, out: &mut L
     }
 }
 
+/// bfe's and bfi's position and length: the low 8 bits of each operand for
+/// the 32-bit forms, as the ISA says; the whole 32-bit operands for the
+/// 64-bit forms, as an H200 computes them (data/conformance/nvidia-h200,
+/// and docs/conformance.md "Where the GPU differs from the ISA's text").
+fn field_operands(w: u32, pos: u64, len: u64) -> (u32, u32) {
+    if w == 64 {
+        (pos as u32, len as u32)
+    } else {
+        ((pos & 0xff) as u32, (len & 0xff) as u32)
+    }
+}
+
 pub fn bfi(bits: u8, a: &L, b: &L, pos: &L, len: &L, out: &mut L) {
     let w = bits as u32;
     let m = mask_of(w);
     for l in 0..WARP_SIZE {
-        let (p, n) = ((pos[l] & 0xff) as u32, (len[l] & 0xff) as u32);
+        let (p, n) = field_operands(w, pos[l], len[l]);
         out[l] = if p >= w || n == 0 {
             b[l] & m
         } else {

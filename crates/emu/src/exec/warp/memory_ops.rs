@@ -156,7 +156,11 @@ impl Warp {
             self.load_lane(lx, cta, *space, l, addrs[l], &mut buf[..size], size as u32)
                 .map_err(mem_err(l))?;
             let o = u64::from_le_bytes(buf);
-            let new = alu::atomic(*op, *ty, o, bv[l], cv[l])
+            // f32 adds on global memory flush subnormals (ISA 9.7.13.5),
+            // those on shared memory keep them: per lane, as a generic
+            // address may land in either.
+            let global = super::access::target(*space, addrs[l]).0 == Space::Global;
+            let new = alu::atomic(*op, *ty, o, bv[l], cv[l], global)
                 .map_err(|e| (FaultKind::Unsupported(e.to_string()), Some(l)))?;
             self.store_lane(
                 lx,
