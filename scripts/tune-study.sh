@@ -6,7 +6,8 @@
 # Usage: scripts/tune-study.sh [PTXPERF]   (default: target/release/ptxperf)
 # Emulation samples SAMPLE_CTAS CTAs per configuration (default 8), on
 # JOBS worker threads (default 1); results
-# are cached in target/ptxperf-cache/tune, so a second run is immediate.
+# are cached in $PTXPERF_CACHE_DIR/tune (default ~/.cache/ptxperf/tune),
+# so a second run is immediate.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -558,6 +558,107 @@ fn predict_from_a_launch_spec_gives_every_model() {
     );
 }
 
+/// `--gpu A --gpu B,C`: one emulation, each GPU's object exactly as a
+/// single-GPU run prints it, and the GPUs compared by the timing model.
+#[test]
+fn predict_on_several_gpus_compares_them() {
+    let spec = "kernels/matmul_tiled/spec.toml";
+    let ids = ["a100-pcie-40gb", "h100-sxm5-80gb", "rtx-a4000"];
+    let o = check(
+        &[
+            "predict",
+            spec,
+            "--gpu",
+            ids[0],
+            "--gpu",
+            "h100-sxm5-80gb,rtx-a4000",
+            "--json",
+        ],
+        0,
+        &[],
+    );
+    let v = json(&o.stdout);
+    let gpus = v["gpus"].as_array().cloned().unwrap_or_default();
+    assert_eq!(gpus.len(), 3, "{v}");
+    for (g, id) in gpus.iter().zip(ids) {
+        let alone = check(&["predict", spec, "--gpu", id, "--json"], 0, &[]);
+        assert_eq!(
+            g,
+            &json(&alone.stdout),
+            "{id}: not what predict --gpu {id} prints"
+        );
+    }
+    assert_eq!(v["failed_gpus"].as_array().map(Vec::len), Some(0), "{v}");
+    let rows = v["comparison"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rows.len(), 3, "{v}");
+    let mut last = 0.0;
+    for r in &rows {
+        assert_eq!(r["model"], "timing", "{r}");
+        let id = r["gpu"].as_str().unwrap_or_default();
+        let timing = gpus
+            .iter()
+            .find(|g| g["gpu"] == id)
+            .and_then(|g| g["models"].as_array())
+            .and_then(|m| m.iter().find(|m| m["name"] == "timing"))
+            .map(|m| m["seconds"].clone());
+        assert_eq!(timing.as_ref(), Some(&r["seconds"]), "{id}");
+        let rel = r["relative_to_fastest"].as_f64().unwrap_or(f64::NAN);
+        assert!(rel >= 1.0 && rel >= last, "{rows:?}");
+        last = rel;
+    }
+    assert_eq!(rows[0]["relative_to_fastest"].as_f64(), Some(1.0));
+    // The table: a table per GPU, then the comparison.
+    let t = check(
+        &["predict", spec, "--gpu", "rtx-a4000,h100-sxm5-80gb"],
+        0,
+        &[
+            "on NVIDIA RTX A4000",
+            "comparison by the timing model (recommended), fastest first",
+            "vs fastest",
+            "1.00x",
+        ],
+    );
+    assert_eq!(t.stdout.matches("kernel ").count(), 2, "{}", t.stdout);
+    // A comma list and repeated flags are the same; a GPU twice, a clock or
+    // an SVG for several GPUs are usage errors.
+    check(
+        &["predict", spec, "--gpu", "rtx-a4000,rtx-a4000"],
+        2,
+        &["--gpu rtx-a4000 is given twice"],
+    );
+    check(
+        &[
+            "predict",
+            spec,
+            "--gpu",
+            "rtx-a4000,h100-sxm5-80gb",
+            "--clock-mhz",
+            "1500",
+        ],
+        2,
+        &["--clock-mhz is one GPU's clock"],
+    );
+    check(
+        &[
+            "predict",
+            spec,
+            "--gpu",
+            "rtx-a4000",
+            "--gpu",
+            "h100-sxm5-80gb",
+            "--svg",
+            "x.svg",
+        ],
+        2,
+        &["--svg takes one --gpu"],
+    );
+    check(
+        &["predict", spec, "--gpu", "rtx-a4000,no-such-gpu"],
+        1,
+        &["no-such-gpu"],
+    );
+}
+
 #[test]
 fn predict_writes_an_svg_roofline() {
     let svg = temp_path("roof.svg");

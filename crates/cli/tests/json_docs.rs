@@ -188,6 +188,23 @@ fn characterize_and_predict_json_are_what_the_doc_says() {
     same(&doc, "predict.occupancy", &p["occupancy"]);
     same(&doc, "predict.agreement", &p["agreement"]);
     same(&doc, "predict.cache", &p["cache"]);
+    let several = json(
+        &dir,
+        &[
+            "predict",
+            "spec.toml",
+            "--gpu",
+            "rtx-a4000,h100-sxm5-80gb",
+            "--json",
+        ],
+    );
+    same(&doc, "predict.gpus", &several);
+    same(&doc, "predict", first(&several["gpus"], "gpus"));
+    same(
+        &doc,
+        "predict.comparison",
+        first(&several["comparison"], "comparison"),
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

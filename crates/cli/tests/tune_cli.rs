@@ -240,11 +240,11 @@ fn launchability_filtering_is_visible() {
     let text = tune_text(&dir, &args);
     assert!(text.contains("2 predicted, 4 not launchable"), "{text}");
     assert!(
-        text.contains("rejected BX=128,SH=20000: 20000 bytes of shared memory per block"),
+        text.contains("not launchable BX=128,SH=20000: 20000 bytes of shared memory per block"),
         "{text}"
     );
     assert!(
-        text.contains("rejected BX=1024,SH=0: block x = 1024"),
+        text.contains("not launchable BX=1024,SH=0: block x = 1024"),
         "{text}"
     );
     // The same space on the A100 launches everything.
@@ -339,7 +339,203 @@ fn text_output_ranks_and_names_the_winner() {
         ],
     );
     assert!(text.contains("roofline (top 1):"), "{text}");
-    assert!(text.contains("winner: every model picks BX="), "{text}");
+    // Both block sizes are predicted 0.01 us: a tie, not a winner.
+    assert!(
+        text.contains("winner: none, every model predicts a tie of BX=32, BX=64 (within 0.5 %)"),
+        "{text}"
+    );
+    assert!(text.contains("| 1=     BX=32 "), "{text}");
+    // 64 times the data is slower: one winner, ranks without `=`.
+    let text = tune_text(
+        &dir,
+        &["--gpu", "a100-pcie-40gb", "--param", "N=4096,262144"],
+    );
+    assert!(
+        text.contains("winner: every model picks N=4096\n"),
+        "{text}"
+    );
+    assert!(text.contains("| 1      N=4096 "), "{text}");
+    assert!(text.contains("| 2      N=262144 "), "{text}");
+    assert!(!text.contains("a tie"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ties_share_a_rank_in_the_json() {
+    let dir = workdir("tie-json");
+    let v = tune_json(&dir, &["--gpu", "a100-pcie-40gb", "--param", "BX=32,64"]);
+    let roofline = &v["rankings"][0];
+    assert_eq!(roofline["model"], "roofline", "{v}");
+    let ranks: Vec<i64> = roofline["top"]
+        .as_array()
+        .map(|t| t.iter().filter_map(|x| x["rank"].as_i64()).collect())
+        .unwrap_or_default();
+    assert_eq!(ranks, [1, 1], "{roofline}");
+    let w = &v["winners"]["winners"][0];
+    assert_eq!(w["tied"], serde_json::json!([0, 1]), "{w}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ptxperf tune DIR/spec.toml ARGS --quiet --no-cache`: (exit code, stdout, stderr).
+fn tune_raw(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .arg("tune")
+        .arg(dir.join("spec.toml"))
+        .args(args)
+        .args(["--quiet", "--no-cache", "--model", "roofline"])
+        .output()
+        .expect("run ptxperf");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_param_the_kernel_never_uses_is_an_error() {
+    let dir = workdir("unused");
+    let gpu = ["--gpu", "a100-pcie-40gb"];
+    // BZ is nowhere in fill.ptx or spec.toml: exit 1, naming it.
+    let (code, _, err) = tune_raw(&dir, &[&gpu[..], &["--param", "BZ=1,2"]].concat());
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("--param BZ is not used by the kernel") && err.contains("fill.ptx"),
+        "{err}"
+    );
+    // Two unknown names among known ones: both named, the known ones not.
+    let (code, _, err) = tune_raw(
+        &dir,
+        &[
+            &gpu[..],
+            &["--param", "BX=32", "--param", "BZ=1", "--param", "Q=2"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--param BZ, Q are not used"), "{err}");
+    // Defines of the spec (N, BY) are spec variables: accepted.
+    let (code, _, err) = tune_raw(
+        &dir,
+        &[&gpu[..], &["--param", "N=4096", "--param", "BY=1"]].concat(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    // The override flag accepts it; every value gives the same launch: a tie.
+    let (code, out, err) = tune_raw(
+        &dir,
+        &[&gpu[..], &["--param", "BZ=1,2", "--allow-unused-param"]].concat(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("a tie of BZ=1, BZ=2"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_block_too_large_for_any_gpu_is_not_launchable_rather_than_failed() {
+    let dir = workdir("huge-block");
+    let v = tune_json(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "BX=256,2048",
+            "--param",
+            "BY=1,4",
+        ],
+    );
+    assert_eq!(int(&v, &["counts", "failed"]), 0, "{v}");
+    assert_eq!(int(&v, &["counts", "predicted"]), 2, "{v}");
+    assert_eq!(
+        v["counts"]["not_launchable"],
+        serde_json::json!([["block_dimension", 2]]),
+        "{v}"
+    );
+    let (code, out, err) = tune_raw(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "BX=256,2048",
+            "--param",
+            "BY=1,4",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("2 predicted, 2 not launchable, 0 failed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not launchable BX=2048,BY=1: block x = 2048 (1 to 1024 allowed)"),
+        "{out}"
+    );
+    // 256 x 4 = 1024 threads launches; 2048 x 4 is over in x already.
+    assert!(out.contains("not launchable BX=2048,BY=4: "), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tune` without `--cache` in a fresh working folder, with `env` set and the
+/// cache variables otherwise unset: where the result cache was written.
+fn cache_written(dir: &Path, env: &[(&str, PathBuf)]) -> Vec<PathBuf> {
+    let cwd = dir.join("cwd");
+    std::fs::create_dir_all(&cwd).expect("cwd");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxperf"));
+    cmd.current_dir(&cwd)
+        .arg("tune")
+        .arg(dir.join("spec.toml"))
+        .args([
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "BX=32",
+            "--quiet",
+            "--model",
+            "roofline",
+        ])
+        .env_remove("PTXPERF_CACHE_DIR")
+        .env_remove("PTXPERF_CACHE")
+        .env_remove("XDG_CACHE_HOME");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run ptxperf");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !cwd.join("target").exists(),
+        "a cache was written into ./target"
+    );
+    let mut found: Vec<PathBuf> = ["c", "xdg/ptxperf", "home/.cache/ptxperf"]
+        .iter()
+        .map(|d| dir.join(d).join("tune"))
+        .filter(|d| d.is_dir())
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn the_result_cache_goes_to_the_users_cache_folder() {
+    let dir = workdir("cache-dir");
+    let home = ("HOME", dir.join("home"));
+    let xdg = ("XDG_CACHE_HOME", dir.join("xdg"));
+    let own = ("PTXPERF_CACHE_DIR", dir.join("c"));
+    assert_eq!(
+        cache_written(&dir, std::slice::from_ref(&home)),
+        [dir.join("home/.cache/ptxperf/tune")]
+    );
+    let _ = std::fs::remove_dir_all(dir.join("home"));
+    assert_eq!(
+        cache_written(&dir, &[home.clone(), xdg.clone()]),
+        [dir.join("xdg/ptxperf/tune")]
+    );
+    let _ = std::fs::remove_dir_all(dir.join("xdg"));
+    assert_eq!(cache_written(&dir, &[home, xdg, own]), [dir.join("c/tune")]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

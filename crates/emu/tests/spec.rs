@@ -533,3 +533,34 @@ fn order_dependent_buffers() {
         "a scalar argument takes value, not order_dependent",
     );
 }
+
+/// The block and grid `spec` gives under each [`emu::spec::Limits`], or the
+/// error's message.
+fn check_limits(spec: &str, limits: emu::spec::Limits, expect: Result<([u32; 3], [u32; 3]), &str>) {
+    let got = emu::spec::parse_with(spec, Path::new("s.toml"), &[], limits)
+        .map(|s| (s.grid, s.block))
+        .map_err(|e| e.message);
+    match (&got, &expect) {
+        (Ok(g), Ok(e)) => assert_eq!(g, e, "{spec}"),
+        (Err(g), Err(e)) => assert!(g.contains(e), "{spec}: {g}"),
+        _ => panic!("{spec}: {got:?}, wanted {expect:?}"),
+    }
+}
+
+#[test]
+fn unchecked_limits_leave_the_launch_shape_to_the_gpu() {
+    use emu::spec::Limits::{Checked, Unchecked};
+    let huge_block = "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [2048, 2]\n";
+    check_limits(
+        huge_block,
+        Checked,
+        Err("block has 4096 threads; at most 1024"),
+    );
+    check_limits(huge_block, Unchecked, Ok(([1, 1, 1], [2048, 2, 1])));
+    let tall_grid = "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1, 70000]\nblock = [32]\n";
+    check_limits(tall_grid, Checked, Err("grid exceeds the limits"));
+    check_limits(tall_grid, Unchecked, Ok(([1, 70000, 1], [32, 1, 1])));
+    // Other errors stay errors.
+    let zero = "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [0]\n";
+    check_limits(zero, Unchecked, Err(""));
+}

@@ -29,6 +29,9 @@
 //!   where its CTAs disagree, a probe of the grid and a sample stratified
 //!   into idle, light and heavy CTAs).
 //! - [`predict`](mod@predict): [`predict()`], [`predict_profile`], [`Predictions`].
+//! - [`compare`](mod@compare): one emulation predicted on several GPUs
+//!   ([`predict_on_gpus`]) and the GPUs lined up by the recommended model
+//!   ([`compare()`]).
 //!
 //! Everything is deterministic: the emulation runs CTAs in order, the cache
 //! model is deterministic, and the compilation cache only saves time.
@@ -36,6 +39,7 @@
 //! `file:line:col: error: ...` diagnostic where the cause is in a file.
 
 pub mod cache;
+pub mod compare;
 pub mod error;
 pub mod load;
 pub mod predict;
@@ -45,6 +49,10 @@ pub mod sampling;
 pub mod spec_source;
 pub mod trace;
 
+pub use compare::{
+    ComparisonRow, GpuPredictions, RECOMMENDED_MODEL, compare, predict_on_gpus,
+    predict_profile_on_gpus,
+};
 pub use error::PipelineError;
 pub use load::{
     DEFAULT_ARCH, LoadOptions, LoadedSpec, PtxOrigin, compile_cached, load_source, load_spec,

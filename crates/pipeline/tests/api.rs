@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use arch::Catalog;
 use pipeline::{
-    LoadOptions, LoadedSpec, Options, PipelineError, Policy, Profiled, PtxOrigin, load_source,
-    load_spec, load_spec_with, predict, profile,
+    LoadOptions, LoadedSpec, Options, PipelineError, Policy, Profiled, PtxOrigin, compare,
+    load_source, load_spec, load_spec_with, predict, predict_on_gpus, profile,
 };
 use profile::RegisterSource;
 
@@ -188,6 +188,51 @@ fn cache_figures_follow_the_gpu() {
     };
     assert_eq!(h100.profile.cache.gpu, "h100-sxm5-80gb");
     assert_eq!(h100.predictions.len(), 1);
+}
+
+/// One emulation predicted on several GPUs gives, per GPU, exactly what a
+/// separate emulation with that GPU's cache model gives.
+#[test]
+fn one_emulation_predicts_every_gpu_as_separate_runs_do() {
+    let ids = ["rtx-a4000", "h100-sxm5-80gb", "geforce-gtx-280"];
+    let gpus: Vec<arch::Gpu> = ids.iter().map(|id| gpu(id)).collect();
+    for kernel in ["conv2d", "matmul_tiled"] {
+        let loaded = load_checked_in(kernel);
+        let first = Options {
+            gpu: gpus.first().cloned(),
+            ..Options::default()
+        };
+        let once = profile(&loaded, &first).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        let per_gpu = predict_on_gpus(&once, &gpus, &[]);
+        assert_eq!(per_gpu.len(), ids.len());
+        for (g, id) in per_gpu.iter().zip(ids) {
+            assert_eq!(g.gpu, id);
+            let shared = g.result.as_ref().unwrap_or_else(|e| panic!("{id}: {e}"));
+            let alone_opts = Options {
+                gpu: Some(gpu(id)),
+                ..Options::default()
+            };
+            let alone = profile(&loaded, &alone_opts).unwrap_or_else(|e| panic!("{id}: {e}"));
+            let alone = predict(&alone, &gpu(id), &[]).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(
+                shared.profile.cache, alone.profile.cache,
+                "{kernel} on {id}"
+            );
+            assert_eq!(shared.occupancy, alone.occupancy, "{kernel} on {id}");
+            assert_eq!(shared.predictions, alone.predictions, "{kernel} on {id}");
+        }
+        let rows = compare(&per_gpu);
+        assert_eq!(rows.len(), ids.len(), "{kernel}");
+        assert!(
+            rows.iter().all(|r| r.model == "timing"),
+            "{kernel}: {rows:?}"
+        );
+        assert!((rows[0].relative - 1.0).abs() < 1e-12, "{kernel}: {rows:?}");
+        assert!(
+            rows.windows(2).all(|w| w[0].seconds <= w[1].seconds),
+            "{kernel}: {rows:?}"
+        );
+    }
 }
 
 #[test]

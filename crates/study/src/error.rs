@@ -13,6 +13,11 @@ pub enum PtxCacheError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// No cache folder: none of the variables that name one is set.
+    #[error(
+        "no cache folder: set PTXPERF_CACHE_DIR (or XDG_CACHE_HOME or HOME), give --cache DIR, or --no-cache"
+    )]
+    NoDir,
     /// NVRTC could not be loaded, or its version (part of the key) read.
     #[error("{0}")]
     Nvrtc(nvrtc::NvrtcError),
@@ -57,6 +62,21 @@ pub enum TargetError {
     Experiment(#[from] validate::FileError),
     #[error("{0}")]
     LaunchSpec(#[from] LaunchSpecError),
+    /// `--param` names that neither the kernel source nor the spec or
+    /// experiment file mentions: tuning them would change nothing.
+    #[error(
+        "{}: error: --param {} {} not used by the kernel: not a macro or name in {}, not a define or variable of {}; check the spelling, or give --allow-unused-param",
+        target.display(),
+        names.join(", "),
+        if names.len() == 1 { "is" } else { "are" },
+        kernel_source.display(),
+        target.display()
+    )]
+    UnusedParams {
+        names: Vec<String>,
+        target: PathBuf,
+        kernel_source: PathBuf,
+    },
 }
 
 /// Why one configuration of a validation study never reached the models

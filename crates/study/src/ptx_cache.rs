@@ -13,14 +13,32 @@ use nvrtc::{CompileOptions, Compiler, SearchContext};
 use crate::error::PtxCacheError;
 
 /// Environment variable naming the cache folder.
-pub const CACHE_ENV: &str = "PTXPERF_CACHE";
+pub const CACHE_ENV: &str = "PTXPERF_CACHE_DIR";
 
-/// Where the cache lives when neither `--cache` nor `PTXPERF_CACHE` says.
-pub fn default_dir() -> PathBuf {
-    match std::env::var_os(CACHE_ENV) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from("target").join("ptxperf-cache"),
-    }
+/// The variable's earlier name, still read after [`CACHE_ENV`].
+pub const LEGACY_CACHE_ENV: &str = "PTXPERF_CACHE";
+
+/// Where the cache lives when `--cache` does not say: `$PTXPERF_CACHE_DIR`
+/// (or its earlier name `$PTXPERF_CACHE`), else the user's cache folder of
+/// the XDG base directory specification, `$XDG_CACHE_HOME/ptxperf` or
+/// `~/.cache/ptxperf`. Never the current directory.
+pub fn default_dir() -> Result<PathBuf, PtxCacheError> {
+    dir_from_env(&|name| std::env::var_os(name)).ok_or(PtxCacheError::NoDir)
+}
+
+/// [`default_dir`] with the environment given by `var`: `None` when no
+/// variable names a folder. Empty values are unset; an `XDG_CACHE_HOME`
+/// that is not absolute is ignored, as the XDG specification asks.
+pub fn dir_from_env(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    set(CACHE_ENV)
+        .or_else(|| set(LEGACY_CACHE_ENV))
+        .or_else(|| {
+            set("XDG_CACHE_HOME")
+                .filter(|d| d.is_absolute())
+                .map(|d| d.join("ptxperf"))
+        })
+        .or_else(|| set("HOME").map(|h| h.join(".cache").join("ptxperf")))
 }
 
 /// The entry name of a key: two independent 64-bit FNV-1a hashes (of the
@@ -218,5 +236,47 @@ mod tests {
             );
         }
         assert_eq!(cache.counts(), (0, 2));
+    }
+}
+
+#[cfg(test)]
+mod dir_tests {
+    use std::path::PathBuf;
+
+    use super::dir_from_env;
+
+    /// The folder `dir_from_env` picks given these variables.
+    fn check(env: &[(&str, &str)], expect: Option<&str>) {
+        let var = |name: &str| {
+            env.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        };
+        assert_eq!(dir_from_env(&var), expect.map(PathBuf::from), "{env:?}");
+    }
+
+    #[test]
+    fn the_cache_is_in_the_users_cache_folder_never_the_current_one() {
+        let home = ("HOME", "/home/u");
+        let xdg = ("XDG_CACHE_HOME", "/var/xdg");
+        check(&[home], Some("/home/u/.cache/ptxperf"));
+        check(&[home, xdg], Some("/var/xdg/ptxperf"));
+        check(&[home, xdg, ("PTXPERF_CACHE_DIR", "/c")], Some("/c"));
+        check(&[home, ("PTXPERF_CACHE", "/old")], Some("/old"));
+        check(
+            &[("PTXPERF_CACHE", "/old"), ("PTXPERF_CACHE_DIR", "/new")],
+            Some("/new"),
+        );
+        // Empty is unset; a relative XDG_CACHE_HOME is ignored.
+        check(
+            &[home, ("PTXPERF_CACHE_DIR", "")],
+            Some("/home/u/.cache/ptxperf"),
+        );
+        check(
+            &[home, ("XDG_CACHE_HOME", "rel")],
+            Some("/home/u/.cache/ptxperf"),
+        );
+        check(&[], None);
+        check(&[("HOME", "")], None);
     }
 }

@@ -40,6 +40,8 @@ pub fn arch_for(gpu: &arch::Gpu) -> String {
 pub enum Target {
     Spec {
         path: PathBuf,
+        /// The kernel source file the spec names.
+        source_path: PathBuf,
         /// The spec file's text (part of the cache key).
         text: String,
         /// The kernel source (CUDA C++ or PTX) the spec names.
@@ -86,11 +88,12 @@ impl Target {
         let text = read(path)?;
         // Parse once without overrides to find the source (defines may be needed
         // by expressions, so an error here is reported only if the source is unknown).
-        let base = emu::spec::parse(&text, path, &[])?;
+        let base = emu::spec::parse_with(&text, path, &[], emu::spec::Limits::Unchecked)?;
         let source = read(&base.source)?;
         let arch = base.arch.clone().unwrap_or_else(|| arch_for(gpu));
         Ok(Target::Spec {
             path: path.to_path_buf(),
+            source_path: base.source.clone(),
             text,
             source,
             arch,
@@ -122,6 +125,45 @@ impl Target {
         }
     }
 
+    /// An error naming the parameters of `names` that nothing of the target
+    /// mentions: not an identifier of the kernel source (a macro, or a name
+    /// a PTX kernel uses) outside its comments, nor of the spec or
+    /// experiment file outside its comments (a define, a variable of an
+    /// expression). Such a parameter cannot change the launch or the code.
+    pub fn check_params_used(&self, names: &[String]) -> Result<(), TargetError> {
+        let (target, source_path, file_text, source) = match self {
+            Target::Spec {
+                path,
+                source_path,
+                text,
+                source,
+                ..
+            } => (path, source_path.clone(), text, source),
+            Target::Experiment {
+                path,
+                experiment,
+                text,
+                source,
+                ..
+            } => (path, experiment.source.clone(), text, source),
+        };
+        let mut used = identifiers(&strip_c_comments(source));
+        used.extend(identifiers(&strip_hash_comments(file_text)));
+        let unused: Vec<String> = names
+            .iter()
+            .filter(|n| !used.contains(n.as_str()))
+            .cloned()
+            .collect();
+        if unused.is_empty() {
+            return Ok(());
+        }
+        Err(TargetError::UnusedParams {
+            names: unused,
+            target: target.clone(),
+            kernel_source: source_path,
+        })
+    }
+
     /// The launch of `config`, not yet compiled.
     pub fn prepare(&self, config: &Config) -> Result<Prepared, TargetError> {
         match self {
@@ -130,13 +172,18 @@ impl Target {
                 text,
                 source,
                 arch,
+                ..
             } => {
                 let overrides: Vec<(String, String)> = config
                     .values
                     .iter()
                     .map(|(n, v)| (n.clone(), v.to_string()))
                     .collect();
-                let mut spec = emu::spec::parse(text, path, &overrides)?;
+                // A block or grid too large for a GPU is that GPU's
+                // launchability check to report (not launchable), not a
+                // broken spec (failed).
+                let mut spec =
+                    emu::spec::parse_with(text, path, &overrides, emu::spec::Limits::Unchecked)?;
                 if spec.arch.is_none() {
                     spec.arch = Some(arch.clone());
                 }
@@ -187,6 +234,73 @@ impl Target {
     }
 }
 
+/// The identifiers of `text`: runs of letters, digits and `_` that do not
+/// start with a digit.
+fn identifiers(text: &str) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else if !word.is_empty() {
+            if !word.starts_with(|d: char| d.is_ascii_digit()) {
+                out.insert(std::mem::take(&mut word));
+            }
+            word.clear();
+        }
+    }
+    out
+}
+
+/// C, C++ and PTX source without its `//` and `/* */` comments (string
+/// literals are not told apart: a `//` inside one cuts the line short,
+/// which can only hide names, never invent them).
+fn strip_c_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let line = rest.find("//");
+        let block = rest.find("/*");
+        match (line, block) {
+            (Some(l), b) if b.is_none_or(|b| l < b) => {
+                out.push_str(&rest[..l]);
+                rest = rest[l..].find('\n').map_or("", |e| &rest[l + e..]);
+            }
+            (_, Some(b)) => {
+                out.push_str(&rest[..b]);
+                out.push(' ');
+                rest = rest[b + 2..]
+                    .find("*/")
+                    .map_or("", |e| &rest[b + 2 + e + 2..]);
+            }
+            _ => {
+                out.push_str(rest);
+                rest = "";
+            }
+        }
+    }
+    out
+}
+
+/// TOML without its comments: from a `#` outside a string to the line's end.
+fn strip_hash_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let mut quote: Option<char> = None;
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '#') => break,
+                (None, '"' | '\'') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                _ => {}
+            }
+            out.push(c);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 fn read(path: &Path) -> Result<String, TargetError> {
     std::fs::read_to_string(path).map_err(|source| TargetError::Read {
         path: path.to_path_buf(),
@@ -220,4 +334,39 @@ fn inline_includes(source: &str, dirs: &[PathBuf]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{identifiers, strip_c_comments, strip_hash_comments};
+
+    /// Whether `name` is an identifier of C source `text` outside comments.
+    fn check_c(text: &str, name: &str, expect: bool) {
+        let got = identifiers(&strip_c_comments(text)).contains(name);
+        assert_eq!(got, expect, "{name} in {text:?}");
+    }
+
+    fn check_toml(text: &str, name: &str, expect: bool) {
+        let got = identifiers(&strip_hash_comments(text)).contains(name);
+        assert_eq!(got, expect, "{name} in {text:?}");
+    }
+
+    #[test]
+    fn a_name_counts_where_the_code_uses_it_not_in_comments() {
+        check_c("#ifndef BX\n#define BX 16\n#endif", "BX", true);
+        check_c("float t[TILE+1];", "TILE", true);
+        check_c("float t[TILE_W];", "TILE", false);
+        check_c("x = BX2;", "BX", false);
+        check_c("x = 2BX;", "BX", false);
+        check_c("// BZ is not used\nint x;", "BZ", false);
+        check_c("/* BZ\n BZ */ int x;", "BZ", false);
+        check_c("/* a */ int BZ; // b", "BZ", true);
+        check_c("int x; /* unterminated BZ", "BZ", false);
+        check_c("", "BZ", false);
+        check_toml("defines = { N = 1, BX = 32 }", "BX", true);
+        check_toml("grid = [\"N / BX\"]", "BX", true);
+        check_toml("# BZ: unused\nkernel = \"k\"", "BZ", false);
+        check_toml("kernel = \"k#BZ\" # BQ", "BZ", true);
+        check_toml("kernel = \"k\" # BQ", "BQ", false);
+    }
 }

@@ -4,8 +4,11 @@
 //!
 //! Times are indexed like the configurations; `None`, NaN and infinities
 //! mean "no time" (not predicted, failed) and are never ranked. An index
-//! past the end of a slice counts as no time. Ties go to the lower index,
-//! so every result is deterministic.
+//! past the end of a slice counts as no time. Equal times are ordered by
+//! the lower index, so every result is deterministic; times that differ by
+//! less than the models can tell apart ([`tie`]: within [`TIE_RELATIVE`],
+//! or printed alike by [`format_ms`]) share a rank ([`shared_ranks`]) and a
+//! win ([`Winner::tied`]) instead of one being called faster.
 
 use serde::Serialize;
 
@@ -27,6 +30,63 @@ pub fn rank(times: &[Option<f64>]) -> Vec<usize> {
         .collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     order.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Two predicted times closer than this fraction of the smaller one are a
+/// tie: well inside any model's error, so neither is reported faster.
+pub const TIE_RELATIVE: f64 = 0.005;
+
+/// A predicted time in milliseconds as reports print it: 4 significant
+/// digits or so, in ms or us.
+pub fn format_ms(ms: f64) -> String {
+    if ms >= 100.0 {
+        format!("{ms:.1} ms")
+    } else if ms >= 1.0 {
+        format!("{ms:.3} ms")
+    } else {
+        format!("{:.2} us", ms * 1e3)
+    }
+}
+
+/// Whether two predicted times (ms) are a tie: within [`TIE_RELATIVE`] of
+/// the smaller, or printed alike by [`format_ms`].
+pub fn tie(a_ms: f64, b_ms: f64) -> bool {
+    (a_ms - b_ms).abs() <= TIE_RELATIVE * a_ms.abs().min(b_ms.abs())
+        || format_ms(a_ms) == format_ms(b_ms)
+}
+
+/// 1-based ranks of `order` (indices into `times`, fastest first, as
+/// [`rank`] gives them): a configuration that ties ([`tie`]) with the first
+/// of the current group shares its rank; the next group's rank counts the
+/// configurations before it (1, 1, 1, 4).
+pub fn shared_ranks(times: &[Option<f64>], order: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(order.len());
+    let mut leader: Option<(f64, usize)> = None;
+    for (pos, &i) in order.iter().enumerate() {
+        let t = finite(times, i);
+        let r = match (leader, t) {
+            (Some((lt, lr)), Some(t)) if tie(lt, t) => lr,
+            _ => {
+                leader = t.map(|t| (t, pos + 1));
+                pos + 1
+            }
+        };
+        out.push(r);
+    }
+    out
+}
+
+/// The configurations tied with the fastest one ([`tie`]), fastest first;
+/// empty without any time.
+pub fn tied_best(times: &[Option<f64>]) -> Vec<usize> {
+    let order = rank(times);
+    let ranks = shared_ranks(times, &order);
+    order
+        .into_iter()
+        .zip(ranks)
+        .take_while(|(_, r)| *r == 1)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The `k` fastest indices.
@@ -60,6 +120,16 @@ pub fn rank_models(models: &[ModelTimes]) -> Vec<ModelRanking> {
 pub struct Winner {
     pub config: usize,
     pub models: Vec<String>,
+    /// The configurations these models predict within a tie ([`tie`]) of
+    /// `config`, `config` first: more than one means no single winner.
+    pub tied: Vec<usize>,
+}
+
+impl Winner {
+    /// True when other configurations tie with the pick.
+    pub fn is_tie(&self) -> bool {
+        self.tied.len() > 1
+    }
 }
 
 /// The distinct winners across models.
@@ -78,20 +148,27 @@ impl Winners {
     }
 }
 
-/// Each model's winner, grouped by configuration.
+/// Each model's winner (with the configurations tied with it), grouped by
+/// configuration and tie.
 pub fn winners(models: &[ModelTimes]) -> Winners {
     let mut out = Winners {
         winners: Vec::new(),
         no_prediction: Vec::new(),
     };
     for m in models {
-        match rank(&m.times).first() {
+        let tied = tied_best(&m.times);
+        match tied.first() {
             None => out.no_prediction.push(m.model.clone()),
-            Some(&config) => match out.winners.iter_mut().find(|w| w.config == config) {
+            Some(&config) => match out
+                .winners
+                .iter_mut()
+                .find(|w| w.config == config && w.tied == tied)
+            {
                 Some(w) => w.models.push(m.model.clone()),
                 None => out.winners.push(Winner {
                     config,
                     models: vec![m.model.clone()],
+                    tied,
                 }),
             },
         }

@@ -1,6 +1,9 @@
 //! Ranking, winners and the ground-truth metrics on small hand-made data.
 
-use tune::{ModelTimes, Winner, pick_metrics, rank, rank_models, top_k, winners};
+use tune::{
+    ModelTimes, Winner, pick_metrics, rank, rank_models, shared_ranks, tie, tied_best, top_k,
+    winners,
+};
 
 fn model(name: &str, times: &[Option<f64>]) -> ModelTimes {
     ModelTimes {
@@ -44,11 +47,13 @@ fn disagreement() {
         [
             Winner {
                 config: 0,
-                models: vec!["roofline".into(), "mwp".into()]
+                models: vec!["roofline".into(), "mwp".into()],
+                tied: vec![0],
             },
             Winner {
                 config: 1,
-                models: vec!["hong-kim".into()]
+                models: vec!["hong-kim".into()],
+                tied: vec![1],
             },
         ]
     );
@@ -59,6 +64,78 @@ fn disagreement() {
         model("b", &[Some(3.0), Some(4.0)]),
     ]);
     assert!(!agree.disagree());
+}
+
+fn check_tie(a: f64, b: f64, expect: bool) {
+    assert_eq!(tie(a, b), expect, "{a} ms and {b} ms");
+    assert_eq!(tie(b, a), expect, "{b} ms and {a} ms");
+}
+
+#[test]
+fn times_within_half_a_percent_or_printed_alike_tie() {
+    check_tie(1.0, 1.0, true);
+    check_tie(1.0, 1.004, true);
+    check_tie(1.0, 1.005, true);
+    check_tie(1.0, 1.006, false);
+    check_tie(100.0, 100.4, true);
+    check_tie(100.0, 101.0, false);
+    // 7.35 us and 7.354 us: 0.05 % apart.
+    check_tie(0.00735, 0.007354, true);
+    // Printed alike though 4 % apart: 0.100 us and 0.104 us both print 0.10 us.
+    check_tie(0.000_100, 0.000_104, true);
+    check_tie(0.0050, 0.0051, false);
+}
+
+/// `times` ranked, then their shared ranks and the tie for first place.
+fn check_ties(times: &[Option<f64>], ranks: &[usize], best: &[usize]) {
+    let order = rank(times);
+    assert_eq!(shared_ranks(times, &order), ranks, "{times:?}");
+    assert_eq!(tied_best(times), best, "{times:?}");
+}
+
+#[test]
+fn tied_configurations_share_a_rank() {
+    // The quickstart's row sum: three block sizes at 7.35 us, one at 8.34.
+    check_ties(
+        &[Some(0.00834), Some(0.00735), Some(0.007352), Some(0.007351)],
+        &[1, 1, 1, 4],
+        &[1, 3, 2],
+    );
+    check_ties(&[Some(2.0), Some(1.0), Some(3.0)], &[1, 2, 3], &[1]);
+    // A tie is measured from the first of its group: 1.000, 1.004 tie,
+    // 1.008 is more than 0.5 % from 1.000 and starts a group of its own.
+    check_ties(
+        &[Some(1.0), Some(1.004), Some(1.008), Some(1.0085)],
+        &[1, 1, 3, 3],
+        &[0, 1],
+    );
+    check_ties(&[None, Some(f64::NAN)], &[], &[]);
+}
+
+#[test]
+fn a_tie_for_first_place_is_one_winner_with_its_ties() {
+    let w = winners(&[
+        model("timing", &[Some(8.34), Some(7.35), Some(7.352)]),
+        model("roofline", &[Some(8.0), Some(7.0), Some(7.5)]),
+        model("mcm", &[Some(8.34), Some(7.35), Some(7.351)]),
+    ]);
+    assert_eq!(
+        w.winners,
+        [
+            Winner {
+                config: 1,
+                models: vec!["timing".into(), "mcm".into()],
+                tied: vec![1, 2],
+            },
+            Winner {
+                config: 1,
+                models: vec!["roofline".into()],
+                tied: vec![1],
+            },
+        ]
+    );
+    assert!(w.winners[0].is_tie());
+    assert!(!w.winners[1].is_tie());
 }
 
 /// (rank of measured best, its rank if in top k, pick, pick ratio).

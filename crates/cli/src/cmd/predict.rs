@@ -28,6 +28,8 @@ use crate::error::{CliError, read_input};
   ptxperf predict examples/saxpy.toml --gpu rtx-a4000 --model timing --json
   ptxperf predict experiments/seed002/matmul_tiled.toml --gpu h100-sxm5-80gb --set N=256 --svg roofline.svg
   ptxperf predict --profile examples/profiles/mwp-cwp-worked-example.toml --gpu hong-kim-2009-example
+  ptxperf predict examples/saxpy.toml --gpu rtx-a4000 --gpu a100-pcie-40gb --gpu h100-sxm5-80gb
+  ptxperf predict examples/saxpy.toml --gpu rtx-a4000,h100-sxm5-80gb --model timing --json
 
 The models: docs/models.md. The JSON fields: docs/json.md.")]
 pub struct Args {
@@ -36,9 +38,12 @@ pub struct Args {
     /// Hand-written kernel profile (TOML), e.g. examples/profiles/kothapalli-list-ranking.toml.
     #[arg(long, value_name = "P.toml")]
     pub profile: Option<PathBuf>,
-    /// GPU id from the catalog (`ptxperf gpus` lists them).
-    #[arg(long, value_name = "ID")]
-    pub gpu: String,
+    /// GPU id from the catalog (`ptxperf gpus` lists them); repeatable or a
+    /// comma list: the kernel is emulated once and predicted on each GPU
+    /// (cache model, occupancy and models per GPU), one table per GPU, then
+    /// a comparison by the recommended `timing` model.
+    #[arg(long, value_name = "ID", required = true, value_delimiter = ',')]
+    pub gpu: Vec<String>,
     /// Run only this model (repeatable); default: all but the MWP-CWP
     /// rounding variants. A default model that cannot handle the profile is
     /// listed as "not predicted" with the reason (JSON: `failed`); one named
@@ -110,23 +115,163 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if args.compiler.is_some() {
         profile.resources.compiler = args.compiler;
     }
-    let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
-    let p = pipeline::predict_profile(&profile, &gpu, &args.models).map_err(|e| match e {
+    let gpus = gpus(&args)?;
+    let per_gpu = pipeline::predict_profile_on_gpus(&profile, &gpus, &args.models);
+    let fail = |e: pipeline::PipelineError| match e {
         pipeline::PipelineError::Model(m) | pipeline::PipelineError::Arch(m) => {
             let m = m.strip_prefix("error: ").unwrap_or(&m);
             CliError::diagnostic(format!("{}: error: {m}", path.display()))
         }
         other => CliError::of(&other),
-    })?;
-    let report = Report {
-        profile: p.profile,
-        gpu,
-        occupancy: p.occupancy,
-        predictions: p.predictions,
-        failed: p.failed,
-        agreement: p.agreement,
     };
-    emit(&args, &report)
+    emit_all(&args, gpus, per_gpu, &fail)
+}
+
+/// The `--gpu` GPUs from the catalog, each once.
+fn gpus(args: &Args) -> Result<Vec<Gpu>, CliError> {
+    if args.gpu.len() > 1 {
+        if args.clock_mhz.is_some() {
+            return Err(CliError::usage(
+                "--clock-mhz is one GPU's clock: give it with a single --gpu",
+            ));
+        }
+        if args.svg.is_some() {
+            return Err(CliError::usage("--svg takes one --gpu"));
+        }
+    }
+    let mut gpus: Vec<Gpu> = Vec::with_capacity(args.gpu.len());
+    for id in &args.gpu {
+        let gpu = super::catalog_gpu(id.trim(), args.clock_mhz)?;
+        if gpus.iter().any(|g| g.id == gpu.id) {
+            return Err(CliError::usage(format!("--gpu {} is given twice", gpu.id)));
+        }
+        gpus.push(gpu);
+    }
+    if gpus.is_empty() {
+        return Err(CliError::usage("give --gpu ID"));
+    }
+    Ok(gpus)
+}
+
+/// One GPU: its report, or its error exactly as before. Several: every
+/// GPU's report, the GPUs that could not be predicted, and the comparison;
+/// an error only when no GPU was predicted.
+fn emit_all(
+    args: &Args,
+    gpus: Vec<Gpu>,
+    per_gpu: Vec<pipeline::GpuPredictions>,
+    fail: &dyn Fn(pipeline::PipelineError) -> CliError,
+) -> Result<(), CliError> {
+    let comparison = pipeline::compare(&per_gpu);
+    let several = gpus.len() > 1;
+    let mut reports = Vec::new();
+    let mut failed_gpus = Vec::new();
+    let mut first_error = None;
+    for (gpu, g) in gpus.into_iter().zip(per_gpu) {
+        match g.result {
+            Ok(p) => reports.push(Report {
+                profile: p.profile,
+                gpu,
+                occupancy: p.occupancy,
+                predictions: p.predictions,
+                failed: p.failed,
+                agreement: p.agreement,
+            }),
+            Err(e) => {
+                failed_gpus.push((gpu.id.clone(), fail_line(&e)));
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_error.filter(|_| reports.is_empty() || !several) {
+        return Err(fail(e));
+    }
+    if !several {
+        return match reports.pop() {
+            Some(report) => emit(args, &report),
+            None => Err(CliError::usage("give --gpu ID")),
+        };
+    }
+    let out = if args.json {
+        let value = json!({
+            "schema": 1,
+            "kernel": reports.first().map(|r| r.profile.kernel.clone()).unwrap_or_default(),
+            "gpus": reports.iter().map(to_json).collect::<Vec<_>>(),
+            "failed_gpus": failed_gpus
+                .iter()
+                .map(|(gpu, error)| json!({ "gpu": gpu, "error": error }))
+                .collect::<Vec<_>>(),
+            "comparison": comparison
+                .iter()
+                .map(|r| json!({
+                    "gpu": r.gpu,
+                    "model": r.model,
+                    "seconds": r.seconds,
+                    "bottleneck": r.bottleneck,
+                    "relative_to_fastest": r.relative,
+                }))
+                .collect::<Vec<_>>(),
+        });
+        let mut text = serde_json::to_string_pretty(&value)
+            .map_err(|e| CliError::diagnostic(format!("error: {e}")))?;
+        text.push('\n');
+        text
+    } else {
+        let mut text = reports
+            .iter()
+            .map(table_text)
+            .collect::<Vec<_>>()
+            .join("\n");
+        text.push('\n');
+        text.push_str(&comparison_text(&comparison, &failed_gpus));
+        text
+    };
+    crate::output::emit(&out)
+}
+
+/// The first line of a GPU's error, without its `error: ` prefix.
+fn fail_line(e: &pipeline::PipelineError) -> String {
+    let text = e.to_string();
+    let line = text.lines().next().unwrap_or_default();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
+}
+
+/// The GPUs side by side, fastest first, by the recommended model.
+fn comparison_text(rows: &[pipeline::ComparisonRow], failed: &[(String, String)]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let models: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.model.as_str()).collect();
+    let by = if models.len() == 1 && models.contains(pipeline::RECOMMENDED_MODEL) {
+        format!("the {} model (recommended)", pipeline::RECOMMENDED_MODEL)
+    } else {
+        format!(
+            "the {} model where it ran, else the first model",
+            pipeline::RECOMMENDED_MODEL
+        )
+    };
+    let _ = writeln!(out, "comparison by {by}, fastest first:");
+    let mut table = Table::new();
+    table.set_header(vec!["gpu", "model", "time", "bottleneck", "vs fastest"]);
+    for r in rows {
+        table.add_row(vec![
+            r.gpu.clone(),
+            r.model.clone(),
+            human_seconds(r.seconds),
+            r.bottleneck.clone(),
+            format!("{:.2}x", r.relative),
+        ]);
+    }
+    for (gpu, why) in failed {
+        table.add_row(vec![
+            gpu.clone(),
+            "-".to_string(),
+            "-".to_string(),
+            format!("not predicted: {why}"),
+            "-".to_string(),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    out
 }
 
 /// `predict SPEC.toml`: load, emulate, simulate the caches, predict.
@@ -136,7 +281,7 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
     }
     let sets = crate::args::parse_sets(&args.set)?;
     registry::check_names(&args.models).map_err(|e| CliError::usage_of(&e))?;
-    let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
+    let gpus = gpus(args)?;
     let fail = |e: pipeline::PipelineError| CliError::of(&e);
     let loaded = pipeline::load_spec(spec, &sets).map_err(fail)?;
     let options = pipeline::Options {
@@ -146,23 +291,16 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
             pipeline::Policy::Ipdom
         },
         sample_ctas: args.sample_ctas,
-        gpu: Some(gpu.clone()),
+        // The cache model for the first GPU now; the others rerun it on the trace.
+        gpu: gpus.first().cloned(),
         ..pipeline::Options::default()
     };
     let mut profiled = pipeline::profile(&loaded, &options).map_err(fail)?;
     if args.compiler.is_some() {
         profiled.profile.resources.compiler = args.compiler;
     }
-    let p = pipeline::predict(&profiled, &gpu, &args.models).map_err(fail)?;
-    let report = Report {
-        profile: p.profile,
-        gpu,
-        occupancy: p.occupancy,
-        predictions: p.predictions,
-        failed: p.failed,
-        agreement: p.agreement,
-    };
-    emit(args, &report)
+    let per_gpu = pipeline::predict_on_gpus(&profiled, &gpus, &args.models);
+    emit_all(args, gpus, per_gpu, &fail)
 }
 
 /// Write the SVG if asked, then the table or JSON.

@@ -40,10 +40,17 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
   ptxperf tune experiments/seed002/matmul_tiled.toml --gpu rtx-a4000,h100-sxm5-80gb --param N=512 \\
       --param BS=8,16,32 --constraint 'BS*BS <= 1024' --model timing --top 3
   ptxperf tune experiments/seed002/conv2d.toml --gpu rtx-a4000 --param BS=8,16,32 --json > ranking.json
+  ptxperf tune examples/saxpy.toml --gpu rtx-a4000 --param N=65536,1048576 --cache /tmp/ptxperf-cache
   ptxperf tune --experiment experiments/vector-add.toml --gpu h100-sxm5-80gb \\
       --measured data/measured/h100-sxm5-80gb/vector_add.json
 
-The grid, block and lengths of SPEC.toml must be expressions of the tuned defines (docs/launch-spec.md).")]
+The grid, block and lengths of SPEC.toml must be expressions of the tuned defines (docs/launch-spec.md).
+A --param the kernel and the spec never mention is an error (--allow-unused-param accepts it).
+Configurations whose predicted times are within 0.5 % (or print alike) are reported as a tie (rank `1=`),
+not one winner. A configuration the GPU cannot launch (block, shared memory, registers) is counted
+\"not launchable\" with the reason, apart from \"failed\" (compile or emulation errors).
+Results are cached in --cache DIR, else $PTXPERF_CACHE_DIR, else $XDG_CACHE_HOME/ptxperf,
+else ~/.cache/ptxperf (never the current directory).")]
 pub struct Args {
     /// Launch spec whose defines the parameters override (grid, block and lengths are
     /// expressions over them); not needed when the space file names an experiment.
@@ -67,6 +74,11 @@ pub struct Args {
     /// A tunable parameter and its values (repeatable; replaces a space file's values).
     #[arg(long = "param", value_name = "NAME=V1,V2,...")]
     pub params: Vec<String>,
+    /// Accept a --param that neither the kernel source nor the spec (or
+    /// experiment) mentions; without it such a name is an error, since its
+    /// values would all give the same launch.
+    #[arg(long)]
+    pub allow_unused_param: bool,
     /// A restriction every configuration must satisfy (repeatable), e.g. `bx*by <= 1024`.
     #[arg(long = "constraint", value_name = "EXPR")]
     pub constraints: Vec<String>,
@@ -89,8 +101,9 @@ pub struct Args {
     #[arg(long, value_name = "J")]
     pub jobs: Option<usize>,
     /// Cache folder: results under DIR/tune, PTX under DIR/ptx (shared with
-    /// `ptxperf validate --cache DIR`); default $PTXPERF_CACHE, else target/ptxperf-cache.
-    /// Results are only reused by the same build of ptxperf.
+    /// `ptxperf validate --cache DIR`); default $PTXPERF_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/ptxperf, else ~/.cache/ptxperf (never the current
+    /// directory). Results are only reused by the same build of ptxperf.
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,
     /// Read and write no result cache.
@@ -166,8 +179,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Some(p) => Space::load(p).map_err(|e| CliError::of(&e))?,
         None => Space::default(),
     };
+    let mut param_names = Vec::new();
     for p in &args.params {
         let param = parse_param_arg(p).map_err(|e| CliError::usage_of(&e))?;
+        param_names.push(param.name.clone());
         space.add_param(param).map_err(|e| CliError::usage_of(&e))?;
     }
     for c in &args.constraints {
@@ -175,7 +190,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .add_restriction(c)
             .map_err(|e| CliError::usage_of(&e))?;
     }
-    let cache_root = cache_root(&args);
+    let cache_root = cache_root(&args)?;
     let ptx_cache = PtxCache::open(cache_root.as_deref())?;
     let values_dir = ptx_cache.values_dir();
     let experiment = args.experiment.as_ref().or(space.experiment.as_ref());
@@ -193,6 +208,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
             ));
         }
     }?;
+    if !args.allow_unused_param {
+        target
+            .check_params_used(&param_names)
+            .map_err(|e| CliError::of(&e))?;
+    }
 
     if measured_files.is_empty() && space.params.is_empty() {
         return Err(CliError::usage(
@@ -362,9 +382,14 @@ fn evaluate_all(
 }
 
 /// The cache root (results under `tune/`, PTX under `ptx/`), as `ptxperf validate` finds it.
-fn cache_root(args: &Args) -> Option<PathBuf> {
+fn cache_root(args: &Args) -> Result<Option<PathBuf>, CliError> {
     if args.no_cache {
-        return None;
+        return Ok(None);
     }
-    Some(args.cache.clone().unwrap_or_else(ptx_cache::default_dir))
+    match &args.cache {
+        Some(d) => Ok(Some(d.clone())),
+        None => ptx_cache::default_dir()
+            .map(Some)
+            .map_err(|e| CliError::of(&e)),
+    }
 }

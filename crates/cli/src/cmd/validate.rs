@@ -82,7 +82,8 @@ pub struct Args {
     /// Run only this model (repeatable); default: every model.
     #[arg(long = "model", value_name = "NAME")]
     pub models: Vec<String>,
-    /// PTX cache folder (default: $PTXPERF_CACHE, else target/ptxperf-cache).
+    /// PTX cache folder (default: $PTXPERF_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/ptxperf, else ~/.cache/ptxperf).
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,
     /// Compile every configuration, reading and writing no cache.
@@ -162,7 +163,7 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     let cache_dir = match (&args.cache, args.no_cache) {
         (_, true) => None,
         (Some(d), false) => Some(d.clone()),
-        (None, false) => Some(ptx_cache::default_dir()),
+        (None, false) => Some(ptx_cache::default_dir().map_err(|e| CliError::of(&e))?),
     };
     let save_profiles = args.save_profiles.clone().or_else(|| {
         std::env::var_os("PTXPERF_VALIDATE_DUMP")

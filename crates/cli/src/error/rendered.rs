@@ -117,6 +117,7 @@ impl Rendered for study::PtxCacheError {
     fn is_diagnostic(&self) -> bool {
         match self {
             Self::Create { .. } => true,
+            Self::NoDir => false,
             Self::Nvrtc(e) | Self::Compile(e) => e.is_diagnostic(),
         }
     }
@@ -125,7 +126,9 @@ impl Rendered for study::PtxCacheError {
 impl Rendered for study::TargetError {
     fn is_diagnostic(&self) -> bool {
         match self {
-            Self::Read { .. } | Self::Spec(_) | Self::Experiment(_) => true,
+            Self::Read { .. } | Self::Spec(_) | Self::Experiment(_) | Self::UnusedParams { .. } => {
+                true
+            }
             Self::LaunchSpec(e) => e.is_diagnostic(),
         }
     }

@@ -15,7 +15,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use init::{Init, InitError};
-pub use parse::parse;
+pub use parse::{Limits, parse, parse_with};
 pub use types::{EncodeError, Number, ScalarType};
 
 /// The kind of source a spec names, from its extension.

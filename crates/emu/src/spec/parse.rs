@@ -26,6 +26,28 @@ pub fn parse(
     path: &Path,
     overrides: &[(String, String)],
 ) -> Result<LaunchSpec, SpecError> {
+    parse_with(text, path, overrides, Limits::Checked)
+}
+
+/// Whether [`parse_with`] holds the block and grid to what any GPU allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limits {
+    /// At most 1024 threads per block, a grid within [2^31-1, 65535, 65535]
+    /// (what [`parse`] does).
+    Checked,
+    /// No limit beyond 32-bit dimensions: the caller checks the launch
+    /// against a GPU's own limits (a tuner reports a block too large for a
+    /// GPU as not launchable there, not as a broken spec).
+    Unchecked,
+}
+
+/// [`parse`], with the block and grid limits of `limits`.
+pub fn parse_with(
+    text: &str,
+    path: &Path,
+    overrides: &[(String, String)],
+    limits: Limits,
+) -> Result<LaunchSpec, SpecError> {
     let file = path.display().to_string();
     let mut cx = Ctx {
         text,
@@ -73,13 +95,15 @@ pub fn parse(
     let block_v = cx.required(&table, "block", root_span.clone())?;
     let block = cx.dims(block_v, "block")?;
     let threads: u64 = block.iter().map(|&d| d as u64).product();
-    if threads > MAX_BLOCK_THREADS {
+    if limits == Limits::Checked && threads > MAX_BLOCK_THREADS {
         return Err(cx.error(
             block_v.span(),
             &format!("block has {threads} threads; at most {MAX_BLOCK_THREADS}"),
         ));
     }
-    if grid[1] > 65535 || grid[2] > 65535 || grid[0] > i32::MAX as u32 {
+    if limits == Limits::Checked
+        && (grid[1] > 65535 || grid[2] > 65535 || grid[0] > i32::MAX as u32)
+    {
         let v = cx.required(&table, "grid", root_span.clone())?;
         return Err(cx.error(v.span(), "grid exceeds the limits [2^31-1, 65535, 65535]"));
     }

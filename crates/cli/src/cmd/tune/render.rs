@@ -78,13 +78,7 @@ pub fn counts(evaluations: &[Evaluation]) -> Counts {
 }
 
 fn fmt_ms(ms: f64) -> String {
-    if ms >= 100.0 {
-        format!("{ms:.1} ms")
-    } else if ms >= 1.0 {
-        format!("{ms:.3} ms")
-    } else {
-        format!("{:.2} us", ms * 1e3)
-    }
+    tune::format_ms(ms)
 }
 
 fn rejection_of(e: &Evaluation) -> Option<String> {
@@ -129,7 +123,7 @@ pub fn text(r: &Report<'_>) -> String {
             .take(5)
         {
             out.push_str(&format!(
-                "  rejected {}: {}\n",
+                "  not launchable {}: {}\n",
                 e.config.label(),
                 rejection_of(e).unwrap_or_default()
             ));
@@ -167,9 +161,20 @@ pub fn text(r: &Report<'_>) -> String {
             "occupancy",
             "bottleneck",
         ]);
-        for (rank, &i) in order.iter().enumerate() {
+        let ranks = tune::shared_ranks(&m.times, &order);
+        // Every configuration of a tie (listed or not) is marked `=`.
+        let all_ranks = tune::shared_ranks(&m.times, &tune::rank(&m.times));
+        let tied = |rank: usize| all_ranks.iter().filter(|x| **x == rank).count() > 1;
+        let mut ties = false;
+        for (&i, &rank) in order.iter().zip(&ranks) {
             let Some(e) = r.evaluations.get(i) else {
                 continue;
+            };
+            let rank_cell = if tied(rank) {
+                ties = true;
+                format!("{rank}=")
+            } else {
+                rank.to_string()
             };
             let (occ, bottleneck) = match &e.status {
                 Status::Done {
@@ -188,7 +193,7 @@ pub fn text(r: &Report<'_>) -> String {
                 _ => (String::new(), String::new()),
             };
             t.add_row(vec![
-                (rank + 1).to_string(),
+                rank_cell,
                 e.config.label(),
                 e.ms(mi).map(fmt_ms).unwrap_or_default(),
                 occ,
@@ -197,6 +202,12 @@ pub fn text(r: &Report<'_>) -> String {
         }
         out.push_str(&t.to_string());
         out.push('\n');
+        if ties {
+            out.push_str(&format!(
+                "  =: a tie, predicted within {} % of each other (or printed alike)\n",
+                tune::TIE_RELATIVE * 100.0
+            ));
+        }
     }
     out.push('\n');
     out.push_str(&winners_line(r));
@@ -241,17 +252,30 @@ fn winners_line(r: &Report<'_>) -> String {
             .map(|e| e.config.label())
             .unwrap_or_default()
     };
+    let pick = |w: &tune::Winner| {
+        if w.is_tie() {
+            let all: Vec<String> = w.tied.iter().map(|&i| label(i)).collect();
+            format!("a tie of {}", all.join(", "))
+        } else {
+            label(w.config)
+        }
+    };
     let mut out = String::new();
     match r.winners.winners.as_slice() {
         [] => out.push_str("winner: no model predicted any configuration\n"),
-        [w] => out.push_str(&format!("winner: every model picks {}\n", label(w.config))),
+        [w] if w.is_tie() => out.push_str(&format!(
+            "winner: none, every model predicts {} (within {} %)\n",
+            pick(w),
+            tune::TIE_RELATIVE * 100.0
+        )),
+        [w] => out.push_str(&format!("winner: every model picks {}\n", pick(w))),
         many => {
             out.push_str(&format!(
                 "winner: the models disagree ({} different picks):\n",
                 many.len()
             ));
             for w in many {
-                out.push_str(&format!("  {}: {}\n", label(w.config), w.models.join(", ")));
+                out.push_str(&format!("  {}: {}\n", pick(w), w.models.join(", ")));
             }
         }
     }
@@ -309,13 +333,17 @@ pub fn json(r: &Report<'_>) -> Value {
         .models
         .iter()
         .map(|m| {
-            let top: Vec<Value> = tune::top_k(&m.times, r.top)
+            let order = tune::top_k(&m.times, r.top);
+            let ranks = tune::shared_ranks(&m.times, &order);
+            let top: Vec<Value> = order
                 .into_iter()
-                .map(|i| {
+                .zip(ranks)
+                .map(|(i, rank)| {
                     json!({
                         "configuration": i,
                         "label": r.evaluations.get(i).map(|e| e.config.label()),
                         "ms": m.times.get(i).copied().flatten(),
+                        "rank": rank,
                     })
                 })
                 .collect();
@@ -355,7 +383,7 @@ pub fn json(r: &Report<'_>) -> Value {
 pub fn markdown(r: &Report<'_>) -> String {
     let mut out = String::new();
     out.push_str(&format!(
-        "Predicted time (ms) of `{}` on {} ({}); **bold**: the model's pick.\n\n",
+        "Predicted time (ms) of `{}` on {} ({}); **bold**: the model's pick (several: a tie).\n\n",
         r.target, r.gpu_name, r.gpu
     ));
     out.push_str("| configuration | grid | occupancy |");
@@ -365,11 +393,7 @@ pub fn markdown(r: &Report<'_>) -> String {
     out.push_str("\n|---|---|---|");
     out.push_str(&"---|".repeat(r.models.len()));
     out.push('\n');
-    let picks: Vec<Option<usize>> = r
-        .models
-        .iter()
-        .map(|m| tune::rank(&m.times).first().copied())
-        .collect();
+    let picks: Vec<Vec<usize>> = r.models.iter().map(|m| tune::tied_best(&m.times)).collect();
     for (i, e) in r.evaluations.iter().enumerate() {
         let occ = match &e.status {
             Status::Done {
@@ -392,7 +416,7 @@ pub fn markdown(r: &Report<'_>) -> String {
             let cell = m.times.get(i).copied().flatten().map_or_else(
                 || "-".to_string(),
                 |ms| {
-                    if picks.get(mi).copied().flatten() == Some(i) {
+                    if picks.get(mi).is_some_and(|p| p.contains(&i)) {
                         format!("**{ms:.4}**")
                     } else {
                         format!("{ms:.4}")
