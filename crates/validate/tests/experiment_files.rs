@@ -106,7 +106,7 @@ fn launch_defaults_follow_kernel_tuner() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(launch.block, [256, 1, 1]);
     assert_eq!(launch.grid, [1000, 1, 1]);
-    assert_eq!(launch.source, Path::new("/base/k.cu"));
+    assert_eq!(launch.source, validate::SourceFiles::single("/base/k.cu"));
     assert_eq!(
         launch.include_dirs,
         vec![Path::new("/base/inc").to_path_buf()]

@@ -43,7 +43,7 @@ fn the_experiment_example_gives_kernel_tuners_launch() {
     let e = Experiment::parse("rowsum.exp.toml", &text, Path::new("/data"), "rowsum.exp")
         .unwrap_or_else(|err| panic!("{err}"));
     assert_eq!(e.kernel, "rowsum");
-    assert_eq!(e.source, Path::new("/data/rowsum_kt.cu"));
+    assert_eq!(e.source.main, Path::new("/data/rowsum_kt.cu"));
     let bx = ParamValue::Int(128);
     let launch = e
         .launch(&[("block_size_x", &bx)])

@@ -89,8 +89,7 @@ fn check(python: &str, experiment: &Path, params: &[(&str, i64)]) {
     let named: Vec<(&str, &ParamValue)> =
         params.iter().map(|(n, _)| *n).zip(values.iter()).collect();
     let launch = exp.launch(&named).unwrap_or_else(|e| panic!("{e}"));
-    let text = std::fs::read_to_string(&launch.source)
-        .unwrap_or_else(|e| panic!("{}: {e}", launch.source.display()));
+    let text = launch.source.read().unwrap_or_else(|e| panic!("{e}"));
     let mut lens: Vec<(String, u64)> = launch
         .args
         .iter()

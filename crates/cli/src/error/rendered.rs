@@ -125,7 +125,7 @@ impl Rendered for study::PtxCacheError {
 impl Rendered for study::TargetError {
     fn is_diagnostic(&self) -> bool {
         match self {
-            Self::Read { .. } | Self::Spec(_) | Self::Experiment(_) => true,
+            Self::Read { .. } | Self::Spec(_) | Self::Experiment(_) | Self::Source(_) => true,
             Self::LaunchSpec(e) => e.is_diagnostic(),
         }
     }
