@@ -36,16 +36,24 @@ Usage (on a machine with an NVIDIA GPU, CuPy and cuda-bindings):
   configuration went unnoticed through a whole campaign.)
 - Argument contents follow the experiment's `init` (zeros, uniform random
   with its seed and bounds, a formula of `i`); the kernels' timing does not
-  depend on the values.
+  depend on the values. A buffer with `host_mapped = true` is allocated in
+  mapped (zero-copy) host memory (cudaHostAlloc with cudaHostAllocMapped),
+  so the kernel reads and writes it over PCIe, as pnpoly's host code does.
+- The source is the experiment's `source` (one file, or a list concatenated
+  in order), after its `header` (and `#line 1`), with its `replace` edits;
+  the block is the configuration's `block_size_names` (default
+  block_size_x/y/z); a configuration that fails one of the `restrictions`
+  is not in Kernel Tuner's space and is left out (evaluated in Python, as
+  Kernel Tuner does).
 
 The output records the device, driver, NVRTC and CuPy versions and the exact
 command line in an extra top-level key `measured_by`.
 """
 
 import argparse
+import ctypes
 import gzip
 import json
-import math
 import os
 import random
 import re
@@ -76,7 +84,43 @@ def int_eval(expr, params):
     return int(eval(py, {"__builtins__": {}}, dict(params)))
 
 
-def kernel_tuner_prefix(grid, block, params):
+BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
+
+
+def block_size_names(exp):
+    names = list(exp.get("block_size_names", []))
+    return names + BLOCK_SIZE_NAMES[len(names):]
+
+
+def read_source(exp, here):
+    """The header's text and `#line 1`, then the sources concatenated, with
+    the `replace` edits (crates/validate/src/source.rs, SourceFiles::read)."""
+    files = exp["source"] if isinstance(exp["source"], list) else [exp["source"]]
+    text = ""
+    for f in files:
+        with open(os.path.normpath(os.path.join(here, f))) as fp:
+            text += fp.read()
+    for i, r in enumerate(exp.get("replace", [])):
+        if not r["from"] or r["from"] not in text:
+            raise SystemExit(f"replace[{i}]: `{r['from']}` occurs nowhere in the source")
+        text = text.replace(r["from"], r["to"])
+    if "header" in exp:
+        with open(os.path.normpath(os.path.join(here, exp["header"]))) as fp:
+            header = fp.read()
+        if not header.endswith("\n"):
+            header += "\n"
+        text = header + "#line 1\n" + text
+    return text
+
+
+def admitted(exp, params):
+    """Kernel Tuner's restrictions, evaluated as Kernel Tuner does (Python)."""
+    env = dict(params)
+    return all(eval(r.replace("&&", " and ").replace("||", " or "), {"__builtins__": {}}, env)
+               for r in exp.get("restrictions", []))
+
+
+def kernel_tuner_prefix(grid, block, params, names=BLOCK_SIZE_NAMES):
     entries = []
 
     def put(name, value):
@@ -88,7 +132,7 @@ def kernel_tuner_prefix(grid, block, params):
 
     for n, g in zip(["grid_size_x", "grid_size_y", "grid_size_z"], grid):
         put(n, str(g))
-    for n, b in zip(["block_size_x", "block_size_y", "block_size_z"], block):
+    for n, b in zip(names, block):
         put(n, str(b))
     for n, v in params:
         put(n, str(v))
@@ -113,7 +157,7 @@ def instantiate(source, entries):
 
 
 def launch_geometry(exp, params):
-    block = [int(params.get(n, 1)) for n in ["block_size_x", "block_size_y", "block_size_z"]]
+    block = [int(params.get(n, d)) for n, d in zip(block_size_names(exp), [256, 1, 1])]
     problem = list(exp["problem_size"]) + [1] * (3 - len(exp["problem_size"]))
     divs = exp.get("grid_div")
     grid = []
@@ -124,7 +168,7 @@ def launch_geometry(exp, params):
             div = 1
         else:
             div = block[d]
-        grid.append(max(1, math.ceil(problem[d] / div)))
+        grid.append(max(1, -(-problem[d] // div)))
     return grid, block
 
 
@@ -166,7 +210,8 @@ def materialize(cp, np, spec, params, cache):
         return getattr(np, elem)(spec["value"])
     n = int_eval(spec["len"], params)
     init = spec.get("init", "zeros")
-    key = (spec["name"], n, json.dumps(init, sort_keys=True))
+    mapped = bool(spec.get("host_mapped", False))
+    key = (spec["name"], n, json.dumps(init, sort_keys=True), mapped)
     if key in cache:
         return cache[key]
     if init == "zeros":
@@ -184,9 +229,31 @@ def materialize(cp, np, spec, params, cache):
         host = np.broadcast_to(host, (n,)).astype(elem)
     else:
         raise SystemExit(f"{spec['name']}: init {init} is not supported by this script")
-    dev = cp.asarray(host)
+    if mapped:
+        # Mapped, pinned host memory; with unified addressing its host
+        # pointer is the device pointer, so a CuPy array can wrap it and
+        # every kernel access crosses PCIe.
+        rt = cp.cuda.runtime
+        nbytes = max(1, host.nbytes)
+        ptr = rt.hostAlloc(nbytes, rt.hostAllocMapped)
+        owner = MappedHost(rt, ptr)
+        mem = cp.cuda.UnownedMemory(ptr, nbytes, owner)
+        dev = cp.ndarray((n,), dtype=elem, memptr=cp.cuda.MemoryPointer(mem, 0))
+        ctypes.memmove(ptr, host.ctypes.data, host.nbytes)
+    else:
+        dev = cp.asarray(host)
     cache[key] = dev
     return dev
+
+
+class MappedHost:
+    """Frees mapped host memory when the last array over it goes."""
+
+    def __init__(self, rt, ptr):
+        self.rt, self.ptr = rt, ptr
+
+    def __del__(self):
+        self.rt.freeHost(self.ptr)
 
 
 def is_output(spec):
@@ -239,8 +306,7 @@ def print_launch(experiment, spec):
     with open(experiment, "rb") as f:
         exp = tomllib.load(f)
     here = os.path.dirname(os.path.abspath(experiment))
-    with open(os.path.normpath(os.path.join(here, exp["source"]))) as f:
-        source = f.read()
+    source = read_source(exp, here)
     params = []
     for item in filter(None, spec.split(",")):
         name, value = item.split("=", 1)
@@ -248,8 +314,9 @@ def print_launch(experiment, spec):
     grid, block = launch_geometry(exp, dict(params))
     lens = {a["name"]: int_eval(a["len"], dict(params)) for a in exp["arg"] if a["type"].endswith("*")}
     lens.update({c["name"]: int_eval(c["len"], dict(params)) for c in exp.get("constant", [])})
-    text = instantiate(source, kernel_tuner_prefix(grid, block, params))
-    json.dump({"grid": grid, "block": block, "lens": lens, "source": text}, sys.stdout)
+    text = instantiate(source, kernel_tuner_prefix(grid, block, params, block_size_names(exp)))
+    json.dump({"grid": grid, "block": block, "lens": lens, "source": text,
+               "admitted": admitted(exp, params)}, sys.stdout)
 
 
 def main():
@@ -286,9 +353,7 @@ def main():
     with open(args.experiment, "rb") as f:
         exp = tomllib.load(f)
     here = os.path.dirname(os.path.abspath(args.experiment))
-    source_path = os.path.normpath(os.path.join(here, exp["source"]))
-    with open(source_path) as f:
-        source = f.read()
+    source = read_source(exp, here)
     includes = [os.path.normpath(os.path.join(here, d)) for d in exp.get("include_dirs", [])]
 
     space = load_cache(args.space)
@@ -299,7 +364,7 @@ def main():
     for entry in space["cache"].values():
         params = [(k, entry[k]) for k in keys]
         ident = ",".join(str(v) for _, v in params)
-        if ident not in seen:
+        if ident not in seen and admitted(exp, params):
             seen.add(ident)
             configs.append(params)
     if args.sample and args.sample < len(configs):
@@ -325,7 +390,7 @@ def main():
         if block[0] * block[1] * block[2] > 1024:
             results[ident] = "InvalidConfig"
             continue
-        text = instantiate(source, kernel_tuner_prefix(grid, block, params))
+        text = instantiate(source, kernel_tuner_prefix(grid, block, params, block_size_names(exp)))
         jobs.append((ident, text, exp["kernel"], options))
 
     t0 = time.time()

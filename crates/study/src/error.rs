@@ -61,6 +61,8 @@ pub enum TargetError {
     #[error("{0}")]
     Experiment(#[from] validate::FileError),
     #[error("{0}")]
+    Source(#[from] validate::ReadSourceError),
+    #[error("{0}")]
     LaunchSpec(#[from] LaunchSpecError),
     /// `--param` names that neither the kernel source nor the spec or
     /// experiment file mentions: tuning them would change nothing.
@@ -83,11 +85,9 @@ pub enum TargetError {
 /// (recorded as its failure reason; the study goes on).
 #[derive(Debug, thiserror::Error)]
 pub enum PredictError {
-    #[error("{file}: cannot read the kernel source: {source}")]
-    ReadSource {
-        file: String,
-        source: std::io::Error,
-    },
+    /// The kernel's source files could not be read or edited.
+    #[error("{0}")]
+    Source(#[from] validate::ReadSourceError),
     /// NVRTC refused the source: its first log line.
     #[error("NVRTC: {}", first_nonblank_line(&.0.to_string()))]
     Compile(nvrtc::NvrtcError),

@@ -40,6 +40,9 @@ pub fn spec_of_launch(
                 elem,
                 len,
                 init,
+                // The emulator's memory is one space; where the buffer lives
+                // matters only to the timing (the profile's PCIe bytes).
+                host_mapped: _,
             } => ArgSpec::Buffer(BufferSpec {
                 name: name.clone(),
                 elem: scalar_type(*elem)?,
@@ -59,7 +62,7 @@ pub fn spec_of_launch(
         });
     }
     Ok(LaunchSpec {
-        path: launch.source.clone(),
+        path: launch.source.main.clone(),
         source: ptx_file.to_path_buf(),
         source_kind: SourceKind::Ptx,
         kernel: launch.kernel.clone(),
@@ -149,7 +152,7 @@ mod tests {
 
     fn launch() -> Launch {
         Launch {
-            source: PathBuf::from("k.cu"),
+            source: validate::SourceFiles::single("k.cu"),
             kernel: "k".to_string(),
             defines: Vec::new(),
             include_dirs: Vec::new(),
@@ -166,6 +169,7 @@ mod tests {
                     elem: ScalarType::F32,
                     len: 3,
                     init: Init::Values(vec![0.5, 1.5, -2.0]),
+                    host_mapped: false,
                 },
             ],
             constants: vec![LaunchConstant {

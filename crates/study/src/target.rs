@@ -108,7 +108,7 @@ impl Target {
     ) -> Result<Target, TargetError> {
         let text = read(path)?;
         let experiment = Experiment::load(path)?;
-        let source = read(&experiment.source)?;
+        let source = experiment.source.read()?;
         Ok(Target::Experiment {
             path: path.to_path_buf(),
             experiment: Box::new(experiment),
@@ -145,7 +145,7 @@ impl Target {
                 text,
                 source,
                 ..
-            } => (path, experiment.source.clone(), text, source),
+            } => (path, experiment.source.main.clone(), text, source),
         };
         let mut used = identifiers(&strip_c_comments(source));
         used.extend(identifiers(&strip_hash_comments(file_text)));
@@ -213,7 +213,7 @@ impl Target {
                 let plain = instantiate_source(source, &launch.defines);
                 let instantiated = inline_includes(&plain, &launch.include_dirs);
                 // The spec names the source with a .cu extension so pipeline compiles it.
-                let mut spec = spec_of_launch(&launch, &launch.source, values_dir)?;
+                let mut spec = spec_of_launch(&launch, &launch.source.main, values_dir)?;
                 spec.source_kind = SourceKind::Cuda;
                 spec.arch = Some(arch.clone());
                 let mut defines = tune::CacheKey::defines_of(&launch.defines);
@@ -224,7 +224,7 @@ impl Target {
                     context: format!("experiment\n{text}"),
                     defines,
                     nvrtc: Some(NvrtcJob {
-                        file: launch.source.display().to_string(),
+                        file: launch.source.main.display().to_string(),
                         instantiated: plain,
                         include_dirs: launch.include_dirs.clone(),
                     }),

@@ -44,12 +44,10 @@ fn run(args: &[String]) -> Result<(), String> {
     for c in &launch.constants {
         println!("// constant {} {} x {}", c.name, c.elem, c.len);
     }
-    let text = std::fs::read_to_string(&launch.source).map_err(|e| {
-        format!(
-            "{}: {e} (run scripts/fetch-validation-kernels.sh)",
-            launch.source.display()
-        )
-    })?;
+    let text = launch
+        .source
+        .read()
+        .map_err(|e| format!("{e} (run scripts/fetch-validation-kernels.sh)"))?;
     print!("{}", validate::instantiate_source(&text, &launch.defines));
     Ok(())
 }

@@ -2,11 +2,14 @@
 //! Kernel Tuner made of it.
 //!
 //! ```toml
-//! source = "../third_party/kernel_tuner/convolution.cu"  # relative to this file
+//! source = "../third_party/kernel_tuner/convolution.cu"  # relative to this file, or a list
+//! header = "cl_to_cuda.h"                   # optional: text before the source
 //! kernel = "convolution_kernel"
 //! problem_size = [4096, 4096]               # integers or expressions, 1 to 3
 //! grid_div = ["block_size_x*tile_size_x", "block_size_y*tile_size_y"]
 //! include_dirs = []                         # -I folders, relative to this file
+//! block_size_names = ["block_size_x", "block_size_y", "block_size_z"]
+//! restrictions = ["block_size_x*block_size_y <= 1024"]
 //!
 //! [[arg]]
 //! name = "output"
@@ -24,11 +27,15 @@
 //! Expressions (`expr`) read the configuration's integer parameters. A
 //! `grid_div` entry left out (or the list shorter than 3) divides by that
 //! dimension's block-size parameter, 1 when the configuration lacks it; the
-//! block is (block_size_x, block_size_y, block_size_z) with Kernel Tuner's
-//! defaults 256, 1, 1 (`util.get_thread_block_dimensions`); grid =
+//! block is the three `block_size_names` parameters (default block_size_x,
+//! block_size_y, block_size_z) with Kernel Tuner's defaults 256, 1, 1
+//! (`util.get_thread_block_dimensions`); grid =
 //! ceil(problem / div) per dimension (`util.get_grid_dimensions`). A
 //! `formula` init is a real expression of the element index `i` and the
-//! parameters, evaluated here into explicit values.
+//! parameters, evaluated here into explicit values. `restrictions` are
+//! Kernel Tuner's: a configuration is in the space when every one holds
+//! ([`Experiment::admits`]). A buffer marked `host_mapped = true` lives in
+//! mapped (zero-copy) host memory: the kernel reaches it over PCIe.
 
 use std::path::{Path, PathBuf};
 
@@ -36,11 +43,11 @@ use serde::Deserialize;
 
 use crate::dataset::ParamValue;
 use crate::error::{FileError, Location};
-use crate::expr::{Expr, ExprError};
+use crate::expr::{Expr, ExprError, Restriction};
 use crate::launch::{Init, Launch, LaunchArg, LaunchConstant, ScalarType, ScalarValue};
-use crate::source::kernel_tuner_defines;
+use crate::source::{Replace, SourceFiles, kernel_tuner_defines};
 
-/// Kernel Tuner's block-size parameter names.
+/// Kernel Tuner's default block-size parameter names.
 const BLOCK_SIZE_NAMES: [&str; 3] = ["block_size_x", "block_size_y", "block_size_z"];
 /// Kernel Tuner's block dimensions when a block-size parameter is absent.
 const BLOCK_DEFAULTS: [i64; 3] = [256, 1, 1];
@@ -52,7 +59,9 @@ const MAX_FORMULA_LEN: u64 = 1 << 22;
 struct RawExperiment {
     #[serde(default)]
     name: Option<String>,
-    source: String,
+    source: OneOrMany,
+    #[serde(default)]
+    header: Option<String>,
     kernel: String,
     problem_size: Vec<IntOrExpr>,
     #[serde(default)]
@@ -60,9 +69,29 @@ struct RawExperiment {
     #[serde(default)]
     include_dirs: Vec<String>,
     #[serde(default)]
+    block_size_names: Option<Vec<String>>,
+    #[serde(default)]
+    restrictions: Vec<String>,
+    #[serde(default)]
+    replace: Vec<RawReplace>,
+    #[serde(default)]
     arg: Vec<RawArg>,
     #[serde(default)]
     constant: Vec<RawConstant>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawReplace {
+    from: String,
+    to: String,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
 }
 
 #[derive(Deserialize, Clone)]
@@ -92,6 +121,8 @@ struct RawArg {
     value: Option<NumOrExpr>,
     #[serde(default)]
     init: Option<RawInit>,
+    #[serde(default)]
+    host_mapped: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +185,7 @@ enum ArgSpec {
         elem: ScalarType,
         len: Size,
         init: InitSpec,
+        host_mapped: bool,
     },
 }
 
@@ -178,9 +210,13 @@ pub struct Experiment {
     pub name: String,
     /// The file it came from, for errors.
     pub file: String,
-    pub source: PathBuf,
+    /// The source files and header, resolved against the file's folder.
+    pub source: SourceFiles,
     pub kernel: String,
     pub include_dirs: Vec<PathBuf>,
+    /// The parameters that give the block's x, y and z sizes.
+    pub block_size_names: [String; 3],
+    restrictions: Vec<Restriction>,
     problem_size: Vec<Size>,
     grid_div: Vec<Size>,
     args: Vec<ArgSpec>,
@@ -227,6 +263,67 @@ impl Experiment {
                 "expected 1 to 3 entries".into(),
             ));
         }
+        let sources = match &raw.source {
+            OneOrMany::One(s) => vec![s.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        };
+        let mut sources = sources.iter().map(|s| base.join(s));
+        let Some(main) = sources.next() else {
+            return Err(key_err(
+                "source".into(),
+                "expected a file or a non-empty list of files".into(),
+            ));
+        };
+        let source = SourceFiles {
+            main,
+            more: sources.collect(),
+            header: raw.header.as_ref().map(|h| base.join(h)),
+            replace: raw
+                .replace
+                .iter()
+                .map(|r| Replace {
+                    from: r.from.clone(),
+                    to: r.to.clone(),
+                })
+                .collect(),
+        };
+        if let Some(i) = source.replace.iter().position(|r| r.from.is_empty()) {
+            return Err(key_err(
+                format!("replace[{i}].from"),
+                "an empty string replaces nothing".into(),
+            ));
+        }
+        let block_size_names = match &raw.block_size_names {
+            None => BLOCK_SIZE_NAMES.map(String::from),
+            Some(names) if names.is_empty() || names.len() > 3 => {
+                return Err(key_err(
+                    "block_size_names".into(),
+                    "expected 1 to 3 names".into(),
+                ));
+            }
+            Some(names) => {
+                let mut all = BLOCK_SIZE_NAMES.map(String::from);
+                for (d, n) in names.iter().enumerate() {
+                    if !is_identifier(n) {
+                        return Err(key_err(
+                            format!("block_size_names[{d}]"),
+                            format!("`{n}` is not a parameter name"),
+                        ));
+                    }
+                    all[d] = n.clone();
+                }
+                all
+            }
+        };
+        let restrictions = raw
+            .restrictions
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                Restriction::parse(r)
+                    .map_err(|e| key_err(format!("restrictions[{i}]"), format!("`{r}`: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         if raw.grid_div.len() > 3 {
             return Err(key_err(
                 "grid_div".into(),
@@ -267,6 +364,7 @@ impl Experiment {
                     elem,
                     len: size(key("len"), len)?,
                     init: init_spec(a.init.as_ref(), base, &key("init"), &key_err)?,
+                    host_mapped: a.host_mapped.unwrap_or(false),
                 });
             } else {
                 let ty = parse_type(&a.ty).ok_or_else(|| key_err(key("type"), bad_type(&a.ty)))?;
@@ -274,6 +372,12 @@ impl Experiment {
                     return Err(key_err(
                         key("len"),
                         "a scalar takes `value`, not `len` or `init`".into(),
+                    ));
+                }
+                if a.host_mapped.is_some() {
+                    return Err(key_err(
+                        key("host_mapped"),
+                        "only a buffer (`type` ending in `*`) can live in host memory".into(),
                     ));
                 }
                 let value = match &a.value {
@@ -312,14 +416,49 @@ impl Experiment {
         Ok(Experiment {
             name: raw.name.unwrap_or_else(|| default_name.to_string()),
             file: file.to_string(),
-            source: base.join(&raw.source),
+            source,
             kernel: raw.kernel,
             include_dirs: raw.include_dirs.iter().map(|d| base.join(d)).collect(),
+            block_size_names,
+            restrictions,
             problem_size,
             grid_div,
             args,
             constants,
         })
+    }
+
+    /// The restrictions' texts, in the file's order.
+    pub fn restrictions(&self) -> impl Iterator<Item = &str> {
+        self.restrictions.iter().map(Restriction::text)
+    }
+
+    /// Whether a configuration is in Kernel Tuner's space: every restriction
+    /// holds. A restriction that reads a name the configuration lacks, or
+    /// that cannot be evaluated (a division by zero), is an error naming it.
+    pub fn admits(&self, params: &[(&str, &ParamValue)]) -> Result<bool, FileError> {
+        let var = |name: &str| {
+            params
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| match v {
+                    ParamValue::Int(i) => syntax::expr::Value::Int(*i),
+                    ParamValue::Str(s) => syntax::expr::Value::Str(s.clone()),
+                })
+        };
+        for (i, r) in self.restrictions.iter().enumerate() {
+            let holds = r.holds(&var).map_err(|e| {
+                FileError::new(
+                    &self.file,
+                    Location::Key(format!("restrictions[{i}]")),
+                    format!("`{}`: {e}", r.text()),
+                )
+            })?;
+            if !holds {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The launch of one configuration, given as (name, value) pairs in the
@@ -346,7 +485,7 @@ impl Experiment {
         };
 
         let mut block = [0u64; 3];
-        for (d, name) in BLOCK_SIZE_NAMES.iter().enumerate() {
+        for (d, name) in self.block_size_names.iter().enumerate() {
             let v = match params.iter().find(|(n, _)| n == name) {
                 None => BLOCK_DEFAULTS[d],
                 Some((_, ParamValue::Int(v))) => *v,
@@ -377,7 +516,7 @@ impl Experiment {
             let div = match self.grid_div.get(d) {
                 Some(s) => eval(format!("grid_div[{d}]"), s)?,
                 // Kernel Tuner divides by the block-size parameter, or 1.
-                None => var(BLOCK_SIZE_NAMES[d]).unwrap_or(1),
+                None => var(&self.block_size_names[d]).unwrap_or(1),
             };
             let div = u64::try_from(div).ok().filter(|v| *v > 0).ok_or_else(|| {
                 key_err(
@@ -388,7 +527,8 @@ impl Experiment {
             *g = problem.div_ceil(div);
         }
 
-        let defines = kernel_tuner_defines(grid, block, BLOCK_SIZE_NAMES, params);
+        let names = [0, 1, 2].map(|d| self.block_size_names[d].as_str());
+        let defines = kernel_tuner_defines(grid, block, names, params);
 
         let materialise = |key: String, init: &InitSpec, len: u64| -> Result<Init, FileError> {
             match init {
@@ -414,6 +554,7 @@ impl Experiment {
                     elem,
                     len,
                     init,
+                    host_mapped,
                 } => {
                     let key = format!("arg[{i}].len");
                     let len = non_negative(key.clone(), eval(key, len)?)?;
@@ -422,6 +563,7 @@ impl Experiment {
                         elem: *elem,
                         len,
                         init: materialise(format!("arg[{i}].init"), init, len)?,
+                        host_mapped: *host_mapped,
                     }
                 }
             });
@@ -449,6 +591,15 @@ impl Experiment {
             constants,
         })
     }
+}
+
+/// A C identifier (what a block-size name must be to become a define).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn parse_type(name: &str) -> Option<ScalarType> {

@@ -65,3 +65,52 @@ impl Expr {
 pub fn eval_int_str(text: &str, var: &dyn Fn(&str) -> Option<i64>) -> Result<i64, ExprError> {
     Expr::parse(text)?.eval_int(var)
 }
+
+/// What Kernel Tuner `restrictions` admit of the shared grammar: the logic
+/// dialect of tuning constraints (the `tune` crate's), with `min`, `max` and
+/// `abs`. `/` truncates like C; Kernel Tuner evaluates the restriction as
+/// Python, where `/` is real division: the two agree wherever the division is
+/// exact (every division in CLBlast's Xgemm restrictions is), and `//` is
+/// Python's floor division in both.
+pub const RESTRICTION_DIALECT: Dialect = Dialect {
+    noun: "restriction",
+    name_noun: "name",
+    reals: false,
+    logic: true,
+    functions: &["min", "max", "abs"],
+    max_depth: 100,
+    max_tokens: 1000,
+    max_tree_depth: Some(256),
+};
+
+/// One of Kernel Tuner's `restrictions`: a condition over the tunable
+/// parameters that a configuration must meet to be in the space at all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Restriction {
+    text: String,
+    expr: syntax::expr::Expr,
+}
+
+impl Restriction {
+    /// Parses `text`.
+    pub fn parse(text: &str) -> Result<Restriction, ExprError> {
+        Ok(Restriction {
+            text: text.to_string(),
+            expr: syntax::expr::Expr::parse(text, &RESTRICTION_DIALECT)?,
+        })
+    }
+
+    /// The text it was parsed from.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether `var` (each parameter's value) meets it: a boolean, or an
+    /// integer that is non-zero. A name it reads that `var` lacks is an error.
+    pub fn holds(
+        &self,
+        var: &dyn Fn(&str) -> Option<syntax::expr::Value>,
+    ) -> Result<bool, ExprError> {
+        self.expr.eval_bool(var)
+    }
+}

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::source::Define;
+use crate::source::{Define, SourceFiles};
 
 /// Element or scalar type, named as in the launch spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,6 +119,8 @@ pub enum LaunchArg {
         elem: ScalarType,
         len: u64,
         init: Init,
+        /// In mapped (zero-copy) host memory: every access crosses PCIe.
+        host_mapped: bool,
     },
 }
 
@@ -126,6 +128,19 @@ impl LaunchArg {
     pub fn name(&self) -> &str {
         match self {
             LaunchArg::Scalar { name, .. } | LaunchArg::Buffer { name, .. } => name,
+        }
+    }
+
+    /// The bytes of a buffer in mapped host memory (0 for anything else).
+    pub fn host_mapped_bytes(&self) -> u64 {
+        match self {
+            LaunchArg::Buffer {
+                elem,
+                len,
+                host_mapped: true,
+                ..
+            } => len.saturating_mul(u64::from(elem.size())),
+            _ => 0,
         }
     }
 }
@@ -142,8 +157,9 @@ pub struct LaunchConstant {
 /// Everything needed to compile and launch one configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Launch {
-    /// The kernel source, resolved against the experiment file's folder.
-    pub source: PathBuf,
+    /// The kernel's source files and header, resolved against the
+    /// experiment file's folder.
+    pub source: SourceFiles,
     /// Entry name as written in the source (C++ names unmangled).
     pub kernel: String,
     /// Kernel Tuner's prefix, in order; see `source::instantiate_source`.
@@ -157,10 +173,16 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// A stable key for caching the compiled PTX: the source path and the
+    /// A stable key for caching the compiled PTX: the source paths and the
     /// defines (grid and block are among them).
     pub fn compile_key(&self) -> String {
-        let mut key = self.source.display().to_string();
+        let mut key = String::new();
+        for (i, path) in self.source.paths().enumerate() {
+            if i > 0 {
+                key.push('+');
+            }
+            key.push_str(&path.display().to_string());
+        }
         for d in &self.defines {
             key.push('|');
             match d {

@@ -38,7 +38,7 @@ pub use experiment::Experiment;
 pub use kt_cache::{import_kt_cache, parse_kt_cache};
 pub use launch::{Init, Launch, LaunchArg, LaunchConstant, ScalarType, ScalarValue};
 pub use schoonhoven::{import_schoonhoven_csv, parse_schoonhoven_csv};
-pub use source::{Define, instantiate_source};
+pub use source::{Define, ReadSourceError, Replace, SourceFiles, instantiate_source};
 
 use std::path::Path;
 

@@ -11,8 +11,133 @@
 //!   and delete every `#pragma unroll name` that starts a line (the regex
 //!   `\n\s*#pragma\s+unroll\s+name` replaced by a newline);
 //! - a non-empty prefix ends with `#line 1` so diagnostics keep their lines.
+//!
+//! What the prefix goes in front of is [`SourceFiles::read`]: an
+//! experiment's header (if any) and its source files, concatenated.
+
+use std::path::{Path, PathBuf};
 
 use crate::dataset::ParamValue;
+
+/// The files a kernel's text is made of, as an experiment names them: one or
+/// more source files concatenated in order (Kernel Tuner's `kernel_string`
+/// built from several files, as CLBlast's Xgemm is), and an optional header
+/// whose text comes first (after Kernel Tuner's define prefix, as a first line
+/// `#include "header"` of the source would put it: how benchmark_hub compiles
+/// the OpenCL Xgemm as CUDA through `cl_to_cuda.h`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFiles {
+    /// The first source file: the name NVRTC, diagnostics and PTX files take.
+    pub main: PathBuf,
+    /// The source files after `main`, in order.
+    pub more: Vec<PathBuf>,
+    /// Text put before the sources, if any.
+    pub header: Option<PathBuf>,
+    /// Literal edits of the sources' text (not the header's), in order.
+    pub replace: Vec<Replace>,
+}
+
+/// One literal edit of the source text: every occurrence of `from` becomes
+/// `to`. What an OpenCL source needs to compile as CUDA that a header cannot
+/// give (CLBlast's old Xgemm writes `__local realM* alm` for a pointer
+/// parameter, where CUDA admits no `__shared__`; its newer version spells it
+/// `LOCAL_PTR`, which `cl_to_cuda.h` defines away).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replace {
+    pub from: String,
+    pub to: String,
+}
+
+/// Why the text of a kernel could not be put together.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadSourceError {
+    /// A source or header file could not be read.
+    #[error("{}: error: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// An edit whose `from` is nowhere in the sources (they changed, or the
+    /// edit is misspelt).
+    #[error("{}: error: replace[{index}]: `{from}` occurs nowhere in the source", main.display())]
+    Unmatched {
+        main: PathBuf,
+        index: usize,
+        from: String,
+    },
+}
+
+impl SourceFiles {
+    /// One source file, no header.
+    pub fn single(path: impl Into<PathBuf>) -> SourceFiles {
+        SourceFiles {
+            main: path.into(),
+            more: Vec::new(),
+            header: None,
+            replace: Vec::new(),
+        }
+    }
+
+    /// Every file read, header first, then the sources in order.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.header
+            .iter()
+            .chain(std::iter::once(&self.main))
+            .chain(self.more.iter())
+            .map(PathBuf::as_path)
+    }
+
+    /// The source text before Kernel Tuner's prefix: the header's text and a
+    /// `#line 1` (so the first source keeps its line numbers), then the
+    /// sources' texts concatenated as they are (Kernel Tuner's `+=`), with
+    /// the `replace` edits made in order.
+    pub fn read(&self) -> Result<String, ReadSourceError> {
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).map_err(|source| ReadSourceError::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        let mut text = String::new();
+        for path in std::iter::once(&self.main).chain(self.more.iter()) {
+            text.push_str(&read(path)?);
+        }
+        for (index, r) in self.replace.iter().enumerate() {
+            if r.from.is_empty() || !text.contains(&r.from) {
+                return Err(ReadSourceError::Unmatched {
+                    main: self.main.clone(),
+                    index,
+                    from: r.from.clone(),
+                });
+            }
+            text = text.replace(&r.from, &r.to);
+        }
+        let sources = [text];
+        let header = match &self.header {
+            Some(path) => Some(read(path)?),
+            None => None,
+        };
+        Ok(join_source(header.as_deref(), &sources))
+    }
+}
+
+/// The header's text (ended by a newline) and `#line 1`, then the sources
+/// concatenated; without a header, the sources alone.
+pub fn join_source(header: Option<&str>, sources: &[String]) -> String {
+    let mut text = String::new();
+    if let Some(h) = header {
+        text.push_str(h);
+        if !h.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("#line 1\n");
+    }
+    for s in sources {
+        text.push_str(s);
+    }
+    text
+}
 
 /// One entry of the prefix Kernel Tuner puts in front of the source.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -106,7 +106,7 @@ fn launch_defaults_follow_kernel_tuner() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(launch.block, [256, 1, 1]);
     assert_eq!(launch.grid, [1000, 1, 1]);
-    assert_eq!(launch.source, Path::new("/base/k.cu"));
+    assert_eq!(launch.source, validate::SourceFiles::single("/base/k.cu"));
     assert_eq!(
         launch.include_dirs,
         vec![Path::new("/base/inc").to_path_buf()]
@@ -223,4 +223,119 @@ fn launch_errors_name_their_key() {
         "arg[0].init",
         "too many",
     );
+}
+
+#[test]
+fn kernel_tuner_keys_are_checked() {
+    let body = "kernel = \"k\"\nproblem_size = [1000]\n";
+    check_parse_error(
+        &format!("source = []\n{body}"),
+        Location::Key("source".into()),
+        "non-empty list",
+    );
+    check_parse_error(
+        &format!("{HEAD}block_size_names = []\n"),
+        Location::Key("block_size_names".into()),
+        "1 to 3 names",
+    );
+    check_parse_error(
+        &format!("{HEAD}block_size_names = [\"MDIMC\", \"N DIMC\"]\n"),
+        Location::Key("block_size_names[1]".into()),
+        "not a parameter name",
+    );
+    check_parse_error(
+        &format!("{HEAD}restrictions = [\"a % b == 0\", \"a <\"]\n"),
+        Location::Key("restrictions[1]".into()),
+        "`a <`",
+    );
+    check_parse_error(
+        &format!("{HEAD}[[arg]]\nname = \"n\"\ntype = \"i32\"\nvalue = 1\nhost_mapped = true\n"),
+        Location::Key("arg[0].host_mapped".into()),
+        "only a buffer",
+    );
+    check_parse_error(
+        &format!("{HEAD}replace = [{{ from = \"\", to = \"x\" }}]\n"),
+        Location::Key("replace[0].from".into()),
+        "empty",
+    );
+}
+
+#[test]
+fn kernel_tuner_keys_shape_the_launch() {
+    let text = "source = [\"a.cl\", \"b.cl\"]\nheader = \"h.h\"\nkernel = \"k\"\n\
+        problem_size = [64, 32]\nblock_size_names = [\"MDIMC\", \"NDIMC\"]\n\
+        restrictions = [\"MWG % MDIMC == 0\", \"NDIMC <= 16 and MWG // 2 >= 8\"]\n\
+        [[arg]]\nname = \"x\"\ntype = \"f64*\"\nlen = 10\nhost_mapped = true\n";
+    let e = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(e.source.main, Path::new("/base/a.cl"));
+    assert_eq!(e.source.more, [Path::new("/base/b.cl")]);
+    assert_eq!(e.source.header.as_deref(), Some(Path::new("/base/h.h")));
+    assert_eq!(e.block_size_names, ["MDIMC", "NDIMC", "block_size_z"]);
+    let cases: [(i64, i64, i64, bool); 4] = [
+        (32, 8, 8, true),
+        (32, 8, 32, false), // NDIMC > 16
+        (24, 16, 8, false), // 24 % 16
+        (8, 8, 8, false),   // 8 // 2 < 8
+    ];
+    for (mwg, mdimc, ndimc, ok) in cases {
+        let v = [p(mwg), p(mdimc), p(ndimc)];
+        let params = [("MWG", &v[0]), ("MDIMC", &v[1]), ("NDIMC", &v[2])];
+        assert_eq!(
+            e.admits(&params),
+            Ok(ok),
+            "MWG={mwg} MDIMC={mdimc} NDIMC={ndimc}"
+        );
+        let launch = e.launch(&params).unwrap_or_else(|e| panic!("{e}"));
+        // Block from the named parameters; the grid divides by them too.
+        assert_eq!(launch.block, [mdimc as u64, ndimc as u64, 1]);
+        assert_eq!(
+            launch.grid,
+            [
+                64u64.div_ceil(mdimc as u64),
+                32u64.div_ceil(ndimc as u64),
+                1
+            ]
+        );
+        assert_eq!(launch.args[0].host_mapped_bytes(), 80);
+    }
+    // A restriction reading a name the configuration lacks is an error.
+    let v = p(1);
+    let err = e.admits(&[("MWG", &v)]).expect_err("MDIMC is missing");
+    assert_eq!(err.at, Location::Key("restrictions[0]".into()));
+}
+
+#[test]
+fn sources_are_concatenated_after_the_header_and_edited() {
+    let dir = std::env::temp_dir().join(format!("ptxperf-exp-src-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("h.h"), "#define H 1").expect("write");
+    std::fs::write(dir.join("a.cl"), "__local T* p;\n").expect("write");
+    std::fs::write(dir.join("b.cl"), "__local T q[4];\n").expect("write");
+    let load = |extra: &str| {
+        let text =
+            format!("source = [\"a.cl\", \"b.cl\"]\nkernel = \"k\"\nproblem_size = [1]\n{extra}");
+        Experiment::parse("e.toml", &text, &dir, "e").unwrap_or_else(|e| panic!("{e}"))
+    };
+    let plain = load("").source.read().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(plain, "__local T* p;\n__local T q[4];\n");
+    let edited = load("header = \"h.h\"\nreplace = [{ from = \"__local T*\", to = \"T*\" }]\n")
+        .source
+        .read()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(edited, "#define H 1\n#line 1\nT* p;\n__local T q[4];\n");
+    let unmatched = load("replace = [{ from = \"__global\", to = \"\" }]\n")
+        .source
+        .read();
+    match unmatched {
+        Err(e @ validate::ReadSourceError::Unmatched { index: 0, .. }) => {
+            assert!(e.to_string().contains("`__global` occurs nowhere"), "{e}")
+        }
+        other => panic!("expected Unmatched, got {other:?}"),
+    }
+    let missing = load("header = \"nope.h\"\n").source.read();
+    assert!(
+        matches!(&missing, Err(validate::ReadSourceError::Read { path, .. }) if path.ends_with("nope.h")),
+        "{missing:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -48,6 +48,7 @@ fn check_conv(bx: i64, by: i64, tx: i64, ty: i64, read_only: i64, padding: i64, 
     assert!(
         launch
             .source
+            .main
             .ends_with("third_party/kernel_tuner/convolution.cu")
     );
     let expected = vec![

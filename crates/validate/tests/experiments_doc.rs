@@ -43,7 +43,7 @@ fn the_experiment_example_gives_kernel_tuners_launch() {
     let e = Experiment::parse("rowsum.exp.toml", &text, Path::new("/data"), "rowsum.exp")
         .unwrap_or_else(|err| panic!("{err}"));
     assert_eq!(e.kernel, "rowsum");
-    assert_eq!(e.source, Path::new("/data/rowsum_kt.cu"));
+    assert_eq!(e.source.main, Path::new("/data/rowsum_kt.cu"));
     let bx = ParamValue::Int(128);
     let launch = e
         .launch(&[("block_size_x", &bx)])
@@ -84,4 +84,41 @@ fn the_csv_example_has_two_times_and_one_failure() {
     assert_eq!(d.params, ["block_size_x"]);
     let failed: Vec<bool> = d.rows.iter().map(|r| failed(&r.measured)).collect();
     assert_eq!(failed, [false, false, true]);
+}
+
+#[test]
+fn the_kernel_tuner_keys_example_gives_the_launch_it_describes() {
+    let text = block("experiment-kt-keys");
+    let e = Experiment::parse("gemm.exp.toml", &text, Path::new("/data"), "gemm.exp")
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(e.source.more, [Path::new("/data/kernel.cl")]);
+    assert_eq!(
+        e.source.header.as_deref(),
+        Some(Path::new("/data/cl_to_cuda.h"))
+    );
+    let names = ["MWG", "NWG", "KWG", "MDIMC", "NDIMC", "MDIMA", "VWM"];
+    let values = [64, 128, 32, 16, 8, 16, 2].map(ParamValue::Int);
+    let params: Vec<(&str, &ParamValue)> = names.iter().copied().zip(values.iter()).collect();
+    assert_eq!(e.admits(&params), Ok(true));
+    let launch = e.launch(&params).unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(launch.block, [16, 8, 1]);
+    assert_eq!(launch.grid, [64, 32, 1]);
+    let first: Vec<&str> = launch.defines.iter().take(6).map(|d| d.name()).collect();
+    assert_eq!(
+        first,
+        [
+            "grid_size_x",
+            "grid_size_y",
+            "grid_size_z",
+            "MDIMC",
+            "NDIMC",
+            "block_size_z"
+        ]
+    );
+    assert_eq!(launch.args[0].host_mapped_bytes(), 4096);
+    // MWG % (MDIMC * VWM): 64 % 64 holds, 64 % (16*8) does not.
+    let vwm = ParamValue::Int(8);
+    let mut bad = params.clone();
+    bad[6] = ("VWM", &vwm);
+    assert_eq!(e.admits(&bad), Ok(false));
 }

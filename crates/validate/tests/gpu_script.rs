@@ -40,6 +40,7 @@ struct ScriptLaunch {
     block: Vec<u64>,
     lens: Vec<(String, u64)>,
     source: String,
+    admitted: bool,
 }
 
 fn script_launch(python: &str, experiment: &Path, params: &[(&str, i64)]) -> ScriptLaunch {
@@ -78,6 +79,9 @@ fn script_launch(python: &str, experiment: &Path, params: &[(&str, i64)]) -> Scr
         block: nums("block"),
         lens,
         source: v["source"].as_str().unwrap_or_default().to_string(),
+        admitted: v["admitted"]
+            .as_bool()
+            .unwrap_or_else(|| panic!("no `admitted` in {v}")),
     }
 }
 
@@ -89,8 +93,7 @@ fn check(python: &str, experiment: &Path, params: &[(&str, i64)]) {
     let named: Vec<(&str, &ParamValue)> =
         params.iter().map(|(n, _)| *n).zip(values.iter()).collect();
     let launch = exp.launch(&named).unwrap_or_else(|e| panic!("{e}"));
-    let text = std::fs::read_to_string(&launch.source)
-        .unwrap_or_else(|e| panic!("{}: {e}", launch.source.display()));
+    let text = launch.source.read().unwrap_or_else(|e| panic!("{e}"));
     let mut lens: Vec<(String, u64)> = launch
         .args
         .iter()
@@ -111,6 +114,8 @@ fn check(python: &str, experiment: &Path, params: &[(&str, i64)]) {
         script.source == instantiate_source(&text, &launch.defines),
         "instantiated source differs, {case}"
     );
+    let admits = exp.admits(&named).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(script.admitted, admits, "restrictions, {case}");
 }
 
 fn third_party(experiment: &str, source: &str) -> Option<PathBuf> {
@@ -194,4 +199,59 @@ fn the_gpu_script_follows_kernel_tuners_rules_on_a_synthetic_experiment() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// GEMM (a source list, a header, `replace` edits, block_size_names,
+/// restrictions) and pnpoly (host-mapped buffers), their sources read from
+/// the shared data folder.
+#[test]
+fn the_gpu_script_builds_gemm_and_pnpoly_as_ptxperf_does() {
+    let Some(py) = python() else { return };
+    let shared = repo().join("../shared/data/groundtruth/kernels/benchmark_hub");
+    if !shared.is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set and {} is missing",
+            shared.display()
+        );
+        eprintln!("skipped: {} is missing", shared.display());
+        return;
+    }
+    let keys = [
+        "MWG",
+        "NWG",
+        "KWG",
+        "MDIMC",
+        "NDIMC",
+        "MDIMA",
+        "NDIMB",
+        "KWI",
+        "VWM",
+        "VWN",
+        "STRM",
+        "STRN",
+        "SA",
+        "SB",
+        "PRECISION",
+    ];
+    let gemm = repo().join("experiments/gemm.toml");
+    for v in [
+        [64, 128, 32, 16, 32, 16, 16, 2, 4, 4, 0, 0, 1, 0, 32],
+        [16, 16, 32, 8, 8, 8, 8, 2, 1, 1, 0, 0, 0, 0, 32],
+        // Not admitted: MWG % (MDIMC * VWM) = 16 % 64.
+        [16, 32, 32, 8, 16, 8, 8, 2, 8, 2, 0, 0, 1, 1, 32],
+    ] {
+        let params: Vec<(&str, i64)> = keys.iter().copied().zip(v).collect();
+        check(py, &gemm, &params);
+    }
+    let pnpoly = repo().join("experiments/pnpoly.toml");
+    for (m, bx, tile, u) in [(0, 32, 1, 0), (3, 992, 20, 2)] {
+        let params = [
+            ("between_method", m),
+            ("block_size_x", bx),
+            ("tile_size", tile),
+            ("use_method", u),
+        ];
+        check(py, &pnpoly, &params);
+    }
 }

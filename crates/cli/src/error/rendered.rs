@@ -126,9 +126,11 @@ impl Rendered for study::PtxCacheError {
 impl Rendered for study::TargetError {
     fn is_diagnostic(&self) -> bool {
         match self {
-            Self::Read { .. } | Self::Spec(_) | Self::Experiment(_) | Self::UnusedParams { .. } => {
-                true
-            }
+            Self::Read { .. }
+            | Self::Spec(_)
+            | Self::Experiment(_)
+            | Self::Source(_)
+            | Self::UnusedParams { .. } => true,
             Self::LaunchSpec(e) => e.is_diagnostic(),
         }
     }

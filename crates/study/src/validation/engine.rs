@@ -87,11 +87,8 @@ impl Engine {
 
     /// The PTX of one configuration and the name to give its file.
     fn ptx(&self, launch: &Launch) -> Result<(String, String), PredictError> {
-        let file = launch.source.display().to_string();
-        let text = match std::fs::read_to_string(&launch.source) {
-            Ok(t) => t,
-            Err(source) => return Err(PredictError::ReadSource { file, source }),
-        };
+        let file = launch.source.main.display().to_string();
+        let text = launch.source.read()?;
         let instantiated = instantiate_source(&text, &launch.defines);
         let ptx = self.cache.compile_configuration(
             &instantiated,
@@ -99,7 +96,12 @@ impl Engine {
             &self.arch,
             &launch.include_dirs,
         )?;
-        let ptx_name = launch.source.with_extension("ptx").display().to_string();
+        let ptx_name = launch
+            .source
+            .main
+            .with_extension("ptx")
+            .display()
+            .to_string();
         Ok((ptx, ptx_name))
     }
 }
