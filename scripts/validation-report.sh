@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates docs/validation/README.md and its plots: `ptxperf validate` on
 # every dataset of ../shared/data/groundtruth (convolution and dedispersion),
-# every model, a seeded sample of configurations per dataset.
+# every model, a seeded sample of configurations per dataset; and where each
+# dataset's time went (scripts/validation-timings.py, from the JSON's timings).
 #
 # Usage: scripts/validation-report.sh
 #   SAMPLE=100     configurations sampled per convolution dataset (default 100)
@@ -10,7 +11,8 @@
 #   CTAS=4         CTAs emulated per configuration (--sample-ctas)
 #   JOBS=<cores>   worker threads
 #   BENCH=1        also time BENCH_N convolution configurations on the RTX 3090
-#                  with an empty PTX cache (the issue's speed target)
+#                  with an empty PTX cache (the issue's speed target), with
+#                  their time breakdown (--timings)
 #   BENCH_N=500    configurations of the benchmark
 #   GROUNDTRUTH=   the data folder (default ../shared/data/groundtruth)
 #   SAVE_PROFILES=DIR  also save every configuration's profile (and PTX) under
@@ -179,7 +181,8 @@ if [ "${BENCH:-0}" = 1 ]; then
   bench_load=$(cut -d' ' -f1-3 /proc/loadavg)
   b0=$(date +%s)
   "$bin" validate experiments/convolution.toml --data "$data/kt-convolution/KT_convolution_RTX_3090.json.gz" \
-    --gpu geforce-rtx-3090 --sample "$bench_n" --seed "$seed" --sample-ctas "$ctas" --jobs "$jobs" --no-cache --quiet >"$tmp/bench.txt"
+    --gpu geforce-rtx-3090 --sample "$bench_n" --seed "$seed" --sample-ctas "$ctas" --jobs "$jobs" --no-cache --quiet \
+    --timings >"$tmp/bench.txt"
   bench=$(( $(date +%s) - b0 ))
 fi
 
@@ -205,6 +208,11 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "Speed: $bench_n convolution configurations (KT_convolution_RTX_3090, --sample $bench_n, --no-cache so every"
     echo "configuration is compiled by NVRTC, --sample-ctas $ctas, --jobs $jobs) took $bench s on this machine"
     echo "(load average before the run: $bench_load; other engineers' jobs shared the cores)."
+    echo "Where its time went (\`--timings\`; wall seconds on the worker threads, docs/json.md, \"Time breakdown\"):"
+    echo
+    echo '```'
+    sed -n '/^time breakdown:/,$p' "$tmp/bench.txt"
+    echo '```'
   fi
   cat <<EOF
 
@@ -234,6 +242,8 @@ How to read this:
 EOF
   if [ -f "$tmp/summary.list" ]; then
     python3 "$root/scripts/validation-summary.py" "$tmp/summary.list"
+    echo
+    python3 "$root/scripts/validation-timings.py" "$tmp/summary.list"
     echo
   fi
   # Hand-written notes kept across regenerations (what moved the timing model).

@@ -42,7 +42,8 @@ pub use collector::Collector;
 pub use ptx::analysis::InstClass;
 pub use report::{Characterization, LineRow, ModelInputs};
 pub use run::{
-    CharacterizeError, Options, characterize, characterize_ptx, characterize_with, policy_name,
+    CharacterizeError, Options, Phases, characterize, characterize_ptx, characterize_timed,
+    characterize_with, policy_name,
 };
 pub use sampling::Sample;
 pub use static_info::InstTable;

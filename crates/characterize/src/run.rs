@@ -1,6 +1,8 @@
 //! Characterize a launch: run the emulator with a [`Collector`] and turn the
 //! counts into a [`Characterization`], for one reconvergence policy or both.
 
+use std::time::{Duration, Instant};
+
 use emu::exec::launch::{ForkPlan, launch_forked};
 use emu::exec::{CtaSelection, LaunchOptions, launch, launch_ctas};
 use emu::observer::{BarrierEvent, BranchEvent, MemEvent, NoObserver, Observer, Site};
@@ -126,6 +128,40 @@ pub fn characterize_with<O: Observer>(
     opts: Options,
     extra: &mut O,
 ) -> Result<Characterization, CharacterizeError> {
+    characterize_timed(
+        module,
+        text,
+        file,
+        spec,
+        opts,
+        extra,
+        &mut Phases::default(),
+    )
+}
+
+/// Wall time of a characterization's two phases, added to by
+/// [`characterize_timed`]: one clock read around each phase, none per event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// The launch: the emulator with the collector (and any other
+    /// observer) watching; their per-event work is part of it.
+    pub emulation: Duration,
+    /// Before and after it: the instruction table, the collector's totals
+    /// and the [`Characterization`] built from them.
+    pub counting: Duration,
+}
+
+/// [`characterize_with`], adding the wall time of its phases to `phases`.
+pub fn characterize_timed<O: Observer>(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: Options,
+    extra: &mut O,
+    phases: &mut Phases,
+) -> Result<Characterization, CharacterizeError> {
+    let start = Instant::now();
     let table = InstTable::new(module, text);
     let threads = spec.threads_per_cta();
     let threads = u32::try_from(threads)
@@ -157,15 +193,19 @@ pub fn characterize_with<O: Observer>(
         opts: launch_opts,
         list: opts.run_ctas.as_ref().map(|_| sample.ctas.as_slice()),
     };
-    let mut collector = if O::WATCHES {
+    let launched = Instant::now();
+    phases.counting += launched.duration_since(start);
+    let collector = if O::WATCHES {
         // `extra` wants every event in launch order: one sequential run.
         let mut collector = Collector::new(&table, threads, watch);
-        run.sequential(&mut collector, extra)?;
-        collector
+        run.sequential(&mut collector, extra).map(|()| collector)
     } else {
         let make = || Collector::tracking(&table, threads, watch);
-        run.forked(make, opts.threads)?
+        run.forked(make, opts.threads)
     };
+    let counting = Instant::now();
+    phases.emulation += counting.duration_since(launched);
+    let mut collector = collector?;
     collector.finish();
     let kernel = match ptx::analysis::find_kernel(module, &spec.kernel) {
         ptx::analysis::KernelLookup::Found(h) => module
@@ -174,14 +214,16 @@ pub fn characterize_with<O: Observer>(
             .map_or(spec.kernel.clone(), |f| f.name.clone()),
         _ => spec.kernel.clone(),
     };
-    Ok(Characterization::from_collector(
+    let characterization = Characterization::from_collector(
         &collector,
         &kernel,
         spec.grid,
         spec.block,
         policy_name(opts.policy),
         &sample,
-    ))
+    );
+    phases.counting += counting.elapsed();
+    Ok(characterization)
 }
 
 /// One launch to characterize.

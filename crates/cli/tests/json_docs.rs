@@ -232,6 +232,8 @@ fn tune_json_is_what_the_doc_says() {
     same(&doc, "tune.configurations", config);
     assert_eq!(config["result"]["status"], "predicted");
     same(&doc, "tune.result", &config["result"]);
+    same(&doc, "timings", &config["timings"]);
+    same(&doc, "timings.totals", &t["timings"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -301,5 +303,7 @@ fn validate_json_is_what_the_doc_says() {
         same(&doc, "validate.results", r);
     }
     assert_eq!(results[2]["status"], "measured_failed");
+    same(&doc, "timings", &results[0]["timings"]);
+    same(&doc, "timings.totals", &v["timings"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -24,7 +24,10 @@
 //! - [`spec_source`]: a spec's `source`, `defines` and `arch` alone, for
 //!   compiling a spec's source without building its launch.
 //! - [`cache`]: the GPU's cache geometry and the figures written to the profile.
-//! - [`run`]: [`profile`], [`Options`], [`Profiled`].
+//! - [`run`]: [`profile`], [`Options`], [`Profiled`]; [`profile_timed`] and
+//!   [`load_source_timed`] also add the wall time of each stage to a
+//!   [`StageTimes`] ([`timings`]: NVRTC, PTX parsing, ptxas, emulation,
+//!   characterization, cache model, models).
 //! - [`sampling`]: which CTAs a sampled profile emulates (a spread sample;
 //!   where its CTAs disagree, a probe of the grid and a sample stratified
 //!   into idle, light and heavy CTAs).
@@ -47,6 +50,7 @@ pub mod registers;
 pub mod run;
 pub mod sampling;
 pub mod spec_source;
+pub mod timings;
 pub mod trace;
 
 pub use compare::{
@@ -55,15 +59,16 @@ pub use compare::{
 };
 pub use error::PipelineError;
 pub use load::{
-    DEFAULT_ARCH, LoadOptions, LoadedSpec, PtxOrigin, compile_cached, load_source, load_spec,
-    load_spec_with,
+    DEFAULT_ARCH, LoadOptions, LoadedSpec, PtxOrigin, compile_cached, load_source,
+    load_source_timed, load_spec, load_spec_with,
 };
 pub use predict::{
     ModelFailure, Predictions, default_models, occupancy_for, predict, predict_profile,
 };
-pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile};
+pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile, profile_timed};
 pub use sampling::{PROBE_CTAS, PROBE_FUEL};
 pub use spec_source::{SpecSource, SpecSourceError, spec_source};
+pub use timings::{Stage, StageTimes};
 
 /// The reconvergence policies of the emulator, re-exported for callers of [`Options`].
 pub use emu::simt::stack::Policy;

@@ -11,10 +11,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 use emu::spec::{LaunchSpec, SourceKind};
 
 use crate::error::PipelineError;
+use crate::timings::{Stage, StageTimes};
 
 /// The architecture a `.cu` source is compiled for when the spec names none.
 pub const DEFAULT_ARCH: &str = "sm_80";
@@ -91,14 +93,28 @@ pub fn load_source(
     source_text: &str,
     opts: &LoadOptions,
 ) -> Result<LoadedSpec, PipelineError> {
+    load_source_timed(spec, source_text, opts, &mut StageTimes::default())
+}
+
+/// [`load_source`], adding the wall time of NVRTC (0 when this process had
+/// compiled the same source before: see [`LoadedSpec::origin`]) and of the
+/// PTX's parsing to `times`.
+pub fn load_source_timed(
+    spec: LaunchSpec,
+    source_text: &str,
+    opts: &LoadOptions,
+    times: &mut StageTimes,
+) -> Result<LoadedSpec, PipelineError> {
     let name = spec.source.display().to_string();
     match spec.source_kind {
-        SourceKind::Ptx => finish(
-            spec.clone(),
-            source_text.to_string(),
-            name,
-            PtxOrigin::File(spec.source.clone()),
-        ),
+        SourceKind::Ptx => times.time(Stage::PtxParse, || {
+            finish(
+                spec.clone(),
+                source_text.to_string(),
+                name,
+                PtxOrigin::File(spec.source.clone()),
+            )
+        }),
         SourceKind::Cuda => {
             let arch = spec
                 .arch
@@ -109,15 +125,21 @@ pub fn load_source(
                 .iter()
                 .map(|(n, v)| (n.clone(), v.to_string()))
                 .collect();
+            let start = Instant::now();
             let (ptx, cached) = compile_cached(source_text, &name, &defines, &arch, opts)?;
+            if !cached {
+                times.add(Stage::Nvrtc, start.elapsed());
+            }
             // Faults cite lines of the generated PTX, which `ptxperf compile --spec` reproduces.
             let ptx_file = Path::new(&name).with_extension("ptx").display().to_string();
-            finish(
-                spec,
-                ptx.as_ref().clone(),
-                ptx_file,
-                PtxOrigin::Compiled { cached },
-            )
+            times.time(Stage::PtxParse, || {
+                finish(
+                    spec,
+                    ptx.as_ref().clone(),
+                    ptx_file,
+                    PtxOrigin::Compiled { cached },
+                )
+            })
         }
     }
 }

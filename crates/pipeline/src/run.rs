@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use arch::Gpu;
 use cachesim::{CacheReport, Trace};
@@ -19,6 +20,7 @@ use crate::load::LoadedSpec;
 use crate::predict::occupancy_for;
 use crate::registers::{self, ptxas_kernel};
 use crate::sampling;
+use crate::timings::{Stage, StageTimes};
 use crate::trace::TraceRecorder;
 
 /// How to profile.
@@ -88,22 +90,37 @@ pub const SAMPLING_GROWTH: u64 = 16;
 /// standard error is at most [`SAMPLING_TARGET`], within a budget of
 /// [`SAMPLING_GROWTH`] times the CTAs asked for.
 pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, PipelineError> {
+    profile_timed(loaded, opts, &mut StageTimes::default())
+}
+
+/// [`profile`], adding the wall time of its stages to `times`: emulation
+/// (sampling probes and reruns included), characterization, ptxas, and the
+/// cache model when `opts.gpu` is set.
+pub fn profile_timed(
+    loaded: &LoadedSpec,
+    opts: &Options,
+    times: &mut StageTimes,
+) -> Result<Profiled, PipelineError> {
     let run = match opts.sample_ctas {
-        None => emulate(loaded, opts, &Plan::Full)?,
-        Some(k0) => sampling::sampled_run(loaded, opts, k0)?,
+        None => emulate(loaded, opts, &Plan::Full, times)?,
+        Some(k0) => sampling::sampled_run(loaded, opts, k0, times)?,
     };
     // What does not depend on the sample (ptxas, the static analyses, the
     // cache model) is done once, on the final run.
     let spec = &loaded.spec;
+    let counted = Instant::now();
     let mut profile = run.characterization.to_profile();
     profile.kernel = loaded.kernel_name.clone();
     profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
-    (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas);
+    times.add(Stage::Characterization, counted.elapsed());
+    (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas, times);
+    let analysed = Instant::now();
     profile.analysis.parallelism = parallelism(loaded, &run.characterization);
     let split = convert_split(loaded, &run.characterization);
     profile.workload.integer_convert_fraction = split.map(|s| s.integer);
     profile.workload.int32_to_f32_convert_fraction = split.map(|s| s.int32_to_f32);
     profile.workload.narrow_uint_to_f32_convert_fraction = split.map(|s| s.narrow_uint_to_f32);
+    times.add(Stage::Characterization, analysed.elapsed());
     let mut profiled = Profiled {
         characterization: run.characterization,
         profile,
@@ -113,7 +130,7 @@ pub fn profile(loaded: &LoadedSpec, opts: &Options) -> Result<Profiled, Pipeline
         trace_weight: run.trace_weight,
     };
     if let Some(gpu) = &opts.gpu {
-        profiled.simulate_cache(gpu)?;
+        times.time(Stage::CacheModel, || profiled.simulate_cache(gpu))?;
     }
     Ok(profiled)
 }
@@ -136,11 +153,13 @@ pub(crate) struct Emulated {
     trace_weight: f64,
 }
 
-/// Emulate the CTAs of `plan` (`opts.sample_ctas` is not read).
+/// Emulate the CTAs of `plan` (`opts.sample_ctas` is not read), adding the
+/// emulation, the characterization and the trace's finishing to `times`.
 pub(crate) fn emulate(
     loaded: &LoadedSpec,
     opts: &Options,
     plan: &Plan,
+    times: &mut StageTimes,
 ) -> Result<Emulated, PipelineError> {
     let spec = &loaded.spec;
     let mut copts = characterize::Options {
@@ -160,21 +179,19 @@ pub(crate) fn emulate(
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
     let mut recorder = TraceRecorder::new(watch);
+    let mut phases = characterize::Phases::default();
+    let (m, text, file) = (&loaded.module, &loaded.ptx, &loaded.ptx_file);
     let characterization = if opts.cache {
-        characterize::characterize_with(
-            &loaded.module,
-            &loaded.ptx,
-            &loaded.ptx_file,
-            spec,
-            copts,
-            &mut recorder,
-        )
+        characterize::characterize_timed(m, text, file, spec, copts, &mut recorder, &mut phases)
     } else {
-        characterize::characterize(&loaded.module, &loaded.ptx, &loaded.ptx_file, spec, copts)
-    }
-    .map_err(|e| PipelineError::Emulation(e.to_string()))?;
+        let mut none = emu::observer::NoObserver;
+        characterize::characterize_timed(m, text, file, spec, copts, &mut none, &mut phases)
+    };
+    times.add(Stage::Emulation, phases.emulation);
+    times.add(Stage::Characterization, phases.counting);
+    let characterization = characterization.map_err(|e| PipelineError::Emulation(e.to_string()))?;
     let (trace, trace_note, trace_weight) = if opts.cache {
-        match recorder.finish() {
+        match times.time(Stage::CacheModel, || recorder.finish()) {
             Ok(t) => (Some(Arc::new(t.trace)), None, t.weight),
             Err(why) => (None, Some(why.to_string()), 1.0),
         }
@@ -224,12 +241,29 @@ fn parallelism(loaded: &LoadedSpec, ch: &Characterization) -> ParallelismInputs 
 
 /// Registers (ptxas, else the estimate) and static shared memory of the
 /// entry, and its register spills (ptxas only; none without it).
-fn resources(loaded: &LoadedSpec, use_ptxas: bool) -> (Resources, SpillInputs) {
+fn resources(
+    loaded: &LoadedSpec,
+    use_ptxas: bool,
+    times: &mut StageTimes,
+) -> (Resources, SpillInputs) {
     let from_ptxas = if use_ptxas {
-        ptxas_kernel(&loaded.ptx, &loaded.arch, &loaded.spec.kernel)
+        times.time(Stage::Ptxas, || {
+            ptxas_kernel(&loaded.ptx, &loaded.arch, &loaded.spec.kernel)
+        })
     } else {
         None
     };
+    let start = Instant::now();
+    let resources = resources_from(loaded, from_ptxas);
+    times.add(Stage::Characterization, start.elapsed());
+    resources
+}
+
+/// [`resources`] from ptxas's report of the entry, if any.
+fn resources_from(
+    loaded: &LoadedSpec,
+    from_ptxas: Option<arch::ptxas::KernelResources>,
+) -> (Resources, SpillInputs) {
     let static_instructions = loaded.entry().map_or(0, |f| f.instructions.len() as u64);
     match from_ptxas {
         Some(k) => (

@@ -33,6 +33,7 @@ use emu::exec::{evenly_spaced, probe_ctas, spread_ctas};
 use crate::error::PipelineError;
 use crate::load::LoadedSpec;
 use crate::run::{Emulated, Options, Plan, SAMPLING_GROWTH, SAMPLING_TARGET, emulate};
+use crate::timings::{Stage, StageTimes};
 
 /// CTAs probed per CTA asked for (see the module documentation).
 pub const PROBE_CTAS: u64 = 1024;
@@ -51,19 +52,20 @@ pub(crate) fn sampled_run(
     loaded: &LoadedSpec,
     opts: &Options,
     k0: u64,
+    times: &mut StageTimes,
 ) -> Result<Emulated, PipelineError> {
     let (k0, total) = (k0.max(1), loaded.spec.ctas());
-    let first = emulate(loaded, opts, &Plan::Spread(k0))?;
+    let first = emulate(loaded, opts, &Plan::Spread(k0), times)?;
     if settled(&first) || k0 >= total {
         return Ok(first);
     }
-    if let Some(run) = stratified(loaded, opts, k0)? {
+    if let Some(run) = stratified(loaded, opts, k0, times)? {
         return Ok(run);
     }
     let (mut k, mut run) = (k0, first);
     while !settled(&run) && k < total && k < k0 * SAMPLING_GROWTH {
         k = (k * 4).min(k0 * SAMPLING_GROWTH);
-        run = emulate(loaded, opts, &Plan::Spread(k))?;
+        run = emulate(loaded, opts, &Plan::Spread(k), times)?;
     }
     Ok(run)
 }
@@ -131,8 +133,9 @@ fn stratified(
     loaded: &LoadedSpec,
     opts: &Options,
     k0: u64,
+    times: &mut StageTimes,
 ) -> Result<Option<Emulated>, PipelineError> {
-    let Strata { idle, light, heavy } = probe(loaded, opts, k0)?;
+    let Strata { idle, light, heavy } = times.time(Stage::Emulation, || probe(loaded, opts, k0))?;
     let kinds = [&idle, &light, &heavy];
     if kinds.iter().filter(|k| !k.is_empty()).count() < 2 {
         return Ok(None);
@@ -158,7 +161,7 @@ fn stratified(
             ids.extend(pick(kind, k));
         }
         ids.sort_unstable();
-        let mut run = emulate(loaded, opts, &Plan::Ctas(ids))?;
+        let mut run = emulate(loaded, opts, &Plan::Ctas(ids), times)?;
         let error = working_error(&run, &chosen, grid_work);
         run.characterization.sampling_error = error;
         if error <= SAMPLING_TARGET || k_work >= n_work || k_work >= cap {

@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 use tune::{CacheKey, Config, LaunchDims, ResultCache, check_launch};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use pipeline::Stage;
 
 use rayon::prelude::*;
 
@@ -22,6 +25,7 @@ use crate::error::StudyError;
 use crate::message::error_line;
 use crate::ptx_cache::PtxCache;
 use crate::target::{Prepared, Target, arch_for};
+use crate::timings::Timings;
 
 /// One model's answer for one configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,6 +80,10 @@ pub struct Evaluation {
     pub grid: [u64; 3],
     pub block: [u64; 3],
     pub status: Status,
+    /// Where the configuration's time went, over every GPU of the run (the
+    /// same in each GPU's evaluation: one compile and one emulation serve
+    /// them all). Reported only: no ranking reads it.
+    pub timings: Timings,
 }
 
 impl Evaluation {
@@ -203,10 +211,13 @@ impl Evaluator<'_> {
 
     /// One configuration on every GPU, in the order of `self.gpus`.
     pub fn evaluate(&self, config: &Config) -> Vec<Evaluation> {
+        let started = Instant::now();
+        let mut timings = Timings::one();
         let prepared = match self.target.prepare(config) {
             Ok(p) => p,
             Err(e) => {
                 let status = Status::Failed(error_line(&e.to_string()));
+                timings.total = started.elapsed();
                 return self
                     .gpus
                     .iter()
@@ -215,6 +226,7 @@ impl Evaluator<'_> {
                         grid: [0; 3],
                         block: [0; 3],
                         status: status.clone(),
+                        timings,
                     })
                     .collect();
             }
@@ -226,20 +238,28 @@ impl Evaluator<'_> {
             block,
             dynamic_shared_bytes: u64::from(prepared.spec.dynamic_shared),
         };
-        self.statuses(prepared, &dims)
+        let statuses = self.statuses(prepared, &dims, &mut timings);
+        timings.total = started.elapsed();
+        statuses
             .into_iter()
             .map(|status| Evaluation {
                 config: config.clone(),
                 grid,
                 block,
                 status,
+                timings,
             })
             .collect()
     }
 
     /// Per GPU: rejected on the launch shape, served from the result cache,
     /// or computed (one shared compile and emulation for all that need it).
-    fn statuses(&self, prepared: Prepared, dims: &LaunchDims) -> Vec<Status> {
+    fn statuses(
+        &self,
+        prepared: Prepared,
+        dims: &LaunchDims,
+        timings: &mut Timings,
+    ) -> Vec<Status> {
         let shape_only = tune::Resources {
             registers_per_thread: 0,
             static_shared_bytes: 0,
@@ -272,6 +292,7 @@ impl Evaluator<'_> {
             );
             match self.cache.map(|c| c.get::<Outcome>(&key)) {
                 Some(Ok(Some(outcome))) => {
+                    timings.result_cache_hits += 1;
                     out[i] = Some(Status::Done {
                         outcome,
                         cached: true,
@@ -286,7 +307,7 @@ impl Evaluator<'_> {
                 .iter()
                 .filter_map(|(i, _)| self.gpus.get(*i))
                 .collect();
-            match self.compute(prepared, dims, &gpus) {
+            match self.compute(prepared, dims, &gpus, timings) {
                 Ok(outcomes) => {
                     for ((i, key), outcome) in pending.iter().zip(outcomes) {
                         let status = match self.cache.map(|c| c.put(key, &outcome)) {
@@ -314,16 +335,27 @@ impl Evaluator<'_> {
 
     /// The PTX-level load of the configuration: experiments go through the
     /// PTX cache shared with `ptxperf validate`; specs through the pipeline.
-    fn load(&self, prepared: Prepared) -> Result<pipeline::LoadedSpec, EvaluateError> {
+    fn load(
+        &self,
+        prepared: Prepared,
+        timings: &mut Timings,
+    ) -> Result<pipeline::LoadedSpec, EvaluateError> {
         let Some(job) = prepared.nvrtc else {
             // A launch spec's CUDA source is compiled by the pipeline, not
             // through the PTX cache; it still counts as compiled.
             let compiles = prepared.spec.source_kind == emu::spec::SourceKind::Cuda;
-            let loaded =
-                pipeline::load_source(prepared.spec, &prepared.source, &Default::default())
-                    .map_err(EvaluateError::Load)?;
+            let loaded = pipeline::load_source_timed(
+                prepared.spec,
+                &prepared.source,
+                &Default::default(),
+                &mut timings.stages,
+            )
+            .map_err(EvaluateError::Load)?;
             if compiles {
                 self.ptx_cache.count_compiled();
+            }
+            if loaded.origin == (pipeline::PtxOrigin::Compiled { cached: true }) {
+                timings.ptx_cache_hits += 1;
             }
             return Ok(loaded);
         };
@@ -335,11 +367,13 @@ impl Evaluator<'_> {
             &job.file,
             &arch,
             &job.include_dirs,
+            timings,
         )?;
         let mut spec = prepared.spec;
         spec.source = std::path::Path::new(&job.file).with_extension("ptx");
         spec.source_kind = emu::spec::SourceKind::Ptx;
-        pipeline::load_source(spec, &ptx, &Default::default()).map_err(EvaluateError::Load)
+        pipeline::load_source_timed(spec, &ptx, &Default::default(), &mut timings.stages)
+            .map_err(EvaluateError::Load)
     }
 
     /// Compile and emulate once; then per GPU registers, launchability,
@@ -349,8 +383,9 @@ impl Evaluator<'_> {
         prepared: Prepared,
         dims: &LaunchDims,
         gpus: &[&Gpu],
+        timings: &mut Timings,
     ) -> Result<Vec<Outcome>, EvaluateError> {
-        let loaded = self.load(prepared)?;
+        let loaded = self.load(prepared, timings)?;
         let mut profiled: Option<pipeline::Profiled> = None;
         let mut outcomes = Vec::with_capacity(gpus.len());
         // ptxas once per architecture (several GPUs of a run often share one).
@@ -360,11 +395,13 @@ impl Evaluator<'_> {
             let ptxas = match by_arch.iter().find(|(a, _)| *a == arch) {
                 Some((_, r)) => *r,
                 None => {
-                    let r = pipeline::registers::ptxas_registers(
-                        &loaded.ptx,
-                        &arch,
-                        &loaded.spec.kernel,
-                    );
+                    let r = timings.stages.time(Stage::Ptxas, || {
+                        pipeline::registers::ptxas_registers(
+                            &loaded.ptx,
+                            &arch,
+                            &loaded.spec.kernel,
+                        )
+                    });
                     by_arch.push((arch, r));
                     r
                 }
@@ -402,7 +439,8 @@ impl Evaluator<'_> {
                         ..pipeline::Options::default()
                     };
                     self.emulations.fetch_add(1, Ordering::Relaxed);
-                    let p = pipeline::profile(&loaded, &opts).map_err(EvaluateError::Emulation)?;
+                    let p = pipeline::profile_timed(&loaded, &opts, &mut timings.stages)
+                        .map_err(EvaluateError::Emulation)?;
                     profiled.insert(p)
                 }
             };
@@ -410,16 +448,20 @@ impl Evaluator<'_> {
             // the cache model and the predictions do.
             let mut on_gpu = base.clone();
             on_gpu.profile.resources = resources;
-            on_gpu
-                .simulate_cache(gpu)
+            timings
+                .stages
+                .time(Stage::CacheModel, || on_gpu.simulate_cache(gpu))
                 .map_err(EvaluateError::CacheModel)?;
+            let models = timings
+                .stages
+                .time(Stage::Models, || self.predict(&on_gpu.profile, gpu));
             outcomes.push(Outcome::Predicted {
                 registers: resources.registers_per_thread,
                 register_source,
                 static_shared_bytes: resources.static_shared_per_block,
                 occupancy: occupancy.occupancy,
                 limiter: occupancy.limiter.to_string(),
-                models: self.predict(&on_gpu.profile, gpu),
+                models,
             });
         }
         Ok(outcomes)
@@ -445,6 +487,18 @@ impl Evaluator<'_> {
             )
             .collect()
     }
+}
+
+/// The sum of the configurations' breakdowns of a run that gave
+/// `per_config` (one [`Evaluation`] per GPU each, all with the
+/// configuration's breakdown: it is counted once).
+pub fn total_timings(per_config: &[Vec<Evaluation>]) -> Timings {
+    Timings::sum(
+        per_config
+            .iter()
+            .filter_map(|per_gpu| per_gpu.first())
+            .map(|e| &e.timings),
+    )
 }
 
 /// Registers and shared memory on `gpu`: ptxas's figures for the GPU's own

@@ -17,6 +17,9 @@
 //! - [`validation`]: the validation runner (a real [`validation::Engine`]
 //!   or a [`validation::Replay`] of saved profiles, run in parallel) and
 //!   [`validation::run`], a whole `ptxperf validate` study as one call.
+//! - [`timings`]: [`Timings`], where each configuration's time went (per
+//!   pipeline stage, wall seconds, cache hits), and their sum; filled by
+//!   both studies, rendered by the CLI (`--json`, `--timings`).
 //! - [`message`]: the one-line summaries of multi-line diagnostics that
 //!   failures are recorded with.
 //!
@@ -30,12 +33,16 @@ pub mod message;
 pub mod ptx_cache;
 pub mod ranking;
 pub mod target;
+pub mod timings;
 pub mod validation;
 
 pub use error::{
     LaunchSpecError, PredictError, PtxCacheError, SaveProfileError, StudyError, TargetError,
 };
-pub use evaluate::{EvaluateError, Evaluation, Evaluator, ModelResult, Outcome, Status};
+pub use evaluate::{
+    EvaluateError, Evaluation, Evaluator, ModelResult, Outcome, Status, total_timings,
+};
 pub use ptx_cache::PtxCache;
 pub use ranking::{GpuRanking, rank_on_gpu};
 pub use target::{Target, arch_for};
+pub use timings::Timings;

@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use nvrtc::{CompileOptions, Compiler, SearchContext};
+use pipeline::Stage;
 
 use crate::error::PtxCacheError;
+use crate::timings::Timings;
 
 /// Environment variable naming the cache folder.
 pub const CACHE_ENV: &str = "PTXPERF_CACHE_DIR";
@@ -109,11 +111,23 @@ impl PtxCache {
         name: &str,
         options: &CompileOptions,
     ) -> Result<String, PtxCacheError> {
+        self.compile_timed(source, name, options, &mut Timings::default())
+    }
+
+    /// [`PtxCache::compile`], adding NVRTC's wall time to `timings` (or a
+    /// hit, at 0 s, when the PTX came from the cache).
+    pub fn compile_timed(
+        &self,
+        source: &str,
+        name: &str,
+        options: &CompileOptions,
+        timings: &mut Timings,
+    ) -> Result<String, PtxCacheError> {
         let compiler = self.compiler()?;
         let key = compiler
             .cache_key(source, name, options)
             .map_err(PtxCacheError::Nvrtc)?;
-        self.get_or_compile(&key, || {
+        self.get_or_compile_timed(&key, timings, || {
             compiler
                 .compile(source, name, options)
                 .map(|c| c.ptx)
@@ -126,20 +140,21 @@ impl PtxCache {
     /// for `arch` with the experiment's include folders and nothing else.
     /// `validate` and `tune` both compile through here, so the options, and
     /// with them the key, cannot drift apart: either command's PTX serves
-    /// the other.
+    /// the other. NVRTC's wall time (or a hit) is added to `timings`.
     pub fn compile_configuration(
         &self,
         source: &str,
         name: &str,
         arch: &str,
         include_dirs: &[PathBuf],
+        timings: &mut Timings,
     ) -> Result<String, PtxCacheError> {
         let options = CompileOptions {
             arch: Some(arch.to_string()),
             include_dirs: include_dirs.to_vec(),
             ..CompileOptions::default()
         };
-        self.compile(source, name, &options)
+        self.compile_timed(source, name, &options, timings)
     }
 
     /// The PTX of `key`, from the cache or from `compile` (then stored).
@@ -149,14 +164,26 @@ impl PtxCache {
         key: &str,
         compile: impl FnOnce() -> Result<String, E>,
     ) -> Result<String, E> {
+        self.get_or_compile_timed(key, &mut Timings::default(), compile)
+    }
+
+    /// [`PtxCache::get_or_compile`], adding `compile`'s wall time to
+    /// `timings` as NVRTC's, or a PTX cache hit (0 s) when it is not run.
+    pub fn get_or_compile_timed<E>(
+        &self,
+        key: &str,
+        timings: &mut Timings,
+        compile: impl FnOnce() -> Result<String, E>,
+    ) -> Result<String, E> {
         let path = self.dir.as_ref().map(|d| d.join(entry_name(key)));
         if let Some(p) = &path
             && let Ok(ptx) = std::fs::read_to_string(p)
         {
             self.hits.fetch_add(1, Ordering::Relaxed);
+            timings.ptx_cache_hits += 1;
             return Ok(ptx);
         }
-        let ptx = compile()?;
+        let ptx = timings.stages.time(Stage::Nvrtc, compile)?;
         self.compiled.fetch_add(1, Ordering::Relaxed);
         if let Some(p) = &path {
             // Unique per process and thread: no two writers share a temp file.
@@ -199,6 +226,8 @@ impl PtxCache {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -223,6 +252,22 @@ mod tests {
         assert_eq!((cache.counts(), again.counts()), ((0, 1), (1, 0)));
         let failed = again.get_or_compile("other", || Err("bad".to_string()));
         assert_eq!(failed, Err("bad".to_string()));
+        // A hit counts as one, NVRTC at 0 s; a compile counts NVRTC's time.
+        let mut t = crate::timings::Timings::one();
+        let hit = again.get_or_compile_timed("k", &mut t, || Err("compiled again".to_string()));
+        assert_eq!(hit, Ok("PTX 1".to_string()));
+        assert_eq!(
+            (t.ptx_cache_hits, t.stage(Stage::Nvrtc)),
+            (1, Duration::ZERO)
+        );
+        let mut t = crate::timings::Timings::one();
+        let miss = again.get_or_compile_timed("new", &mut t, || {
+            std::thread::sleep(Duration::from_millis(2));
+            Ok::<_, String>("PTX 2".to_string())
+        });
+        assert_eq!(miss, Ok("PTX 2".to_string()));
+        assert_eq!(t.ptx_cache_hits, 0);
+        assert!(t.stage(Stage::Nvrtc) >= Duration::from_millis(2));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

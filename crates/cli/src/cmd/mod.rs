@@ -13,6 +13,7 @@ pub mod petri;
 pub mod predict;
 pub mod report;
 pub mod run;
+pub mod timings;
 pub mod tune;
 pub mod validate;
 

@@ -136,6 +136,12 @@ pub struct Args {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also print where the time went: per stage (NVRTC, PTX parsing, ptxas,
+    /// emulation, characterization, cache model, models, other) its wall
+    /// seconds over every configuration, share and mean per configuration
+    /// (at the end; on stderr with --json, whose `timings` hold the same).
+    #[arg(long)]
+    pub timings: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -246,6 +252,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let start = Instant::now();
     let per_config = evaluate_all(&evaluator, &chosen.configs, jobs, args.quiet)?;
     let elapsed_s = start.elapsed().as_secs_f64();
+    let timings = study::total_timings(&per_config);
     let (ptx_hits, ptx_compiled) = ptx_cache.counts();
     let counters = Counters {
         configurations: chosen.configs.len(),
@@ -315,7 +322,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             texts.push(render::text(&report));
         }
     }
-    let out = if args.json {
+    let mut out = if args.json {
         let counters_json = serde_json::json!({
             "configurations": counters.configurations,
             "gpus": counters.gpus,
@@ -323,16 +330,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "ptx_cache_hits": counters.ptx_cache_hits,
             "ptx_compiled": counters.ptx_compiled,
         });
+        let timings_json = super::timings::totals_json(&timings);
         let value = match <[serde_json::Value; 1]>::try_from(jsons) {
             Ok([mut one]) => {
                 if let Some(map) = one.as_object_mut() {
                     map.insert("counters".into(), counters_json);
+                    map.insert("timings".into(), timings_json);
                 }
                 one
             }
             Err(all) => serde_json::json!({
                 "schema": 1,
                 "counters": counters_json,
+                "timings": timings_json,
                 "gpus": all,
             }),
         };
@@ -345,6 +355,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
         text.push_str(&counters.line());
         text
     };
+    if args.timings {
+        let table = super::timings::table(&timings);
+        if args.json {
+            eprint!("{table}");
+        } else {
+            out.push_str(&table);
+        }
+    }
     emit(&out)
 }
 

@@ -92,6 +92,12 @@ pub struct Args {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also print where the time went: per stage (NVRTC, PTX parsing, ptxas,
+    /// emulation, characterization, cache model, models, other) its wall
+    /// seconds over every configuration, share and mean per configuration
+    /// (after the table; on stderr with --json, whose `timings` hold the same).
+    #[arg(long)]
+    pub timings: bool,
     /// Save each configuration's profile (and PTX) to DIR/<gpu>/ for
     /// --profiles (default: $PTXPERF_VALIDATE_DUMP, if set).
     #[arg(long, value_name = "DIR", conflicts_with = "profiles")]
@@ -116,8 +122,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .collect();
         write_file(md, render::markdown(&ev.summary, &ev.scores, &rel))?;
     }
-    let out = if args.json {
-        let value = render::json(&ev.summary, &ev.scores, &ev.outcomes);
+    let mut out = if args.json {
+        let value = render::json(&ev.summary, &ev.scores, &ev.outcomes, &ev.timings);
         let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
@@ -125,6 +131,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
     } else {
         render::text(&ev.summary, &ev.scores)
     };
+    if args.timings {
+        let table = super::timings::table(&ev.summary.timings);
+        if args.json {
+            eprint!("{table}");
+        } else {
+            out.push('\n');
+            out.push_str(&table);
+        }
+    }
     emit(&out)
 }
 
@@ -133,6 +148,8 @@ struct Evaluation {
     summary: render::Summary,
     scores: Vec<validate::score::ModelScore>,
     outcomes: Vec<validate::score::Outcome>,
+    /// One per outcome: where its time went, if it ran.
+    timings: Vec<Option<study::Timings>>,
     plot_stem: String,
 }
 
@@ -220,11 +237,13 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
             let (major, minor) = study.nvrtc_version?;
             Some((data, format!("{major}.{minor}")))
         }),
+        timings: study.timing_totals,
     };
     Ok(Evaluation {
         summary,
         scores: study.scores,
         outcomes: study.outcomes,
+        timings: study.timings,
         plot_stem: plot_stem(&dataset, &args.gpu),
     })
 }

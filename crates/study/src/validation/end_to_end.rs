@@ -9,11 +9,14 @@
 //! under CI (env `CI` set), where both must be present.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use pipeline::Stage;
 use validate::score::Attempt;
 
 use super::{Options, Study, run};
 use crate::error::StudyError;
+use crate::timings::Timings;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
@@ -79,6 +82,35 @@ fn small_experiment(root: &Path, source: &Path) -> Result<String, String> {
         );
     }
     Ok(text)
+}
+
+/// The breakdown of a study: one per configuration run (none for the one
+/// measured as failed), every stage's time within the configuration's
+/// total, the totals their sum, the stages in `busy` non-zero, and
+/// `ptx_hits` PTX cache hits in all.
+fn check_timings(study: &Study, busy: &[Stage], ptx_hits: usize) {
+    assert_eq!(study.timings.len(), study.outcomes.len());
+    let mut sum = Timings::default();
+    for (o, t) in study.outcomes.iter().zip(&study.timings) {
+        match (&o.attempt, t) {
+            (Attempt::NotRun, None) => {}
+            (Attempt::NotRun, Some(t)) => panic!("{}: not run, timed {t:?}", o.index),
+            (_, None) => panic!("configuration {} has no breakdown", o.index),
+            (_, Some(t)) => {
+                assert_eq!(t.configurations, 1);
+                assert!(t.stages.sum() <= t.total, "{}: {t:?}", o.index);
+                assert_eq!(t.other() + t.stages.sum(), t.total);
+                assert_eq!(t.result_cache_hits, 0);
+                sum.add(t);
+            }
+        }
+    }
+    assert_eq!(sum, study.timing_totals);
+    assert_eq!(sum.configurations, 4);
+    assert_eq!(sum.ptx_cache_hits, ptx_hits);
+    for stage in busy {
+        assert!(sum.stage(*stage) > Duration::ZERO, "{stage:?}: {sum:?}");
+    }
 }
 
 #[test]
@@ -156,6 +188,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         one.ptx_compiled, 4,
         "four measured configurations, four distinct sources"
     );
+    check_timings(&one, &[Stage::Nvrtc, Stage::Emulation, Stage::Models], 0);
     for o in &one.outcomes {
         if let Attempt::Failed(why) = &o.attempt {
             panic!("configuration {} did not reach the models: {why}", o.index);
@@ -182,6 +215,9 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     assert_eq!(two.ptx_compiled, 0);
     assert_eq!(two.ptx_cache_hits, 4);
     assert_eq!(two.outcomes, one.outcomes);
+    // Served from the PTX cache: NVRTC at 0 s, four hits.
+    check_timings(&two, &[Stage::Emulation], 4);
+    assert_eq!(two.timing_totals.stage(Stage::Nvrtc), Duration::ZERO);
 
     // Profiles that cannot be saved (their folder would be under a file):
     // the run fails with the path and the OS error, not a silent gap.
@@ -212,6 +248,15 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
     };
     assert_eq!((three.ptx_compiled, three.ptx_cache_hits), (0, 0));
     assert_eq!(three.outcomes, one.outcomes);
+    // Only the models run on saved profiles.
+    check_timings(&three, &[Stage::Models], 0);
+    for stage in [Stage::Nvrtc, Stage::Emulation, Stage::Ptxas] {
+        assert_eq!(
+            three.timing_totals.stage(stage),
+            Duration::ZERO,
+            "{stage:?}"
+        );
+    }
     // The same profiles at half the RTX 3090's rated 1695 MHz: no model is
     // faster, the timing model is slower, and the header says so.
     let held_gpu = gpu.with_sustained_clock(847.5).expect("a valid clock");

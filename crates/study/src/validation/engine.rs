@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use arch::Gpu;
+use pipeline::Stage;
 use validate::{Launch, instantiate_source};
 
 use super::runner::{ModelTimes, Predictor};
@@ -14,6 +15,7 @@ use crate::launch_spec::spec_of_launch;
 use crate::message::first_nonblank_line;
 use crate::ptx_cache::PtxCache;
 use crate::target::arch_for;
+use crate::timings::Timings;
 use validate::score::NoTime;
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise:
@@ -86,7 +88,11 @@ impl Engine {
     }
 
     /// The PTX of one configuration and the name to give its file.
-    fn ptx(&self, launch: &Launch) -> Result<(String, String), PredictError> {
+    fn ptx(
+        &self,
+        launch: &Launch,
+        timings: &mut Timings,
+    ) -> Result<(String, String), PredictError> {
         let file = launch.source.main.display().to_string();
         let text = launch.source.read()?;
         let instantiated = instantiate_source(&text, &launch.defines);
@@ -95,6 +101,7 @@ impl Engine {
             &file,
             &self.arch,
             &launch.include_dirs,
+            timings,
         )?;
         let ptx_name = launch
             .source
@@ -171,17 +178,23 @@ pub fn profile_file_stem(launch: &Launch) -> String {
 }
 
 impl Predictor for Engine {
-    fn predict(&self, launch: &Launch) -> Result<ModelTimes, PredictError> {
-        let (ptx, ptx_file) = self.ptx(launch)?;
+    fn predict(&self, launch: &Launch, timings: &mut Timings) -> Result<ModelTimes, PredictError> {
+        let (ptx, ptx_file) = self.ptx(launch, timings)?;
         let spec = spec_of_launch(launch, Path::new(&ptx_file), &self.cache.values_dir())?;
-        let loaded = pipeline::load_source(spec, &ptx, &pipeline::LoadOptions::default())
-            .map_err(PredictError::Load)?;
+        let loaded = pipeline::load_source_timed(
+            spec,
+            &ptx,
+            &pipeline::LoadOptions::default(),
+            &mut timings.stages,
+        )
+        .map_err(PredictError::Load)?;
         let opts = pipeline::Options {
             sample_ctas: Some(self.sample_ctas),
             gpu: Some(self.gpu.clone()),
             ..pipeline::Options::default()
         };
-        let mut profiled = pipeline::profile(&loaded, &opts).map_err(PredictError::Emulation)?;
+        let mut profiled = pipeline::profile_timed(&loaded, &opts, &mut timings.stages)
+            .map_err(PredictError::Emulation)?;
         if let Some(c) = self.measured_compiler {
             profiled.profile.resources.compiler = Some(c);
         }
@@ -193,8 +206,10 @@ impl Predictor for Engine {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .get_or_insert(e);
         }
-        Ok(model_times(&self.models, |one| {
-            pipeline::predict(&profiled, &self.gpu, one)
+        Ok(timings.stages.time(Stage::Models, || {
+            model_times(&self.models, |one| {
+                pipeline::predict(&profiled, &self.gpu, one)
+            })
         }))
     }
 }

@@ -23,6 +23,7 @@ use validate::{Dataset, Experiment, sample::sample_indices};
 
 use crate::error::StudyError;
 use crate::ptx_cache::PtxCache;
+use crate::timings::Timings;
 pub use engine::{DEFAULT_SAMPLE_CTAS, Engine};
 pub use replay::Replay;
 pub use runner::{ModelTimes, Predictor};
@@ -67,6 +68,11 @@ pub struct Study {
     /// One per model of [`Options::models`], in that order.
     pub scores: Vec<ModelScore>,
     pub elapsed: Duration,
+    /// One per outcome, in the same order: where its time went (`None`:
+    /// measured as failed, not run).
+    pub timings: Vec<Option<Timings>>,
+    /// The sum of [`Study::timings`].
+    pub timing_totals: Timings,
     pub ptx_cache_hits: usize,
     pub ptx_compiled: usize,
     /// The (major, minor) NVRTC version, asked for only where the data name
@@ -125,11 +131,14 @@ pub fn run(
         Some(_) => engine.nvrtc_version(),
         None => None,
     };
+    let timing_totals = Timings::sum(run.timings.iter().flatten());
     Ok(Study {
         indices,
         outcomes: run.outcomes,
         scores,
         elapsed: run.elapsed,
+        timings: run.timings,
+        timing_totals,
         ptx_cache_hits,
         ptx_compiled,
         nvrtc_version,

@@ -8,12 +8,14 @@
 use std::path::PathBuf;
 
 use arch::Gpu;
+use pipeline::Stage;
 use profile::KernelProfile;
 use validate::Launch;
 
 use super::engine::{model_times, profile_file_stem};
 use super::runner::{ModelTimes, Predictor};
 use crate::error::PredictError;
+use crate::timings::Timings;
 
 pub struct Replay {
     dir: PathBuf,
@@ -52,13 +54,16 @@ impl Replay {
 
 impl Predictor for Replay {
     /// As [`super::engine::Engine`] predicts once it has the profile.
-    fn predict(&self, launch: &Launch) -> Result<ModelTimes, PredictError> {
+    /// Only the models are timed (the rest, reading the profile, is `other`).
+    fn predict(&self, launch: &Launch, timings: &mut Timings) -> Result<ModelTimes, PredictError> {
         let mut profile = self.profile(launch)?;
         if let Some(c) = self.measured_compiler {
             profile.resources.compiler = Some(c);
         }
-        Ok(model_times(&self.models, |one| {
-            pipeline::predict_profile(&profile, &self.gpu, one)
+        Ok(timings.stages.time(Stage::Models, || {
+            model_times(&self.models, |one| {
+                pipeline::predict_profile(&profile, &self.gpu, one)
+            })
         }))
     }
 }

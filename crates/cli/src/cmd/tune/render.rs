@@ -326,6 +326,7 @@ pub fn json(r: &Report<'_>) -> Value {
                 "grid": e.grid,
                 "block": e.block,
                 "result": status,
+                "timings": crate::cmd::timings::json(&e.timings),
             })
         })
         .collect();

@@ -47,6 +47,8 @@ pub struct Summary {
     /// The NVRTC versions behind the measured kernels (where the data file
     /// says) and behind ptxperf's PTX, e.g. ("13.0", "12.9").
     pub compilers: Option<(String, String)>,
+    /// Where the configurations' time went, added up.
+    pub timings: study::Timings,
 }
 
 fn fixed(v: Option<f64>, digits: usize) -> String {
@@ -228,8 +230,14 @@ fn notes(scores: &[ModelScore]) -> Vec<String> {
         .collect()
 }
 
-/// JSON, schema 1: the header, the per-model figures and every configuration.
-pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value {
+/// JSON, schema 1: the header, the per-model figures and every configuration
+/// (`timings`: each outcome's breakdown, in the same order, if it ran).
+pub fn json(
+    sum: &Summary,
+    scores: &[ModelScore],
+    outcomes: &[Outcome],
+    timings: &[Option<study::Timings>],
+) -> Value {
     let models: Vec<Value> = scores
         .iter()
         .map(|s| {
@@ -251,7 +259,8 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
         .collect();
     let configurations: Vec<Value> = outcomes
         .iter()
-        .map(|o| {
+        .enumerate()
+        .map(|(i, o)| {
             let (status, predicted, error) = match &o.attempt {
                 Attempt::NotRun => ("measured_failed", Value::Null, Value::Null),
                 Attempt::Failed(e) => ("ptxperf_failed", Value::Null, json!(e)),
@@ -276,6 +285,7 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
                 "status": status,
                 "predicted_ms": predicted,
                 "error": error,
+                "timings": timings.get(i).copied().flatten().as_ref().map(super::super::timings::json),
             })
         })
         .collect();
@@ -309,6 +319,7 @@ pub fn json(sum: &Summary, scores: &[ModelScore], outcomes: &[Outcome]) -> Value
             "data": data,
             "ptxperf": ours,
         })),
+        "timings": super::super::timings::totals_json(&sum.timings),
         "note": TIME_NOTE,
         "models": models,
         "results": configurations,
@@ -403,6 +414,7 @@ mod tests {
             ptx_compiled: 2,
             measured: None,
             compilers: None,
+            timings: study::Timings::default(),
         }
     }
 
@@ -533,7 +545,9 @@ mod tests {
                 attempt: Attempt::Predicted(vec![("m".to_string(), Ok(2.5))]),
             },
         ];
-        let v = json(&summary(), &[score()], &outcomes);
+        let mut ran = study::Timings::one();
+        ran.total = std::time::Duration::from_millis(3);
+        let v = json(&summary(), &[score()], &outcomes, &[None, None, Some(ran)]);
         assert_eq!(v["schema"], 1);
         assert_eq!(v["models"][0]["mape_percent"], 12.5);
         assert_eq!(v["models"][0]["median_predicted_over_measured"], 0.875);
@@ -543,5 +557,9 @@ mod tests {
             .unwrap_or_default();
         assert_eq!(statuses, ["measured_failed", "ptxperf_failed", "predicted"]);
         assert_eq!(v["results"][2]["predicted_ms"]["m"], 2.5);
+        // A breakdown where the configuration ran, null where it did not.
+        assert_eq!(v["results"][0]["timings"], Value::Null);
+        assert_eq!(v["results"][2]["timings"]["total_s"], 0.003);
+        assert_eq!(v["timings"]["clock"], "wall");
     }
 }
