@@ -307,3 +307,59 @@ fn validate_json_is_what_the_doc_says() {
     same(&doc, "timings.totals", &v["timings"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--part`: the split file decides which configurations are drawn from,
+/// the JSON says which part of which file, and an empty part is an error.
+#[test]
+fn validate_scores_one_part_of_the_split() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = workdir("validate-part");
+    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
+    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let csv = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
+               64,0.010,0.010,0.009,0.0001,32\n\
+               128,0.008,0.008,0.008,0.0001,32\n";
+    std::fs::write(dir.join("times.csv"), csv).expect("write csv");
+    let split =
+        "salt = \"t\"\ncheck_percent = 30\n[[dataset]]\npath = \"times.csv\"\nrole = \"check\"\n";
+    std::fs::write(dir.join("split.toml"), split).expect("write split");
+    let args = |part: &'static str| {
+        vec![
+            "validate",
+            "twice.exp.toml",
+            "--data",
+            "times.csv",
+            "--gpu",
+            "rtx-a4000",
+            "--json",
+            "--no-cache",
+            "--quiet",
+            "--model",
+            "timing",
+            "--part",
+            part,
+            "--split",
+            "split.toml",
+        ]
+    };
+    let v = json(&dir, &args("check"));
+    assert_eq!(v["part"]["part"], "check");
+    assert_eq!(v["part"]["role"], "check");
+    assert_eq!(v["part"]["split"], "split.toml");
+    assert_eq!(v["part"]["configurations"], 2);
+    assert_eq!(v["sampled"], 2);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .args(args("development"))
+        .current_dir(&dir)
+        .output()
+        .expect("run ptxperf");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("times.csv: no configuration is in the development part of split.toml"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

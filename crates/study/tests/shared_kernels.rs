@@ -98,6 +98,7 @@ fn check(exp: &Experiment, kernel: &str, keys: &[&str], configs: &[Vec<i64>]) {
     let opts = Options {
         models: vec!["timing".to_string()],
         sample: None,
+        rows: None,
         seed: 1,
         sample_ctas: 2,
         jobs: 2,

@@ -12,7 +12,8 @@
 //!   rule, applied to a source text;
 //! - [`stats`]: MAPE, median APE, median predicted/measured, Spearman,
 //!   Kendall tau-b, top-1 % overlap, best-configuration ratio; [`sample`]:
-//!   seeded choice of configurations;
+//!   seeded choice of configurations; [`split`]: the committed split of the
+//!   data into a development part and a check part;
 //! - [`score`]: what was predicted joined with what was measured, and the
 //!   accuracy table per model (pure: the runner lives in the `study` crate).
 //!
@@ -30,6 +31,7 @@ pub mod sample;
 pub mod schoonhoven;
 pub mod score;
 pub mod source;
+pub mod split;
 pub mod stats;
 
 pub use dataset::{Dataset, FailReason, Measured, ParamValue, Row, Spread, Summary, Timing};

@@ -39,7 +39,10 @@ use crate::output::{emit, write_file};
       --gpu h100-sxm5-80gb --sample 30 --save-profiles profiles/
   ptxperf validate experiments/convolution.toml --data data/measured/h100-sxm5-80gb/convolution.json.gz \\
       --gpu h100-sxm5-80gb --sample 30 --profiles profiles/
+  ptxperf validate experiments/convolution.toml --data data/measured/h200-sxm-141gb/convolution.json.gz \\
+      --gpu h200-sxm-141gb --part check --sample 40 --model timing
 
+--part: which configurations are check data: docs/validation/split.md.
 The experiment and data formats: docs/experiments.md."
 )]
 pub struct Args {
@@ -64,6 +67,16 @@ pub struct Args {
     /// Seed of the sample.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
+    /// Score only one part of the data: `development` (what models may be
+    /// tuned or trained on) or `check` (scored only to report), as the split
+    /// file assigns them (docs/validation/split.md). Default: every
+    /// configuration.
+    #[arg(long, value_name = "PART", value_parser = ["development", "check"])]
+    pub part: Option<String>,
+    /// The split file for --part (default: data/split.toml of the current
+    /// directory, else of the folder above the experiment's).
+    #[arg(long, value_name = "FILE", requires = "part")]
+    pub split: Option<PathBuf>,
     /// Print JSON (schema 1) with every configuration instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -190,8 +203,29 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    let (part, rows) = match &args.part {
+        None => (None, None),
+        Some(name) => {
+            let path = split_file(args)?;
+            let split = validate::split::Split::load(&path).map_err(|e| CliError::of(&e))?;
+            let part = validate::split::Part::parse(name)
+                .ok_or_else(|| CliError::usage(format!("--part {name}: development or check")))?;
+            let rows = split.rows_in(&args.data, &dataset, part);
+            let role = split.role_of(&args.data);
+            if rows.is_empty() {
+                return Err(CliError::user(format!(
+                    "{}: no configuration is in the {part} part of {} (this data file's role there: {}); nothing to score",
+                    args.data.display(),
+                    path.display(),
+                    role.name()
+                )));
+            }
+            (Some((part, path, role, rows.len())), Some(rows))
+        }
+    };
     let opts = validation::Options {
         models,
+        rows,
         sample: args.sample,
         seed: args.seed,
         sample_ctas: args.sample_ctas,
@@ -216,6 +250,12 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         gpu: args.gpu.clone(),
         kernel: dataset.kernel.clone(),
         configurations: total,
+        part: part.map(|(part, path, role, rows)| render::PartOf {
+            part: part.name(),
+            split: path.display().to_string(),
+            role: role.name(),
+            configurations: rows,
+        }),
         sampled: study.indices.len(),
         sample: args.sample,
         seed: args.seed,
@@ -246,6 +286,29 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         timings: study.timings,
         plot_stem: plot_stem(&dataset, &args.gpu),
     })
+}
+
+/// The split file of --part: --split, else data/split.toml of the current
+/// directory, else of the folder above the experiment's.
+fn split_file(args: &Args) -> Result<PathBuf, CliError> {
+    if let Some(f) = &args.split {
+        return Ok(f.clone());
+    }
+    let here = PathBuf::from("data/split.toml");
+    if here.is_file() {
+        return Ok(here);
+    }
+    let beside = args
+        .experiment
+        .parent()
+        .and_then(|d| d.parent())
+        .map(|d| d.join("data/split.toml"));
+    match beside {
+        Some(f) if f.is_file() => Ok(f),
+        _ => Err(CliError::usage(
+            "--part needs a split file: none at data/split.toml here or beside the experiment's folder; give --split FILE",
+        )),
+    }
 }
 
 /// A file-name-safe stem for the plots of one dataset.

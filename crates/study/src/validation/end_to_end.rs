@@ -170,6 +170,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
             .map(|s| s.to_string())
             .collect(),
         sample: None,
+        rows: None,
         seed: 1,
         sample_ctas: 2,
         jobs,

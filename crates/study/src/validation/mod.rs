@@ -35,6 +35,10 @@ pub struct Options {
     pub models: Vec<String>,
     /// Score this many configurations chosen with `seed`; `None`: all.
     pub sample: Option<usize>,
+    /// Draw only from these rows of the dataset (ascending; one part of the
+    /// split, `validate::split`); `None`: every row. With `None` the sample
+    /// is the one earlier versions drew.
+    pub rows: Option<Vec<usize>>,
     pub seed: u64,
     /// CTAs emulated per configuration.
     pub sample_ctas: u64,
@@ -108,8 +112,15 @@ pub fn run(
     )
     .with_measured_compiler(measured_compiler);
 
-    let total = dataset.rows.len();
-    let indices = sample_indices(total, opts.sample.unwrap_or(total), opts.seed);
+    let eligible: Vec<usize> = match &opts.rows {
+        Some(rows) => rows.clone(),
+        None => (0..dataset.rows.len()).collect(),
+    };
+    let total = eligible.len();
+    let indices: Vec<usize> = sample_indices(total, opts.sample.unwrap_or(total), opts.seed)
+        .into_iter()
+        .map(|i| eligible[i])
+        .collect();
     progress(Progress::Start(indices.len()));
     let replay = opts.profiles.as_ref().map(|dir| {
         Replay::new(dir.clone(), gpu, opts.models.clone()).with_measured_compiler(measured_compiler)

@@ -27,6 +27,8 @@ pub struct Summary {
     pub kernel: String,
     /// Configurations in the data file.
     pub configurations: usize,
+    /// The part of the split scored (`--part`), if one was chosen.
+    pub part: Option<PartOf>,
     /// Configurations sampled (all when `sample` is `None`).
     pub sampled: usize,
     pub sample: Option<usize>,
@@ -49,6 +51,16 @@ pub struct Summary {
     pub compilers: Option<(String, String)>,
     /// Where the configurations' time went, added up.
     pub timings: study::Timings,
+}
+
+/// One part of the split (`--part`): which, from which file, the data
+/// file's role there, and the configurations of the data in that part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartOf {
+    pub part: &'static str,
+    pub split: String,
+    pub role: &'static str,
+    pub configurations: usize,
 }
 
 fn fixed(v: Option<f64>, digits: usize) -> String {
@@ -112,12 +124,17 @@ fn row(s: &ModelScore) -> [String; 11] {
 }
 
 fn header_lines(sum: &Summary) -> Vec<String> {
-    let sample = match sum.sample {
-        Some(n) => format!(
-            "{} of {} (--sample {n}, seed {})",
-            sum.sampled, sum.configurations, sum.seed
+    let of = match &sum.part {
+        Some(p) => format!(
+            "the {} configurations of the {} part ({}; this data file: {})",
+            p.configurations, p.part, p.split, p.role
         ),
-        None => format!("all {}", sum.configurations),
+        None => sum.configurations.to_string(),
+    };
+    let sample = match (sum.sample, &sum.part) {
+        (Some(n), _) => format!("{} of {of} (--sample {n}, seed {})", sum.sampled, sum.seed),
+        (None, Some(_)) => format!("all {of}"),
+        (None, None) => format!("all {}", sum.configurations),
     };
     let mut lines = vec![
         format!(
@@ -298,6 +315,12 @@ pub fn json(
         "gpu": sum.gpu,
         "kernel": sum.kernel,
         "configurations": sum.configurations,
+        "part": sum.part.as_ref().map(|p| json!({
+            "part": p.part,
+            "split": p.split,
+            "role": p.role,
+            "configurations": p.configurations,
+        })),
         "sampled": sum.sampled,
         "seed": sum.seed,
         "sample_ctas": sum.sample_ctas,
@@ -402,6 +425,7 @@ mod tests {
             gpu: "g".to_string(),
             kernel: "k".to_string(),
             configurations: 10,
+            part: None,
             sampled: 3,
             sample: Some(3),
             seed: 1,
