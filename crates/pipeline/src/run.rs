@@ -189,7 +189,7 @@ pub(crate) fn emulate(
     };
     times.add(Stage::Emulation, phases.emulation);
     times.add(Stage::Characterization, phases.counting);
-    let characterization = characterization.map_err(|e| PipelineError::Emulation(e.to_string()))?;
+    let characterization = characterization.map_err(|e| loaded.emulation_error(e))?;
     let (trace, trace_note, trace_weight) = if opts.cache {
         match times.time(Stage::CacheModel, || recorder.finish()) {
             Ok(t) => (Some(Arc::new(t.trace)), None, t.weight),

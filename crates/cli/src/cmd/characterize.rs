@@ -71,7 +71,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 &loaded.spec,
                 opts,
             )
-            .map_err(|e| CliError::of(&e))?,
+            .map_err(|e| CliError::of(&loaded.emulation_error(e)))?,
         );
     }
     if args.json {
