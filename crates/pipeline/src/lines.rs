@@ -260,3 +260,70 @@ fn sentence(limit: Limit, lines: &[&CudaLine], place: &str, ch: &Characterizatio
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(file: &str, n: u32) -> CudaLine {
+        CudaLine {
+            file: file.to_string(),
+            line: n,
+            text: None,
+            ptx_lines: Vec::new(),
+            executions: 0.0,
+            mean_active_threads: 0.0,
+            divergent: 0.0,
+            shared_requests: 0.0,
+            bank_replays: 0.0,
+            conflict_ways: 0.0,
+            global_sectors: 0.0,
+            global_bytes: 0.0,
+            issue_cycles: 0.0,
+            replay_cycles: 0.0,
+            shared_cycles: 0.0,
+            l1_cycles: 0.0,
+            dram_cycles: 0.0,
+            divergence_cycles: 0.0,
+            cost_cycles: 0.0,
+            cost_share: 0.0,
+            rows: Vec::new(),
+        }
+    }
+
+    /// `places` of the given (file, line)s.
+    fn check(lines: &[(&str, u32)], expect: &str) {
+        let owned: Vec<CudaLine> = lines.iter().map(|&(f, n)| line(f, n)).collect();
+        let refs: Vec<&CudaLine> = owned.iter().collect();
+        assert_eq!(places(&refs), expect, "{lines:?}");
+    }
+
+    #[test]
+    fn places_merge_nearby_lines_of_one_file() {
+        check(&[], "");
+        check(&[("a/stencil.cu", 26)], "stencil.cu:26");
+        check(
+            &[("stencil.cu", 28), ("stencil.cu", 26), ("stencil.cu", 27)],
+            "stencil.cu:26-28",
+        );
+        check(&[("k.cu", 12), ("k.cu", 40)], "k.cu:12, k.cu:40");
+        check(&[("k.cu", 3), ("k.h", 4)], "k.cu:3, k.h:4");
+    }
+
+    #[test]
+    fn default_gpus_by_architecture() {
+        for (arch, gpu) in [
+            ("sm_80", "a100-sxm4-80gb"),
+            ("sm_90a", "h100-sxm5-80gb"),
+            ("sm_70", "tesla-v100-sxm2-16gb"),
+            ("sm_89", "geforce-rtx-4090"),
+            ("sm_52", "a100-sxm4-80gb"),
+        ] {
+            assert_eq!(default_gpu_for(arch), gpu, "{arch}");
+        }
+        let catalog = arch::Catalog::bundled().unwrap_or_else(|e| panic!("{e}"));
+        for arch in ["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"] {
+            assert!(catalog.get(default_gpu_for(arch)).is_ok(), "{arch}");
+        }
+    }
+}
