@@ -181,6 +181,7 @@ impl<'t> Collector<'t> {
         if let Some(l) = self.line_mut(e.site) {
             l.transactions_cc12 += cc12.transactions;
             l.transactions_sectors += sectors.transactions;
+            l.global_bytes += sectors.bytes_requested;
         }
     }
 

@@ -80,6 +80,8 @@ pub struct LineCounters {
     pub shared_requests: u64,
     /// Sum of bank-conflict ways over shared requests.
     pub conflict_ways: u64,
+    /// Global bytes the active lanes requested.
+    pub global_bytes: u64,
 }
 
 impl LineCounters {
@@ -91,6 +93,7 @@ impl LineCounters {
         self.transactions_sectors += o.transactions_sectors;
         self.shared_requests += o.shared_requests;
         self.conflict_ways += o.conflict_ways;
+        self.global_bytes += o.global_bytes;
     }
 }
 

@@ -40,7 +40,7 @@ pub use class_counts::ClassCounts;
 pub use coalesce::{Coalescing, Protocol, coalesce};
 pub use collector::Collector;
 pub use ptx::analysis::InstClass;
-pub use report::{Characterization, LineRow, ModelInputs};
+pub use report::{Characterization, CudaLine, LineRow, ModelInputs};
 pub use run::{
     CharacterizeError, Options, Phases, characterize, characterize_ptx, characterize_timed,
     characterize_with, policy_name,

@@ -43,6 +43,57 @@ pub struct LineRow {
     pub transactions_sectors: f64,
     /// Mean bank-conflict ways over this line's shared requests (0 without any).
     pub conflict_ways: f64,
+    /// Shared-memory requests (warp level) and their replays: passes beyond one per request.
+    pub shared_requests: f64,
+    pub bank_replays: f64,
+    /// Global bytes the active lanes requested.
+    pub global_bytes: f64,
+    /// Integer divisions or remainders (for the issue cost; not serialised).
+    #[serde(skip)]
+    pub int_div: bool,
+    /// The line's cost in GPU cycles under the timing model (see
+    /// [`CudaLine`]); 0 until a cost is attached.
+    pub cost_cycles: f64,
+}
+
+/// One CUDA source line: its PTX instructions' work summed, and its cost
+/// under the timing model (filled in by whoever knows the GPU: the cost
+/// fields are 0 until then).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CudaLine {
+    pub file: String,
+    pub line: u32,
+    /// The line's source text, when known.
+    pub text: Option<String>,
+    /// The PTX lines of its executed instructions, ascending.
+    pub ptx_lines: Vec<u32>,
+    /// Warp instructions executed.
+    pub executions: f64,
+    /// Mean active lanes per warp instruction.
+    pub mean_active_threads: f64,
+    /// Divergent branch executions.
+    pub divergent: f64,
+    /// Shared requests, their bank passes beyond one (replays), and the mean ways.
+    pub shared_requests: f64,
+    pub bank_replays: f64,
+    pub conflict_ways: f64,
+    /// Global 32-byte sectors and the bytes requested.
+    pub global_sectors: f64,
+    pub global_bytes: f64,
+    /// Cost terms, GPU cycles over the whole kernel (models::timing::lines).
+    pub issue_cycles: f64,
+    pub replay_cycles: f64,
+    pub shared_cycles: f64,
+    pub l1_cycles: f64,
+    pub dram_cycles: f64,
+    pub divergence_cycles: f64,
+    /// The largest term: the line's cost.
+    pub cost_cycles: f64,
+    /// Its share of the summed cost of all lines, 0 to 1.
+    pub cost_share: f64,
+    /// The PTX rows it sums (indices into `lines`); not serialised.
+    #[serde(skip)]
+    pub rows: Vec<usize>,
 }
 
 /// The model inputs of issue 4 item 3 that the schema-1 fields do not hold.
@@ -143,6 +194,12 @@ pub struct Characterization {
     pub ctas_total: u64,
     pub sampling_error: f64,
     pub model_inputs: ModelInputs,
+    /// The GPU the line costs were computed for (null: none yet; rows are
+    /// then ranked by executions).
+    pub cost_gpu: Option<String>,
+    /// One row per executed CUDA source line (empty without line info), by
+    /// file then line.
+    pub cuda_lines: Vec<CudaLine>,
 }
 
 fn mix(counts: &[u64], scale: f64) -> ClassCounts {
@@ -154,13 +211,30 @@ fn mean(sum: u64, n: u64) -> f64 {
 }
 
 impl Characterization {
-    /// The `n` lines with the most warp executions (ties: PTX order).
+    /// The `n` PTX lines that cost the most (then: most warp executions,
+    /// then PTX order). Without costs, the most executed.
     pub fn hot_lines(&self, n: usize) -> Vec<&LineRow> {
         let mut rows: Vec<&LineRow> = self.lines.iter().collect();
         rows.sort_by(|a, b| {
-            b.executions
-                .total_cmp(&a.executions)
+            b.cost_cycles
+                .total_cmp(&a.cost_cycles)
+                .then(b.executions.total_cmp(&a.executions))
                 .then(a.ptx_line.cmp(&b.ptx_line))
+        });
+        rows.truncate(n);
+        rows
+    }
+
+    /// The `n` CUDA lines that cost the most (then: most executions, then
+    /// file and line order).
+    pub fn hot_cuda_lines(&self, n: usize) -> Vec<&CudaLine> {
+        let mut rows: Vec<&CudaLine> = self.cuda_lines.iter().collect();
+        rows.sort_by(|a, b| {
+            b.cost_cycles
+                .total_cmp(&a.cost_cycles)
+                .then(b.executions.total_cmp(&a.executions))
+                .then(a.file.cmp(&b.file))
+                .then(a.line.cmp(&b.line))
         });
         rows.truncate(n);
         rows
@@ -241,8 +315,76 @@ impl Characterization {
             ctas_total: sample.total,
             sampling_error: sample.relative_error(&cta_counts),
             model_inputs: model_inputs(c, k),
+            cost_gpu: None,
+            cuda_lines: Vec::new(),
         }
+        .with_cuda_lines()
     }
+
+    /// Fill [`Characterization::cuda_lines`] from the PTX rows (counts only).
+    fn with_cuda_lines(mut self) -> Self {
+        let mut keyed: Vec<((String, u32), usize)> = self
+            .lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some(((r.cuda_file.clone()?, r.cuda_line?), i)))
+            .collect();
+        keyed.sort();
+        let mut out: Vec<CudaLine> = Vec::new();
+        for ((file, line), i) in keyed {
+            let r = &self.lines[i];
+            let same = out.last().is_some_and(|c| c.file == file && c.line == line);
+            if !same {
+                out.push(CudaLine {
+                    file,
+                    line,
+                    text: None,
+                    ptx_lines: Vec::new(),
+                    executions: 0.0,
+                    mean_active_threads: 0.0,
+                    divergent: 0.0,
+                    shared_requests: 0.0,
+                    bank_replays: 0.0,
+                    conflict_ways: 0.0,
+                    global_sectors: 0.0,
+                    global_bytes: 0.0,
+                    issue_cycles: 0.0,
+                    replay_cycles: 0.0,
+                    shared_cycles: 0.0,
+                    l1_cycles: 0.0,
+                    dram_cycles: 0.0,
+                    divergence_cycles: 0.0,
+                    cost_cycles: 0.0,
+                    cost_share: 0.0,
+                    rows: Vec::new(),
+                });
+            }
+            let Some(c) = out.last_mut() else { continue };
+            c.ptx_lines.push(r.ptx_line);
+            c.rows.push(i);
+            // Sums first; the means are divided out below.
+            c.mean_active_threads += r.mean_active_threads * r.executions;
+            c.executions += r.executions;
+            c.divergent += r.divergent;
+            c.conflict_ways += r.conflict_ways * r.shared_requests;
+            c.shared_requests += r.shared_requests;
+            c.bank_replays += r.bank_replays;
+            c.global_sectors += r.transactions_sectors;
+            c.global_bytes += r.global_bytes;
+        }
+        for c in &mut out {
+            c.ptx_lines.sort_unstable();
+            c.ptx_lines.dedup();
+            c.mean_active_threads = ratio(c.mean_active_threads, c.executions);
+            c.conflict_ways = ratio(c.conflict_ways, c.shared_requests);
+        }
+        self.cuda_lines = out;
+        self
+    }
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
 }
 
 fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
@@ -315,6 +457,11 @@ fn line_rows(c: &Collector<'_>, k: f64) -> Vec<LineRow> {
                 transactions_cc12: l.transactions_cc12 as f64 * k,
                 transactions_sectors: l.transactions_sectors as f64 * k,
                 conflict_ways: mean(l.conflict_ways, l.shared_requests),
+                shared_requests: l.shared_requests as f64 * k,
+                bank_replays: l.conflict_ways.saturating_sub(l.shared_requests) as f64 * k,
+                global_bytes: l.global_bytes as f64 * k,
+                int_div: info.is_some_and(|i| i.int_div),
+                cost_cycles: 0.0,
             });
         }
     }

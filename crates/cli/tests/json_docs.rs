@@ -19,6 +19,7 @@ use common::nvrtc_available;
 const PTX: &str = r#".version 7.0
 .target sm_50
 .address_size 64
+.file 1 "twice.cu"
 
 .visible .entry twice(.param .u64 in, .param .u64 out, .param .u32 n)
 {
@@ -27,6 +28,7 @@ const PTX: &str = r#".version 7.0
     .reg .b32 %r<8>;
     .reg .f32 %f<3>;
     .reg .b64 %rd<8>;
+    .loc 1 3 5
     ld.param.u64 %rd1, [in];
     ld.param.u64 %rd2, [out];
     ld.param.u32 %r1, [n];
@@ -39,6 +41,7 @@ const PTX: &str = r#".version 7.0
     cvta.to.global.u64 %rd3, %rd1;
     mul.wide.u32 %rd4, %r5, 4;
     add.s64 %rd5, %rd3, %rd4;
+    .loc 1 4 5
     ld.global.f32 %f1, [%rd5];
     mul.wide.u32 %rd6, %r4, 4;
     mov.u64 %rd7, buf;
@@ -166,6 +169,11 @@ fn characterize_and_predict_json_are_what_the_doc_says() {
     let c = json(&dir, &["characterize", "spec.toml", "--json"]);
     same(&doc, "characterize", &c);
     same(&doc, "characterize.lines", first(&c["lines"], "lines"));
+    same(
+        &doc,
+        "characterize.cuda_lines",
+        first(&c["cuda_lines"], "cuda_lines"),
+    );
     same(&doc, "characterize.model_inputs", &c["model_inputs"]);
     let both = json(
         &dir,
@@ -188,6 +196,17 @@ fn characterize_and_predict_json_are_what_the_doc_says() {
     same(&doc, "predict.occupancy", &p["occupancy"]);
     same(&doc, "predict.agreement", &p["agreement"]);
     same(&doc, "predict.cache", &p["cache"]);
+    same(&doc, "predict.explanation", &p["explanation"]);
+    same(
+        &doc,
+        "predict.explanation.lines",
+        first(&p["explanation"]["lines"], "explanation lines"),
+    );
+    same(
+        &doc,
+        "characterize.cuda_lines",
+        first(&p["hot_lines"], "hot_lines"),
+    );
     let several = json(
         &dir,
         &[

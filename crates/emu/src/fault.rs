@@ -85,10 +85,24 @@ impl fmt::Display for FaultKind {
 /// The PTX instruction where a fault happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FaultSite {
+    /// The PTX file and line.
     pub file: String,
     pub line: u32,
     pub function: String,
     pub instruction: String,
+    /// The CUDA source line, when the PTX has line info (`.loc`).
+    pub cuda: Option<CudaSite>,
+}
+
+/// A CUDA source line of a fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CudaSite {
+    /// The file as the PTX's `.file` names it.
+    pub file: String,
+    pub line: u32,
+    /// The line's text, when the caller that knows the source fills it in
+    /// ([`Fault::with_source_text`]).
+    pub text: Option<String>,
 }
 
 /// A fault with its location: the first faulting lane of the warp.
@@ -103,6 +117,14 @@ pub struct Fault {
 }
 
 impl Fault {
+    /// Fill in the text of the fault's CUDA line from `lookup(file, line)`.
+    pub fn with_source_text(mut self, lookup: impl Fn(&str, u32) -> Option<String>) -> Self {
+        if let Some(c) = self.site.as_mut().and_then(|s| s.cuda.as_mut()) {
+            c.text = lookup(&c.file, c.line);
+        }
+        self
+    }
+
     /// A fault not tied to a thread (launch errors).
     pub fn launch(message: impl Into<String>) -> Self {
         Self {
@@ -123,9 +145,13 @@ impl fmt::Display for Fault {
         }
         let [cx, cy, cz] = self.cta;
         let [tx, ty, tz] = self.thread;
-        match &self.site {
-            Some(s) => write!(f, "{}:{}: error: ", s.file, s.line)?,
-            None => write!(f, "error: ")?,
+        // With line info the CUDA line leads and the PTX line follows the
+        // instruction; without it the PTX line leads.
+        let cuda = self.site.as_ref().and_then(|s| s.cuda.as_ref());
+        match (&self.site, cuda) {
+            (_, Some(c)) => write!(f, "{}:{}: error: ", c.file, c.line)?,
+            (Some(s), None) => write!(f, "{}:{}: error: ", s.file, s.line)?,
+            (None, None) => write!(f, "error: ")?,
         }
         write!(
             f,
@@ -134,8 +160,20 @@ impl fmt::Display for Fault {
         )?;
         if let Some(s) = &self.site {
             write!(f, " in {}: `{}`", s.function, s.instruction)?;
+            if cuda.is_some() {
+                write!(f, " ({}:{})", s.file, s.line)?;
+            }
         }
-        write!(f, ": {}", self.kind)
+        write!(f, ": {}", self.kind)?;
+        if let Some(text) = cuda.and_then(|c| c.text.as_deref()) {
+            write!(
+                f,
+                "\n{:>6} | {}",
+                cuda.map_or(0, |c| c.line),
+                text.trim_end()
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -146,6 +146,8 @@ mod tests {
                     predictions: t.iter().map(|(m, s)| prediction(m, *s)).collect(),
                     failed: Vec::new(),
                     agreement: None,
+                    hot_lines: Vec::new(),
+                    explanation: None,
                 })
             }
         };

@@ -44,6 +44,7 @@
 pub mod cache;
 pub mod compare;
 pub mod error;
+pub mod lines;
 pub mod load;
 pub mod predict;
 pub mod registers;

@@ -58,6 +58,9 @@ pub struct LoadedSpec {
     /// Static shared memory the entry declares (and its callees), bytes.
     pub static_shared_bytes: u64,
     pub origin: PtxOrigin,
+    /// The CUDA source compiled (its name as NVRTC and the PTX's `.file`
+    /// name it, and its text); None for a `.ptx` source.
+    pub cuda_source: Option<(String, Arc<String>)>,
 }
 
 /// Parse the launch spec at `path`, applying `--set NAME=VALUE` `overrides`,
@@ -132,14 +135,16 @@ pub fn load_source_timed(
             }
             // Faults cite lines of the generated PTX, which `ptxperf compile --spec` reproduces.
             let ptx_file = Path::new(&name).with_extension("ptx").display().to_string();
-            times.time(Stage::PtxParse, || {
+            let mut loaded = times.time(Stage::PtxParse, || {
                 finish(
                     spec,
                     ptx.as_ref().clone(),
                     ptx_file,
                     PtxOrigin::Compiled { cached },
                 )
-            })
+            })?;
+            loaded.cuda_source = Some((name, Arc::new(source_text.to_string())));
+            Ok(loaded)
         }
     }
 }
@@ -246,10 +251,38 @@ fn finish(
         arch,
         static_shared_bytes,
         origin,
+        cuda_source: None,
     })
 }
 
 impl LoadedSpec {
+    /// The text of line `line` (1-based) of the CUDA file `file`, when it is
+    /// the source this spec compiled (trailing blanks trimmed).
+    pub fn source_line_text(&self, file: &str, line: u32) -> Option<String> {
+        let (name, text) = self.cuda_source.as_ref()?;
+        if name != file || line == 0 {
+            return None;
+        }
+        text.lines()
+            .nth(line as usize - 1)
+            .map(|l| l.trim_end().to_string())
+    }
+
+    /// An emulator fault with the text of its CUDA line filled in.
+    pub fn annotate_fault(&self, fault: emu::fault::Fault) -> emu::fault::Fault {
+        fault.with_source_text(|file, line| self.source_line_text(file, line))
+    }
+
+    /// A characterization error as a pipeline error, a fault with its CUDA line's text.
+    pub fn emulation_error(&self, e: characterize::CharacterizeError) -> PipelineError {
+        match e {
+            characterize::CharacterizeError::Fault(f) => {
+                PipelineError::Emulation(self.annotate_fault(*f).to_string())
+            }
+            other => PipelineError::Emulation(other.to_string()),
+        }
+    }
+
     /// The entry function of the module.
     pub fn entry(&self) -> Option<&ptx::Function> {
         self.module

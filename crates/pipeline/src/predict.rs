@@ -24,7 +24,16 @@ pub struct Predictions {
     pub failed: Vec<ModelFailure>,
     /// None when there are no predictions.
     pub agreement: Option<Agreement>,
+    /// The CUDA lines priced on this GPU (with its cache hit rates), most
+    /// costly first; empty for a profile without an emulation or line info.
+    pub hot_lines: Vec<characterize::CudaLine>,
+    /// What bounds the timing model's prediction and the lines that cause
+    /// it (None without the timing model or line info).
+    pub explanation: Option<crate::lines::Explanation>,
 }
+
+/// How many priced CUDA lines [`predict`] keeps.
+pub const HOT_LINES: usize = 10;
 
 /// A model of the default set that could not predict this profile.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,12 +56,24 @@ pub fn predict(
     gpu: &Gpu,
     models: &[String],
 ) -> Result<Predictions, PipelineError> {
-    if profiled.profile.cache.gpu == gpu.id || profiled.trace.is_none() {
-        return predict_profile(&profiled.profile, gpu, models);
-    }
-    let mut local = profiled.clone();
-    local.simulate_cache(gpu)?;
-    predict_profile(&local.profile, gpu, models)
+    let mut p = if profiled.profile.cache.gpu == gpu.id || profiled.trace.is_none() {
+        predict_profile(&profiled.profile, gpu, models)?
+    } else {
+        let mut local = profiled.clone();
+        local.simulate_cache(gpu)?;
+        predict_profile(&local.profile, gpu, models)?
+    };
+    let mut ch = profiled.characterization.clone();
+    let cache = &p.profile.cache;
+    crate::lines::attach_costs(&mut ch, gpu, cache.l1_hit_rate, cache.l2_hit_rate);
+    p.explanation = p
+        .predictions
+        .iter()
+        .find(|x| x.model == models::timing::NAME)
+        .and_then(|t| crate::lines::explain(&ch, t))
+        .filter(|_| !ch.cuda_lines.is_empty());
+    p.hot_lines = ch.hot_cuda_lines(HOT_LINES).into_iter().cloned().collect();
+    Ok(p)
 }
 
 /// Predict a ready profile (hand-written or emulated) on `gpu`.
@@ -110,6 +131,8 @@ pub fn predict_profile(
         predictions,
         failed,
         agreement,
+        hot_lines: Vec::new(),
+        explanation: None,
     })
 }
 

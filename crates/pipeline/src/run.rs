@@ -101,10 +101,11 @@ pub fn profile_timed(
     opts: &Options,
     times: &mut StageTimes,
 ) -> Result<Profiled, PipelineError> {
-    let run = match opts.sample_ctas {
+    let mut run = match opts.sample_ctas {
         None => emulate(loaded, opts, &Plan::Full, times)?,
         Some(k0) => sampling::sampled_run(loaded, opts, k0, times)?,
     };
+    crate::lines::fill_text(&mut run.characterization, loaded);
     // What does not depend on the sample (ptxas, the static analyses, the
     // cache model) is done once, on the final run.
     let spec = &loaded.spec;
@@ -189,7 +190,7 @@ pub(crate) fn emulate(
     };
     times.add(Stage::Emulation, phases.emulation);
     times.add(Stage::Characterization, phases.counting);
-    let characterization = characterization.map_err(|e| PipelineError::Emulation(e.to_string()))?;
+    let characterization = characterization.map_err(|e| loaded.emulation_error(e))?;
     let (trace, trace_note, trace_weight) = if opts.cache {
         match times.time(Stage::CacheModel, || recorder.finish()) {
             Ok(t) => (Some(Arc::new(t.trace)), None, t.weight),

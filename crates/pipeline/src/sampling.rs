@@ -97,7 +97,7 @@ fn probe(loaded: &LoadedSpec, opts: &Options, k0: u64) -> Result<Strata, Pipelin
         &ids,
         PROBE_FUEL,
     )
-    .map_err(|f| PipelineError::Emulation(f.to_string()))?;
+    .map_err(|f| PipelineError::Emulation(loaded.annotate_fault(f).to_string()))?;
     // CTAs that leave at the first or at a later range check differ by a
     // few instructions; a CTA that works runs many times more.
     let fewest = counts.iter().flatten().copied().min().unwrap_or(0);

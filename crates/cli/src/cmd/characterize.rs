@@ -19,6 +19,12 @@ use crate::output::emit;
   ptxperf characterize kernels/matmul_tiled/spec.toml --json > metrics.json
   ptxperf characterize kernels/divergence/spec.toml --reconvergence barrier --csv
   ptxperf characterize kernels/matmul_tiled/spec.toml --sample-ctas 4
+  ptxperf characterize kernels/transpose_tiled/spec.toml --ptx-lines --gpu h100-sxm5-80gb
+
+Hot lines are ranked by cost: the timing model's terms (issue, bank-conflict
+replays, shared bank passes, L1 sectors, DRAM bytes with no cache hits) in
+GPU cycles, the largest term of each line; `predict` prices them with the
+cache model's hit rates.
 
 The JSON fields: docs/json.md. The launch spec: docs/launch-spec.md.")]
 pub struct Args {
@@ -41,6 +47,13 @@ pub struct Args {
     /// Rows of the hot-lines table.
     #[arg(long, value_name = "N", default_value_t = 10)]
     lines: usize,
+    /// Hot lines by PTX instruction (with its CUDA line) instead of by CUDA source line.
+    #[arg(long)]
+    ptx_lines: bool,
+    /// The GPU whose timing-model terms price the lines (default: the
+    /// datacenter GPU of the PTX's architecture, e.g. sm_80: a100-sxm4-80gb).
+    #[arg(long, value_name = "ID")]
+    gpu: Option<String>,
     /// Override a define of the spec: --set N=1024. Repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
@@ -54,6 +67,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let sets = crate::args::parse_sets(&args.set)?;
     // The shared loader: spec, NVRTC for .cu (cached), entry resolution.
     let loaded = pipeline::load_spec(&args.spec, &sets).map_err(|e| CliError::of(&e))?;
+    let gpu_id = args
+        .gpu
+        .clone()
+        .unwrap_or_else(|| pipeline::lines::default_gpu_for(&loaded.arch).to_string());
+    let gpu = super::catalog_gpu(&gpu_id, None)?;
     let mut runs = Vec::new();
     for &p in &policies {
         let opts = Options {
@@ -63,16 +81,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
             run_ctas: None,
             threads: None,
         };
-        runs.push(
-            characterize(
-                &loaded.module,
-                &loaded.ptx,
-                &loaded.ptx_file,
-                &loaded.spec,
-                opts,
-            )
-            .map_err(|e| CliError::of(&e))?,
-        );
+        let mut ch = characterize(
+            &loaded.module,
+            &loaded.ptx,
+            &loaded.ptx_file,
+            &loaded.spec,
+            opts,
+        )
+        .map_err(|e| CliError::of(&loaded.emulation_error(e)))?;
+        pipeline::lines::fill_text(&mut ch, &loaded);
+        pipeline::lines::attach_costs(&mut ch, &gpu, None, None);
+        runs.push(ch);
     }
     if args.json {
         // Serialised from the structs, so fields keep the schema's order.
@@ -84,14 +103,21 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         emit(&format!("{text}\n"))?;
     } else if args.csv {
-        emit(&csv(&runs, args.lines))?;
+        emit(&csv(&runs, args.lines, args.ptx_lines))?;
     } else {
         let mut out = format!("{}\n", metrics_table(&runs));
         if let Some(first) = runs.first() {
-            out.push_str(&format!(
-                "hot lines ({} reconvergence)\n{}\n",
-                first.reconvergence,
+            let by_cuda = !args.ptx_lines && !first.cuda_lines.is_empty();
+            let table = if by_cuda {
+                cuda_lines_table(first, args.lines)
+            } else {
                 lines_table(first, args.lines)
+            };
+            out.push_str(&format!(
+                "hot {} by cost on {} ({} reconvergence; cycles of the timing model's largest term, no cache hits assumed)\n{table}\n",
+                if by_cuda { "CUDA lines" } else { "PTX lines" },
+                gpu.id,
+                first.reconvergence,
             ));
         }
         emit(&out)?;
@@ -172,12 +198,69 @@ fn metrics_table(runs: &[Characterization]) -> Table {
     t
 }
 
+/// `file:line` with the file's directories dropped.
+fn place(file: &str, line: u32) -> String {
+    format!("{}:{line}", file.rsplit(['/', '\\']).next().unwrap_or(file))
+}
+
+/// A source line's text for a table cell: trimmed and at most 60 characters.
+fn snippet(text: Option<&str>) -> String {
+    let t = text.map_or("", str::trim);
+    if t.chars().count() > 60 {
+        format!("{}...", t.chars().take(57).collect::<String>())
+    } else {
+        t.to_string()
+    }
+}
+
+fn cuda_lines_table(c: &Characterization, n: usize) -> Table {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "cuda line",
+        "cost cycles",
+        "share",
+        "issue",
+        "replays",
+        "shared",
+        "L1",
+        "DRAM",
+        "executions",
+        "conflict ways",
+        "ptx lines",
+        "source",
+    ]);
+    for r in c.hot_cuda_lines(n) {
+        let ptx = match (r.ptx_lines.first(), r.ptx_lines.last()) {
+            (Some(a), Some(b)) if a == b => a.to_string(),
+            (Some(a), Some(b)) => format!("{a}-{b}"),
+            _ => String::new(),
+        };
+        t.add_row(vec![
+            place(&r.file, r.line),
+            format!("{:.0}", r.cost_cycles),
+            format!("{:.1}%", 100.0 * r.cost_share),
+            format!("{:.0}", r.issue_cycles),
+            format!("{:.0}", r.replay_cycles),
+            format!("{:.0}", r.shared_cycles),
+            format!("{:.0}", r.l1_cycles),
+            format!("{:.0}", r.dram_cycles),
+            format!("{:.0}", r.executions),
+            format!("{:.2}", r.conflict_ways),
+            ptx,
+            snippet(r.text.as_deref()),
+        ]);
+    }
+    t
+}
+
 fn lines_table(c: &Characterization, n: usize) -> Table {
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
     t.set_header(vec![
         "ptx line",
         "cuda line",
+        "cost cycles",
         "class",
         "executions",
         "mean active",
@@ -189,7 +272,11 @@ fn lines_table(c: &Characterization, n: usize) -> Table {
     for r in c.hot_lines(n) {
         t.add_row(vec![
             r.ptx_line.to_string(),
-            r.cuda_line.map_or("-".to_string(), |l| l.to_string()),
+            match (&r.cuda_file, r.cuda_line) {
+                (Some(f), Some(l)) => place(f, l),
+                _ => "-".to_string(),
+            },
+            format!("{:.0}", r.cost_cycles),
             r.class.clone(),
             format!("{:.0}", r.executions),
             format!("{:.2}", r.mean_active_threads),
@@ -202,7 +289,7 @@ fn lines_table(c: &Characterization, n: usize) -> Table {
     t
 }
 
-fn csv(runs: &[Characterization], n: usize) -> String {
+fn csv(runs: &[Characterization], n: usize, ptx_lines: bool) -> String {
     let mut out = String::from("metric");
     for r in runs {
         out.push(',');
@@ -220,15 +307,49 @@ fn csv(runs: &[Characterization], n: usize) -> String {
             out.push('\n');
         }
     }
-    if let Some(c) = runs.first() {
-        out.push_str("\nreconvergence,function,ptx_line,cuda_line,class,executions,mean_active_threads,divergent,transactions_cc12,transactions_sectors,conflict_ways\n");
+    if let Some(c) = runs
+        .first()
+        .filter(|c| !ptx_lines && !c.cuda_lines.is_empty())
+    {
+        out.push_str("\nreconvergence,cuda_file,cuda_line,cost_cycles,cost_share,issue_cycles,replay_cycles,shared_cycles,l1_cycles,dram_cycles,divergence_cycles,executions,mean_active_threads,divergent,shared_requests,bank_replays,conflict_ways,global_sectors,global_bytes,ptx_lines,text\n");
+        for r in c.hot_cuda_lines(n) {
+            let ptx: Vec<String> = r.ptx_lines.iter().map(u32::to_string).collect();
+            out.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                c.reconvergence,
+                r.file,
+                r.line,
+                r.cost_cycles,
+                r.cost_share,
+                r.issue_cycles,
+                r.replay_cycles,
+                r.shared_cycles,
+                r.l1_cycles,
+                r.dram_cycles,
+                r.divergence_cycles,
+                r.executions,
+                r.mean_active_threads,
+                r.divergent,
+                r.shared_requests,
+                r.bank_replays,
+                r.conflict_ways,
+                r.global_sectors,
+                r.global_bytes,
+                ptx.join(" "),
+                csv_field(r.text.as_deref().unwrap_or("").trim()),
+            ));
+        }
+    } else if let Some(c) = runs.first() {
+        out.push_str("\nreconvergence,function,ptx_line,cuda_file,cuda_line,cost_cycles,class,executions,mean_active_threads,divergent,transactions_cc12,transactions_sectors,conflict_ways\n");
         for r in c.hot_lines(n) {
             out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 c.reconvergence,
                 r.function,
                 r.ptx_line,
+                r.cuda_file.as_deref().unwrap_or(""),
                 r.cuda_line.map_or(String::new(), |l| l.to_string()),
+                r.cost_cycles,
                 r.class,
                 r.executions,
                 r.mean_active_threads,
@@ -240,4 +361,13 @@ fn csv(runs: &[Characterization], n: usize) -> String {
         }
     }
     out
+}
+
+/// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }

@@ -95,7 +95,14 @@ struct Report {
     /// Default models that could not handle the profile, with the reason.
     failed: Vec<pipeline::ModelFailure>,
     agreement: Option<Agreement>,
+    /// CUDA lines priced on this GPU, most costly first.
+    hot_lines: Vec<characterize::CudaLine>,
+    /// The timing model's bottleneck and the lines that cause it.
+    explanation: Option<pipeline::lines::Explanation>,
 }
+
+/// Rows of the hot CUDA lines under the models' table.
+const HOT_LINES_SHOWN: usize = 5;
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let path = match (&args.spec, &args.profile) {
@@ -176,6 +183,8 @@ fn emit_all(
                 predictions: p.predictions,
                 failed: p.failed,
                 agreement: p.agreement,
+                hot_lines: p.hot_lines,
+                explanation: p.explanation,
             }),
             Err(e) => {
                 failed_gpus.push((gpu.id.clone(), fail_line(&e)));
@@ -446,7 +455,62 @@ fn table_text(r: &Report) -> String {
             a.outlier_decades
         );
     }
+    if let Some(e) = &r.explanation {
+        let _ = writeln!(out, "why (timing model): {}", e.sentence);
+    }
+    if !r.hot_lines.is_empty() {
+        let mut lines = Table::new();
+        lines.set_header(vec![
+            "cuda line",
+            "cost cycles",
+            "share",
+            "largest term",
+            "source",
+        ]);
+        for l in r.hot_lines.iter().take(HOT_LINES_SHOWN) {
+            let file = l.file.rsplit(['/', '\\']).next().unwrap_or(&l.file);
+            lines.add_row(vec![
+                format!("{file}:{}", l.line),
+                format!("{:.0}", l.cost_cycles),
+                format!("{:.1}%", 100.0 * l.cost_share),
+                largest_term(l).to_string(),
+                l.text.as_deref().map_or(String::new(), |t| {
+                    let t = t.trim();
+                    if t.chars().count() > 60 {
+                        format!("{}...", t.chars().take(57).collect::<String>())
+                    } else {
+                        t.to_string()
+                    }
+                }),
+            ]);
+        }
+        let _ = writeln!(
+            out,
+            "hot CUDA lines (timing model terms on this GPU)\n{lines}"
+        );
+    }
     out
+}
+
+/// The name of a line's largest cost term.
+fn largest_term(l: &characterize::CudaLine) -> &'static str {
+    let terms = [
+        (l.issue_cycles + l.replay_cycles, "issue"),
+        (l.shared_cycles, "shared"),
+        (l.l1_cycles, "L1"),
+        (l.dram_cycles, "DRAM"),
+    ];
+    let mut best = terms[0];
+    for t in &terms[1..] {
+        if t.0 > best.0 {
+            best = *t;
+        }
+    }
+    if best.1 == "issue" && l.replay_cycles > 0.0 {
+        "issue (bank replays)"
+    } else {
+        best.1
+    }
 }
 
 fn to_json(r: &Report) -> serde_json::Value {
@@ -498,6 +562,12 @@ fn to_json(r: &Report) -> serde_json::Value {
         "failed": failed,
         "agreement": agreement,
         "cache": (!r.profile.cache.gpu.is_empty()).then_some(&r.profile.cache),
+        "explanation": r.explanation.as_ref().map(|e| json!({
+            "limit": e.limit,
+            "lines": e.lines.iter().map(|(f, l)| json!({ "file": f, "line": l })).collect::<Vec<_>>(),
+            "sentence": e.sentence,
+        })),
+        "hot_lines": r.hot_lines,
     })
 }
 

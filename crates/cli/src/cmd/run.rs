@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let loaded =
         pipeline::load_spec_with(&args.spec, &sets, &load).map_err(|e| CliError::of(&e))?;
-    let (ptx, file, spec) = (loaded.ptx, loaded.ptx_file, loaded.spec);
+    let (ptx, file, spec) = (&loaded.ptx, &loaded.ptx_file, &loaded.spec);
     let policy = if args.reconvergence == "barrier" {
         Policy::Barrier
     } else {
@@ -76,9 +76,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ..Default::default()
     };
     let start = Instant::now();
-    let result = run_ptx(&ptx, &file, &spec, opts, &mut NoObserver).map_err(|e| match e {
+    let result = run_ptx(ptx, file, spec, opts, &mut NoObserver).map_err(|e| match e {
         RunError::Parse(diags) => CliError::diagnostic(diags),
-        RunError::Fault(f) => CliError::of(&f),
+        RunError::Fault(f) => CliError::of(&loaded.annotate_fault(*f)),
     })?;
     let elapsed = start.elapsed().as_secs_f64();
     print!("{}", result.printf);

@@ -19,6 +19,7 @@
 pub mod adapter;
 pub mod calibration;
 pub mod fetch;
+pub mod lines;
 pub mod params;
 
 #[cfg(test)]

@@ -752,3 +752,101 @@ fn a_sustained_clock_scales_the_sms_time_and_leaves_dram_alone() {
     assert!(sm(&b) < dram(&b), "{} {}", sm(&b), dram(&b));
     assert_eq!(a.seconds, b.seconds);
 }
+
+mod lines {
+    use crate::timing::Limit;
+    use crate::timing::lines::{LineLoad, limit_of, line_cost};
+
+    use super::*;
+
+    /// The cost of `load` on the test architecture, hit rates 0.
+    fn check(load: LineLoad, expect: [f64; 6]) {
+        let arch = arch();
+        let c = line_cost(&load, &arch, 0.0, 0.0);
+        let got = [
+            c.issue_cycles,
+            c.replay_cycles,
+            c.shared_cycles,
+            c.l1_cycles,
+            c.dram_cycles,
+            c.divergence_cycles,
+        ];
+        for (g, e) in got.iter().zip(expect) {
+            assert!(
+                (g - e).abs() <= 1e-9 * e.abs().max(1.0),
+                "{load:?}: {got:?} vs {expect:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn terms_follow_the_wave_equations() {
+        let arch = arch();
+        let sms = arch.sm_count;
+        let dram_per_clock = arch.dram_bytes_per_second / arch.clock_hz;
+        // 1000 full warp instructions: issue only.
+        check(
+            LineLoad {
+                warp_instructions: 1000.0,
+                mean_active_threads: 32.0,
+                ..LineLoad::default()
+            },
+            [1000.0 / arch.issue_per_clock / sms, 0.0, 0.0, 0.0, 0.0, 0.0],
+        );
+        // 100 shared requests, 4-way conflicts: 300 replays, 400 passes.
+        check(
+            LineLoad {
+                warp_instructions: 100.0,
+                mean_active_threads: 16.0,
+                shared_requests: 100.0,
+                shared_passes: 400.0,
+                ..LineLoad::default()
+            },
+            [
+                100.0 / arch.issue_per_clock / sms,
+                300.0 / arch.shared_passes_per_clock / sms,
+                400.0 / arch.shared_passes_per_clock / sms,
+                0.0,
+                0.0,
+                0.5 * 100.0 / arch.issue_per_clock / sms,
+            ],
+        );
+        // 10 sectors: L1 and DRAM.
+        check(
+            LineLoad {
+                sectors: 10.0,
+                ..LineLoad::default()
+            },
+            [
+                0.0,
+                0.0,
+                0.0,
+                320.0 / arch.l1_bytes_per_clock / sms,
+                320.0 / dram_per_clock,
+                0.0,
+            ],
+        );
+    }
+
+    #[test]
+    fn limits_are_read_back_from_the_bottleneck_text() {
+        for (text, limit) in [
+            (
+                "shared memory (calibrated bandwidths)",
+                Some(Limit::SharedMemory),
+            ),
+            (
+                "DRAM bandwidth (datasheet bandwidths)",
+                Some(Limit::DramBandwidth),
+            ),
+            (
+                "launch/tail (datasheet bandwidths)",
+                Some(Limit::LaunchTail),
+            ),
+            ("latency (calibrated bandwidths)", Some(Limit::Latency)),
+            ("memory", None),
+        ] {
+            assert_eq!(limit_of(text), limit, "{text}");
+        }
+    }
+}

@@ -18,6 +18,7 @@ pub mod kernel;
 pub mod mix;
 pub mod registers;
 pub mod resources;
+pub mod source;
 
 pub use cfg::{BasicBlock, BlockId, Cfg, CfgError};
 pub use flow::{FunctionFlow, Reconvergence};
@@ -25,6 +26,7 @@ pub use flowgraph::PostDom;
 pub use kernel::{KernelLookup, SelectError, find_kernel, select_function};
 pub use mix::{InstClass, InstMix, class_of};
 pub use resources::{RegisterUsage, SharedUsage, declared_registers, shared_memory};
+pub use source::{SourceLine, SourceLines, source_line};
 
 #[cfg(test)]
 mod tests;

@@ -37,6 +37,8 @@ pub struct Func {
     pub lines: Vec<u32>,
     /// Printed instruction text of each op (for fault reports).
     pub text: Vec<String>,
+    /// CUDA source line of each op, from `.loc` (a file of [`Program::source_files`]).
+    pub source: Vec<Option<ptx::analysis::SourceLine>>,
     pub n_regs: usize,
     pub n_preds: usize,
     /// Register slot of each IR register: (is_pred, slot).
@@ -54,6 +56,8 @@ pub struct Func {
 #[derive(Debug, Clone)]
 pub struct Program {
     pub file: String,
+    /// The module's `.file` names (CUDA sources), for [`Func::source`].
+    pub source_files: Vec<String>,
     pub funcs: Vec<Func>,
 }
 
@@ -85,14 +89,20 @@ impl Program {
         file: &str,
     ) -> Result<Program, DecodeError> {
         let starts = line_starts(text);
+        let sources = ptx::analysis::SourceLines::of(module);
         let funcs = module
             .functions
             .iter()
             .enumerate()
-            .map(|(i, (_, f))| decode_func(module, layout, f, i, &starts, file))
+            .map(|(i, (_, f))| {
+                let mut func = decode_func(module, layout, f, i, &starts, file)?;
+                func.source = sources.function(i).to_vec();
+                Ok(func)
+            })
             .collect::<Result<_, _>>()?;
         Ok(Program {
             file: file.to_string(),
+            source_files: sources.files.clone(),
             funcs,
         })
     }
@@ -204,6 +214,7 @@ fn decode_func(
         guards,
         lines,
         text,
+        source: Vec::new(),
         n_regs: n_regs as usize,
         n_preds: n_preds as usize,
         frame_size: frame.size,

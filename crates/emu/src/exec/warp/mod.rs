@@ -9,7 +9,7 @@ use ptx::SpecialReg;
 use super::alu::L;
 use super::decode::{Func, Program};
 use super::ops::*;
-use crate::fault::{Fault, FaultKind, FaultSite};
+use crate::fault::{CudaSite, Fault, FaultKind, FaultSite};
 use crate::mem::{GlobalMemory, Region, Space};
 use crate::observer::{Observer, Site};
 use crate::simt::barrier::{CtaBarriers, RedOp, Release};
@@ -407,11 +407,24 @@ impl Warp {
     ) -> Fault {
         let site = self.frames.last().and_then(|f| {
             let func = lx.prog.funcs.get(f.func as usize)?;
+            let cuda = func
+                .source
+                .get(pc as usize)
+                .copied()
+                .flatten()
+                .and_then(|l| {
+                    Some(CudaSite {
+                        file: lx.prog.source_files.get(l.file as usize)?.clone(),
+                        line: l.line,
+                        text: None,
+                    })
+                });
             Some(FaultSite {
                 file: lx.prog.file.clone(),
                 line: func.lines.get(pc as usize).copied().unwrap_or(0),
                 function: func.name.clone(),
                 instruction: func.text.get(pc as usize).cloned().unwrap_or_default(),
+                cuda,
             })
         });
         Fault {

@@ -1,0 +1,130 @@
+//! Per-line cost: the terms of one wave ([`super::wave_cycles`]) for the
+//! work of one source line (or one PTX instruction) alone, over the whole
+//! kernel, in core clock cycles of the GPU (SM terms spread evenly over
+//! the SMs). The terms are the model's: issue slots (integer division
+//! expanded), bank-conflict replays, shared-memory bank passes, the L1
+//! data path, and DRAM bytes (sectors that miss L1 and L2 at the kernel's
+//! hit rates). A line's cost is the largest of them, as a wave's time is
+//! the largest of its limits; the lines ranked by cost say where the time
+//! goes, where counts of executions only say what runs often.
+
+use super::{ArchParams, Limit};
+
+/// The work of one line over the whole kernel (warp-level counts).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LineLoad {
+    /// Warp instructions executed.
+    pub warp_instructions: f64,
+    /// The integer divisions among them (each expands to several slots).
+    pub int_div: f64,
+    /// Mean active lanes per execution (32: no divergence).
+    pub mean_active_threads: f64,
+    /// Shared-memory requests and their bank passes (requests x conflict ways).
+    pub shared_requests: f64,
+    pub shared_passes: f64,
+    /// 32-byte sectors of global and local accesses.
+    pub sectors: f64,
+}
+
+/// The cost terms of one line, cycles over the whole kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LineCost {
+    /// Issue slots (replays excluded).
+    pub issue_cycles: f64,
+    /// Bank-conflict replays: passes beyond one per shared request.
+    pub replay_cycles: f64,
+    /// All shared-memory bank passes.
+    pub shared_cycles: f64,
+    /// The L1 data path (sectors x 32 bytes).
+    pub l1_cycles: f64,
+    /// DRAM time of the sectors that miss L1 and L2.
+    pub dram_cycles: f64,
+    /// The issue cycles spent on inactive lanes (divergence, guarded-off
+    /// tails): part of `issue_cycles`, shown apart.
+    pub divergence_cycles: f64,
+}
+
+impl LineCost {
+    /// The line's cost: the largest of its limits (issue includes its replays).
+    pub fn cycles(&self) -> f64 {
+        (self.issue_cycles + self.replay_cycles)
+            .max(self.shared_cycles)
+            .max(self.l1_cycles)
+            .max(self.dram_cycles)
+    }
+
+    /// Sum of two lines' terms (a CUDA line of several PTX instructions).
+    pub fn add(&mut self, o: &LineCost) {
+        self.issue_cycles += o.issue_cycles;
+        self.replay_cycles += o.replay_cycles;
+        self.shared_cycles += o.shared_cycles;
+        self.l1_cycles += o.l1_cycles;
+        self.dram_cycles += o.dram_cycles;
+        self.divergence_cycles += o.divergence_cycles;
+    }
+
+    /// The term of the model's binding limit (how much of what bounds the
+    /// kernel this line uses); the line's cost for the limits no line owns
+    /// (latency, launch/tail).
+    pub fn term(&self, limit: Limit) -> f64 {
+        match limit {
+            Limit::ComputeIssue => self.issue_cycles + self.replay_cycles,
+            Limit::SharedMemory => self.shared_cycles,
+            Limit::L1Bandwidth => self.l1_cycles,
+            Limit::DramBandwidth | Limit::L2Bandwidth => self.dram_cycles.max(self.l1_cycles),
+            Limit::Latency | Limit::LaunchTail => self.cycles(),
+        }
+    }
+}
+
+/// The cost of `load` on the GPU of `arch`, with the kernel's L1 and L2
+/// sector hit rates (0 and 0 when unknown: every sector from DRAM, an
+/// upper bound).
+pub fn line_cost(
+    load: &LineLoad,
+    arch: &ArchParams,
+    l1_hit_rate: f64,
+    l2_hit_rate: f64,
+) -> LineCost {
+    let sms = arch.sm_count.max(1.0);
+    let per_sm = |x: f64| x / sms;
+    let slots = load.warp_instructions - load.int_div + load.int_div * arch.int_div_slots;
+    let issue = per_sm(slots / arch.issue_per_clock.max(f64::MIN_POSITIVE));
+    let passes_per_clock = arch.shared_passes_per_clock.max(f64::MIN_POSITIVE);
+    let replays = (load.shared_passes - load.shared_requests).max(0.0);
+    let bytes = load.sectors * 32.0;
+    let miss = (1.0 - l1_hit_rate.clamp(0.0, 1.0)) * (1.0 - l2_hit_rate.clamp(0.0, 1.0));
+    let dram_bytes_per_clock = arch.dram_bytes_per_second / arch.clock_hz.max(f64::MIN_POSITIVE);
+    let inactive = if load.mean_active_threads > 0.0 {
+        (1.0 - load.mean_active_threads / 32.0).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    LineCost {
+        issue_cycles: issue,
+        replay_cycles: per_sm(replays / passes_per_clock),
+        shared_cycles: per_sm(load.shared_passes / passes_per_clock),
+        l1_cycles: per_sm(bytes / arch.l1_bytes_per_clock.max(f64::MIN_POSITIVE)),
+        dram_cycles: if dram_bytes_per_clock > 0.0 {
+            bytes * miss / dram_bytes_per_clock
+        } else {
+            0.0
+        },
+        divergence_cycles: issue * inactive,
+    }
+}
+
+/// The [`Limit`] a timing prediction's bottleneck text names (its first words).
+pub fn limit_of(bottleneck: &str) -> Option<Limit> {
+    [
+        Limit::ComputeIssue,
+        Limit::Latency,
+        Limit::SharedMemory,
+        Limit::L1Bandwidth,
+        Limit::L2Bandwidth,
+        Limit::DramBandwidth,
+        Limit::LaunchTail,
+    ]
+    .into_iter()
+    .find(|l| bottleneck.starts_with(l.name()))
+}
