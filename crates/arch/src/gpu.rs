@@ -48,6 +48,10 @@ pub struct Gpu {
     /// Parameters the seeds' models use directly, where a paper gives them.
     #[serde(default)]
     pub model_params: ModelParams,
+    /// The host link, where known: what a kernel reading mapped (zero-copy)
+    /// host memory is limited by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie: Option<Pcie>,
     /// Where each number comes from; keys are field paths or section names.
     pub sources: BTreeMap<String, Source>,
 }
@@ -153,6 +157,61 @@ pub struct Clocks {
     /// temperature allow. `ptxperf predict/validate/tune --clock-mhz` set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sustained_mhz: Option<f64>,
+}
+
+/// The PCI Express link between the host and the GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pcie {
+    /// PCIe generation the GPU's link runs at (3: 8 GT/s, 4: 16 GT/s, ...).
+    pub generation: u32,
+    /// Lanes of the link (16 for a desktop card in an x16 slot).
+    pub lanes: u32,
+    /// Host-to-device bandwidth a kernel reaches reading mapped (zero-copy)
+    /// host memory with coalesced, aligned warp loads, GB/s (1 GB = 1e9 B):
+    /// the raw rate ([`Pcie::raw_gbs`]) less the protocol's and the host's
+    /// overheads, from a measurement. The timing model uses it for both
+    /// directions (device-to-host writes run on the other half of the link).
+    pub mapped_read_gbs: f64,
+}
+
+impl Pcie {
+    /// Payload bits per transferred bit of a generation's line code: 8b/10b
+    /// for 1.x and 2.0, 128b/130b for 3.0 to 5.0; None for others (6.0's
+    /// FLIT mode is not a line code).
+    pub fn encoding(generation: u32) -> Option<f64> {
+        match generation {
+            1 | 2 => Some(8.0 / 10.0),
+            3..=5 => Some(128.0 / 130.0),
+            _ => None,
+        }
+    }
+
+    /// Transfer rate of one lane, GT/s (PCI-SIG base specifications 1.0 to
+    /// 5.0: 2.5, 5, 8, 16, 32).
+    pub fn lane_rate_gts(generation: u32) -> Option<f64> {
+        match generation {
+            1 => Some(2.5),
+            2 => Some(5.0),
+            3 => Some(8.0),
+            4 => Some(16.0),
+            5 => Some(32.0),
+            _ => None,
+        }
+    }
+
+    /// Raw bandwidth of one direction, GB/s: lanes x rate x encoding / 8
+    /// (4.0 x16: 16 x 16 x 128/130 / 8 = 31.5). None for an unknown generation.
+    pub fn raw_gbs(&self) -> Option<f64> {
+        let rate = Self::lane_rate_gts(self.generation)?;
+        let code = Self::encoding(self.generation)?;
+        Some(f64::from(self.lanes) * rate * code / 8.0)
+    }
+
+    /// The mapped-read bandwidth, bytes per second.
+    pub fn mapped_read_bytes_per_second(&self) -> f64 {
+        self.mapped_read_gbs * 1e9
+    }
 }
 
 /// DRAM.

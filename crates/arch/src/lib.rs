@@ -26,7 +26,7 @@ pub use catalog::Catalog;
 pub use error::{ArchError, BadComputeCapability, ClockOutOfRange};
 pub use gpu::{
     Caches, ClockChoice, Clocks, ComputeCapability, Gpu, Latencies, Limits, Memory, ModelParams,
-    RegisterGranularity, SmUnits, Source, SourceStatus, Throughput,
+    Pcie, RegisterGranularity, SmUnits, Source, SourceStatus, Throughput,
 };
 pub use occupancy::{Limiter, Occupancy, OccupancyInput, occupancy};
 pub use ptxas::{KernelResources, RegisterSource};

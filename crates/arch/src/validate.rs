@@ -154,6 +154,32 @@ pub fn validate(gpu: &Gpu, file: &str, text: &str) -> Result<(), ArchError> {
         );
     }
 
+    // The host link: a generation the spec defines, a link width, and a
+    // usable bandwidth no higher than the raw rate.
+    if let Some(p) = &gpu.pcie {
+        let Some(raw) = p.raw_gbs() else {
+            return fail(
+                "pcie.generation",
+                format!("{} is not a PCIe generation from 1 to 5", p.generation),
+            );
+        };
+        if ![1, 2, 4, 8, 16, 32].contains(&p.lanes) {
+            return fail(
+                "pcie.lanes",
+                format!("{} is not a PCIe link width (1, 2, 4, 8, 16, 32)", p.lanes),
+            );
+        }
+        if p.mapped_read_gbs > raw {
+            return fail(
+                "pcie.mapped_read_gbs",
+                format!(
+                    "{} GB/s exceeds the raw {raw:.2} GB/s of PCIe {}.0 x{}",
+                    p.mapped_read_gbs, p.generation, p.lanes
+                ),
+            );
+        }
+    }
+
     // Sources: none for a field that is absent, one for every number.
     let known = field_paths(gpu);
     for (key, source) in &gpu.sources {

@@ -317,3 +317,91 @@ fn a_sustained_clock_replaces_the_rated_one() {
         assert!(err.contains("outside 1 to 10000 MHz"), "{bad}: {err}");
     }
 }
+
+/// The host links of the kt-pnpoly GPUs (docs/timing-model.md, "Mapped host
+/// memory"): generation, lanes and the mapped-read rate, each with a source,
+/// the rate below the raw rate of the link.
+#[test]
+fn pcie_links_are_parsed_and_sourced() {
+    let c = catalog();
+    let check = |id: &str, generation: u32, lanes: u32, gbs: f64, raw: f64| {
+        let gpu = c.get(id).unwrap_or_else(|e| panic!("{e}"));
+        let Some(p) = &gpu.pcie else {
+            panic!("{id} has no [pcie]")
+        };
+        assert_eq!(
+            (p.generation, p.lanes, p.mapped_read_gbs),
+            (generation, lanes, gbs),
+            "{id}"
+        );
+        let got = p.raw_gbs().unwrap_or(0.0);
+        assert!((got - raw).abs() < 0.01, "{id}: raw {got}");
+        assert!(p.mapped_read_gbs < got, "{id}");
+        for field in ["generation", "lanes", "mapped_read_gbs"] {
+            let s = gpu.source_of(&format!("pcie.{field}"));
+            assert!(
+                s.is_some_and(|s| s.source.contains("PCI") || s.source.contains("assumption")),
+                "{id}: pcie.{field}: {s:?}"
+            );
+        }
+    };
+    check("geforce-rtx-2080-ti", 3, 16, 12.3, 15.75);
+    check("titan-rtx", 3, 16, 12.3, 15.75);
+    check("geforce-rtx-3090", 4, 16, 24.6, 31.51);
+    check("geforce-rtx-3060-laptop", 4, 16, 24.6, 31.51);
+    // The laptop's link is the GPU's interface, not the measured host's.
+    let laptop = c
+        .get("geforce-rtx-3060-laptop")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        laptop.source_of("pcie.lanes").map(|s| s.status),
+        Some(SourceStatus::Assumption)
+    );
+    // Optional elsewhere.
+    assert!(c.get("tesla-t4").is_ok_and(|g| g.pcie.is_none()));
+}
+
+#[test]
+fn bad_pcie_figures_point_at_the_line() {
+    let text = arch::catalog::BUNDLED_FILES
+        .iter()
+        .find(|(f, _)| *f == "geforce-rtx-3090.toml")
+        .map(|(_, t)| t.to_string())
+        .unwrap_or_default();
+    assert!(text.contains("[pcie]"));
+    let check = |from: &str, to: &str, needle: &str, contains: &str| {
+        let edited = text.replace(from, to);
+        let err = arch::catalog::parse_gpu("gpus/geforce-rtx-3090.toml", &edited).err();
+        let msg = err.map(|e| e.to_string()).unwrap_or_default();
+        let line = line_of(&edited, needle);
+        assert!(
+            msg.starts_with(&format!("gpus/geforce-rtx-3090.toml:{line}:")),
+            "{msg}"
+        );
+        assert!(msg.contains(contains), "{msg}");
+    };
+    check(
+        "generation = 4",
+        "generation = 7",
+        "generation = ",
+        "not a PCIe generation",
+    );
+    check(
+        "lanes = 16",
+        "lanes = 12",
+        "lanes = ",
+        "not a PCIe link width",
+    );
+    check(
+        "mapped_read_gbs = 24.6",
+        "mapped_read_gbs = 40.0",
+        "mapped_read_gbs = ",
+        "exceeds the raw 31.51 GB/s of PCIe 4.0 x16",
+    );
+    check(
+        "\"pcie.lanes\" = {",
+        "# \"pcie.lanes\" = {",
+        "lanes = ",
+        "no entry in [sources]",
+    );
+}

@@ -84,6 +84,9 @@ pub struct Collector<'t> {
     /// CTAs, generic lanes inside non-global events): a forked run checks
     /// with them that no range read what an earlier range wrote.
     pub(crate) others: Option<Traffic>,
+    /// Byte ranges `[base, end)` of the buffers in mapped (zero-copy) host
+    /// memory, set after the run (None: the launch has none).
+    pub(crate) host_mapped: Option<Vec<(u64, u64)>>,
 }
 
 impl<'t> Collector<'t> {
@@ -112,6 +115,7 @@ impl<'t> Collector<'t> {
             lines,
             watched: Traffic::default(),
             others: None,
+            host_mapped: None,
         }
     }
 
@@ -126,6 +130,20 @@ impl<'t> Collector<'t> {
             others: Some(Traffic::default()),
             ..Collector::new(table, threads_per_cta, watch)
         }
+    }
+
+    /// Distinct sectors the watched CTAs loaded from, and stored or did
+    /// atomics to, buffers in mapped host memory (None: there are none).
+    pub(crate) fn host_mapped_sectors(&self) -> Option<(u64, u64)> {
+        let ranges = self.host_mapped.as_ref()?;
+        let count = |set: &SectorSet| -> u64 {
+            ranges
+                .iter()
+                .filter(|(base, end)| end > base)
+                .map(|&(base, end)| set.sectors_in(base / SECTOR_BYTES, (end - 1) / SECTOR_BYTES))
+                .sum()
+        };
+        Some((count(&self.watched.loads), count(&self.watched.stores)))
     }
 
     pub fn table(&self) -> &InstTable {

@@ -91,6 +91,8 @@ impl Characterization {
             uncoalesced_transactions: mi.uncoalesced_sectors,
             dram_bytes: None,
             l2_bytes: None,
+            host_mapped_read_bytes: mi.host_mapped_load_bytes,
+            host_mapped_written_bytes: mi.host_mapped_store_bytes,
         };
         let shared = SharedMemory {
             loads: traffic(

@@ -14,6 +14,7 @@ use ptx::analysis::InstClass;
 use serde::Serialize;
 
 use crate::class_counts::ClassCounts;
+use crate::coalesce::SECTOR_BYTES as SECTOR;
 use crate::collector::Collector;
 use crate::metrics::{self, CtaActivity};
 use crate::sampling::Sample;
@@ -141,6 +142,14 @@ pub struct ModelInputs {
     pub footprint_line_bytes: f64,
     /// Sector accesses per distinct sector (1 = no reuse).
     pub sector_reuse: f64,
+    /// Bytes of the distinct 32-byte sectors loaded from, and stored to,
+    /// buffers in mapped (zero-copy) host memory, whole kernel (the watched
+    /// CTAs' sectors x grid / watched): what crosses PCIe. Absent when the
+    /// launch maps no buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_mapped_load_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_mapped_store_bytes: Option<f64>,
     /// Conditional branches and the divergent ones.
     pub conditional_branches: f64,
     pub divergent_conditional_branches: f64,
@@ -395,6 +404,7 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
     let local_bytes: u64 = t.local.iter().map(|l| l.sectors.bytes_requested).sum();
     let per_thread_mean: Vec<u64> = c.thread_sum.to_vec();
     let (sectors, lines) = c.footprint();
+    let mapped = c.host_mapped_sectors();
     ModelInputs {
         per_thread_max: mix(&c.thread_max, 1.0),
         per_thread_mean: ClassCounts::from_nonzero(&per_thread_mean, |n| mean(n, c.threads_seen)),
@@ -426,6 +436,8 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
         footprint_sector_bytes: (sectors * 32) as f64,
         footprint_line_bytes: (lines * 128) as f64,
         sector_reuse: mean(t.sector_accesses, sectors),
+        host_mapped_load_bytes: mapped.map(|(l, _)| (l * SECTOR) as f64 * k),
+        host_mapped_store_bytes: mapped.map(|(_, s)| (s * SECTOR) as f64 * k),
         conditional_branches: t.conditional_branches as f64 * k,
         divergent_conditional_branches: t.divergent_conditional as f64 * k,
         fused_warp: mix(&t.fused.0, k),

@@ -4,11 +4,11 @@
 use std::time::{Duration, Instant};
 
 use emu::exec::launch::{ForkPlan, launch_forked};
-use emu::exec::{CtaSelection, LaunchOptions, launch, launch_ctas};
+use emu::exec::{Buffer, CtaSelection, LaunchOptions, launch, launch_ctas};
 use emu::observer::{BarrierEvent, BranchEvent, MemEvent, NoObserver, Observer, Site};
 use emu::simt::Mask;
 use emu::simt::stack::Policy;
-use emu::spec::LaunchSpec;
+use emu::spec::{ArgSpec, LaunchSpec};
 use ptx::Module;
 
 use crate::collector::Collector;
@@ -198,15 +198,17 @@ pub fn characterize_timed<O: Observer>(
     let collector = if O::WATCHES {
         // `extra` wants every event in launch order: one sequential run.
         let mut collector = Collector::new(&table, threads, watch);
-        run.sequential(&mut collector, extra).map(|()| collector)
+        run.sequential(&mut collector, extra)
+            .map(|buffers| (collector, buffers))
     } else {
         let make = || Collector::tracking(&table, threads, watch);
         run.forked(make, opts.threads)
     };
     let counting = Instant::now();
     phases.emulation += counting.duration_since(launched);
-    let mut collector = collector?;
+    let (mut collector, buffers) = collector?;
     collector.finish();
+    collector.host_mapped = host_mapped_ranges(spec, &buffers);
     let kernel = match ptx::analysis::find_kernel(module, &spec.kernel) {
         ptx::analysis::KernelLookup::Found(h) => module
             .functions
@@ -226,6 +228,29 @@ pub fn characterize_timed<O: Observer>(
     Ok(characterization)
 }
 
+/// The byte ranges of `spec`'s buffers in mapped host memory, from where
+/// the launch placed them (None: the spec maps none).
+fn host_mapped_ranges(spec: &LaunchSpec, buffers: &[Buffer]) -> Option<Vec<(u64, u64)>> {
+    let mapped: Vec<&str> = spec
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            ArgSpec::Buffer(b) if b.host_mapped => Some(b.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    if mapped.is_empty() {
+        return None;
+    }
+    Some(
+        buffers
+            .iter()
+            .filter(|b| mapped.contains(&b.name.as_str()))
+            .map(|b| (b.base, b.base.saturating_add(b.bytes.len() as u64)))
+            .collect(),
+    )
+}
+
 /// One launch to characterize.
 struct Run<'a> {
     module: &'a Module,
@@ -243,7 +268,7 @@ impl Run<'_> {
         &self,
         collector: &mut Collector<'_>,
         extra: &mut O,
-    ) -> Result<(), CharacterizeError> {
+    ) -> Result<Vec<Buffer>, CharacterizeError> {
         let mut tee = Tee {
             first: collector,
             second: extra,
@@ -253,7 +278,7 @@ impl Run<'_> {
             Some(ids) => launch_ctas(m, t, f, s, o, ids, &mut tee),
             None => launch(m, t, f, s, o, &mut tee),
         }
-        .map(|_| ())
+        .map(|r| r.buffers)
         .map_err(|f| CharacterizeError::Fault(f.into()))
     }
 
@@ -266,7 +291,7 @@ impl Run<'_> {
         &self,
         make: F,
         threads: Option<usize>,
-    ) -> Result<Collector<'t>, CharacterizeError>
+    ) -> Result<(Collector<'t>, Vec<Buffer>), CharacterizeError>
     where
         F: Fn() -> Collector<'t> + Sync,
     {
@@ -278,21 +303,21 @@ impl Run<'_> {
             },
             None => self.launch(&make, ranges),
         };
-        let observers = match forked {
-            Ok(o) if !ranges_conflict(&o) => o,
+        let (observers, buffers) = match forked {
+            Ok(o) if !ranges_conflict(&o.0) => o,
             _ => self.launch(&make, 1)?,
         };
         let mut it = observers.into_iter();
         let mut merged = it.next().unwrap_or_else(&make);
         it.for_each(|c| merged.absorb(c));
-        Ok(merged)
+        Ok((merged, buffers))
     }
 
     fn launch<'t, F>(
         &self,
         make: &F,
         ranges: usize,
-    ) -> Result<Vec<Collector<'t>>, CharacterizeError>
+    ) -> Result<(Vec<Collector<'t>>, Vec<Buffer>), CharacterizeError>
     where
         F: Fn() -> Collector<'t> + Sync,
     {
@@ -309,7 +334,7 @@ impl Run<'_> {
             plan,
             make,
         )
-        .map(|f| f.observers)
+        .map(|f| (f.observers, f.result.buffers))
         .map_err(CharacterizeError::Fault)
     }
 }

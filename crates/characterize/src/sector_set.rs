@@ -121,6 +121,28 @@ impl SectorSet {
             .sum()
     }
 
+    /// Number of sectors of the set in `first..=last`.
+    pub fn sectors_in(&self, first: u64, last: u64) -> u64 {
+        if first > last {
+            return 0;
+        }
+        let (k0, k1) = (first / PAGE_SECTORS, last / PAGE_SECTORS);
+        let start = self.pages.partition_point(|p| p.key < k0);
+        self.pages[start..]
+            .iter()
+            .take_while(|p| p.key <= k1)
+            .map(|p| {
+                let lo = if p.key == k0 { first % PAGE_SECTORS } else { 0 };
+                let hi = if p.key == k1 {
+                    last % PAGE_SECTORS
+                } else {
+                    PAGE_SECTORS - 1
+                };
+                count_bits(&p.bits, lo as usize, hi as usize)
+            })
+            .sum()
+    }
+
     /// Number of 128-byte lines with at least one sector in the set.
     pub fn lines(&self) -> u64 {
         const LOW: u64 = 0x1111_1111_1111_1111;
@@ -130,6 +152,20 @@ impl SectorSet {
             .map(|&w| u64::from(((w | w >> 1 | w >> 2 | w >> 3) & LOW).count_ones()))
             .sum()
     }
+}
+
+/// Bits `lo..=hi` of a page that are set.
+fn count_bits(bits: &[u64; WORDS], lo: usize, hi: usize) -> u64 {
+    let (wl, wh) = (lo / 64, hi / 64);
+    (wl..=wh)
+        .map(|w| {
+            let from = if w == wl { lo % 64 } else { 0 };
+            let to = if w == wh { hi % 64 } else { 63 };
+            let mask = (u64::MAX >> (63 - to)) & (u64::MAX << from);
+            bits.get(w)
+                .map_or(0, |word| u64::from((word & mask).count_ones()))
+        })
+        .sum()
 }
 
 /// Set bits `lo..=hi` of a page.
@@ -176,6 +212,24 @@ mod tests {
             set.insert_bytes(a, e);
         }
         assert_eq!((set.sectors(), set.lines()), reference(&ranges));
+    }
+
+    #[test]
+    fn sectors_in_a_range() {
+        let mut set = SectorSet::new();
+        set.insert_sectors(10, 20);
+        set.insert_sectors(PAGE_SECTORS - 2, PAGE_SECTORS + 70);
+        set.insert_sectors(5 * PAGE_SECTORS, 5 * PAGE_SECTORS);
+        let check = |first, last, want| assert_eq!(set.sectors_in(first, last), want);
+        check(0, u64::MAX, set.sectors());
+        check(0, 9, 0);
+        check(15, 15, 1);
+        check(12, 100, 9);
+        check(PAGE_SECTORS - 1, PAGE_SECTORS, 2);
+        check(PAGE_SECTORS - 2, PAGE_SECTORS + 70, 73);
+        check(PAGE_SECTORS + 71, 5 * PAGE_SECTORS - 1, 0);
+        check(5 * PAGE_SECTORS, 6 * PAGE_SECTORS, 1);
+        check(20, 10, 0);
     }
 
     #[test]

@@ -40,6 +40,7 @@ pub fn run_emulator(ptx: &str, file: &str, outputs: usize) -> Result<Vec<Vec<u64
             len: (THREADS * slots) as u64,
             init: Init::Zeros,
             order_dependent: false,
+            host_mapped: false,
         })],
         constants: Vec::new(),
         fuel: None,

@@ -534,6 +534,30 @@ fn order_dependent_buffers() {
     );
 }
 
+#[test]
+fn host_mapped_buffers() {
+    let arg = |extra: &str| format!("[[arg]]\nname = \"f\"\ntype = \"i32*\"\nlen = 2\n{extra}");
+    let flag = |s: &LaunchSpec| match &s.args[0] {
+        ArgSpec::Buffer(b) => b.host_mapped,
+        other => panic!("{other:?} is not a buffer"),
+    };
+    assert!(!flag(&parse_ok(&arg(""))));
+    assert!(flag(&parse_ok(&arg("host_mapped = true\n"))));
+    assert!(!flag(&parse_ok(&arg("host_mapped = false\n"))));
+    check_err(
+        &base_with(&arg("host_mapped = \"yes\"\n")),
+        10,
+        15,
+        "expected true or false, found string",
+    );
+    check_err(
+        &base_with("[[arg]]\nname = \"n\"\ntype = \"i32\"\nvalue = 1\nhost_mapped = true\n"),
+        10,
+        15,
+        "a scalar argument takes value, not host_mapped",
+    );
+}
+
 /// The block and grid `spec` gives under each [`emu::spec::Limits`], or the
 /// error's message.
 fn check_limits(spec: &str, limits: emu::spec::Limits, expect: Result<([u32; 3], [u32; 3]), &str>) {

@@ -254,6 +254,10 @@ fn sentence(limit: Limit, lines: &[&CudaLine], place: &str, ch: &Characterizatio
         Limit::Latency => format!(
             "latency: too few warps hide the wait on the memory accesses{at}; raise occupancy (fewer registers or shared bytes per block, more blocks) or give each thread independent loads"
         ),
+        Limit::PcieBandwidth => format!(
+            "{}: reads and writes of mapped host memory{at} cross PCIe; copy the data to device memory first (cudaMemcpy) if it is read more than once, or overlap the transfer with other work",
+            limit.name()
+        ),
         Limit::LaunchTail => format!(
             "launch/tail: the grid ({} blocks) is too small or ends in a thin last wave; give each launch more work or more blocks",
             ch.ctas_total

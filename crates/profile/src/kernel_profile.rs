@@ -276,6 +276,15 @@ pub struct GlobalMemory {
     pub dram_bytes: Option<f64>,
     /// Bytes moved between L2 and the SMs, when known; absent = the DRAM bytes. Bytes.
     pub l2_bytes: Option<f64>,
+    /// Bytes the kernel reads from buffers in mapped (zero-copy) host memory:
+    /// they cross PCIe host to device during the kernel (32-byte sectors,
+    /// each counted once). Absent: the kernel maps no host memory. Bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_mapped_read_bytes: Option<f64>,
+    /// Bytes the kernel writes to buffers in mapped host memory (device to
+    /// host over PCIe), as `host_mapped_read_bytes`. Bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_mapped_written_bytes: Option<f64>,
 }
 
 impl GlobalMemory {

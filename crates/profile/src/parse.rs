@@ -97,6 +97,11 @@ impl KernelProfile {
             ),
             ("global.dram_bytes", g.dram_bytes),
             ("global.l2_bytes", g.l2_bytes),
+            ("global.host_mapped_read_bytes", g.host_mapped_read_bytes),
+            (
+                "global.host_mapped_written_bytes",
+                g.host_mapped_written_bytes,
+            ),
             (
                 "shared.max_conflict_ways",
                 Some(self.shared.max_conflict_ways),

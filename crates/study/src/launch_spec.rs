@@ -40,15 +40,16 @@ pub fn spec_of_launch(
                 elem,
                 len,
                 init,
-                // The emulator's memory is one space; where the buffer lives
-                // matters only to the timing (the profile's PCIe bytes).
-                host_mapped: _,
+                host_mapped,
             } => ArgSpec::Buffer(BufferSpec {
                 name: name.clone(),
                 elem: scalar_type(*elem)?,
                 len: *len,
                 init: init_of(init, *elem, values_dir)?,
                 order_dependent: false,
+                // The emulator's memory is one space; where the buffer lives
+                // matters only to the timing (the profile's PCIe bytes).
+                host_mapped: *host_mapped,
             }),
         });
     }

@@ -145,6 +145,8 @@ impl Default for LaunchOptions {
 pub struct Buffer {
     pub name: String,
     pub elem: ScalarType,
+    /// The device address the kernel saw (the buffer's first byte).
+    pub base: u64,
     pub bytes: Vec<u8>,
 }
 
@@ -355,7 +357,7 @@ pub(super) fn finish(
     let buffers = p
         .buffers
         .iter()
-        .map(|(name, elem, _, idx)| {
+        .map(|(name, elem, base, idx)| {
             // Each buffer was allocated at `idx`: a miss is a bug, and an
             // empty buffer handed back would read as the kernel's output.
             let a = p.global.allocations().get(*idx).ok_or_else(|| {
@@ -364,6 +366,7 @@ pub(super) fn finish(
             Ok(Buffer {
                 name: name.clone(),
                 elem: *elem,
+                base: *base,
                 bytes: a.data.clone(),
             })
         })

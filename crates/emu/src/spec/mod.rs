@@ -113,6 +113,11 @@ pub struct BufferSpec {
     /// order in which threads run (an atomicCAS winner, say), so a GPU may
     /// legitimately end with other values than the emulator.
     pub order_dependent: bool,
+    /// The spec's `host_mapped = true`: the buffer lives in mapped
+    /// (zero-copy) host memory, so every access of the kernel crosses PCIe.
+    /// The emulator's memory is one space; only the timing reads it (the
+    /// profile's PCIe bytes).
+    pub host_mapped: bool,
 }
 
 impl BufferSpec {

@@ -465,7 +465,15 @@ impl Ctx<'_> {
         let t = self.table(item)?;
         self.check_keys(
             t,
-            &["name", "type", "value", "len", "init", "order_dependent"],
+            &[
+                "name",
+                "type",
+                "value",
+                "len",
+                "init",
+                "order_dependent",
+                "host_mapped",
+            ],
             "[[arg]]",
         )?;
         let name = self.string(self.required(t, "name", item.span())?)?;
@@ -482,15 +490,20 @@ impl Ctx<'_> {
                 Some(v) => self.boolean(v)?,
                 None => false,
             };
+            let host_mapped = match t.get("host_mapped") {
+                Some(v) => self.boolean(v)?,
+                None => false,
+            };
             return Ok(ArgSpec::Buffer(BufferSpec {
                 name,
                 elem: ty,
                 len,
                 init,
                 order_dependent,
+                host_mapped,
             }));
         }
-        for key in ["len", "init", "order_dependent"] {
+        for key in ["len", "init", "order_dependent", "host_mapped"] {
             if let Some(v) = t.get(key) {
                 return Err(self.error(
                     v.span(),

@@ -100,7 +100,12 @@ pub fn inputs(
         g.bytes() + loc.loads.bytes + loc.stores.bytes
     };
     let mut sectors = per(sector_bytes / 32.0);
-    let dram = dram_bytes(profile, seg).max(0.0);
+    // Mapped host memory crosses PCIe, not the device's DRAM (docs:
+    // "Mapped host memory"): a cache model that traced those buffers counted
+    // their sectors as DRAM traffic.
+    let pcie_read = g.host_mapped_read_bytes.unwrap_or(0.0).max(0.0);
+    let pcie_write = g.host_mapped_written_bytes.unwrap_or(0.0).max(0.0);
+    let dram = (dram_bytes(profile, seg) - pcie_read - pcie_write).max(0.0);
     let (mut l2, derived_l1_hit) = match g.l2_bytes {
         Some(b) if sector_bytes > 0.0 => (b, (1.0 - b / sector_bytes).clamp(0.0, 1.0)),
         Some(b) => (b, 0.0),
@@ -149,6 +154,8 @@ pub fn inputs(
         spill_l1_hit_rate: spill_l1_hit,
         l2_bytes: l2,
         dram_bytes: dram,
+        pcie_read_bytes: pcie_read,
+        pcie_write_bytes: pcie_write,
         ilp: par.ilp.or(a.ilp).unwrap_or(1.0).max(1.0),
         mlp_global: par
             .mlp_global

@@ -71,7 +71,9 @@ impl LineCost {
             Limit::ComputeIssue => self.issue_cycles + self.replay_cycles,
             Limit::SharedMemory => self.shared_cycles,
             Limit::L1Bandwidth => self.l1_cycles,
-            Limit::DramBandwidth | Limit::L2Bandwidth => self.dram_cycles.max(self.l1_cycles),
+            Limit::DramBandwidth | Limit::L2Bandwidth | Limit::PcieBandwidth => {
+                self.dram_cycles.max(self.l1_cycles)
+            }
             Limit::Latency | Limit::LaunchTail => self.cycles(),
         }
     }
@@ -123,6 +125,7 @@ pub fn limit_of(bottleneck: &str) -> Option<Limit> {
         Limit::L1Bandwidth,
         Limit::L2Bandwidth,
         Limit::DramBandwidth,
+        Limit::PcieBandwidth,
         Limit::LaunchTail,
     ]
     .into_iter()

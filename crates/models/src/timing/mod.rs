@@ -111,6 +111,11 @@ pub struct TimingInputs {
     /// Bytes of machine code of the kernel (static instructions x bytes per
     /// instruction); 0 when unknown (docs: "Instruction fetch").
     pub code_bytes: f64,
+    /// Bytes read from mapped (zero-copy) host memory over PCIe, whole
+    /// kernel (docs: "Mapped host memory"); 0 for kernels that map none.
+    pub pcie_read_bytes: f64,
+    /// Bytes written to mapped host memory over PCIe, whole kernel.
+    pub pcie_write_bytes: f64,
 }
 
 /// The limit that binds.
@@ -128,6 +133,8 @@ pub enum Limit {
     L2Bandwidth,
     /// DRAM bandwidth.
     DramBandwidth,
+    /// PCIe: reads and writes of mapped host memory.
+    PcieBandwidth,
     /// Launch overhead or the tail of the last wave.
     LaunchTail,
 }
@@ -142,6 +149,7 @@ impl Limit {
             Self::L1Bandwidth => "L1 bandwidth",
             Self::L2Bandwidth => "L2 bandwidth",
             Self::DramBandwidth => "DRAM bandwidth",
+            Self::PcieBandwidth => "PCIe bandwidth (mapped host memory)",
             Self::LaunchTail => "launch/tail",
         }
     }
@@ -355,6 +363,8 @@ fn check(inp: &TimingInputs, arch: &ArchParams) -> Result<(), ModelError> {
         ("sectors", inp.sectors),
         ("l2 bytes", inp.l2_bytes),
         ("dram bytes", inp.dram_bytes),
+        ("PCIe read bytes", inp.pcie_read_bytes),
+        ("PCIe write bytes", inp.pcie_write_bytes),
     ] {
         non_negative(NAME, n, v)?;
     }
@@ -382,7 +392,10 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     let sm_seconds = sm_cycles / arch.clock_hz;
     let l2_seconds = inp.l2_bytes / arch.l2_bytes_per_second;
     let dram_seconds = inp.dram_bytes / arch.dram_bytes_per_second;
-    let body = sm_seconds.max(l2_seconds).max(dram_seconds);
+    let device = sm_seconds.max(l2_seconds).max(dram_seconds);
+    let pcie_seconds = pcie_seconds(inp, arch);
+    let waves = (inp.blocks / wave_blocks).ceil().max(1.0);
+    let body = overlap_pcie(device, pcie_seconds, waves);
     let seconds = body + arch.launch_seconds;
 
     // Which limit binds: the largest whole-kernel term; within the SM term,
@@ -398,6 +411,9 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
         Limit::L2Bandwidth
     };
     let full_seconds = full_waves * full.total() / arch.clock_hz;
+    if pcie_seconds > device {
+        limit = Limit::PcieBandwidth;
+    }
     if arch.launch_seconds > body
         || (full_waves > 0.0
             && sm_seconds >= l2_seconds.max(dram_seconds)
@@ -429,6 +445,17 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("l2_seconds", l2_seconds);
     put("dram_seconds", dram_seconds);
     put("launch_seconds", arch.launch_seconds);
+    if inp.pcie_read_bytes > 0.0 || inp.pcie_write_bytes > 0.0 {
+        put("pcie_seconds", pcie_seconds);
+        put("pcie_read_bytes", inp.pcie_read_bytes);
+        put("pcie_write_bytes", inp.pcie_write_bytes);
+        put("pcie_gbs_used", arch.pcie_bytes_per_second / 1e9);
+        put(
+            "catalog_pcie",
+            f64::from(u8::from(arch.pcie_origin == Origin::Datasheet)),
+        );
+        put("device_seconds", device);
+    }
     put("tail_seconds", tail_seconds);
     put("global_latency_cycles", global_latency(inp, arch));
     put("global_chain_cycles", global_chain_cycles(inp, arch));
@@ -467,6 +494,28 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
         limit,
         breakdown: bd,
     })
+}
+
+/// Seconds the PCIe link needs for the kernel's mapped host memory (docs:
+/// "Mapped host memory"): reads host to device and writes device to host run
+/// on the two directions of the link at once, each at the mapped-read rate.
+pub fn pcie_seconds(inp: &TimingInputs, arch: &ArchParams) -> f64 {
+    let bw = arch.pcie_bytes_per_second;
+    (inp.pcie_read_bytes / bw).max(inp.pcie_write_bytes / bw)
+}
+
+/// The kernel body with the PCIe time of mapped host memory (docs: "Mapped
+/// host memory"): a block loads its data, then computes, so the link and
+/// the SMs work as a two-stage pipeline over `waves` waves of blocks. While
+/// one wave computes, the next one's reads cross the link; only one wave's
+/// share of the shorter stage is exposed:
+/// `max(device, pcie) + min(device, pcie) / waves`. One wave is the sum,
+/// many waves tend to the max. Without mapped memory it is `device`.
+pub fn overlap_pcie(device: f64, pcie: f64, waves: f64) -> f64 {
+    if pcie <= 0.0 {
+        return device;
+    }
+    device.max(pcie) + device.min(pcie) / waves.max(1.0)
 }
 
 /// [`evaluate`] as a [`Prediction`]; the bottleneck names the binding limit

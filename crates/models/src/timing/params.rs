@@ -15,6 +15,9 @@ pub enum Origin {
     Calibrated,
     /// The catalog's datasheet/paper figure, or a documented estimate from it.
     Datasheet,
+    /// Not in this GPU's catalog entry: the model's documented default
+    /// (only the PCIe figure, [`DEFAULT_PCIE_GBS`]).
+    Default,
 }
 
 /// Fraction of the datasheet DRAM bandwidth a stream kernel reaches, for GPUs
@@ -31,6 +34,14 @@ pub const L2_OVER_DRAM: f64 = 3.487;
 /// Launch overhead for GPUs without a small-kernels calibration, seconds: the
 /// gpu-small-kernels fit of the H200 (2.40 µs), the only one measured.
 pub const DEFAULT_LAUNCH_SECONDS: f64 = 2.40e-6;
+
+/// Mapped-read bandwidth of the host link for GPUs whose catalog entry has
+/// no `[pcie]`, GB/s: PCIe 3.0 x16 (15.75 GB/s raw per direction) at the
+/// 0.78 that Min et al. (EMOGI, PVLDB 2020) measured for coalesced
+/// zero-copy reads, the figure of the catalog's Gen3 x16 GPUs. An
+/// assumption for any GPU it is used for (the breakdown's `catalog_pcie` is
+/// 0 then).
+pub const DEFAULT_PCIE_GBS: f64 = 12.3;
 
 /// Issue slots of an integer division or modulus: Kothapalli et al. (seed 000)
 /// cost a modulus at 48 cycles against 4 for an add, i.e. 12 instruction slots.
@@ -116,10 +127,18 @@ pub struct ArchParams {
     pub l2_bytes_per_second: f64,
     pub dram_bytes_per_second: f64,
     pub launch_seconds: f64,
+    /// Host-link bytes per second of mapped (zero-copy) host memory, each
+    /// direction: the catalog's `pcie.mapped_read_gbs`, else
+    /// [`DEFAULT_PCIE_GBS`].
+    pub pcie_bytes_per_second: f64,
     pub dram_origin: Origin,
     pub l2_origin: Origin,
     pub latency_origin: Origin,
     pub launch_origin: Origin,
+    /// [`Origin::Datasheet`]: the catalog's `[pcie]`; [`Origin::Default`]:
+    /// the GPU has none (the breakdown's `catalog_pcie` says which). No PCIe
+    /// microbenchmark is calibrated.
+    pub pcie_origin: Origin,
 }
 
 impl ArchParams {
@@ -152,6 +171,7 @@ impl ArchParams {
             ("DRAM latency", self.lat_dram),
             ("L2 bandwidth", self.l2_bytes_per_second),
             ("DRAM bandwidth", self.dram_bytes_per_second),
+            ("PCIe bandwidth", self.pcie_bytes_per_second),
         ] {
             positive(m, n, v)?;
         }
@@ -241,6 +261,10 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         Some(us) => (us * 1e-6, Origin::Calibrated),
         None => (DEFAULT_LAUNCH_SECONDS, Origin::Datasheet),
     };
+    let (pcie_bytes_per_second, pcie_origin) = match &gpu.pcie {
+        Some(p) if p.mapped_read_gbs > 0.0 => (p.mapped_read_bytes_per_second(), Origin::Datasheet),
+        _ => (DEFAULT_PCIE_GBS * 1e9, Origin::Default),
+    };
     let lat_fp32 = l.fp32.max(1.0);
     ArchParams {
         sm_count,
@@ -271,9 +295,11 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         l2_bytes_per_second,
         dram_bytes_per_second,
         launch_seconds,
+        pcie_bytes_per_second,
         dram_origin,
         l2_origin,
         latency_origin,
         launch_origin,
+        pcie_origin,
     }
 }

@@ -38,10 +38,12 @@ fn arch() -> ArchParams {
         l2_bytes_per_second: 400e9,
         dram_bytes_per_second: 100e9,
         launch_seconds: 1e-7,
+        pcie_bytes_per_second: 10e9,
         dram_origin: Origin::Datasheet,
         l2_origin: Origin::Datasheet,
         latency_origin: Origin::Datasheet,
         launch_origin: Origin::Datasheet,
+        pcie_origin: Origin::Datasheet,
     }
 }
 
@@ -63,6 +65,8 @@ fn base() -> TimingInputs {
         mlp_global: 1.0,
         mlp_shared: 1.0,
         code_bytes: 0.0,
+        pcie_read_bytes: 0.0,
+        pcie_write_bytes: 0.0,
     }
 }
 
@@ -849,4 +853,90 @@ mod lines {
             assert_eq!(limit_of(text), limit, "{text}");
         }
     }
+}
+
+/// Mapped host memory (docs: "Mapped host memory"): the PCIe time, bytes
+/// over the link's rate (10 GB/s here, each direction), and the device time
+/// overlap as a two-stage pipeline over the waves.
+#[test]
+fn mapped_host_memory_adds_the_pcie_time_exposed_by_the_waves() {
+    // Device: 4 warps x 1000 FFMA / 2 per clock = 2000 cycles per wave (2 µs).
+    let mut inp = base();
+    inp.mix.fp32 = 1000.0;
+    inp.ilp = 8.0;
+    // One wave: nothing overlaps, PCIe 1e5 B / 10 GB/s = 10 µs, plus 2 µs.
+    inp.pcie_read_bytes = 1e5;
+    check(&inp, 1e-5 + 2e-6 + 1e-7, Limit::PcieBandwidth);
+    // Four waves (8 µs of device time): one wave's share of the shorter stage.
+    inp.blocks = 40.0;
+    check(&inp, 1e-5 + 8e-6 / 4.0 + 1e-7, Limit::PcieBandwidth);
+    // Writes run on the other direction: the longer direction counts.
+    inp.pcie_write_bytes = 3e5;
+    check(&inp, 3e-5 + 8e-6 / 4.0 + 1e-7, Limit::PcieBandwidth);
+    // Little mapped traffic: the device binds and a quarter of the PCIe
+    // time (1 µs) shows.
+    inp.pcie_read_bytes = 1e4;
+    inp.pcie_write_bytes = 0.0;
+    check(&inp, 8e-6 + 1e-6 / 4.0 + 1e-7, Limit::ComputeIssue);
+    // None: the time of before, and no PCIe figures in the breakdown.
+    inp.pcie_read_bytes = 0.0;
+    check(&inp, 8e-6 + 1e-7, Limit::ComputeIssue);
+    match evaluate(&inp, &arch()) {
+        Ok(t) => assert!(!t.breakdown.contains_key("pcie_seconds")),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn pcie_overlap_cases() {
+    let check = |device: f64, pcie: f64, waves: f64, want: f64| {
+        let got = overlap_pcie(device, pcie, waves);
+        assert!(
+            (got - want).abs() <= 1e-12,
+            "{device} {pcie} {waves}: {got}"
+        );
+    };
+    check(5.0, 0.0, 1.0, 5.0);
+    check(5.0, 3.0, 1.0, 8.0);
+    check(5.0, 3.0, 3.0, 6.0);
+    check(3.0, 5.0, 3.0, 6.0);
+    check(5.0, 3.0, 0.5, 8.0);
+    check(0.0, 3.0, 10.0, 3.0);
+}
+
+#[test]
+fn the_pcie_rate_is_the_catalogs_else_the_default() {
+    let gpu = |id: &str| match Catalog::bundled().and_then(|c| c.get(id).cloned()) {
+        Ok(g) => g,
+        Err(e) => panic!("{e}"),
+    };
+    let a = arch_params(&gpu("geforce-rtx-3090"), None);
+    assert_eq!(
+        (a.pcie_bytes_per_second, a.pcie_origin),
+        (24.6e9, Origin::Datasheet)
+    );
+    let a = arch_params(&gpu("titan-rtx"), None);
+    assert_eq!(a.pcie_bytes_per_second, 12.3e9);
+    let a = arch_params(&gpu("a100-sxm4-80gb"), None);
+    assert_eq!(
+        (a.pcie_bytes_per_second, a.pcie_origin),
+        (super::params::DEFAULT_PCIE_GBS * 1e9, Origin::Default)
+    );
+}
+
+#[test]
+fn the_adapter_moves_mapped_bytes_from_dram_to_pcie() {
+    let mut p = profile(160, 100.0, 4.0, 0.0, 0.0);
+    p.global.dram_bytes = Some(1e6);
+    let plain = v100_inputs(&p);
+    assert_eq!((plain.pcie_read_bytes, plain.pcie_write_bytes), (0.0, 0.0));
+    p.global.host_mapped_read_bytes = Some(3e5);
+    p.global.host_mapped_written_bytes = Some(1e5);
+    let mapped = v100_inputs(&p);
+    assert_eq!(
+        (mapped.pcie_read_bytes, mapped.pcie_write_bytes),
+        (3e5, 1e5)
+    );
+    assert_eq!(mapped.dram_bytes, plain.dram_bytes - 4e5);
+    assert!(seconds(&mapped) > seconds(&plain));
 }
