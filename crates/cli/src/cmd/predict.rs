@@ -56,7 +56,7 @@ pub struct Args {
     /// Also write a roofline chart with the kernel placed on it, as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// With a launch spec: emulate only K CTAs (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid) and extrapolate.
+    /// With a launch spec: emulate only K CTAs (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid, and no more working CTAs than 2,000,000 warp instructions pay for, two at least) and extrapolate.
     #[arg(long, value_name = "K")]
     pub sample_ctas: Option<u64>,
     /// With a launch spec: override a define, --set N=1024. Repeatable.

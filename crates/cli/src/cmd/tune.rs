@@ -94,7 +94,7 @@ pub struct Args {
     /// Print JSON (schema 1) instead of tables.
     #[arg(long)]
     pub json: bool,
-    /// Emulate K CTAs per configuration (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid) and extrapolate (0: every CTA).
+    /// Emulate K CTAs per configuration (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid, and no more working CTAs than 2,000,000 warp instructions pay for, two at least) and extrapolate (0: every CTA).
     #[arg(long, value_name = "K", default_value_t = DEFAULT_SAMPLE_CTAS)]
     pub sample_ctas: u64,
     /// Worker threads (default: the available cores).
