@@ -67,7 +67,7 @@ pub use predict::{
     ModelFailure, Predictions, default_models, occupancy_for, predict, predict_profile,
 };
 pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile, profile_timed};
-pub use sampling::{PROBE_CTAS, PROBE_FUEL};
+pub use sampling::{MIN_WORKING_CTAS, PROBE_CTAS, PROBE_FUEL, WORK_BUDGET, budgeted_ctas};
 pub use spec_source::{SpecSource, SpecSourceError, spec_source};
 pub use timings::{Stage, StageTimes};
 

@@ -34,6 +34,10 @@ pub struct Options {
     /// the sample grows or is stratified ([`crate::sampling`]), to at most
     /// [`SAMPLING_GROWTH`] times this many CTAs that do work.
     pub sample_ctas: Option<u64>,
+    /// Bound the warp instructions that the working CTAs of a grown or
+    /// stratified sample may cost ([`crate::sampling`], "Work budget");
+    /// `None`: no bound (the default: the sample the error target asks for).
+    pub work_budget: Option<u64>,
     /// Run the cache model for this GPU now (it can also be run later, per GPU,
     /// by [`crate::predict`], from the recorded trace).
     pub gpu: Option<Gpu>,
@@ -48,6 +52,7 @@ impl Default for Options {
         Options {
             policy: Policy::Ipdom,
             sample_ctas: None,
+            work_budget: None,
             gpu: None,
             cache: true,
             ptxas: true,

@@ -27,6 +27,19 @@
 //! - **Otherwise** (every probed CTA busy, or every one idle) the spread
 //!   sample grows fourfold while its counts disagree, to at most
 //!   [`SAMPLING_GROWTH`] x `k` CTAs.
+//!
+//! **Work budget.** The CTA counts above bound the emulated CTAs, not the
+//! emulated work, and one CTA can be very long: a dedispersion CTA of 1,024
+//! threads loops 1,536 times per tile, millions of warp instructions. So
+//! with a budget (`Options::work_budget`, e.g. [`WORK_BUDGET`]) the CTAs
+//! that work, in the stratified sample and in a growing spread sample, are
+//! also bounded by that many warp instructions, priced
+//! at the costliest CTA of the first sample, with at least
+//! [`MIN_WORKING_CTAS`] of them (the least that still gives an error
+//! estimate). The sample is then smaller than the error target asks, and
+//! its estimated error, reported as always, says what that cost. Kernels
+//! whose CTAs are cheap (`4 k` working CTAs within the budget) are sampled
+//! exactly as without it.
 
 use emu::exec::{evenly_spaced, probe_ctas, spread_ctas};
 
@@ -46,6 +59,28 @@ pub const PROBE_FUEL: u64 = 512;
 /// Working CTAs of a stratified sample per CTA asked for, before it grows.
 const STRATIFIED_BUSY: u64 = 4;
 
+/// Warp instructions the working CTAs of a grown or stratified sample may
+/// cost in all (see the module documentation): about 1.5 CPU s of emulation
+/// with the collector and the cache trace on the 2-core development machine
+/// (about 1.3 M warp instructions per second there, measured on
+/// dedispersion). A convolution CTA costs 10^4 to 10^5 warp instructions,
+/// so its samples stay within it.
+pub const WORK_BUDGET: u64 = 2_000_000;
+
+/// Working CTAs a sample keeps however long each is: two, the fewest from
+/// which the spread of their counts (the estimated error) can be told.
+pub const MIN_WORKING_CTAS: u64 = 2;
+
+/// Most working CTAs that fit `budget` warp instructions when each costs
+/// `per_cta`, never fewer than [`MIN_WORKING_CTAS`]; no bound without a
+/// budget.
+pub fn budgeted_ctas(per_cta: u64, budget: Option<u64>) -> u64 {
+    match budget {
+        Some(b) => (b / per_cta.max(1)).max(MIN_WORKING_CTAS),
+        None => u64::MAX,
+    }
+}
+
 /// Emulate a sample of `k0` CTAs (at least 1) of `loaded`, grown or
 /// stratified while its estimate is uncertain.
 pub(crate) fn sampled_run(
@@ -59,12 +94,24 @@ pub(crate) fn sampled_run(
     if settled(&first) || k0 >= total {
         return Ok(first);
     }
-    if let Some(run) = stratified(loaded, opts, k0, times)? {
+    // The costliest CTA of the first sample prices a working CTA.
+    let per_cta = first
+        .characterization
+        .cta_instructions
+        .iter()
+        .map(|&(_, n)| n)
+        .max()
+        .unwrap_or(0);
+    let affordable = budgeted_ctas(per_cta, opts.work_budget);
+    if let Some(run) = stratified(loaded, opts, k0, affordable, times)? {
         return Ok(run);
     }
+    // A spread sample grows only within the budget (its CTAs all work, or
+    // none does); one that does not fit stays as it is.
+    let cap = k0.saturating_mul(SAMPLING_GROWTH).min(affordable);
     let (mut k, mut run) = (k0, first);
-    while !settled(&run) && k < total && k < k0 * SAMPLING_GROWTH {
-        k = (k * 4).min(k0 * SAMPLING_GROWTH);
+    while !settled(&run) && k < total && k < cap {
+        k = (k * 4).min(cap);
         run = emulate(loaded, opts, &Plan::Spread(k), times)?;
     }
     Ok(run)
@@ -128,11 +175,13 @@ fn pick(ids: &[u32], k: u64) -> Vec<u32> {
 ///
 /// The *working* kind is the heavy CTAs, or the light ones when none ran
 /// out of fuel; it gets [`STRATIFIED_BUSY`] x `k0` CTAs, and each other kind
-/// as many as keeps the probe's proportions.
+/// as many as keeps the probe's proportions. At most `affordable` working
+/// CTAs run ([`budgeted_ctas`]).
 fn stratified(
     loaded: &LoadedSpec,
     opts: &Options,
     k0: u64,
+    affordable: u64,
     times: &mut StageTimes,
 ) -> Result<Option<Emulated>, PipelineError> {
     let Strata { idle, light, heavy } = times.time(Stage::Emulation, || probe(loaded, opts, k0))?;
@@ -149,8 +198,8 @@ fn stratified(
     let total = loaded.spec.ctas() as f64;
     let probed = (idle.len() + light.len() + heavy.len()) as f64;
     let grid_work = total * n_work as f64 / probed;
-    let cap = k0.saturating_mul(SAMPLING_GROWTH);
-    let mut k_work = k0.saturating_mul(STRATIFIED_BUSY).min(n_work);
+    let cap = k0.saturating_mul(SAMPLING_GROWTH).min(affordable);
+    let mut k_work = k0.saturating_mul(STRATIFIED_BUSY).min(cap).min(n_work);
     loop {
         // Each kind in the probe's proportion, so that the sample's one
         // scale (grid / emulated) weights each by its share of the grid.
@@ -164,6 +213,15 @@ fn stratified(
         let mut run = emulate(loaded, opts, &Plan::Ctas(ids), times)?;
         let error = working_error(&run, &chosen, grid_work);
         run.characterization.sampling_error = error;
+        // Priced again on what ran: the first sample may have caught no
+        // working CTA at all.
+        let costliest = run
+            .characterization
+            .cta_instructions
+            .iter()
+            .map(|&(_, n)| n)
+            .max();
+        let cap = cap.min(budgeted_ctas(costliest.unwrap_or(0), opts.work_budget));
         if error <= SAMPLING_TARGET || k_work >= n_work || k_work >= cap {
             return Ok(Some(run));
         }
@@ -206,4 +264,34 @@ fn working_error(run: &Emulated, chosen: &[u32], grid_work: f64) -> f64 {
     let fpc = (1.0 - n / grid_work.max(n)).max(0.0);
     let estimate = all * ch.ctas_total as f64 / ch.ctas_emulated.max(1) as f64;
     grid_work * (var / n * fpc).sqrt() / estimate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Working CTAs within the budget: all a cheap kernel's sample asks for,
+    /// two of a kernel whose CTAs each cost the budget or more.
+    #[test]
+    fn budget() {
+        for (per_cta, expected) in [
+            (0, WORK_BUDGET),
+            (1, WORK_BUDGET),
+            (10_000, WORK_BUDGET / 10_000),
+            (WORK_BUDGET / 3, 3),
+            (WORK_BUDGET, MIN_WORKING_CTAS),
+            (50 * WORK_BUDGET, MIN_WORKING_CTAS),
+        ] {
+            assert_eq!(
+                budgeted_ctas(per_cta, Some(WORK_BUDGET)),
+                expected,
+                "{per_cta} per CTA"
+            );
+            // Without a budget nothing is bounded.
+            assert_eq!(budgeted_ctas(per_cta, None), u64::MAX);
+        }
+        // A convolution CTA (10^4 to 10^5 warp instructions) keeps the
+        // 16 working CTAs a default sample of 4 asks for.
+        assert!(budgeted_ctas(100_000, Some(WORK_BUDGET)) >= 4 * STRATIFIED_BUSY);
+    }
 }

@@ -101,6 +101,7 @@ fn check(exp: &Experiment, kernel: &str, keys: &[&str], configs: &[Vec<i64>]) {
         rows: None,
         seed: 1,
         sample_ctas: 2,
+        work_budget: None,
         jobs: 2,
         cache_dir: None,
         save_profiles: None,

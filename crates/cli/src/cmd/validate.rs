@@ -89,9 +89,16 @@ pub struct Args {
     /// Worker threads (default: the available cores).
     #[arg(long, value_name = "J")]
     pub jobs: Option<usize>,
-    /// Emulate K CTAs per configuration (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid) and extrapolate to the grid.
+    /// Emulate K CTAs per configuration (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid; with --work-budget, no more working CTAs than N warp instructions pay for, two at least) and extrapolate to the grid.
     #[arg(long, value_name = "K", default_value_t = validation::DEFAULT_SAMPLE_CTAS)]
     pub sample_ctas: u64,
+    /// Bound the emulated work of a configuration whose CTA sample grows:
+    /// its working CTAs may cost at most N warp instructions in all (at
+    /// least 2 of them run). Much faster on launches of long CTAs
+    /// (dedispersion: about 55 to 4 CPU s per configuration) at the cost of
+    /// a larger sampling error, which the results report. Default: no bound.
+    #[arg(long, value_name = "N")]
+    pub work_budget: Option<u64>,
     /// Run only this model (repeatable); default: every model.
     #[arg(long = "model", value_name = "NAME")]
     pub models: Vec<String>,
@@ -229,6 +236,7 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         sample: args.sample,
         seed: args.seed,
         sample_ctas: args.sample_ctas,
+        work_budget: args.work_budget,
         jobs,
         cache_dir,
         save_profiles,

@@ -173,6 +173,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         rows: None,
         seed: 1,
         sample_ctas: 2,
+        work_budget: None,
         jobs,
         cache_dir: Some(dir.join(cache)),
         save_profiles: (jobs == 1).then(|| saved.clone()),

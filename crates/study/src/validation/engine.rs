@@ -38,6 +38,8 @@ pub struct Engine {
     /// (`measured_by.nvrtc`): the profiles' `resources.compiler` is set to
     /// it, so the models assume that compiler's SASS lowering.
     measured_compiler: Option<profile::CompilerVersion>,
+    /// Bound on the emulated work of a grown sample (`pipeline::Options::work_budget`).
+    work_budget: Option<u64>,
 }
 
 impl Engine {
@@ -57,10 +59,18 @@ impl Engine {
             save_profiles,
             save_error: Mutex::new(None),
             measured_compiler: None,
+            work_budget: None,
         }
     }
 
     /// Assume `compiler`'s lowering in every profile (see `measured_compiler`).
+    /// Bound the warp instructions of a grown or stratified CTA sample
+    /// (`None`: the sample the error target asks for).
+    pub fn with_work_budget(mut self, budget: Option<u64>) -> Engine {
+        self.work_budget = budget;
+        self
+    }
+
     pub fn with_measured_compiler(mut self, compiler: Option<profile::CompilerVersion>) -> Engine {
         self.measured_compiler = compiler;
         self
@@ -190,6 +200,7 @@ impl Predictor for Engine {
         .map_err(PredictError::Load)?;
         let opts = pipeline::Options {
             sample_ctas: Some(self.sample_ctas),
+            work_budget: self.work_budget,
             gpu: Some(self.gpu.clone()),
             ..pipeline::Options::default()
         };

@@ -42,6 +42,8 @@ pub struct Options {
     pub seed: u64,
     /// CTAs emulated per configuration.
     pub sample_ctas: u64,
+    /// Bound on the warp instructions of a grown CTA sample (`None`: none).
+    pub work_budget: Option<u64>,
     /// Worker threads (at least one is used).
     pub jobs: usize,
     /// The PTX cache folder; `None`: compile everything, cache nothing.
@@ -110,7 +112,8 @@ pub fn run(
         cache,
         opts.save_profiles.clone(),
     )
-    .with_measured_compiler(measured_compiler);
+    .with_measured_compiler(measured_compiler)
+    .with_work_budget(opts.work_budget);
 
     let eligible: Vec<usize> = match &opts.rows {
         Some(rows) => rows.clone(),
