@@ -235,8 +235,8 @@ impl Grow<'_> {
                     continue;
                 }
                 let gr = g - gl;
-                let gain = gl * gl / (nl as f64 + p.lambda) + gr * gr / (nr as f64 + p.lambda)
-                    - parent;
+                let gain =
+                    gl * gl / (nl as f64 + p.lambda) + gr * gr / (nr as f64 + p.lambda) - parent;
                 if gain > 1e-12 && best.is_none_or(|(bg, _, _)| gain > bg) {
                     best = Some((gain, f, b));
                 }
@@ -374,7 +374,11 @@ mod tests {
         for r in x.iter().take(20) {
             let (bias, c) = b.contributions(r, 3);
             let total = bias + c.iter().sum::<f64>();
-            assert!((total - b.predict(r)).abs() < 1e-9, "{total} vs {}", b.predict(r));
+            assert!(
+                (total - b.predict(r)).abs() < 1e-9,
+                "{total} vs {}",
+                b.predict(r)
+            );
         }
     }
 
@@ -389,7 +393,15 @@ mod tests {
         for r in &x {
             assert_eq!(a.predict(r).to_bits(), back.predict(r).to_bits());
         }
-        let other = fit(&x, &y, &Params { seed: 2, ..Params::default() }).expect("fit");
+        let other = fit(
+            &x,
+            &y,
+            &Params {
+                seed: 2,
+                ..Params::default()
+            },
+        )
+        .expect("fit");
         assert_ne!(a, other, "another seed draws other rows");
     }
 
@@ -399,7 +411,17 @@ mod tests {
         assert!(fit(&[], &[], &p).is_err());
         assert!(fit(&[vec![1.0], vec![1.0, 2.0]], &[1.0, 2.0], &p).is_err());
         assert!(fit(&[vec![f64::NAN]], &[1.0], &p).is_err());
-        assert!(fit(&[vec![1.0]], &[1.0], &Params { row_fraction: 0.0, ..p }).is_err());
+        assert!(
+            fit(
+                &[vec![1.0]],
+                &[1.0],
+                &Params {
+                    row_fraction: 0.0,
+                    ..p
+                }
+            )
+            .is_err()
+        );
     }
 
     #[test]

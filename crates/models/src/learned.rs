@@ -129,7 +129,11 @@ pub fn feature_names() -> Vec<String> {
 
 /// `ln(x)` for a positive finite `x`, else 0.
 fn ln(x: f64) -> f64 {
-    if x.is_finite() && x > 0.0 { x.ln() } else { 0.0 }
+    if x.is_finite() && x > 0.0 {
+        x.ln()
+    } else {
+        0.0
+    }
 }
 
 /// `a / b` when both are finite and `b` is not 0, else 0.
@@ -173,8 +177,7 @@ pub fn features(
         ln(profile.launch.blocks() as f64),
         profile.launch.threads_per_block() as f64,
         f64::from(profile.resources.registers_per_thread),
-        (profile.resources.static_shared_per_block + profile.launch.dynamic_shared) as f64
-            / 1024.0,
+        (profile.resources.static_shared_per_block + profile.launch.dynamic_shared) as f64 / 1024.0,
         occ.occupancy,
         f64::from(occ.active_blocks_per_sm),
         ln(total / warps),
@@ -293,7 +296,12 @@ pub fn predict_with(
     }
     let (_, contrib) = file.contributions(&x);
     let mut order: Vec<usize> = (0..contrib.len()).collect();
-    order.sort_by(|&a, &b| contrib[b].abs().total_cmp(&contrib[a].abs()).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| {
+        contrib[b]
+            .abs()
+            .total_cmp(&contrib[a].abs())
+            .then(a.cmp(&b))
+    });
     let top: Vec<usize> = order
         .into_iter()
         .take(SHOWN_CONTRIBUTIONS)
