@@ -38,6 +38,7 @@ enum Command {
     Fit(cmd::fit::Args),
     Validate(cmd::validate::Args),
     Tune(cmd::tune::Args),
+    Learn(cmd::learn::Args),
     Combinators(cmd::combinators::Args),
     Conformance(cmd::conformance::Args),
 }
@@ -77,6 +78,7 @@ fn main() {
         Command::Fit(a) => cmd::fit::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Tune(a) => cmd::tune::run(a),
+        Command::Learn(a) => cmd::learn::run(a),
         Command::Combinators(a) => cmd::combinators::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),
     };

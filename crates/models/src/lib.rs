@@ -12,12 +12,15 @@
 //! rounding and KLARAPTOR modes), [`gpuperf`] (with its potential-benefit
 //! what-ifs), [`tmm`], [`mcm`] (Graham-Brent bound), [`roofline`] (classic and
 //! hierarchical, plus an SVG chart). [`registry`] lists them by name, runs
-//! any one, and measures how far a set of predictions agree. [`derive`] holds
+//! any one, and measures how far a set of predictions agree. [`learned`]
+//! is the trained model of issue 30 (gradient-boosted trees over the
+//! others' outputs, the profile and the GPU). [`derive`] holds
 //! the profile-to-launch derivations the adapters share. Nothing here prints.
 
 pub mod derive;
 pub mod gpuperf;
 pub mod kothapalli;
+pub mod learned;
 pub mod mcm;
 pub mod mwp_cwp;
 mod prediction;

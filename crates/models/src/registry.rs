@@ -6,11 +6,12 @@ use profile::KernelProfile;
 use crate::kothapalli::{self, Variant};
 use crate::mwp_cwp::{self, Mode};
 use crate::prediction::{ModelError, Prediction};
-use crate::{gpuperf, mcm, roofline, timing, tmm};
+use crate::{gpuperf, learned, mcm, roofline, timing, tmm};
 
 /// Every model name, in display order. The first [`DEFAULT_MODELS`] are run
-/// when no model is named; the MWP-CWP rounding variants only on request.
-pub const MODEL_NAMES: [&str; 11] = [
+/// when no model is named; the MWP-CWP rounding variants and `learned`
+/// (which reads a trained model file) only on request.
+pub const MODEL_NAMES: [&str; 12] = [
     "kothapalli-max",
     "kothapalli-sum",
     "mwp-cwp",
@@ -22,6 +23,7 @@ pub const MODEL_NAMES: [&str; 11] = [
     "timing",
     "mwp-cwp-paper",
     "mwp-cwp-klaraptor",
+    "learned",
 ];
 
 /// How many of [`MODEL_NAMES`] run by default.
@@ -46,6 +48,7 @@ pub fn predict(
         "roofline" => roofline::adapter::predict(profile, gpu, occ, false),
         "roofline-hierarchical" => roofline::adapter::predict(profile, gpu, occ, true),
         "timing" => timing::adapter::predict(profile, gpu, occ),
+        "learned" => learned::predict(profile, gpu, occ),
         other => Err(ModelError::UnknownModel {
             name: other.to_string(),
             known: MODEL_NAMES.join(", "),

@@ -29,6 +29,7 @@
 pub mod error;
 pub mod evaluate;
 pub mod launch_spec;
+pub mod learning;
 pub mod message;
 pub mod ptx_cache;
 pub mod ranking;

@@ -8,6 +8,7 @@ pub mod compile;
 pub mod conformance;
 pub mod fit;
 pub mod gpus;
+pub mod learn;
 pub mod measure;
 pub mod petri;
 pub mod predict;

@@ -185,8 +185,10 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         return Err(CliError::usage("--sample must be at least 1"));
     }
     let models = if args.models.is_empty() {
+        // `learned` reads a trained model file: scored only when named.
         models::registry::MODEL_NAMES
             .iter()
+            .filter(|s| **s != models::learned::NAME)
             .map(|s| s.to_string())
             .collect()
     } else {

@@ -136,6 +136,15 @@ impl Rendered for study::TargetError {
     }
 }
 
+impl Rendered for study::learning::LearningError {
+    fn is_diagnostic(&self) -> bool {
+        !matches!(
+            self,
+            Self::CheckPart { .. } | Self::NoSamples | Self::Learn(_)
+        )
+    }
+}
+
 impl Rendered for study::StudyError {
     fn is_diagnostic(&self) -> bool {
         match self {

@@ -1,0 +1,168 @@
+//! `ptxperf learn`: train the `learned` model on the development part of the
+//! split from saved profiles and measured data (`study::learning`), or
+//! cross-validate it by GPU and by kernel.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use learn::{Params, Target};
+use study::learning::{self, FoldScore, HoldOut, Sample, TrainOptions};
+use validate::split::{Part, Split};
+
+use crate::error::CliError;
+use crate::output::{emit, write_file};
+
+/// Train the `learned` model (gradient-boosted trees over profile, GPU and
+/// model features) on the development part of the split, or cross-validate it.
+///
+/// SOURCES.toml lists `[[source]]` tables (`gpu`, `experiment`, `data`, paths
+/// relative to the current directory); every configuration of a data file
+/// with a profile saved under `--profiles DIR/<gpu>/` (by `ptxperf validate
+/// --save-profiles DIR`) and a measured time is a sample. Training reads the
+/// development part only and writes the same bytes on every run.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  ptxperf learn data/learned/sources.toml --profiles PROFILES
+                                        train on the development part, write data/learned/model.json
+  ptxperf learn data/learned/sources.toml --profiles PROFILES --target log-time --out m.json
+                                        predict ln(time) instead of a correction on the timing model
+  ptxperf learn data/learned/sources.toml --profiles PROFILES --cross-validate --part check
+                                        leave one GPU out, then one kernel out, scored on the check part")]
+pub struct Args {
+    /// The sources file: which data file goes with which GPU and experiment.
+    #[arg(value_name = "SOURCES.toml")]
+    pub sources: PathBuf,
+    /// Saved profiles (`DIR/<gpu>/<configuration>.toml`).
+    #[arg(long, value_name = "DIR")]
+    pub profiles: PathBuf,
+    /// The split file (default: data/split.toml).
+    #[arg(long, value_name = "FILE", default_value = "data/split.toml")]
+    pub split: PathBuf,
+    /// What the trees predict: `correction` (ln of measured over the timing
+    /// model) or `log-time` (ln of the time).
+    #[arg(long, value_name = "T", default_value = "correction")]
+    pub target: String,
+    /// Where the model file goes.
+    #[arg(long, value_name = "FILE", default_value = models::learned::DEFAULT_MODEL)]
+    pub out: PathBuf,
+    /// Boosting rounds per member.
+    #[arg(long, value_name = "N")]
+    pub trees: Option<usize>,
+    /// Ensemble members (their spread is the interval).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub members: usize,
+    /// Cross-validate (hold out each GPU, then each kernel) instead of
+    /// training; prints Markdown tables and writes nothing.
+    #[arg(long)]
+    pub cross_validate: bool,
+    /// With --cross-validate: the part of the held-out GPU or kernel that is
+    /// scored (`check` or `development`).
+    #[arg(
+        long,
+        value_name = "PART",
+        default_value = "check",
+        requires = "cross_validate"
+    )]
+    pub part: String,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let target = Target::parse(&args.target).ok_or_else(|| {
+        CliError::usage(format!("--target {}: correction or log-time", args.target))
+    })?;
+    let part = Part::parse(&args.part)
+        .ok_or_else(|| CliError::usage(format!("--part {}: development or check", args.part)))?;
+    let split = Split::load(&args.split).map_err(|e| CliError::of(&e))?;
+    let catalog = arch::Catalog::bundled().map_err(|e| CliError::of(&e))?;
+    let sources = learning::read_sources(&args.sources).map_err(|e| CliError::of(&e))?;
+    let samples = learning::collect(&sources, &args.profiles, &split, &catalog)
+        .map_err(|e| CliError::of(&e))?;
+    let mut params = Params::default();
+    if let Some(t) = args.trees {
+        params.trees = t;
+    }
+    let opts = TrainOptions {
+        target,
+        params,
+        members: args.members,
+        split: args.split.display().to_string(),
+    };
+    if args.cross_validate {
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "{} samples ({} development, {} check); target {}; scored: the {} part of the held-out GPU or kernel",
+            samples.len(),
+            samples
+                .iter()
+                .filter(|s| s.part == Part::Development)
+                .count(),
+            samples.iter().filter(|s| s.part == Part::Check).count(),
+            target.name(),
+            part.name()
+        );
+        for hold in [HoldOut::Gpu, HoldOut::Kernel] {
+            let folds = learning::cross_validate(&samples, hold, part, &opts)
+                .map_err(|e| CliError::of(&e))?;
+            text.push_str(&render_folds(hold, &folds));
+        }
+        return emit(&text);
+    }
+    let dev: Vec<Sample> = samples
+        .into_iter()
+        .filter(|s| s.part == Part::Development)
+        .collect();
+    let file = learning::train(&dev, &opts).map_err(|e| CliError::of(&e))?;
+    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::user(format!("{}: cannot create: {e}", dir.display())))?;
+    }
+    write_file(&args.out, file.to_json())?;
+    let mut text = format!(
+        "trained on {} development configurations of {} GPUs ({}), kernels {}; target {}; {} members of {} trees; wrote {}\nlargest feature importances (share of split gain):\n",
+        file.training.samples,
+        file.training.gpus.len(),
+        file.training.gpus.join(", "),
+        file.training.kernels.join(", "),
+        target.name(),
+        file.members.len(),
+        file.params.trees,
+        args.out.display()
+    );
+    for (name, share) in file.importances.iter().take(10) {
+        let _ = writeln!(text, "  {share:>6.3}  {name}");
+    }
+    emit(&text)
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"))
+}
+
+/// One Markdown table per hold-out: learned beside timing, per dataset.
+fn render_folds(hold: HoldOut, folds: &[FoldScore]) -> String {
+    let mut t = format!(
+        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | timing best ratio | learned pred/meas | timing pred/meas |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        hold.name()
+    );
+    for f in folds {
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.3} | {:.3} |",
+            f.held_out,
+            f.gpu,
+            f.kernel,
+            f.trained_on,
+            f.scored,
+            f.learned.mape,
+            f.timing.mape,
+            opt(f.learned.spearman),
+            opt(f.timing.spearman),
+            f.learned.best_ratio,
+            f.timing.best_ratio,
+            f.learned.median_ratio,
+            f.timing.median_ratio
+        );
+    }
+    t
+}

@@ -1,0 +1,165 @@
+//! `ptxperf learn` on the committed profiles (docs/validation/profiles.tar.xz):
+//! training twice on a small fixture (the H100 data of data/measured, in the
+//! repository) writes the same bytes, the committed model file is what
+//! training gives today (with the shared ground truth beside the
+//! repository; on CI its absence fails), `--model learned` predicts with it,
+//! and a missing model file falls back to the timing model with a message.
+//!
+//! Needs python3 to unpack the archive, as the report script does.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ptxperf(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("ptxperf runs")
+}
+
+/// The archive unpacked into a fresh folder named after `tag`.
+fn profiles(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxperf-learn-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let unpack = Command::new("python3")
+        .arg(root().join("scripts/profiles-archive.py"))
+        .arg("unpack")
+        .arg(root().join("docs/validation/profiles.tar.xz"))
+        .arg(&dir)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        unpack.status.success(),
+        "unpack: {}",
+        String::from_utf8_lossy(&unpack.stderr)
+    );
+    dir
+}
+
+const H100_SOURCES: &str = r#"
+[[source]]
+gpu = "h100-sxm5-80gb"
+experiment = "experiments/convolution.toml"
+data = "data/measured/h100-sxm5-80gb/convolution.json.gz"
+
+[[source]]
+gpu = "h100-sxm5-80gb"
+experiment = "experiments/dedispersion.toml"
+data = "data/measured/h100-sxm5-80gb/dedispersion.json.gz"
+"#;
+
+#[test]
+fn retraining_a_fixture_writes_the_same_bytes_and_predicts_with_it() {
+    let dir = profiles("fixture");
+    let sources = dir.join("sources.toml");
+    std::fs::write(&sources, H100_SOURCES).expect("write sources");
+    let mut files = Vec::new();
+    for n in ["a", "b"] {
+        let out = dir.join(format!("model-{n}.json"));
+        let o = ptxperf(&[
+            "learn",
+            sources.to_str().expect("utf-8"),
+            "--profiles",
+            dir.to_str().expect("utf-8"),
+            "--trees",
+            "30",
+            "--members",
+            "3",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            text.contains("trained on") && text.contains("h100-sxm5-80gb"),
+            "{text}"
+        );
+        files.push(std::fs::read(&out).expect("model file"));
+    }
+    assert_eq!(files[0], files[1], "two trainings wrote different bytes");
+
+    // Predict with the fixture's model on one of its profiles.
+    let gpu_dir = dir.join("h100-sxm5-80gb");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&gpu_dir)
+        .expect("profiles")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().contains("filter_width"))
+        .collect();
+    names.sort();
+    let profile = names.first().expect("a convolution profile").clone();
+    let o = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .current_dir(root())
+        .env("PTXPERF_LEARNED_MODEL", dir.join("model-a.json"))
+        .args(["predict", "--profile"])
+        .arg(&profile)
+        .args(["--gpu", "h100-sxm5-80gb", "--model", "learned", "--json"])
+        .output()
+        .expect("ptxperf runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for key in [
+        "low_seconds",
+        "high_seconds",
+        "timing_seconds",
+        "contribution:",
+    ] {
+        assert!(text.contains(key), "no {key} in {text}");
+    }
+
+    // No model file: the timing model's time, said so.
+    let o = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .current_dir(root())
+        .env("PTXPERF_LEARNED_MODEL", dir.join("missing.json"))
+        .args(["predict", "--profile"])
+        .arg(&profile)
+        .args(["--gpu", "h100-sxm5-80gb", "--model", "learned"])
+        .output()
+        .expect("ptxperf runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("no learned model") && text.contains("missing.json"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_committed_model_is_what_training_gives() {
+    let groundtruth = root().join("../shared/data/groundtruth");
+    if !groundtruth.is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: the shared ground-truth folder is missing at {}",
+            groundtruth.display()
+        );
+        eprintln!(
+            "skipped: shared ground-truth data not found at {}",
+            groundtruth.display()
+        );
+        return;
+    }
+    let dir = profiles("committed");
+    let out = dir.join("model.json");
+    let o = ptxperf(&[
+        "learn",
+        "data/learned/sources.toml",
+        "--profiles",
+        dir.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let trained = std::fs::read(&out).expect("model file");
+    let committed = std::fs::read(root().join("data/learned/model.json")).expect("committed model");
+    assert!(
+        trained == committed,
+        "data/learned/model.json is not what `ptxperf learn data/learned/sources.toml --profiles <docs/validation/profiles.tar.xz unpacked>` gives: retrain and commit it"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,435 @@
+//! Gradient-boosted regression trees with histogram splits (squared loss).
+//!
+//! Deliberately small and sequential: every sum runs over the rows in their
+//! input order, ties between splits go to the lower feature and the lower
+//! bin, and row subsampling draws from [`prng::Rng`] with a fixed seed, so
+//! the same data and [`Params`] give the same trees, bit for bit, on any
+//! machine and thread count. Thresholds and leaf values are stored as `f32`
+//! (the model file stays small) and training uses the stored values, so a
+//! loaded model predicts exactly what training saw.
+
+use serde::{Deserialize, Serialize};
+
+use crate::LearnError;
+
+/// Hyper-parameters of one booster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Boosting rounds (one tree each).
+    pub trees: usize,
+    /// Largest depth of a tree (a root-only tree has depth 0).
+    pub depth: usize,
+    /// Shrinkage applied to every leaf value.
+    pub learning_rate: f64,
+    /// Fewest training rows in a leaf.
+    pub min_leaf: usize,
+    /// Most histogram bins per feature (at least 2).
+    pub bins: usize,
+    /// L2 penalty on leaf values (added to the row count of a leaf).
+    pub lambda: f64,
+    /// Share of the rows each tree is grown on, drawn without replacement
+    /// (1: every row).
+    pub row_fraction: f64,
+    /// Seed of the row draws.
+    pub seed: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            trees: 150,
+            depth: 3,
+            learning_rate: 0.08,
+            min_leaf: 5,
+            bins: 32,
+            lambda: 1.0,
+            row_fraction: 0.8,
+            seed: 1,
+        }
+    }
+}
+
+/// One node: a split when `feature` is set (rows with `x[feature] <=
+/// threshold` go to `left`), else a leaf. `value` is what the node would
+/// predict as a leaf; per-feature contributions are the changes of `value`
+/// along a row's path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    #[serde(rename = "f", default, skip_serializing_if = "Option::is_none")]
+    pub feature: Option<usize>,
+    #[serde(rename = "t", default, skip_serializing_if = "is_zero")]
+    pub threshold: f32,
+    #[serde(rename = "l", default, skip_serializing_if = "is_zero_usize")]
+    pub left: usize,
+    #[serde(rename = "r", default, skip_serializing_if = "is_zero_usize")]
+    pub right: usize,
+    #[serde(rename = "v")]
+    pub value: f32,
+    /// Loss reduction of the split (0 for a leaf), for importances.
+    #[serde(rename = "g", default, skip_serializing_if = "is_zero")]
+    pub gain: f32,
+}
+
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
+}
+
+fn is_zero_usize(x: &usize) -> bool {
+    *x == 0
+}
+
+/// One regression tree; node 0 is the root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// The leaf value for `x`, and the per-feature changes along its path
+    /// (added into `contrib`, which must have one slot per feature).
+    fn walk(&self, x: &[f64], mut contrib: Option<&mut [f64]>) -> f64 {
+        let mut i = 0;
+        loop {
+            let Some(node) = self.nodes.get(i) else {
+                return 0.0;
+            };
+            let Some(f) = node.feature else {
+                return f64::from(node.value);
+            };
+            let v = x.get(f).copied().unwrap_or(0.0);
+            let next = if v <= f64::from(node.threshold) {
+                node.left
+            } else {
+                node.right
+            };
+            if let (Some(c), Some(child)) = (contrib.as_deref_mut(), self.nodes.get(next))
+                && let Some(slot) = c.get_mut(f)
+            {
+                *slot += f64::from(child.value) - f64::from(node.value);
+            }
+            if next <= i {
+                // A malformed file: never loop.
+                return f64::from(node.value);
+            }
+            i = next;
+        }
+    }
+}
+
+/// A trained booster: `base` plus the sum of its trees.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Booster {
+    pub base: f64,
+    pub trees: Vec<Tree>,
+}
+
+impl Booster {
+    /// The prediction for one row of features.
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        self.base + self.trees.iter().map(|t| t.walk(x, None)).sum::<f64>()
+    }
+
+    /// The prediction as a bias (the base and the roots' values) plus one
+    /// contribution per feature (Saabas: the change of the node value at
+    /// each split on the path); they add up to [`Booster::predict`].
+    pub fn contributions(&self, x: &[f64], features: usize) -> (f64, Vec<f64>) {
+        let mut c = vec![0.0; features];
+        let mut bias = self.base;
+        for t in &self.trees {
+            bias += t.nodes.first().map_or(0.0, |n| f64::from(n.value));
+            t.walk(x, Some(&mut c));
+        }
+        (bias, c)
+    }
+
+    /// Total split gain per feature.
+    pub fn gains(&self, features: usize) -> Vec<f64> {
+        let mut g = vec![0.0; features];
+        for n in self.trees.iter().flat_map(|t| &t.nodes) {
+            if let Some(slot) = n.feature.and_then(|f| g.get_mut(f)) {
+                *slot += f64::from(n.gain);
+            }
+        }
+        g
+    }
+}
+
+/// Bin edges of one feature: up to `bins - 1` cut points (as `f32`, then
+/// widened) between distinct training values, at their quantiles.
+fn cuts(values: &[f64], bins: usize) -> Vec<f64> {
+    let mut v: Vec<f64> = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    if v.len() < 2 {
+        return Vec::new();
+    }
+    let mids: Vec<f64> = v.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+    let wanted = bins.max(2) - 1;
+    let picked: Vec<f64> = if mids.len() <= wanted {
+        mids
+    } else {
+        (1..=wanted)
+            .map(|k| mids[(k * mids.len()) / (wanted + 1)])
+            .collect()
+    };
+    let mut out: Vec<f64> = picked.into_iter().map(|c| f64::from(c as f32)).collect();
+    out.dedup();
+    out
+}
+
+/// Rows of one node being grown.
+struct Grow<'a> {
+    binned: &'a [Vec<u16>],
+    cuts: &'a [Vec<f64>],
+    residual: &'a [f64],
+    params: &'a Params,
+    nodes: Vec<Node>,
+}
+
+impl Grow<'_> {
+    fn leaf_value(&self, rows: &[usize]) -> f32 {
+        let g: f64 = rows.iter().map(|&r| self.residual[r]).sum();
+        (self.params.learning_rate * g / (rows.len() as f64 + self.params.lambda)) as f32
+    }
+
+    /// Grow the node for `rows` at `depth`; returns its index.
+    fn node(&mut self, rows: Vec<usize>, depth: usize) -> usize {
+        let me = self.nodes.len();
+        let value = self.leaf_value(&rows);
+        self.nodes.push(Node {
+            feature: None,
+            threshold: 0.0,
+            left: 0,
+            right: 0,
+            value,
+            gain: 0.0,
+        });
+        let p = self.params;
+        let min_leaf = p.min_leaf.max(1);
+        if depth >= p.depth || rows.len() < 2 * min_leaf {
+            return me;
+        }
+        let n = rows.len() as f64;
+        let g: f64 = rows.iter().map(|&r| self.residual[r]).sum();
+        let parent = g * g / (n + p.lambda);
+        // (gain, feature, bin)
+        let mut best: Option<(f64, usize, usize)> = None;
+        for (f, fc) in self.cuts.iter().enumerate() {
+            if fc.is_empty() {
+                continue;
+            }
+            let mut sum = vec![0.0; fc.len() + 1];
+            let mut count = vec![0usize; fc.len() + 1];
+            for &r in &rows {
+                let b = usize::from(self.binned[f][r]);
+                sum[b] += self.residual[r];
+                count[b] += 1;
+            }
+            let (mut gl, mut nl) = (0.0, 0usize);
+            for b in 0..fc.len() {
+                gl += sum[b];
+                nl += count[b];
+                let nr = rows.len() - nl;
+                if nl < min_leaf || nr < min_leaf {
+                    continue;
+                }
+                let gr = g - gl;
+                let gain =
+                    gl * gl / (nl as f64 + p.lambda) + gr * gr / (nr as f64 + p.lambda) - parent;
+                if gain > 1e-12 && best.is_none_or(|(bg, _, _)| gain > bg) {
+                    best = Some((gain, f, b));
+                }
+            }
+        }
+        let Some((gain, f, b)) = best else {
+            return me;
+        };
+        let (left, right): (Vec<usize>, Vec<usize>) = rows
+            .iter()
+            .partition(|&&r| usize::from(self.binned[f][r]) <= b);
+        let l = self.node(left, depth + 1);
+        let r = self.node(right, depth + 1);
+        let node = &mut self.nodes[me];
+        node.feature = Some(f);
+        node.threshold = self.cuts[f][b] as f32;
+        node.left = l;
+        node.right = r;
+        node.gain = gain as f32;
+        me
+    }
+}
+
+/// Fit a booster to rows `x` (each of the same length) and targets `y`.
+pub fn fit(x: &[Vec<f64>], y: &[f64], params: &Params) -> Result<Booster, LearnError> {
+    let n = x.len();
+    if n == 0 || n != y.len() {
+        return Err(LearnError::Data(format!(
+            "{n} feature rows and {} targets: need the same number, at least one",
+            y.len()
+        )));
+    }
+    let width = x[0].len();
+    if let Some((i, row)) = x.iter().enumerate().find(|(_, r)| r.len() != width) {
+        return Err(LearnError::Data(format!(
+            "row {i} has {} features, row 0 has {width}",
+            row.len()
+        )));
+    }
+    if let Some(i) = (0..n).find(|&i| !y[i].is_finite() || x[i].iter().any(|v| !v.is_finite())) {
+        return Err(LearnError::Data(format!(
+            "row {i} has a target or feature that is not finite"
+        )));
+    }
+    if !(params.row_fraction > 0.0 && params.row_fraction <= 1.0) || params.bins > 65_535 {
+        return Err(LearnError::Data(format!(
+            "row_fraction must be in (0, 1] and bins at most 65535, got {} and {}",
+            params.row_fraction, params.bins
+        )));
+    }
+    let cuts: Vec<Vec<f64>> = (0..width)
+        .map(|f| cuts(&x.iter().map(|r| r[f]).collect::<Vec<_>>(), params.bins))
+        .collect();
+    let binned: Vec<Vec<u16>> = (0..width)
+        .map(|f| {
+            x.iter()
+                .map(|r| cuts[f].partition_point(|&c| c < r[f]) as u16)
+                .collect()
+        })
+        .collect();
+    let base = y.iter().sum::<f64>() / n as f64;
+    let mut pred = vec![base; n];
+    let mut rng = prng::Rng::new(params.seed);
+    let take = ((n as f64 * params.row_fraction).round() as usize).clamp(1, n);
+    let mut trees = Vec::with_capacity(params.trees);
+    for _ in 0..params.trees {
+        let residual: Vec<f64> = (0..n).map(|i| y[i] - pred[i]).collect();
+        let rows: Vec<usize> = if take == n {
+            (0..n).collect()
+        } else {
+            // A partial Fisher-Yates shuffle, then the rows in input order.
+            let mut all: Vec<usize> = (0..n).collect();
+            for i in 0..take {
+                let j = i + prng::below_u64((n - i) as u64, || rng.next_u64()) as usize;
+                all.swap(i, j);
+            }
+            let mut chosen = all[..take].to_vec();
+            chosen.sort_unstable();
+            chosen
+        };
+        let mut grow = Grow {
+            binned: &binned,
+            cuts: &cuts,
+            residual: &residual,
+            params,
+            nodes: Vec::new(),
+        };
+        grow.node(rows, 0);
+        let tree = Tree { nodes: grow.nodes };
+        for (i, p) in pred.iter_mut().enumerate() {
+            *p += tree.walk(&x[i], None);
+        }
+        trees.push(tree);
+    }
+    Ok(Booster { base, trees })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(n: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
+        let mut rng = prng::Rng::new(7);
+        let mut x = Vec::new();
+        let mut y = Vec::new();
+        for _ in 0..n {
+            let a = rng.next_f64() * 4.0;
+            let b = rng.next_f64();
+            let noise = rng.next_f64() * 0.01;
+            x.push(vec![a, b, noise]);
+            y.push(if a > 2.0 { 1.0 } else { 0.0 } + 0.5 * b);
+        }
+        (x, y)
+    }
+
+    #[test]
+    fn learns_a_step_and_a_slope() {
+        let (x, y) = data(400);
+        let b = fit(&x, &y, &Params::default()).expect("fit");
+        let err: f64 = x
+            .iter()
+            .zip(&y)
+            .map(|(r, t)| (b.predict(r) - t).abs())
+            .sum::<f64>()
+            / y.len() as f64;
+        assert!(err < 0.06, "mean abs error {err}");
+        let g = b.gains(3);
+        assert!(g[0] > g[1] && g[1] > g[2], "gains {g:?}");
+    }
+
+    #[test]
+    fn contributions_add_up() {
+        let (x, y) = data(200);
+        let b = fit(&x, &y, &Params::default()).expect("fit");
+        for r in x.iter().take(20) {
+            let (bias, c) = b.contributions(r, 3);
+            let total = bias + c.iter().sum::<f64>();
+            assert!(
+                (total - b.predict(r)).abs() < 1e-9,
+                "{total} vs {}",
+                b.predict(r)
+            );
+        }
+    }
+
+    #[test]
+    fn same_data_same_trees_and_a_round_trip() {
+        let (x, y) = data(150);
+        let a = fit(&x, &y, &Params::default()).expect("fit");
+        let b = fit(&x, &y, &Params::default()).expect("fit");
+        assert_eq!(a, b);
+        let text = serde_json::to_string(&a).expect("json");
+        let back: Booster = serde_json::from_str(&text).expect("parse");
+        for r in &x {
+            assert_eq!(a.predict(r).to_bits(), back.predict(r).to_bits());
+        }
+        let other = fit(
+            &x,
+            &y,
+            &Params {
+                seed: 2,
+                ..Params::default()
+            },
+        )
+        .expect("fit");
+        assert_ne!(a, other, "another seed draws other rows");
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let p = Params::default();
+        assert!(fit(&[], &[], &p).is_err());
+        assert!(fit(&[vec![1.0], vec![1.0, 2.0]], &[1.0, 2.0], &p).is_err());
+        assert!(fit(&[vec![f64::NAN]], &[1.0], &p).is_err());
+        assert!(
+            fit(
+                &[vec![1.0]],
+                &[1.0],
+                &Params {
+                    row_fraction: 0.0,
+                    ..p
+                }
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn constant_data_is_one_leaf() {
+        let x = vec![vec![1.0, 2.0]; 30];
+        let y = vec![3.0; 30];
+        let b = fit(&x, &y, &Params::default()).expect("fit");
+        assert!(b.trees.iter().all(|t| t.nodes.len() == 1));
+        assert_eq!(b.predict(&[1.0, 2.0]), 3.0);
+    }
+}

@@ -1,0 +1,293 @@
+//! learn: the learner behind the `learned` model (issue 30).
+//!
+//! [`gbt`] is a small gradient-boosted regression tree learner (histogram
+//! splits, squared loss, fixed seeds, no threads); [`ModelFile`] is an
+//! ensemble of boosters trained on different row draws, with the names of
+//! its features and what it predicts, as the JSON file that
+//! `ptxperf learn` writes and the `learned` model reads. The ensemble's
+//! members give the interval (their smallest and largest prediction).
+//! Which learner and why: docs/validation/learned.md.
+
+pub mod gbt;
+
+use serde::{Deserialize, Serialize};
+
+pub use gbt::{Booster, Params};
+
+/// The `format` of every model file this version writes and reads.
+pub const FORMAT: &str = "ptxperf-learned/1";
+
+/// Why learning or loading failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LearnError {
+    /// The training data cannot be fitted (shape, non-finite values).
+    #[error("training data: {0}")]
+    Data(String),
+    /// A model file is not one this version reads.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// What the ensemble predicts, in natural-log space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// `ln(measured / timing model)`: a correction factor on the timing model.
+    Correction,
+    /// `ln(measured seconds)`.
+    LogTime,
+}
+
+impl Target {
+    /// Name as the command line and the file write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Correction => "correction",
+            Target::LogTime => "log_time",
+        }
+    }
+
+    /// Parse a command-line name (`correction`, `log-time` or `log_time`).
+    pub fn parse(s: &str) -> Option<Target> {
+        match s {
+            "correction" => Some(Target::Correction),
+            "log-time" | "log_time" => Some(Target::LogTime),
+            _ => None,
+        }
+    }
+}
+
+/// Where the training data came from (recorded in the file, never read by
+/// prediction).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Training {
+    /// The part of the split every training configuration is in.
+    pub part: String,
+    /// The split file.
+    pub split: String,
+    /// Training configurations (one per GPU and configuration).
+    pub samples: usize,
+    /// The GPUs (catalog ids), sorted.
+    pub gpus: Vec<String>,
+    /// The kernels, sorted.
+    pub kernels: Vec<String>,
+}
+
+/// A trained ensemble as the model file holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelFile {
+    /// [`FORMAT`].
+    pub format: String,
+    pub target: Target,
+    /// Feature names, the order of every feature row.
+    pub features: Vec<String>,
+    /// The parameters of member 0 (member `i` has seed `seed + i`).
+    pub params: Params,
+    pub training: Training,
+    /// Split gain per feature over all members, as a share of the total,
+    /// largest first (features that never split are left out).
+    pub importances: Vec<(String, f64)>,
+    pub members: Vec<Booster>,
+}
+
+/// The ensemble's answer for one row, in target units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnsemblePrediction {
+    /// Mean of the members.
+    pub mean: f64,
+    /// Smallest member.
+    pub low: f64,
+    /// Largest member.
+    pub high: f64,
+}
+
+/// Train `members` boosters on `x`, `y` (member `i` with seed
+/// `params.seed + i`), sequentially.
+pub fn train(
+    x: &[Vec<f64>],
+    y: &[f64],
+    params: &Params,
+    members: usize,
+) -> Result<Vec<Booster>, LearnError> {
+    (0..members.max(1) as u64)
+        .map(|i| {
+            let p = Params {
+                seed: params.seed.wrapping_add(i),
+                ..params.clone()
+            };
+            gbt::fit(x, y, &p)
+        })
+        .collect()
+}
+
+impl ModelFile {
+    /// Assemble a model file, computing the importances.
+    pub fn new(
+        target: Target,
+        features: Vec<String>,
+        params: Params,
+        training: Training,
+        members: Vec<Booster>,
+    ) -> ModelFile {
+        let mut gains = vec![0.0; features.len()];
+        for m in &members {
+            for (g, v) in gains.iter_mut().zip(m.gains(features.len())) {
+                *g += v;
+            }
+        }
+        let total: f64 = gains.iter().sum();
+        let mut importances: Vec<(String, f64)> = features
+            .iter()
+            .zip(&gains)
+            .filter(|&(_, &g)| g > 0.0 && total > 0.0)
+            .map(|(n, &g)| (n.clone(), round6(g / total)))
+            .collect();
+        importances.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ModelFile {
+            format: FORMAT.to_string(),
+            target,
+            features,
+            params,
+            training,
+            importances,
+            members,
+        }
+    }
+
+    /// Parse a model file; `path` names it in errors.
+    pub fn parse(text: &str, path: &str) -> Result<ModelFile, LearnError> {
+        let file: ModelFile = serde_json::from_str(text).map_err(|e| LearnError::File {
+            path: path.to_string(),
+            message: format!("not a learned model file: {e}"),
+        })?;
+        if file.format != FORMAT {
+            return Err(LearnError::File {
+                path: path.to_string(),
+                message: format!("format `{}`, this version reads `{FORMAT}`", file.format),
+            });
+        }
+        if file.members.is_empty() {
+            return Err(LearnError::File {
+                path: path.to_string(),
+                message: "no ensemble members".to_string(),
+            });
+        }
+        Ok(file)
+    }
+
+    /// The file's text: pretty at the top, one line per member, and the same
+    /// bytes for the same model.
+    pub fn to_json(&self) -> String {
+        // serde_json writes floats in their shortest round-trip form and
+        // fields in declaration order: deterministic.
+        serde_json::to_string(self).unwrap_or_default() + "\n"
+    }
+
+    /// The members' mean, smallest and largest prediction for one row.
+    pub fn predict(&self, x: &[f64]) -> EnsemblePrediction {
+        let preds: Vec<f64> = self.members.iter().map(|m| m.predict(x)).collect();
+        let n = preds.len().max(1) as f64;
+        EnsemblePrediction {
+            mean: preds.iter().sum::<f64>() / n,
+            low: preds.iter().copied().fold(f64::INFINITY, f64::min),
+            high: preds.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+
+    /// Per-feature contributions to [`ModelFile::predict`]'s mean (the
+    /// members' mean of [`Booster::contributions`]), with the bias.
+    pub fn contributions(&self, x: &[f64]) -> (f64, Vec<f64>) {
+        let k = self.features.len();
+        let mut bias = 0.0;
+        let mut c = vec![0.0; k];
+        for m in &self.members {
+            let (b, mc) = m.contributions(x, k);
+            bias += b;
+            for (s, v) in c.iter_mut().zip(mc) {
+                *s += v;
+            }
+        }
+        let n = self.members.len().max(1) as f64;
+        (bias / n, c.into_iter().map(|v| v / n).collect())
+    }
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file() -> (ModelFile, Vec<Vec<f64>>) {
+        let x: Vec<Vec<f64>> = (0..60)
+            .map(|i| vec![f64::from(i), f64::from(i % 7)])
+            .collect();
+        let y: Vec<f64> = x.iter().map(|r| r[0] / 10.0 + r[1]).collect();
+        let p = Params {
+            trees: 30,
+            ..Params::default()
+        };
+        let members = train(&x, &y, &p, 4).expect("train");
+        let training = Training {
+            part: "development".into(),
+            split: "data/split.toml".into(),
+            samples: 60,
+            gpus: vec!["g".into()],
+            kernels: vec!["k".into()],
+        };
+        (
+            ModelFile::new(
+                Target::Correction,
+                vec!["a".into(), "b".into()],
+                p,
+                training,
+                members,
+            ),
+            x,
+        )
+    }
+
+    #[test]
+    fn file_round_trips_to_the_same_bytes_and_predictions() {
+        let (f, x) = file();
+        let text = f.to_json();
+        let back = ModelFile::parse(&text, "m.json").expect("parse");
+        assert_eq!(back.to_json(), text);
+        for r in &x {
+            assert_eq!(f.predict(r), back.predict(r));
+        }
+        let p = f.predict(&x[10]);
+        assert!(p.low <= p.mean && p.mean <= p.high, "{p:?}");
+        assert_eq!(f.importances.len(), 2);
+        let total: f64 = f.importances.iter().map(|i| i.1).sum();
+        assert!((total - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn contributions_add_up_to_the_mean() {
+        let (f, x) = file();
+        let (bias, c) = f.contributions(&x[5]);
+        let mean = f.predict(&x[5]).mean;
+        assert!((bias + c.iter().sum::<f64>() - mean).abs() < 1e-9);
+    }
+
+    #[test]
+    fn wrong_files_are_errors() {
+        let (f, _) = file();
+        let text = f.to_json().replace(FORMAT, "ptxperf-learned/0");
+        let e = ModelFile::parse(&text, "m.json").map_err(|e| e.to_string());
+        assert!(matches!(e, Err(m) if m.contains("m.json") && m.contains("ptxperf-learned/0")));
+        assert!(ModelFile::parse("{}", "m.json").is_err());
+        assert_eq!(Target::parse("log-time"), Some(Target::LogTime));
+        assert_eq!(Target::parse("x"), None);
+    }
+}

@@ -1,0 +1,341 @@
+//! The `learned` model (issue 30): gradient-boosted trees (the `learn`
+//! crate) over features of the profile, the GPU's catalog figures, the other
+//! analytical models' times and the `timing` model's terms, trained by
+//! `ptxperf learn` on the development part of the split and read from a
+//! model file (docs/validation/learned.md).
+//!
+//! The file predicts, in natural-log space, either a correction on the
+//! timing model (`ln(measured / timing)`) or the time itself; the ensemble's
+//! members give an interval. When no model file is found, the model answers
+//! the timing model's time and says so in its bottleneck and breakdown
+//! (`learned_missing` = 1).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use arch::{Gpu, Occupancy};
+use learn::{ModelFile, Target};
+use profile::KernelProfile;
+
+use crate::prediction::{ModelError, Prediction, invalid};
+use crate::timing;
+
+/// The registry name.
+pub const NAME: &str = "learned";
+
+/// Where the model file is looked for, relative to the current directory
+/// (the repository root), after `PTXPERF_LEARNED_MODEL`.
+pub const DEFAULT_MODEL: &str = "data/learned/model.json";
+
+/// The environment variable naming another model file.
+pub const MODEL_ENV: &str = "PTXPERF_LEARNED_MODEL";
+
+/// The analytical models whose times are features (as `ln(t / timing)`).
+pub const BASE_MODELS: [&str; 6] = [
+    "roofline",
+    "roofline-hierarchical",
+    "gpuperf",
+    "tmm",
+    "mcm",
+    "mwp-cwp",
+];
+
+/// The timing model's limits, one indicator feature each.
+const LIMITS: [&str; 7] = [
+    "compute issue",
+    "latency",
+    "shared memory",
+    "L1 bandwidth",
+    "L2 bandwidth",
+    "DRAM bandwidth",
+    "launch/tail",
+];
+
+/// Timing-model terms taken as `ln(term / full wave cycles)`.
+const WAVE_TERMS: [&str; 6] = [
+    "wave_issue_cycles",
+    "wave_pipe_cycles",
+    "wave_shared_cycles",
+    "wave_l1_cycles",
+    "warp_chain_cycles",
+    "block_chain_cycles",
+];
+
+/// Timing-model terms taken as `ln(seconds / timing seconds)`.
+const SECOND_TERMS: [&str; 5] = [
+    "sm_seconds",
+    "l2_seconds",
+    "dram_seconds",
+    "launch_seconds",
+    "tail_seconds",
+];
+
+/// Timing-model terms taken as they are.
+const PLAIN_TERMS: [&str; 7] = [
+    "l1_hit_rate",
+    "l2_hit_rate",
+    "ilp",
+    "mlp_global",
+    "mlp_shared",
+    "waves",
+    "resident_blocks_per_sm",
+];
+
+/// The feature names, in the order of [`features`]' values.
+pub fn feature_names() -> Vec<String> {
+    let mut n: Vec<String> = [
+        "gpu_sms",
+        "gpu_clock_mhz",
+        "gpu_cc",
+        "gpu_dram_gbs",
+        "gpu_l2_mib",
+        "gpu_l1_shared_kib",
+        "gpu_fp32_lanes_per_sm",
+        "gpu_flops_per_dram_byte",
+        "gpu_dram_latency",
+        "gpu_shared_latency",
+        "gpu_max_warps_per_sm",
+        "ln_blocks",
+        "threads_per_block",
+        "registers_per_thread",
+        "shared_per_block_kib",
+        "occupancy",
+        "active_blocks_per_sm",
+        "ln_warp_instructions_per_warp",
+        "simd_efficiency",
+        "mix_fp32",
+        "mix_int",
+        "mix_convert_sfu",
+        "mix_control",
+        "mix_global",
+        "mix_shared",
+        "mix_constant",
+        "mix_barrier",
+        "sectors_per_global_request",
+        "shared_conflict_ways",
+        "divergent_branch_share",
+        "ln_timing_seconds",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    n.extend(LIMITS.iter().map(|l| format!("timing_limit:{l}")));
+    n.extend(WAVE_TERMS.iter().map(|t| format!("timing:{t}/wave")));
+    n.extend(SECOND_TERMS.iter().map(|t| format!("timing:{t}/time")));
+    n.extend(PLAIN_TERMS.iter().map(|t| format!("timing:{t}")));
+    n.extend(BASE_MODELS.iter().map(|m| format!("model:{m}/timing")));
+    n
+}
+
+/// `ln(x)` for a positive finite `x`, else 0.
+fn ln(x: f64) -> f64 {
+    if x.is_finite() && x > 0.0 {
+        x.ln()
+    } else {
+        0.0
+    }
+}
+
+/// `a / b` when both are finite and `b` is not 0, else 0.
+fn ratio(a: f64, b: f64) -> f64 {
+    let r = a / b;
+    if r.is_finite() { r } else { 0.0 }
+}
+
+/// The features of one profile on one GPU, and the timing model's
+/// prediction they were built from.
+pub fn features(
+    profile: &KernelProfile,
+    gpu: &Gpu,
+    occ: &Occupancy,
+) -> Result<(Vec<f64>, Prediction), ModelError> {
+    let t = timing::adapter::predict(profile, gpu, occ)?;
+    let bd = |k: &str| t.breakdown.get(k).copied().unwrap_or(0.0);
+    let w = &profile.warp_instructions;
+    let total = w.total();
+    let share = |x: f64| ratio(x, total);
+    let warps = ratio(
+        profile.launch.threads() as f64,
+        f64::from(gpu.sm.warp_size.max(1)),
+    )
+    .ceil()
+    .max(1.0);
+    let requests = profile.global.requests();
+    let branches = profile.branches.branches;
+    let mut v = vec![
+        f64::from(gpu.sm_count),
+        gpu.clock_mhz(),
+        f64::from(gpu.compute_capability.major * 10 + gpu.compute_capability.minor),
+        gpu.memory.bandwidth_gbs,
+        gpu.caches.l2_bytes as f64 / 1_048_576.0,
+        gpu.caches.l1_shared_per_sm_bytes as f64 / 1024.0,
+        f64::from(gpu.sm.fp32_lanes),
+        ratio(gpu.peak_fp32_flops(), gpu.dram_bytes_per_second()),
+        gpu.latencies.dram,
+        gpu.latencies.shared,
+        f64::from(gpu.limits.max_warps_per_sm),
+        ln(profile.launch.blocks() as f64),
+        profile.launch.threads_per_block() as f64,
+        f64::from(profile.resources.registers_per_thread),
+        (profile.resources.static_shared_per_block + profile.launch.dynamic_shared) as f64 / 1024.0,
+        occ.occupancy,
+        f64::from(occ.active_blocks_per_sm),
+        ln(total / warps),
+        ratio(
+            profile.thread_instructions.total(),
+            total * f64::from(gpu.sm.warp_size),
+        ),
+        share(w.fp32 + w.fp32_fma + w.fp16 + w.fp64 + w.fp64_fma),
+        share(w.int_add + w.int_mul + w.int_div),
+        share(w.convert + w.sfu),
+        share(w.control + w.other),
+        share(w.global() + w.local),
+        share(w.shared()),
+        share(w.constant),
+        share(w.barrier),
+        ratio(profile.global.transactions(), requests),
+        profile.shared.mean_conflict_ways(),
+        ratio(profile.branches.divergent, branches),
+        t.seconds.ln(),
+    ];
+    let limit = t.bottleneck.split(" (").next().unwrap_or("");
+    v.extend(LIMITS.iter().map(|l| f64::from(u8::from(*l == limit))));
+    let full = bd("full_wave_cycles");
+    v.extend(WAVE_TERMS.iter().map(|k| ln(ratio(bd(k), full))));
+    v.extend(SECOND_TERMS.iter().map(|k| ln(ratio(bd(k), t.seconds))));
+    v.extend(PLAIN_TERMS.iter().map(|k| bd(k)));
+    for m in BASE_MODELS {
+        let s = crate::registry::predict(m, profile, gpu, occ).map_or(0.0, |p| p.seconds);
+        v.push(ln(ratio(s, t.seconds)));
+    }
+    for x in &mut v {
+        if !x.is_finite() {
+            *x = 0.0;
+        }
+    }
+    Ok((v, t))
+}
+
+/// The model file to read: `PTXPERF_LEARNED_MODEL`, else
+/// [`DEFAULT_MODEL`] of the current directory, else the repository's.
+pub fn model_path() -> PathBuf {
+    if let Some(p) = std::env::var_os(MODEL_ENV).filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let here = PathBuf::from(DEFAULT_MODEL);
+    if here.is_file() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(DEFAULT_MODEL)
+}
+
+/// Read and check a model file.
+pub fn load(path: &Path) -> Result<ModelFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = ModelFile::parse(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
+    if file.features != feature_names() {
+        return Err(format!(
+            "{}: made for other features ({} of them, this version has {}): retrain with `ptxperf learn`",
+            path.display(),
+            file.features.len(),
+            feature_names().len()
+        ));
+    }
+    Ok(file)
+}
+
+/// The model file of [`model_path`], read once per process.
+fn cached() -> &'static Result<Arc<ModelFile>, String> {
+    static FILE: OnceLock<Result<Arc<ModelFile>, String>> = OnceLock::new();
+    FILE.get_or_init(|| load(&model_path()).map(Arc::new))
+}
+
+/// Predict with the model file of [`model_path`]; the timing model's time,
+/// marked, when there is none.
+pub fn predict(
+    profile: &KernelProfile,
+    gpu: &Gpu,
+    occ: &Occupancy,
+) -> Result<Prediction, ModelError> {
+    match cached() {
+        Ok(file) => predict_with(file, profile, gpu, occ),
+        Err(why) => {
+            let mut t = timing::adapter::predict(profile, gpu, occ)?;
+            t.model = NAME.to_string();
+            t.bottleneck = format!(
+                "no learned model ({why}); the timing model's time: {}",
+                t.bottleneck
+            );
+            t.breakdown.insert("learned_missing".to_string(), 1.0);
+            Ok(t)
+        }
+    }
+}
+
+/// How many per-feature contributions the breakdown and the sentence show.
+pub const SHOWN_CONTRIBUTIONS: usize = 5;
+
+/// Predict with `file`.
+pub fn predict_with(
+    file: &ModelFile,
+    profile: &KernelProfile,
+    gpu: &Gpu,
+    occ: &Occupancy,
+) -> Result<Prediction, ModelError> {
+    let (x, t) = features(profile, gpu, occ)?;
+    let p = file.predict(&x);
+    let to_seconds = |v: f64| match file.target {
+        Target::Correction => t.seconds * v.exp(),
+        Target::LogTime => v.exp(),
+    };
+    let seconds = to_seconds(p.mean);
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(invalid(NAME, format!("predicted time {seconds} s")));
+    }
+    let (_, contrib) = file.contributions(&x);
+    let mut order: Vec<usize> = (0..contrib.len()).collect();
+    order.sort_by(|&a, &b| {
+        contrib[b]
+            .abs()
+            .total_cmp(&contrib[a].abs())
+            .then(a.cmp(&b))
+    });
+    let top: Vec<usize> = order
+        .into_iter()
+        .take(SHOWN_CONTRIBUTIONS)
+        .filter(|&i| contrib[i] != 0.0)
+        .collect();
+    let mut breakdown = std::collections::BTreeMap::new();
+    breakdown.insert("timing_seconds".to_string(), t.seconds);
+    breakdown.insert("low_seconds".to_string(), to_seconds(p.low));
+    breakdown.insert("high_seconds".to_string(), to_seconds(p.high));
+    breakdown.insert("factor_on_timing".to_string(), seconds / t.seconds);
+    for &i in &top {
+        breakdown.insert(format!("contribution:{}", file.features[i]), contrib[i]);
+    }
+    let moved: Vec<String> = top
+        .iter()
+        .take(3)
+        .map(|&i| format!("{} ({:+.2})", file.features[i], contrib[i]))
+        .collect();
+    let bottleneck = format!(
+        "timing x {:.2} (members {:.2} to {:.2}); moved most by {}",
+        seconds / t.seconds,
+        to_seconds(p.low) / t.seconds,
+        to_seconds(p.high) / t.seconds,
+        if moved.is_empty() {
+            "nothing".to_string()
+        } else {
+            moved.join(", ")
+        }
+    );
+    Ok(Prediction {
+        model: NAME.to_string(),
+        seconds,
+        cycles: seconds * gpu.clock_hz(),
+        bottleneck,
+        breakdown,
+    })
+}

@@ -1,0 +1,480 @@
+//! Training and cross-validating the `learned` model (issue 30) from saved
+//! profiles (`ptxperf validate --save-profiles DIR`) and measured data.
+//!
+//! A sources file lists which measured data file goes with which GPU and
+//! experiment; every configuration of a data file that has a saved profile
+//! under `DIR/<gpu>/` and a measured time becomes a [`Sample`] (its
+//! features, measured and timing-model time, and its part of the split).
+//! [`train`] refuses any sample of the check part: a model is only ever
+//! trained on development data. [`cross_validate`] holds out one GPU or one
+//! kernel at a time: it trains on the development part of the others and
+//! scores the held-out one's configurations of the part asked for.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use arch::Gpu;
+use learn::{ModelFile, Params, Target, Training};
+use serde::Deserialize;
+use validate::split::{Part, Split};
+use validate::stats;
+use validate::{Experiment, import_dataset};
+
+use crate::validation::engine::profile_file_stem;
+
+/// Why samples could not be collected or a model trained.
+#[derive(Debug, thiserror::Error)]
+pub enum LearningError {
+    #[error("{}: error: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: error: {message}", path.display())]
+    Sources { path: PathBuf, message: String },
+    #[error("{0}")]
+    File(#[from] validate::FileError),
+    #[error("{0}")]
+    Gpu(#[from] arch::ArchError),
+    #[error("{}: error: not a profile: {message}", path.display())]
+    Profile { path: PathBuf, message: String },
+    #[error("{}: error: {message}", path.display())]
+    Predict { path: PathBuf, message: String },
+    #[error("{0}")]
+    Learn(#[from] learn::LearnError),
+    /// Training was given a configuration of the check part.
+    #[error(
+        "refusing to train on the check part: {gpu} {data} row {row} is a check configuration of the split; only development data may train a model (docs/validation/split.md)"
+    )]
+    CheckPart {
+        gpu: String,
+        data: String,
+        row: usize,
+    },
+    #[error("no training sample: no development configuration has a saved profile")]
+    NoSamples,
+}
+
+/// One measured data file and what it was measured with.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// Catalog id of the GPU (the profiles' folder under the profiles dir).
+    pub gpu: String,
+    /// The experiment file that rebuilds each configuration's launch.
+    pub experiment: PathBuf,
+    /// The measured data file (a path `data/split.toml` knows it by).
+    pub data: PathBuf,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SourcesFile {
+    source: Vec<Source>,
+}
+
+/// Read a sources file (`[[source]]` tables with `gpu`, `experiment`, `data`;
+/// paths relative to the current directory).
+pub fn read_sources(path: &Path) -> Result<Vec<Source>, LearningError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LearningError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file: SourcesFile = toml::from_str(&text).map_err(|e| LearningError::Sources {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(file.source)
+}
+
+/// One configuration on one GPU, ready to learn from or to score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub gpu: String,
+    pub kernel: String,
+    /// The data file as the sources file names it.
+    pub data: String,
+    /// Its row in the data file.
+    pub row: usize,
+    pub part: Part,
+    /// [`models::learned::feature_names`] order.
+    pub features: Vec<f64>,
+    /// Measured mean time, seconds.
+    pub measured: f64,
+    /// The timing model's time, seconds.
+    pub timing: f64,
+}
+
+impl Sample {
+    /// The target value of this sample.
+    pub fn target(&self, target: Target) -> f64 {
+        match target {
+            Target::Correction => (self.measured / self.timing).ln(),
+            Target::LogTime => self.measured.ln(),
+        }
+    }
+}
+
+/// Every configuration of `sources` that has a profile under
+/// `profiles/<gpu>/` and a measured time, in sources then row order.
+pub fn collect(
+    sources: &[Source],
+    profiles: &Path,
+    split: &Split,
+    catalog: &arch::Catalog,
+) -> Result<Vec<Sample>, LearningError> {
+    let mut out = Vec::new();
+    for s in sources {
+        let experiment = Experiment::load(&s.experiment)?;
+        let dataset = import_dataset(&s.data)?;
+        let gpu = catalog.get(&s.gpu)?.clone();
+        let compiler = dataset
+            .compiler
+            .as_deref()
+            .and_then(profile::CompilerVersion::parse);
+        let dir = profiles.join(&gpu.id);
+        for (row_index, row) in dataset.rows.iter().enumerate() {
+            let Some(ms) = row.measured.mean_ms() else {
+                continue;
+            };
+            let Ok(launch) = experiment.launch(&dataset.named_values(row)) else {
+                continue;
+            };
+            let path = dir.join(format!("{}.toml", profile_file_stem(&launch)));
+            if !path.is_file() {
+                continue;
+            }
+            let (features, timing) = sample_features(&path, &gpu, compiler)?;
+            out.push(Sample {
+                gpu: gpu.id.clone(),
+                kernel: dataset.kernel.clone(),
+                data: s.data.display().to_string(),
+                row: row_index,
+                part: split.part_of(&s.data, &dataset, row),
+                features,
+                measured: ms / 1e3,
+                timing,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The features and timing time of the profile at `path` on `gpu`, as
+/// `predict` sees it (registers capped, the pipeline's occupancy).
+pub fn sample_features(
+    path: &Path,
+    gpu: &Gpu,
+    compiler: Option<profile::CompilerVersion>,
+) -> Result<(Vec<f64>, f64), LearningError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LearningError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut profile =
+        profile::KernelProfile::from_toml(&text).map_err(|e| LearningError::Profile {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    if let Some(c) = compiler {
+        profile.resources.compiler = Some(c);
+    }
+    let p = pipeline::predict_profile(&profile, gpu, &["timing".to_string()]).map_err(|e| {
+        LearningError::Predict {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?;
+    let (x, t) = models::learned::features(&p.profile, gpu, &p.occupancy).map_err(|e| {
+        LearningError::Predict {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?;
+    Ok((x, t.seconds))
+}
+
+/// How training runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainOptions {
+    pub target: Target,
+    pub params: Params,
+    /// Ensemble members (their spread is the interval).
+    pub members: usize,
+    /// The split file, as recorded in the model file.
+    pub split: String,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            target: Target::Correction,
+            params: Params::default(),
+            members: 5,
+            split: "data/split.toml".to_string(),
+        }
+    }
+}
+
+/// Train on `samples`, every one of which must be in the development part.
+pub fn train(samples: &[Sample], opts: &TrainOptions) -> Result<ModelFile, LearningError> {
+    if let Some(s) = samples.iter().find(|s| s.part != Part::Development) {
+        return Err(LearningError::CheckPart {
+            gpu: s.gpu.clone(),
+            data: s.data.clone(),
+            row: s.row,
+        });
+    }
+    if samples.is_empty() {
+        return Err(LearningError::NoSamples);
+    }
+    let x: Vec<Vec<f64>> = samples.iter().map(|s| s.features.clone()).collect();
+    let y: Vec<f64> = samples.iter().map(|s| s.target(opts.target)).collect();
+    let members = learn::train(&x, &y, &opts.params, opts.members)?;
+    let set = |f: fn(&Sample) -> &String| -> Vec<String> {
+        samples
+            .iter()
+            .map(|s| f(s).clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    };
+    let training = Training {
+        part: Part::Development.name().to_string(),
+        split: opts.split.clone(),
+        samples: samples.len(),
+        gpus: set(|s| &s.gpu),
+        kernels: set(|s| &s.kernel),
+    };
+    Ok(ModelFile::new(
+        opts.target,
+        models::learned::feature_names(),
+        opts.params.clone(),
+        training,
+        members,
+    ))
+}
+
+/// Seconds the model file predicts for a sample.
+pub fn predict_seconds(file: &ModelFile, s: &Sample) -> f64 {
+    let v = file.predict(&s.features).mean;
+    match file.target {
+        Target::Correction => s.timing * v.exp(),
+        Target::LogTime => v.exp(),
+    }
+}
+
+/// What a fold holds out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldOut {
+    Gpu,
+    Kernel,
+}
+
+impl HoldOut {
+    fn key(self, s: &Sample) -> &str {
+        match self {
+            HoldOut::Gpu => &s.gpu,
+            HoldOut::Kernel => &s.kernel,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HoldOut::Gpu => "gpu",
+            HoldOut::Kernel => "kernel",
+        }
+    }
+}
+
+/// Accuracy of one model on one set of configurations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metrics {
+    /// Percent.
+    pub mape: f64,
+    /// `None` with fewer than 3 configurations.
+    pub spearman: Option<f64>,
+    /// Measured time of the predicted-best over the measured best.
+    pub best_ratio: f64,
+    /// Median predicted over measured.
+    pub median_ratio: f64,
+}
+
+fn metrics(predicted: &[f64], measured: &[f64]) -> Option<Metrics> {
+    Some(Metrics {
+        mape: stats::mape(predicted, measured).ok()?,
+        spearman: if predicted.len() >= 3 {
+            stats::spearman(predicted, measured).ok()
+        } else {
+            None
+        },
+        best_ratio: stats::best_config_ratio(predicted, measured).ok()?,
+        median_ratio: stats::median_ratio(predicted, measured).ok()?,
+    })
+}
+
+/// One held-out dataset (GPU and kernel) of one fold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoldScore {
+    /// The GPU or kernel held out.
+    pub held_out: String,
+    pub gpu: String,
+    pub kernel: String,
+    /// Training samples (development part of the other GPUs or kernels).
+    pub trained_on: usize,
+    /// Scored configurations.
+    pub scored: usize,
+    pub learned: Metrics,
+    pub timing: Metrics,
+}
+
+/// Hold out each GPU (or kernel) in turn: train on the development part of
+/// the rest, score the held-out one's `part`, per (GPU, kernel).
+pub fn cross_validate(
+    samples: &[Sample],
+    hold_out: HoldOut,
+    part: Part,
+    opts: &TrainOptions,
+) -> Result<Vec<FoldScore>, LearningError> {
+    let groups: BTreeSet<&str> = samples.iter().map(|s| hold_out.key(s)).collect();
+    let mut out = Vec::new();
+    for g in groups {
+        let train_set: Vec<Sample> = samples
+            .iter()
+            .filter(|s| hold_out.key(s) != g && s.part == Part::Development)
+            .cloned()
+            .collect();
+        let mut tests: BTreeMap<(String, String), Vec<&Sample>> = BTreeMap::new();
+        for s in samples
+            .iter()
+            .filter(|s| hold_out.key(s) == g && s.part == part)
+        {
+            tests
+                .entry((s.gpu.clone(), s.kernel.clone()))
+                .or_default()
+                .push(s);
+        }
+        if train_set.is_empty() || tests.is_empty() {
+            continue;
+        }
+        let file = train(&train_set, opts)?;
+        for ((gpu, kernel), set) in tests {
+            let measured: Vec<f64> = set.iter().map(|s| s.measured).collect();
+            let learned: Vec<f64> = set.iter().map(|s| predict_seconds(&file, s)).collect();
+            let timing: Vec<f64> = set.iter().map(|s| s.timing).collect();
+            if let (Some(l), Some(t)) = (metrics(&learned, &measured), metrics(&timing, &measured))
+            {
+                out.push(FoldScore {
+                    held_out: g.to_string(),
+                    gpu,
+                    kernel,
+                    trained_on: train_set.len(),
+                    scored: set.len(),
+                    learned: l,
+                    timing: t,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Samples of two GPUs and two kernels whose measured time is the timing
+    /// model's times a factor that depends on a GPU feature and a profile
+    /// feature.
+    fn samples() -> Vec<Sample> {
+        let width = models::learned::feature_names().len();
+        let mut rng = prng::Rng::new(3);
+        let mut out = Vec::new();
+        for (g, gpu) in ["a", "b", "c"].iter().enumerate() {
+            for kernel in ["k1", "k2"] {
+                for row in 0..40 {
+                    let mut f = vec![0.0; width];
+                    f[0] = (g as f64 + 1.0) * 20.0;
+                    f[19] = rng.next_f64();
+                    let timing = 1e-3 * (1.0 + rng.next_f64());
+                    let factor = (0.5 + f[19]) * (1.0 + g as f64 * 0.1);
+                    out.push(Sample {
+                        gpu: gpu.to_string(),
+                        kernel: kernel.to_string(),
+                        data: format!("{gpu}-{kernel}.json"),
+                        row,
+                        part: if row % 10 < 3 {
+                            Part::Check
+                        } else {
+                            Part::Development
+                        },
+                        features: f,
+                        measured: timing * factor,
+                        timing,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn training_refuses_the_check_part() {
+        let all = samples();
+        let e = train(&all, &TrainOptions::default()).map_err(|e| e.to_string());
+        assert!(
+            matches!(&e, Err(m) if m.contains("refusing to train on the check part") && m.contains("row 0")),
+            "{e:?}"
+        );
+        let dev: Vec<Sample> = all
+            .into_iter()
+            .filter(|s| s.part == Part::Development)
+            .collect();
+        assert!(train(&dev, &TrainOptions::default()).is_ok());
+        assert!(matches!(
+            train(&[], &TrainOptions::default()),
+            Err(LearningError::NoSamples)
+        ));
+    }
+
+    #[test]
+    fn retraining_gives_the_same_bytes() {
+        let dev: Vec<Sample> = samples()
+            .into_iter()
+            .filter(|s| s.part == Part::Development)
+            .collect();
+        let opts = TrainOptions {
+            params: Params {
+                trees: 40,
+                ..Params::default()
+            },
+            ..TrainOptions::default()
+        };
+        let a = train(&dev, &opts).expect("train").to_json();
+        let b = train(&dev, &opts).expect("train").to_json();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn cross_validation_holds_out_and_scores_the_check_part() {
+        let all = samples();
+        let opts = TrainOptions::default();
+        let folds = cross_validate(&all, HoldOut::Kernel, Part::Check, &opts).expect("cv");
+        // 2 kernels held out in turn, 3 GPUs each.
+        assert_eq!(folds.len(), 6);
+        for f in &folds {
+            assert_eq!(f.scored, 12);
+            // Trained on the other kernel's development part: 3 GPUs x 28.
+            assert_eq!(f.trained_on, 84);
+            assert!(
+                f.learned.mape < f.timing.mape,
+                "learned {:?} timing {:?}",
+                f.learned,
+                f.timing
+            );
+        }
+        let by_gpu = cross_validate(&all, HoldOut::Gpu, Part::Check, &opts).expect("cv");
+        assert_eq!(by_gpu.len(), 6);
+        assert!(by_gpu.iter().all(|f| f.trained_on == 112));
+    }
+}
