@@ -1,5 +1,6 @@
 //! Embeds the catalog: lists `gpus/*.toml` at the repository root (not its
-//! subdirectories) and writes `bundled_gpus.rs`, a slice of
+//! subdirectories, and not `compute-capabilities.toml`, the per-compute-
+//! capability table `src/cc.rs` embeds itself) and writes `bundled_gpus.rs`, a slice of
 //! `(file name, include_str!(...))` pairs, so the binary works anywhere.
 
 use std::fmt::Write as _;
@@ -14,6 +15,10 @@ fn main() {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "toml"))
+                .filter(|p| {
+                    p.file_name()
+                        .is_none_or(|n| n != "compute-capabilities.toml")
+                })
                 .collect()
         })
         .unwrap_or_default();

@@ -3,12 +3,15 @@
 //! [`Catalog::bundled`] uses the files embedded at build time (build.rs lists
 //! the repository's `gpus/` directory), so the binary needs no data files;
 //! [`Catalog::load_dir`] reads a directory instead (a user's own GPUs).
+//! Each GPU is given the figures of its compute capability from
+//! `compute-capabilities.toml` ([`crate::cc`]) as it loads.
 
 use std::path::Path;
 
+use crate::cc::{self, CcTable};
 use crate::error::ArchError;
 use crate::gpu::Gpu;
-use crate::validate::validate;
+use crate::validate::{find_key, validate};
 
 /// The embedded catalog: `(file name, text)` for each `gpus/*.toml`.
 pub const BUNDLED_FILES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/bundled_gpus.rs"));
@@ -19,10 +22,18 @@ pub struct Catalog {
     gpus: Vec<Gpu>,
 }
 
-/// Parse and validate one GPU file. `file` is the name used in diagnostics;
-/// the id must equal the file stem.
+/// Parse and validate one GPU file with the bundled compute-capability
+/// table. `file` is the name used in diagnostics; the id must equal the file
+/// stem.
 pub fn parse_gpu(file: &str, text: &str) -> Result<Gpu, ArchError> {
-    let gpu: Gpu = toml::from_str(text).map_err(|e| {
+    parse_gpu_with(file, text, cc::bundled_table()?)
+}
+
+/// Parse and validate one GPU file, and attach the entry of its compute
+/// capability from `table`: a GPU of a compute capability the table lacks
+/// is an error at its `compute_capability` key.
+pub fn parse_gpu_with(file: &str, text: &str, table: &CcTable) -> Result<Gpu, ArchError> {
+    let mut gpu: Gpu = toml::from_str(text).map_err(|e| {
         let (line, col) = e.span().map_or((1, 1), |s| syntax::line_col(text, s.start));
         ArchError::Parse {
             file: file.to_string(),
@@ -32,6 +43,21 @@ pub fn parse_gpu(file: &str, text: &str) -> Result<Gpu, ArchError> {
         }
     })?;
     validate(&gpu, file, text)?;
+    let cc = gpu.compute_capability;
+    let Some(figures) = table.get(cc) else {
+        let (line, col) = find_key(text, "compute_capability");
+        return Err(ArchError::Invalid {
+            file: file.to_string(),
+            line,
+            col,
+            field: "compute_capability".to_string(),
+            message: format!(
+                "{cc} has no entry in {}: add its figures there (`[cc.\"{cc}\"]`)",
+                cc::FILE_NAME
+            ),
+        });
+    };
+    gpu.cc_figures = figures.clone();
     Ok(gpu)
 }
 
@@ -41,7 +67,9 @@ impl Catalog {
         Self::from_texts(BUNDLED_FILES.iter().map(|(f, t)| (format!("gpus/{f}"), *t)))
     }
 
-    /// Every `*.toml` directly inside `dir` (subdirectories are not read).
+    /// Every `*.toml` directly inside `dir` (subdirectories are not read),
+    /// with the compute-capability table `dir` holds
+    /// (`compute-capabilities.toml`), else the bundled one.
     pub fn load_dir(dir: &Path) -> Result<Self, ArchError> {
         let io = |e: std::io::Error| ArchError::Io {
             path: dir.display().to_string(),
@@ -55,6 +83,21 @@ impl Catalog {
             }
         }
         paths.sort();
+        let table_path = dir.join(cc::FILE_NAME);
+        paths.retain(|p| *p != table_path);
+        let own_table = if table_path.is_file() {
+            let text = std::fs::read_to_string(&table_path).map_err(|e| ArchError::Io {
+                path: table_path.display().to_string(),
+                message: e.to_string(),
+            })?;
+            Some(CcTable::parse(&table_path.display().to_string(), &text)?)
+        } else {
+            None
+        };
+        let table = match &own_table {
+            Some(t) => t,
+            None => cc::bundled_table()?,
+        };
         let mut texts = Vec::with_capacity(paths.len());
         for path in paths {
             let text = std::fs::read_to_string(&path).map_err(|e| ArchError::Io {
@@ -63,16 +106,25 @@ impl Catalog {
             })?;
             texts.push((path.display().to_string(), text));
         }
-        Self::from_texts(texts.iter().map(|(f, t)| (f.clone(), t.as_str())))
+        Self::from_texts_with(texts.iter().map(|(f, t)| (f.clone(), t.as_str())), table)
     }
 
-    /// Build a catalog from `(file name, text)` pairs; ids must be unique.
+    /// Build a catalog from `(file name, text)` pairs with the bundled
+    /// compute-capability table; ids must be unique.
     pub fn from_texts<'a>(
         files: impl IntoIterator<Item = (String, &'a str)>,
     ) -> Result<Self, ArchError> {
+        Self::from_texts_with(files, cc::bundled_table()?)
+    }
+
+    /// [`Catalog::from_texts`] with the compute-capability table `table`.
+    pub fn from_texts_with<'a>(
+        files: impl IntoIterator<Item = (String, &'a str)>,
+        table: &CcTable,
+    ) -> Result<Self, ArchError> {
         let mut gpus: Vec<(String, Gpu)> = Vec::new();
         for (file, text) in files {
-            let gpu = parse_gpu(&file, text)?;
+            let gpu = parse_gpu_with(&file, text, table)?;
             if let Some((other, _)) = gpus.iter().find(|(_, g)| g.id == gpu.id) {
                 return Err(ArchError::DuplicateId {
                     file,

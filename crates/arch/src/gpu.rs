@@ -12,6 +12,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cc::CcFigures;
 use crate::error::{BadComputeCapability, ClockOutOfRange};
 
 /// One GPU of the catalog.
@@ -54,6 +55,13 @@ pub struct Gpu {
     pub pcie: Option<Pcie>,
     /// Where each number comes from; keys are field paths or section names.
     pub sources: BTreeMap<String, Source>,
+    /// The figures of its compute capability (`gpus/compute-capabilities.toml`,
+    /// [`crate::cc`]), each with its own source: not written in a GPU file,
+    /// attached by [`crate::catalog::parse_gpu`], which refuses a GPU whose
+    /// compute capability has no entry. Until then (a `Gpu` deserialised by
+    /// other means) its numbers are NaN, which every model refuses.
+    #[serde(skip, default = "CcFigures::unresolved")]
+    pub cc_figures: CcFigures,
 }
 
 /// A compute capability `major.minor`; ordered, so `cc >= ComputeCapability::new(8, 0)` works.

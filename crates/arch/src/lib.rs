@@ -4,6 +4,8 @@
 //! - [`gpu`]: the [`Gpu`] description, one `gpus/<id>.toml` file each, with a
 //!   `[sources]` table that says where every number comes from and how far it
 //!   has been checked ([`SourceStatus`]).
+//! - [`cc`]: figures per compute capability (`gpus/compute-capabilities.toml`),
+//!   sourced like the GPU files and attached to each GPU as it loads.
 //! - [`catalog`]: loading a directory of GPU files or the bundled catalog
 //!   ([`Catalog::bundled`]), lookup by id with "did you mean" suggestions.
 //! - [`validate`]: consistency checks on a loaded GPU (positive numbers,
@@ -16,6 +18,7 @@
 
 pub mod calibration;
 pub mod catalog;
+pub mod cc;
 pub mod error;
 pub mod gpu;
 pub mod occupancy;
@@ -23,6 +26,7 @@ pub mod ptxas;
 pub mod validate;
 
 pub use catalog::Catalog;
+pub use cc::{CcFigures, CcTable, FetchCurve, FetchPoint};
 pub use error::{ArchError, BadComputeCapability, ClockOutOfRange};
 pub use gpu::{
     Caches, ClockChoice, Clocks, ComputeCapability, Gpu, Latencies, Limits, Memory, ModelParams,

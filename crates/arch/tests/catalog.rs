@@ -21,6 +21,7 @@ fn every_gpus_file_is_bundled_and_loads_from_disk_too() {
         .map(|d| {
             d.filter_map(|e| e.ok())
                 .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
+                .filter(|e| e.file_name() != arch::cc::FILE_NAME)
                 .count()
         })
         .unwrap_or(0);
@@ -403,5 +404,107 @@ fn bad_pcie_figures_point_at_the_line() {
         "# \"pcie.lanes\" = {",
         "lanes = ",
         "no entry in [sources]",
+    );
+}
+
+/// Every compute capability the catalog's GPUs have has an entry in
+/// gpus/compute-capabilities.toml, the GPU carries it, and each of its
+/// figures (and the curve it names) has a non-empty source.
+#[test]
+fn every_gpus_compute_capability_has_sourced_figures() {
+    let table = arch::cc::bundled_table().unwrap_or_else(|e| panic!("{e}"));
+    for gpu in catalog().gpus() {
+        let cc = gpu.compute_capability;
+        let Some(entry) = table.get(cc) else {
+            panic!("{}: no entry for compute capability {cc}", gpu.id);
+        };
+        assert_eq!(&gpu.cc_figures, entry, "{}: figures of {cc}", gpu.id);
+        for field in [
+            "l1_bytes_per_clock",
+            "lsu_lanes",
+            "convert_per_clock",
+            "sass_bytes_per_instruction",
+            "l1_caches_local_memory",
+            "transaction_bytes",
+            "instruction_fetch",
+        ] {
+            let source = entry.source_of(field);
+            assert!(
+                source.is_some_and(|s| !s.source.trim().is_empty()),
+                "CC {cc}: {field} has no source"
+            );
+        }
+        assert!(!entry.instruction_fetch.source.source.trim().is_empty());
+    }
+}
+
+/// Spot values against their sources (the figures the models used to hold).
+#[test]
+fn compute_capability_figures_match_their_sources() {
+    let table = arch::cc::bundled_table().unwrap_or_else(|e| panic!("{e}"));
+    let at = |major, minor| match table.get(ComputeCapability::new(major, minor)) {
+        Some(e) => e.clone(),
+        None => panic!("no entry for {major}.{minor}"),
+    };
+    // L1 bytes per clock: measured T4 58.8 (Jia 2019), RTX 3060 65.3, RTX
+    // 4090 63.7 (Luo 2024); 128 from Volta on, 64 before.
+    for (major, minor, want) in [
+        (7, 5, 58.8),
+        (8, 6, 65.3),
+        (8, 9, 63.7),
+        (7, 0, 128.0),
+        (9, 0, 128.0),
+        (6, 1, 64.0),
+    ] {
+        assert_eq!(at(major, minor).l1_bytes_per_clock, want, "{major}.{minor}");
+    }
+    // SASS bytes per instruction (Jia et al. 2018, section 2.1).
+    assert_eq!(at(9, 0).sass_bytes_per_instruction, 16.0);
+    assert_eq!(at(7, 0).sass_bytes_per_instruction, 16.0);
+    assert_eq!(at(6, 0).sass_bytes_per_instruction, 8.0 * 4.0 / 3.0);
+    assert_eq!(at(3, 5).sass_bytes_per_instruction, 8.0 * 8.0 / 7.0);
+    assert_eq!(at(2, 0).sass_bytes_per_instruction, 8.0);
+    // LD/ST lanes: Turing 16 (Jia 2019, Table 3.1), Volta 32.
+    assert_eq!(at(7, 5).lsu_lanes, 16);
+    assert_eq!(at(7, 0).lsu_lanes, 32);
+    // Maxwell and Pascal cache local loads in L2 only.
+    assert!(!at(5, 2).l1_caches_local_memory && !at(6, 1).l1_caches_local_memory);
+    assert!(at(7, 0).l1_caches_local_memory);
+    assert_eq!(at(8, 0).transaction_bytes, 32.0);
+    assert_eq!(at(6, 0).transaction_bytes, 128.0);
+    assert_eq!(at(8, 0).convert_per_clock, 16.0);
+    // The H100's fetch curve, measured here, and an assumption elsewhere.
+    let curve = at(9, 0).instruction_fetch;
+    assert_eq!(curve.warps, 16.0);
+    assert_eq!(curve.points.len(), 4);
+    assert_eq!(curve.source.status, SourceStatus::Verified);
+    let other = at(8, 6);
+    assert_eq!(
+        other.source_of("instruction_fetch").map(|s| s.status),
+        Some(SourceStatus::Assumption)
+    );
+}
+
+/// A GPU of a compute capability the table lacks does not load, and says where.
+#[test]
+fn a_gpu_without_compute_capability_figures_is_refused() {
+    let text = arch::catalog::BUNDLED_FILES
+        .iter()
+        .find(|(f, _)| *f == "tesla-t4.toml")
+        .map(|(_, t)| {
+            t.replace(
+                "compute_capability = \"7.5\"",
+                "compute_capability = \"7.2\"",
+            )
+        })
+        .unwrap_or_default();
+    let err = arch::catalog::parse_gpu("gpus/tesla-t4.toml", &text)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.starts_with("gpus/tesla-t4.toml:")
+            && err.contains("compute_capability: 7.2 has no entry in compute-capabilities.toml"),
+        "{err}"
     );
 }

@@ -125,14 +125,10 @@ pub fn dram_bytes(profile: &KernelProfile, transaction_bytes: f64) -> f64 {
 }
 
 /// Size of one DRAM transaction the profile's transaction counts refer to:
-/// 32-byte sectors from compute capability 7.0 (models.md 7.4), 128-byte
-/// segments before (the Fermi L1 line; CC 1.x coalesces into segments of up to 128 B).
+/// the catalog's `transaction_bytes` of the GPU's compute capability
+/// (32-byte sectors from 7.0, 128-byte segments before).
 pub fn transaction_bytes(gpu: &Gpu) -> f64 {
-    if gpu.compute_capability.major >= 7 {
-        32.0
-    } else {
-        128.0
-    }
+    gpu.cc_figures.transaction_bytes
 }
 
 /// The clock that turns the models' cycles into seconds, MHz: a sustained

@@ -167,7 +167,7 @@ pub fn inputs(
             .unwrap_or_else(|| interval(per(w.shared_load)))
             .max(1.0),
         code_bytes: profile.analysis.spills.static_instructions as f64
-            * super::fetch::bytes_per_instruction(gpu.compute_capability.major),
+            * gpu.cc_figures.sass_bytes_per_instruction,
     })
 }
 
@@ -195,9 +195,10 @@ pub fn spill_instructions_per_warp(profile: &KernelProfile, warps: f64) -> f64 {
 /// Share of the register-spill accesses that hit in L1: the L1 data bytes
 /// an SM has beside its shared memory ([`arch::Gpu::l1_data_bytes`]) over
 /// the local memory its resident threads spill to (threads x ptxas's stack
-/// frame, else its spill-store bytes), at most 1. 0 on Maxwell and Pascal
-/// (CC 5.x, 6.x), which cache local loads in L2 only (Maxwell tuning guide,
-/// section 1.4.2.1; Pascal's L1/texture follows Maxwell's). 1 without spills.
+/// frame, else its spill-store bytes), at most 1. 0 where L1 does not cache
+/// local memory (the catalog's `l1_caches_local_memory` of the compute
+/// capability: Maxwell and Pascal cache local loads in L2 only, CC 1.x has
+/// no L1). 1 without spills.
 pub fn spill_l1_hit_rate(
     profile: &KernelProfile,
     gpu: &Gpu,
@@ -213,7 +214,7 @@ pub fn spill_l1_hit_rate(
     if frame <= 0.0 {
         return 1.0;
     }
-    if matches!(gpu.compute_capability.major, 5 | 6) {
+    if !gpu.cc_figures.l1_caches_local_memory {
         return 0.0;
     }
     let threads = f64::from(occ.active_blocks_per_sm).max(1.0)

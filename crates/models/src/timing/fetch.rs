@@ -1,79 +1,90 @@
 //! Instruction fetch: code larger than the SM's instruction caches issues
 //! slower (docs/timing-model.md, "Instruction fetch").
 //!
-//! The figures are this project's H100 measurement (data/measured/
-//! h100-sxm5-80gb, "Latency hiding and instruction fetch", `straight_N`: N
-//! FMAs fully unrolled, 16 B of SASS each). No other GPU's instruction
-//! caches were measured; the model applies the H100's curve to every GPU
-//! by code size, an assumption the docs state.
+//! The curve is the catalog's (`gpus/compute-capabilities.toml`, the
+//! `instruction_fetch` of the GPU's compute capability, [`arch::FetchCurve`]):
+//! so far one measurement, the H100's, which the catalog names for every
+//! compute capability, as an assumption everywhere else. Here only the
+//! equations: the slowdowns are ratios to the curve's full-rate point.
 
-/// (code bytes, clocks per instruction of a lone warp, SM instructions per
-/// clock with 16 warps per SM), H100 `straight_N` for N = 256, 2,048, 8,192
-/// and 32,768 (W = 1 and W = 16 columns).
-const CURVE: [(f64, f64, f64); 4] = [
-    (4096.0, 1.18, 16.0 / 4.17),
-    (32768.0, 1.20, 16.0 / 4.04),
-    (131072.0, 2.88, 16.0 / 5.73),
-    (524288.0, 5.70, 16.0 / 6.04),
-];
+use arch::{FetchCurve, FetchPoint};
 
 /// Linear interpolation in log2(code bytes), clamped to the measured range
-/// from 32 KB up: below, the small differences of the 4 KB point are the
-/// loop around a short body, not fetch.
-fn interpolate(code_bytes: f64, column: fn(&(f64, f64, f64)) -> f64) -> f64 {
-    let x = code_bytes
-        .max(CURVE[1].0)
-        .min(CURVE[CURVE.len() - 1].0)
-        .log2();
-    for pair in CURVE.windows(2) {
+/// from the full-rate size up: below, the curve's small differences are the
+/// loop around a short body, not fetch. None for a curve without a
+/// full-rate point or points (the catalog refuses such a curve).
+fn interpolate(
+    curve: &FetchCurve,
+    code_bytes: f64,
+    column: impl Fn(&FetchPoint) -> f64,
+) -> Option<f64> {
+    let low = curve.full_rate_point()?.code_bytes;
+    let last = curve.points.last()?;
+    let x = code_bytes.max(low).min(last.code_bytes).log2();
+    for pair in curve.points.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
-        let (xa, xb) = (a.0.log2(), b.0.log2());
+        let (xa, xb) = (a.code_bytes.log2(), b.code_bytes.log2());
         if x <= xb {
             let t = (x - xa) / (xb - xa);
-            return column(a) + t * (column(b) - column(a));
+            return Some(column(a) + t * (column(b) - column(a)));
         }
     }
-    column(&CURVE[CURVE.len() - 1])
+    Some(column(last))
 }
 
 /// How many times longer a lone warp takes per instruction than on code
-/// that fits the caches (1 up to 32 KB; 2.4 at 128 KB, 4.75 at 512 KB).
+/// that fits the caches (H100: 1 up to 32 KB; 2.4 at 128 KB, 4.75 at 512 KB).
 /// 1 when the code size is unknown (0).
-pub fn warp_slowdown(code_bytes: f64) -> f64 {
+pub fn warp_slowdown(curve: &FetchCurve, code_bytes: f64) -> f64 {
     if code_bytes.is_nan() || code_bytes <= 0.0 {
         return 1.0;
     }
-    (interpolate(code_bytes, |p| p.1) / CURVE[1].1).max(1.0)
+    let (Some(full), Some(at)) = (
+        curve.full_rate_point(),
+        interpolate(curve, code_bytes, |p| p.one_warp_clocks),
+    ) else {
+        return 1.0;
+    };
+    (at / full.one_warp_clocks).max(1.0)
 }
 
-/// The fraction of the SM's issue rate instruction fetch leaves (1 up to
-/// 32 KB; 0.71 at 128 KB, 0.67 at 512 KB). 1 when the code size is unknown.
-pub fn issue_fraction(code_bytes: f64) -> f64 {
+/// The fraction of the SM's issue rate instruction fetch leaves (H100: 1 up
+/// to 32 KB; 0.71 at 128 KB, 0.67 at 512 KB). 1 when the code size is unknown.
+pub fn issue_fraction(curve: &FetchCurve, code_bytes: f64) -> f64 {
     if code_bytes.is_nan() || code_bytes <= 0.0 {
         return 1.0;
     }
-    (interpolate(code_bytes, |p| p.2) / CURVE[1].2).min(1.0)
-}
-
-/// Bytes of SASS per instruction by compute capability: 16 from Volta (7.0)
-/// on (one 128-bit word each); a 64-bit control word per three 64-bit
-/// instructions on Maxwell and Pascal (5.x, 6.x), per seven on Kepler (3.x)
-/// (Jia et al., Dissecting Volta, 2018, section 2.1); 8 before.
-pub fn bytes_per_instruction(cc_major: u32) -> f64 {
-    match cc_major {
-        m if m >= 7 => 16.0,
-        5 | 6 => 8.0 * 4.0 / 3.0,
-        3 => 8.0 * 8.0 / 7.0,
-        _ => 8.0,
-    }
+    let w = curve.warps;
+    let (Some(full), Some(at)) = (
+        curve.full_rate_point(),
+        interpolate(curve, code_bytes, |p| p.sm_rate(w)),
+    ) else {
+        return 1.0;
+    };
+    (at / full.sm_rate(w)).min(1.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The catalog's curve of CC 9.0 (the H100 measurement).
+    fn h100() -> FetchCurve {
+        match arch::cc::bundled_table()
+            .ok()
+            .and_then(|t| t.get(arch::ComputeCapability::new(9, 0)))
+        {
+            Some(e) => e.instruction_fetch.clone(),
+            None => panic!("the bundled catalog has no CC 9.0 entry"),
+        }
+    }
+
     fn check(code_bytes: f64, slowdown: f64, fraction: f64) {
-        let (s, f) = (warp_slowdown(code_bytes), issue_fraction(code_bytes));
+        let c = h100();
+        let (s, f) = (
+            warp_slowdown(&c, code_bytes),
+            issue_fraction(&c, code_bytes),
+        );
         assert!(
             (s - slowdown).abs() < 1e-9 && (f - fraction).abs() < 1e-9,
             "{code_bytes} B: slowdown {s}, issue fraction {f}"
@@ -107,11 +118,12 @@ mod tests {
     }
 
     #[test]
-    fn instruction_sizes_by_architecture() {
-        assert_eq!(bytes_per_instruction(9), 16.0);
-        assert_eq!(bytes_per_instruction(7), 16.0);
-        assert!((bytes_per_instruction(6) - 32.0 / 3.0).abs() < 1e-12);
-        assert!((bytes_per_instruction(3) - 64.0 / 7.0).abs() < 1e-12);
-        assert_eq!(bytes_per_instruction(2), 8.0);
+    fn a_curve_without_a_full_rate_point_slows_nothing() {
+        let mut c = h100();
+        c.full_rate_up_to_bytes = 1.0;
+        assert_eq!(warp_slowdown(&c, 524288.0), 1.0);
+        assert_eq!(issue_fraction(&c, 524288.0), 1.0);
+        c.points.clear();
+        assert_eq!(warp_slowdown(&c, 524288.0), 1.0);
     }
 }

@@ -227,8 +227,9 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // under it): the passes beyond one per shared request replay the
     // instruction, each replay holding the dispatch like an issued one.
     let bank = warps * (inp.shared_passes - m.shared).max(0.0) / arch.shared_passes_per_clock;
-    let issue =
-        warps * slots / (arch.issue_per_clock * fetch::issue_fraction(inp.code_bytes)) + bank;
+    let issue = warps * slots
+        / (arch.issue_per_clock * fetch::issue_fraction(&arch.instruction_fetch, inp.code_bytes))
+        + bank;
     let pipe = [
         m.fp32 / arch.rate_fp32,
         m.fp64 / arch.rate_fp64,
@@ -288,7 +289,7 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     // A warp issues at most one instruction per clock, so however much
     // parallelism the code has, each instruction adds at least a cycle.
     // Code beyond the instruction caches stretches that cycle (fetch).
-    let floor = fetch::warp_slowdown(inp.code_bytes);
+    let floor = fetch::warp_slowdown(&arch.instruction_fetch, inp.code_bytes);
     let step = |latency: f64, parallelism: f64| (latency / parallelism).max(floor);
     let compute = m.fp32 * step(arch.lat_fp32, inp.ilp)
         + m.fp64 * step(arch.lat_fp64, inp.ilp)

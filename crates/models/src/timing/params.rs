@@ -1,9 +1,11 @@
 //! The GPU side of the timing model: issue rates, pipe rates, latencies and
-//! bandwidths, from the catalog ([`arch::Gpu`]) and, where a GPU has one, the
-//! microbenchmark calibration. Every default is named here with its source
-//! (the table of `docs/timing-model.md` repeats them).
+//! bandwidths, from the catalog ([`arch::Gpu`], with the figures of its
+//! compute capability, [`arch::CcFigures`]) and, where a GPU has one, the
+//! microbenchmark calibration. The defaults that stand in for a missing
+//! calibration are named here with their sources (the table of
+//! `docs/timing-model.md` repeats them); GPU figures live in the catalog.
 
-use arch::Gpu;
+use arch::{FetchCurve, Gpu};
 
 use super::calibration::Calibration;
 use crate::prediction::{ModelError, positive};
@@ -47,47 +49,18 @@ pub const DEFAULT_PCIE_GBS: f64 = 12.3;
 /// cost a modulus at 48 cycles against 4 for an add, i.e. 12 instruction slots.
 pub const INT_DIV_SLOTS: f64 = 12.0;
 
-/// Conversions per clock per SM (CUDA C Programming Guide, arithmetic
-/// instruction throughput table: 16 for 32-bit type conversions on 5.x to 9.0).
-pub const CONVERT_PER_CLOCK: f64 = 16.0;
-
-/// Load/store lanes per SM at most (32 LD/ST units per SM on Kepler, Maxwell,
-/// Volta, A100, Hopper: NVIDIA architecture whitepapers; Jia et al. 2019,
-/// Table 3.1: V100, M60, K80 32). An SM whose shared memory delivers fewer
-/// bytes per clock has fewer: Jia et al. compute the theoretical shared
-/// bandwidth as LSU count x 4 B, so the catalog's `shared_bytes_per_clock` / 4
-/// is the LSU count (T4, the Turing SM: 16 LSUs, 64 B/clk), see [`lsu_lanes`].
-pub const LSU_LANES: f64 = 32.0;
-
-/// Load/store lanes per SM: [`LSU_LANES`], fewer where the shared memory
-/// delivers less than 4 B per LSU lane per clock (Turing and GA10x: 64 B/clk
-/// theoretical with 32-bit accesses, 16 lanes). The catalog holds the
-/// measured rate (57.6 on the T4, 62.8 on an RTX 3060, 127.4 on the H100),
-/// a little under LSU count x 4 B, and LSU counts are powers of two, so the
-/// quotient is rounded up to one.
-pub fn lsu_lanes(shared_bytes_per_clock: f64) -> f64 {
-    let lanes = (shared_bytes_per_clock / 4.0).clamp(1.0, LSU_LANES);
-    lanes.log2().ceil().exp2().min(LSU_LANES)
-}
-
-/// L1 bytes per clock per SM without a calibration: 128 from Volta on (Volta
-/// whitepaper; Jia et al. 2019, Table 3.2: V100 theoretical 128; the H100 PCIe
-/// gpu-cache fit gives 25218 GB/s / (114 x 1755 MHz) = 126), 64 before
-/// (Kepler/Maxwell/Pascal L1/texture, Jia et al. 2018). Where an SM's rate
-/// was measured, the measured figure, as for every bandwidth of the model:
-/// Turing (CC 7.5) 58.8 (Jia et al. 2019, Table 3.2, T4, 64 theoretical); Ada
-/// (CC 8.9) 63.7 with 32-bit loads (Luo et al. 2024, Table V, RTX 4090);
-/// GA10x (CC 8.6) 65.3 on an RTX 3060 (GA106; the README's summary table in
-/// YKTian-x2b/AmpereArchViaMicroBenchMark, 64 theoretical).
-pub fn default_l1_bytes_per_clock(gpu: &Gpu) -> f64 {
-    let cc = &gpu.compute_capability;
-    match (cc.major, cc.minor) {
-        (7, 5) => 58.8,
-        (8, 6) => 65.3,
-        (8, 9) => 63.7,
-        (major, _) if major >= 7 => 128.0,
-        _ => 64.0,
-    }
+/// Load/store lanes per SM: the SM's LD/ST units (`max_lanes`, the catalog's
+/// `lsu_lanes` of its compute capability), fewer where the shared memory
+/// delivers less than 4 B per lane per clock. Jia et al. (2019) compute the
+/// theoretical shared bandwidth as LSU count x 4 B, so the catalog's
+/// `shared_bytes_per_clock` / 4 is the LSU count; the catalog holds the
+/// measured rate (57.6 on the T4, 62.8 on an RTX 3060, 127.4 on the H100), a
+/// little under LSU count x 4 B, and LSU counts are powers of two, so the
+/// quotient is rounded up to one. At least one lane.
+pub fn lsu_lanes(shared_bytes_per_clock: f64, max_lanes: f64) -> f64 {
+    let max_lanes = max_lanes.max(1.0);
+    let lanes = (shared_bytes_per_clock / 4.0).clamp(1.0, max_lanes);
+    lanes.log2().ceil().exp2().min(max_lanes)
 }
 
 /// The GPU figures of the model; rates are warp instructions per clock per SM,
@@ -115,6 +88,9 @@ pub struct ArchParams {
     pub shared_passes_per_clock: f64,
     /// L1 data bytes per clock per SM.
     pub l1_bytes_per_clock: f64,
+    /// How issue slows as the code outgrows the instruction caches (the
+    /// catalog's curve for the GPU's compute capability; [`super::fetch`]).
+    pub instruction_fetch: FetchCurve,
     pub lat_fp32: f64,
     pub lat_fp64: f64,
     pub lat_sfu: f64,
@@ -175,6 +151,12 @@ impl ArchParams {
         ] {
             positive(m, n, v)?;
         }
+        if self.instruction_fetch.full_rate_point().is_none() {
+            return Err(crate::prediction::invalid(
+                m,
+                "the instruction-fetch curve has no full-rate point",
+            ));
+        }
         crate::prediction::non_negative(m, "launch overhead", self.launch_seconds)?;
         Ok(())
     }
@@ -190,6 +172,7 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
     let warp = f64::from(gpu.sm.warp_size.max(1));
     let t = &gpu.throughput;
     let l = &gpu.latencies;
+    let cc = &gpu.cc_figures;
     let clock_hz = gpu.clock_hz();
     let sm_count = f64::from(gpu.sm_count);
     // From Kepler (3.0) on each scheduler issues one warp instruction per clock;
@@ -252,7 +235,7 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         .and_then(|c| c.l1_bandwidth.as_ref())
         .map(|b| b.first_level_gbps * 1e9 / (sm_count.max(1.0) * rated_clock_hz))
         .filter(|v| v.is_finite() && *v > 0.0)
-        .unwrap_or_else(|| default_l1_bytes_per_clock(gpu));
+        .unwrap_or(cc.l1_bytes_per_clock);
     let (launch_seconds, launch_origin) = match cal
         .and_then(|c| c.launch.as_ref())
         .map(|x| x.overhead_us)
@@ -276,11 +259,16 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         rate_sfu: warp_rate(t.sfu, gpu.sm.sfu, warp),
         rate_int,
         rate_int_mul: warp_rate(t.int_mul, gpu.sm.fp32_lanes, warp),
-        rate_convert: CONVERT_PER_CLOCK.min(f64::from(gpu.sm.fp32_lanes).max(1.0)) / warp,
-        rate_lsu: lsu_lanes(shared_bpc) / warp,
+        // A pipe delivers no more conversions than the SM has lanes (8 on CC 1.x).
+        rate_convert: cc
+            .convert_per_clock
+            .min(f64::from(gpu.sm.fp32_lanes).max(1.0))
+            / warp,
+        rate_lsu: lsu_lanes(shared_bpc, f64::from(cc.lsu_lanes)) / warp,
         int_div_slots,
         shared_passes_per_clock: shared_bpc / 128.0,
         l1_bytes_per_clock,
+        instruction_fetch: cc.instruction_fetch.clone(),
         lat_fp32,
         // Missing latencies: FP64 twice FP32, SFU four times FP32 (Jia et al.
         // 2018 Volta: DFMA 8 vs FFMA 4; MUFU 14-23), integers as FP32.

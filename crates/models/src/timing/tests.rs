@@ -7,6 +7,17 @@ use super::calibration::{self, Calibration};
 use super::params::{DEFAULT_LAUNCH_SECONDS, arch_params};
 use super::*;
 
+/// The catalog's instruction-fetch curve of CC 9.0 (the H100 measurement).
+fn h100_fetch_curve() -> arch::FetchCurve {
+    match arch::cc::bundled_table()
+        .ok()
+        .and_then(|t| t.get(arch::ComputeCapability::new(9, 0)))
+    {
+        Some(e) => e.instruction_fetch.clone(),
+        None => panic!("the bundled catalog has no CC 9.0 entry"),
+    }
+}
+
 /// Round numbers: 10 SMs at 1 GHz, 4 schedulers, FP32 pipe 2 warp
 /// instructions per clock, one shared pass and one LSU instruction per clock,
 /// 100 GB/s DRAM, 400 GB/s L2, 0.1 µs launch.
@@ -26,6 +37,7 @@ fn arch() -> ArchParams {
         int_div_slots: 12.0,
         shared_passes_per_clock: 1.0,
         l1_bytes_per_clock: 128.0,
+        instruction_fetch: h100_fetch_curve(),
         lat_fp32: 4.0,
         lat_fp64: 8.0,
         lat_sfu: 16.0,
@@ -663,7 +675,7 @@ fn narrow_unsigned_to_f32_leaves_the_conversion_pipe_with_ptxas_13_from_cc_8_6()
 }
 
 fn check_lsu_lanes(shared_bytes_per_clock: f64, lanes: f64) {
-    let got = super::params::lsu_lanes(shared_bytes_per_clock);
+    let got = super::params::lsu_lanes(shared_bytes_per_clock, 32.0);
     assert_eq!(got, lanes, "{shared_bytes_per_clock} B/clk");
 }
 
