@@ -129,6 +129,7 @@ pub fn profile_timed(
     profile.kernel = loaded.kernel_name.clone();
     profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
     times.add(Stage::Characterization, counted.elapsed());
+    emu::progress::stage("registers and static analyses");
     (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas, times);
     let analysed = Instant::now();
     profile.analysis.parallelism = parallelism(loaded, &run.characterization);
@@ -146,6 +147,7 @@ pub fn profile_timed(
                 .map(|&(id, _)| id)
                 .collect();
             let start = Instant::now();
+            emu::progress::emulation_stage("emulating the sample's neighbours");
             let w = warmup::record(loaded, opts.policy, &sampled, trace)?;
             times.add(Stage::Emulation, start.elapsed());
             w.map(Arc::new)
@@ -210,6 +212,11 @@ pub(crate) fn emulate(
         }
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
+    emu::progress::emulation_stage(if sample.is_full() {
+        "emulating every CTA"
+    } else {
+        "emulating a sample of CTAs"
+    });
     let mut recorder = TraceRecorder::new(watch);
     let mut phases = characterize::Phases::default();
     let (m, text, file) = (&loaded.module, &loaded.ptx, &loaded.ptx_file);
@@ -343,6 +350,7 @@ impl Profiled {
     /// figures into the profile (replacing those of another GPU). Without a
     /// trace, or on a GPU without an L2 for global data, the figures are cleared.
     pub fn simulate_cache(&mut self, gpu: &Gpu) -> Result<(), PipelineError> {
+        emu::progress::stage(&format!("cache model ({})", gpu.id));
         let report = match &self.trace {
             Some(trace) => {
                 let occ = occupancy_for(&self.profile, gpu)?;

@@ -57,6 +57,9 @@ pub struct Args {
     /// Override a define of the spec: --set N=1024. Repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
+    /// No progress on stderr (shown only when stderr is a terminal).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -66,7 +69,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let sets = crate::args::parse_sets(&args.set)?;
     // The shared loader: spec, NVRTC for .cu (cached), entry resolution.
-    let loaded = pipeline::load_spec(&args.spec, &sets).map_err(|e| CliError::of(&e))?;
+    let loaded =
+        super::report::with_progress(args.quiet, || pipeline::load_spec(&args.spec, &sets))
+            .map_err(|e| CliError::of(&e))?;
     let gpu_id = args
         .gpu
         .clone()
@@ -81,13 +86,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
             run_ctas: None,
             threads: None,
         };
-        let mut ch = characterize(
-            &loaded.module,
-            &loaded.ptx,
-            &loaded.ptx_file,
-            &loaded.spec,
-            opts,
-        )
+        let mut ch = super::report::with_progress(args.quiet, || {
+            characterize(
+                &loaded.module,
+                &loaded.ptx,
+                &loaded.ptx_file,
+                &loaded.spec,
+                opts,
+            )
+        })
         .map_err(|e| CliError::of(&loaded.emulation_error(e)))?;
         pipeline::lines::fill_text(&mut ch, &loaded);
         pipeline::lines::attach_costs(&mut ch, &gpu, None, None);

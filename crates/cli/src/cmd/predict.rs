@@ -53,6 +53,9 @@ pub struct Args {
     /// Print JSON (schema 1) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr (shown only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Also write a roofline chart with the kernel placed on it, as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
@@ -292,7 +295,21 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
     registry::check_names(&args.models).map_err(|e| CliError::usage_of(&e))?;
     let gpus = gpus(args)?;
     let fail = |e: pipeline::PipelineError| CliError::of(&e);
-    let loaded = pipeline::load_spec(spec, &sets).map_err(fail)?;
+    let per_gpu =
+        super::report::with_progress(args.quiet, || predict_spec(args, spec, &sets, &gpus))
+            .map_err(fail)?;
+    emit_all(args, gpus, per_gpu, &fail)
+}
+
+/// Load, emulate and predict a launch spec on `gpus` (the library's part of
+/// [`run_spec`], under its progress).
+fn predict_spec(
+    args: &Args,
+    spec: &std::path::Path,
+    sets: &[(String, String)],
+    gpus: &[arch::Gpu],
+) -> Result<Vec<pipeline::GpuPredictions>, pipeline::PipelineError> {
+    let loaded = pipeline::load_spec(spec, sets)?;
     let options = pipeline::Options {
         policy: if args.reconvergence == "barrier" {
             pipeline::Policy::Barrier
@@ -304,12 +321,11 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
         gpu: gpus.first().cloned(),
         ..pipeline::Options::default()
     };
-    let mut profiled = pipeline::profile(&loaded, &options).map_err(fail)?;
+    let mut profiled = pipeline::profile(&loaded, &options)?;
     if args.compiler.is_some() {
         profiled.profile.resources.compiler = args.compiler;
     }
-    let per_gpu = pipeline::predict_on_gpus(&profiled, &gpus, &args.models);
-    emit_all(args, gpus, per_gpu, &fail)
+    Ok(pipeline::predict_on_gpus(&profiled, gpus, &args.models))
 }
 
 /// Write the SVG if asked, then the table or JSON.
