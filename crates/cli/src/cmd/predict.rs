@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use arch::{Gpu, Occupancy};
-use comfy_table::Table;
+
 use models::roofline::svg::{Chart, render};
 use models::{Agreement, Prediction, registry};
 use profile::{KernelProfile, ProfileError};
@@ -262,7 +262,7 @@ fn comparison_text(rows: &[pipeline::ComparisonRow], failed: &[(String, String)]
         )
     };
     let _ = writeln!(out, "comparison by {by}, fastest first:");
-    let mut table = Table::new();
+    let mut table = crate::table::new();
     table.set_header(vec!["gpu", "model", "time", "bottleneck", "vs fastest"]);
     for r in rows {
         table.add_row(vec![
@@ -441,7 +441,7 @@ fn table_text(r: &Report) -> String {
             c.dram_write_bytes.unwrap_or(0.0)
         );
     }
-    let mut table = Table::new();
+    let mut table = crate::table::new();
     table.set_header(vec!["model", "time", "cycles", "bottleneck"]);
     for p in &r.predictions {
         table.add_row(vec![
@@ -472,10 +472,11 @@ fn table_text(r: &Report) -> String {
         );
     }
     if let Some(e) = &r.explanation {
-        let _ = writeln!(out, "why (timing model): {}", e.sentence);
+        let line = format!("why (timing model): {}", e.sentence);
+        let _ = writeln!(out, "{}", crate::table::wrap(&line));
     }
     if !r.hot_lines.is_empty() {
-        let mut lines = Table::new();
+        let mut lines = crate::table::new();
         lines.set_header(vec![
             "cuda line",
             "cost cycles",
