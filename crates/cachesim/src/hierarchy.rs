@@ -189,6 +189,12 @@ impl Hierarchy {
         t.dram_write_sectors += u64::from(o.evicted_dirty.count_ones());
     }
 
+    /// Brings `s` into L2 as a CTA that ran before the simulated ones left
+    /// it: valid, clean (its writes reached DRAM long ago), nothing counted.
+    pub fn warm_l2(&mut self, s: u64) {
+        self.l2.access(s, true, false);
+    }
+
     /// Dirty L2 sectors still resident (written back at the end of the kernel).
     pub fn l2_dirty_sectors(&self) -> u64 {
         self.l2

@@ -96,7 +96,9 @@
 //! between unsampled neighbours). [`Extrapolated`] multiplies the traffic by
 //! `cta_weight`, or by `grid_ctas / sampled CTAs` when none is given: linear
 //! scaling, correct when the sample is representative and its reuse pattern is
-//! that of the grid. Hit rates need no scaling.
+//! that of the grid. Hit rates need no scaling. [`simulate_warmed`] first
+//! replays, into L2 only, CTAs that ran before the sample (the sampled CTAs'
+//! neighbours), so that the reuse between neighbours is kept.
 pub mod config;
 pub mod error;
 mod hierarchy;
@@ -113,4 +115,4 @@ pub use report::{
 pub use request::{
     Access, Kind, Path, Request, TRACE_SECTOR_BYTES, Trace, TraceBuilder, TraceMark,
 };
-pub use sim::{Launch, simulate};
+pub use sim::{Launch, Warmup, simulate, simulate_warmed};

@@ -133,6 +133,14 @@ impl Trace {
         self.reqs.len()
     }
 
+    /// Distinct 32-byte sectors the trace touches.
+    pub fn distinct_sectors(&self) -> usize {
+        let mut s = self.sectors.clone();
+        s.sort_unstable();
+        s.dedup();
+        s.len()
+    }
+
     /// Total number of (request, sector) accesses.
     pub fn sector_count(&self) -> usize {
         self.sectors.len()

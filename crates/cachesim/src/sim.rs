@@ -7,7 +7,7 @@ use crate::config::CacheConfig;
 use crate::error::CacheSimError;
 use crate::hierarchy::Hierarchy;
 use crate::report::{CacheReport, CtaPlacement, Extrapolated, Tally};
-use crate::request::{TRACE_SECTOR_BYTES, Trace};
+use crate::request::{Path, TRACE_SECTOR_BYTES, Trace};
 
 /// The launch the trace comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -80,6 +80,35 @@ pub fn simulate(
     launch: &Launch,
     trace: &Trace,
 ) -> Result<CacheReport, CacheSimError> {
+    simulate_warmed(config, launch, trace, None)
+}
+
+/// CTAs that ran before the simulated ones and whose data is still in L2
+/// when they start (see [`simulate_warmed`]).
+#[derive(Clone, Copy)]
+pub struct Warmup<'a> {
+    /// Their requests.
+    pub trace: &'a Trace,
+    /// Which of the trace's CTAs to replay (by id).
+    pub keep: &'a dyn Fn(u32) -> bool,
+}
+
+/// [`simulate`], with the L2 first warmed by the global, read-only and
+/// constant sectors of `warmup`'s kept CTAs, in ascending id, as if they had
+/// run just before (clean: their stores reached DRAM; nothing of theirs is
+/// counted, and the L1s start cold). A sample of CTAs spread over the grid
+/// loses the reuse between a sampled CTA and its unsampled neighbours (a
+/// stencil's halo rows, read by the CTA above first); replaying the
+/// neighbours that precede each sampled CTA in launch order gives the
+/// sampled CTA the L2 hits it has in the full launch, and leaves it the
+/// misses on what it shares with the neighbours that follow it (which hit
+/// there instead): one miss per shared sector, as in the full launch.
+pub fn simulate_warmed(
+    config: &CacheConfig,
+    launch: &Launch,
+    trace: &Trace,
+    warmup: Option<Warmup<'_>>,
+) -> Result<CacheReport, CacheSimError> {
     config.validate()?;
     launch.validate()?;
     if let Some(c) = trace.ctas.iter().find(|c| c.id >= launch.grid_ctas) {
@@ -92,6 +121,19 @@ pub fn simulate(
     let resident = launch.resident_ctas_per_sm as usize;
     let n_slots = num_sms * resident;
     let mut mem = Hierarchy::new(config, num_sms);
+    if let Some(w) = warmup {
+        for c in w.trace.ctas.iter().filter(|c| (w.keep)(c.id)) {
+            for &(start, end) in &w.trace.warps[c.warp_start as usize..c.warp_end as usize] {
+                for q in &w.trace.reqs[start as usize..end as usize] {
+                    if q.path == Path::Local {
+                        continue;
+                    }
+                    let sectors = &w.trace.sectors[q.start as usize..(q.start + q.len) as usize];
+                    sectors.iter().for_each(|&s| mem.warm_l2(s));
+                }
+            }
+        }
+    }
     let mut slots: Vec<Option<Resident>> = (0..n_slots).map(|_| None).collect();
     let mut generation = vec![0u32; n_slots];
     let mut waves: Vec<Tally> = Vec::new();

@@ -9,6 +9,7 @@ mod args;
 mod cmd;
 mod error;
 mod output;
+mod table;
 
 use clap::{Parser, Subcommand};
 

@@ -344,7 +344,7 @@ fn text_output_ranks_and_names_the_winner() {
         text.contains("winner: none, every model predicts a tie of BX=32, BX=64 (within 0.5 %)"),
         "{text}"
     );
-    assert!(text.contains("| 1=     BX=32 "), "{text}");
+    assert!(text.contains("│ 1=   ┆ BX=32 "), "{text}");
     // 64 times the data is slower: one winner, ranks without `=`.
     let text = tune_text(
         &dir,
@@ -354,8 +354,8 @@ fn text_output_ranks_and_names_the_winner() {
         text.contains("winner: every model picks N=4096\n"),
         "{text}"
     );
-    assert!(text.contains("| 1      N=4096 "), "{text}");
-    assert!(text.contains("| 2      N=262144 "), "{text}");
+    assert!(text.contains("│ 1    ┆ N=4096 "), "{text}");
+    assert!(text.contains("│ 2    ┆ N=262144 "), "{text}");
     assert!(!text.contains("a tie"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

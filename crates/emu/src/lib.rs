@@ -37,5 +37,6 @@ pub mod fault;
 pub mod float;
 pub mod mem;
 pub mod observer;
+pub mod progress;
 pub mod simt;
 pub mod spec;

@@ -15,10 +15,11 @@
 //! CTAs per SM ([`sms_for_sample`]), so each L1 sees the launch's contention.
 
 use arch::{Gpu, Occupancy};
-use cachesim::{CacheConfig, CacheReport, Launch, Trace, simulate};
+use cachesim::{CacheConfig, CacheReport, Launch, Trace, simulate_warmed};
 use profile::{CacheFigures, KernelProfile};
 
 use crate::error::PipelineError;
+use crate::warmup::Warmup;
 
 /// L1 and L2 line size of the model; sizes are rounded down to whole sets of it.
 const LINE: u64 = 128;
@@ -50,10 +51,14 @@ pub fn cache_config(gpu: &Gpu, occ: &Occupancy) -> Option<CacheConfig> {
 /// weighting by the traced CTAs would scale the traffic of a grid whose CTAs
 /// past the data exit at once by the inverse of its busy fraction), times the
 /// requests each traced request stands for when the trace hit its cap.
+///
+/// With `warmup`, its CTAs that fit the GPU's L2 ([`Warmup::keeps`]) are
+/// replayed into L2 first ([`cachesim::simulate_warmed`]).
 pub fn simulate_on(
     gpu: &Gpu,
     occ: &Occupancy,
     trace: &Trace,
+    warmup: Option<&Warmup>,
     ctas_total: u64,
     weight: f64,
 ) -> Result<Option<CacheReport>, PipelineError> {
@@ -68,7 +73,13 @@ pub fn simulate_on(
         num_sms: sms_for_sample(gpu.sm_count, resident, ctas_total, trace.cta_count()),
         cta_weight: (weight.is_finite() && weight > 0.0).then_some(weight),
     };
-    simulate(&config, &launch, trace)
+    let l2_bytes = config.l2.size_bytes;
+    let keep = |id: u32| warmup.is_some_and(|w| w.keeps(id, l2_bytes));
+    let warm = warmup.map(|w| cachesim::Warmup {
+        trace: &w.trace,
+        keep: &keep,
+    });
+    simulate_warmed(&config, &launch, trace, warm)
         .map(Some)
         .map_err(|e| PipelineError::Cache(e.to_string()))
 }

@@ -28,6 +28,8 @@
 //!   [`load_source_timed`] also add the wall time of each stage to a
 //!   [`StageTimes`] ([`timings`]: NVRTC, PTX parsing, ptxas, emulation,
 //!   characterization, cache model, models).
+//! - [`warmup`]: the earlier neighbours of a CTA sample, replayed into L2
+//!   before the cache model runs the sample (`Options::neighbour_warmup`).
 //! - [`sampling`]: which CTAs a sampled profile emulates (a spread sample;
 //!   where its CTAs disagree, a probe of the grid and a sample stratified
 //!   into idle, light and heavy CTAs).
@@ -53,6 +55,7 @@ pub mod sampling;
 pub mod spec_source;
 pub mod timings;
 pub mod trace;
+pub mod warmup;
 
 pub use compare::{
     ComparisonRow, GpuPredictions, RECOMMENDED_MODEL, compare, predict_on_gpus,

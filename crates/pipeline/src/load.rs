@@ -186,6 +186,7 @@ pub fn compile_cached(
     for (n, v) in defines {
         options.defines.push((n.clone(), Some(v.clone())));
     }
+    emu::progress::stage("compiling with NVRTC");
     let compiler = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(opts.nvrtc.clone()))
         .map_err(|e| fail(format!("a .cu source needs NVRTC: {e}")))?;
     let compiled = compiler

@@ -94,6 +94,7 @@ pub fn predict_profile(
         models.to_vec()
     };
     models::registry::check_names(&names).map_err(|e| PipelineError::Model(e.to_string()))?;
+    emu::progress::stage(&format!("models ({})", gpu.id));
     let mut profile = profile.clone();
     cap_estimated_registers(&mut profile, gpu);
     let occupancy = occupancy_for(&profile, gpu)?;

@@ -22,6 +22,7 @@ use crate::registers::{self, ptxas_kernel};
 use crate::sampling;
 use crate::timings::{Stage, StageTimes};
 use crate::trace::TraceRecorder;
+use crate::warmup::{self, Warmup};
 
 /// How to profile.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +46,11 @@ pub struct Options {
     pub cache: bool,
     /// Ask ptxas for the register count (default true); false always estimates.
     pub ptxas: bool,
+    /// A sampled run also emulates the CTAs that neighbour each sampled
+    /// CTA and precede it, and the cache model replays them into L2 first,
+    /// so that the sample keeps the L2 reuse between neighbours (a
+    /// stencil's halo; [`crate::warmup`]). Default false (`tune` sets it).
+    pub neighbour_warmup: bool,
 }
 
 impl Default for Options {
@@ -56,6 +62,7 @@ impl Default for Options {
             gpu: None,
             cache: true,
             ptxas: true,
+            neighbour_warmup: false,
         }
     }
 }
@@ -79,6 +86,9 @@ pub struct Profiled {
     /// CTAs: 1, or more when the trace stopped at its cap (see
     /// [`crate::trace`]).
     pub trace_weight: f64,
+    /// The sample's earlier neighbours, replayed into L2 by the cache model
+    /// (with [`Options::neighbour_warmup`] on a sampled run).
+    pub warmup: Option<Arc<Warmup>>,
 }
 
 /// The relative standard error of a sampled run's extrapolated instruction
@@ -119,6 +129,7 @@ pub fn profile_timed(
     profile.kernel = loaded.kernel_name.clone();
     profile.launch.dynamic_shared = u64::from(spec.dynamic_shared);
     times.add(Stage::Characterization, counted.elapsed());
+    emu::progress::stage("registers and static analyses");
     (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas, times);
     let analysed = Instant::now();
     profile.analysis.parallelism = parallelism(loaded, &run.characterization);
@@ -127,7 +138,24 @@ pub fn profile_timed(
     profile.workload.int32_to_f32_convert_fraction = split.map(|s| s.int32_to_f32);
     profile.workload.narrow_uint_to_f32_convert_fraction = split.map(|s| s.narrow_uint_to_f32);
     times.add(Stage::Characterization, analysed.elapsed());
+    let warmup = match (&run.trace, opts.neighbour_warmup) {
+        (Some(trace), true) if run.characterization.ctas_emulated < spec.ctas() => {
+            let sampled: Vec<u32> = run
+                .characterization
+                .cta_instructions
+                .iter()
+                .map(|&(id, _)| id)
+                .collect();
+            let start = Instant::now();
+            emu::progress::emulation_stage("emulating the sample's neighbours");
+            let w = warmup::record(loaded, opts.policy, &sampled, trace)?;
+            times.add(Stage::Emulation, start.elapsed());
+            w.map(Arc::new)
+        }
+        _ => None,
+    };
     let mut profiled = Profiled {
+        warmup,
         characterization: run.characterization,
         profile,
         cache: None,
@@ -184,6 +212,11 @@ pub(crate) fn emulate(
         }
     };
     let watch = (!sample.is_full()).then_some(sample.ctas.as_slice());
+    emu::progress::emulation_stage(if sample.is_full() {
+        "emulating every CTA"
+    } else {
+        "emulating a sample of CTAs"
+    });
     let mut recorder = TraceRecorder::new(watch);
     let mut phases = characterize::Phases::default();
     let (m, text, file) = (&loaded.module, &loaded.ptx, &loaded.ptx_file);
@@ -317,13 +350,22 @@ impl Profiled {
     /// figures into the profile (replacing those of another GPU). Without a
     /// trace, or on a GPU without an L2 for global data, the figures are cleared.
     pub fn simulate_cache(&mut self, gpu: &Gpu) -> Result<(), PipelineError> {
+        emu::progress::stage(&format!("cache model ({})", gpu.id));
         let report = match &self.trace {
             Some(trace) => {
                 let occ = occupancy_for(&self.profile, gpu)?;
                 let weight = self.profile.launch.blocks() as f64
                     / self.characterization.ctas_emulated.max(1) as f64
                     * self.trace_weight;
-                cache::simulate_on(gpu, &occ, trace, self.profile.launch.blocks(), weight)?
+                let warmup = self.warmup.as_deref();
+                cache::simulate_on(
+                    gpu,
+                    &occ,
+                    trace,
+                    warmup,
+                    self.profile.launch.blocks(),
+                    weight,
+                )?
             }
             None => None,
         };

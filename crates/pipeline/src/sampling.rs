@@ -134,6 +134,7 @@ struct Strata {
 /// Probe up to [`PROBE_CTAS`] x `k0` CTAs spread over the grid.
 fn probe(loaded: &LoadedSpec, opts: &Options, k0: u64) -> Result<Strata, PipelineError> {
     let spec = &loaded.spec;
+    emu::progress::emulation_stage("probing the grid for idle and busy CTAs");
     let ids = spread_ctas(spec.grid, k0.saturating_mul(PROBE_CTAS));
     let counts = probe_ctas(
         &loaded.module,

@@ -172,11 +172,8 @@ fn listing(
                 Reconvergence::FunctionExit => format!("{i}->exit"),
             })
             .collect();
-        let _ = writeln!(
-            out,
-            "reconvergence (branch inst -> inst): {}",
-            list.join(" ")
-        );
+        let line = format!("reconvergence (branch inst -> inst): {}", list.join(" "));
+        let _ = writeln!(out, "{}", crate::table::wrap(&line));
     }
     if !loops.is_reducible() {
         let edges: Vec<String> = loops
@@ -184,15 +181,15 @@ fn listing(
             .iter()
             .map(|(a, b)| format!("bb{a}->bb{b}"))
             .collect();
-        let _ = writeln!(out, "irreducible edges: {}", edges.join(" "));
+        let line = format!("irreducible edges: {}", edges.join(" "));
+        let _ = writeln!(out, "{}", crate::table::wrap(&line));
     }
     let mix = InstMix::of_function(func);
     let classes: Vec<String> = mix
         .nonzero()
         .map(|(c, n)| format!("{} {n}", c.name()))
         .collect();
-    let _ = writeln!(
-        out,
+    let line = format!(
         "static mix: {}",
         if classes.is_empty() {
             "-".into()
@@ -200,19 +197,20 @@ fn listing(
             classes.join(", ")
         }
     );
+    let _ = writeln!(out, "{}", crate::table::wrap(&line));
     let regs = declared_registers(func);
     let by_type: Vec<String> = regs
         .by_type
         .iter()
         .map(|c| format!("{} {}", c.ty.name(), c.count))
         .collect();
-    let _ = writeln!(
-        out,
+    let line = format!(
         "registers: {} ({} bytes): {}",
         regs.count,
         regs.bytes,
         by_type.join(", ")
     );
+    let _ = writeln!(out, "{}", crate::table::wrap(&line));
     let shared = shared_memory(module, handle);
     let _ = writeln!(
         out,

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use characterize::{Characterization, Options, characterize};
-use comfy_table::{Table, presets};
+use comfy_table::Table;
 use emu::simt::stack::Policy;
 
 use crate::error::CliError;
@@ -57,6 +57,9 @@ pub struct Args {
     /// Override a define of the spec: --set N=1024. Repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
+    /// No progress on stderr (shown only when stderr is a terminal).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -66,7 +69,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let sets = crate::args::parse_sets(&args.set)?;
     // The shared loader: spec, NVRTC for .cu (cached), entry resolution.
-    let loaded = pipeline::load_spec(&args.spec, &sets).map_err(|e| CliError::of(&e))?;
+    let loaded =
+        super::report::with_progress(args.quiet, || pipeline::load_spec(&args.spec, &sets))
+            .map_err(|e| CliError::of(&e))?;
     let gpu_id = args
         .gpu
         .clone()
@@ -81,13 +86,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
             run_ctas: None,
             threads: None,
         };
-        let mut ch = characterize(
-            &loaded.module,
-            &loaded.ptx,
-            &loaded.ptx_file,
-            &loaded.spec,
-            opts,
-        )
+        let mut ch = super::report::with_progress(args.quiet, || {
+            characterize(
+                &loaded.module,
+                &loaded.ptx,
+                &loaded.ptx_file,
+                &loaded.spec,
+                opts,
+            )
+        })
         .map_err(|e| CliError::of(&loaded.emulation_error(e)))?;
         pipeline::lines::fill_text(&mut ch, &loaded);
         pipeline::lines::attach_costs(&mut ch, &gpu, None, None);
@@ -111,7 +118,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             let table = if by_cuda {
                 cuda_lines_table(first, args.lines)
             } else {
-                lines_table(first, args.lines)
+                lines_table(first, args.lines).to_string()
             };
             out.push_str(&format!(
                 "hot {} by cost on {} ({} reconvergence; cycles of the timing model's largest term, no cache hits assumed)\n{table}\n",
@@ -179,8 +186,7 @@ fn metric_rows(c: &Characterization) -> Vec<(&'static str, String)> {
 }
 
 fn metrics_table(runs: &[Characterization]) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut t = crate::table::new();
     let mut header = vec!["metric".to_string()];
     header.extend(runs.iter().map(|r| r.reconvergence.clone()));
     t.set_header(header);
@@ -213,12 +219,14 @@ fn snippet(text: Option<&str>) -> String {
     }
 }
 
-fn cuda_lines_table(c: &Characterization, n: usize) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+/// The hot CUDA lines: a table of their costs, then each line's source text
+/// (below the table, so that the numbers keep their columns within the
+/// width and the source is not wrapped into a narrow one).
+fn cuda_lines_table(c: &Characterization, n: usize) -> String {
+    let mut t = crate::table::new();
     t.set_header(vec![
         "cuda line",
-        "cost cycles",
+        "cost\ncycles",
         "share",
         "issue",
         "replays",
@@ -226,10 +234,10 @@ fn cuda_lines_table(c: &Characterization, n: usize) -> Table {
         "L1",
         "DRAM",
         "executions",
-        "conflict ways",
-        "ptx lines",
-        "source",
+        "conflict\nways",
+        "ptx\nlines",
     ]);
+    let mut sources = String::new();
     for r in c.hot_cuda_lines(n) {
         let ptx = match (r.ptx_lines.first(), r.ptx_lines.last()) {
             (Some(a), Some(b)) if a == b => a.to_string(),
@@ -248,15 +256,16 @@ fn cuda_lines_table(c: &Characterization, n: usize) -> Table {
             format!("{:.0}", r.executions),
             format!("{:.2}", r.conflict_ways),
             ptx,
-            snippet(r.text.as_deref()),
         ]);
+        let line = format!("{}  {}", place(&r.file, r.line), snippet(r.text.as_deref()));
+        sources.push('\n');
+        sources.push_str(&crate::table::wrap(&line));
     }
-    t
+    format!("{t}{sources}")
 }
 
 fn lines_table(c: &Characterization, n: usize) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut t = crate::table::new();
     t.set_header(vec![
         "ptx line",
         "cuda line",

@@ -4,7 +4,7 @@
 
 use crate::error::{CliError, read_input};
 use arch::Catalog;
-use comfy_table::Table;
+
 use fit::combinators::calibrated::parse_calibrated;
 use fit::combinators::{
     Combinator, CorpusOptions, GpuParams, OpLatencies, SweepRow, gpu_params, sweep,
@@ -139,7 +139,7 @@ fn print_tables(params: &GpuParams, lat: &OpLatencies, rows: &[SweepRow]) {
     if lat.by_class.is_empty() {
         println!("  compute priced at catalog throughputs (no measurement CSV given)");
     }
-    let mut t = Table::new();
+    let mut t = crate::table::new();
     t.set_header([
         "combinator",
         "N",

@@ -3,7 +3,7 @@
 
 use crate::error::{CliError, read_input};
 use clap::Subcommand;
-use comfy_table::Table;
+
 use fit::forms::Form;
 use fit::measurements::parse_csv;
 use fit::plot::{PlotSpec, render_svg};
@@ -173,7 +173,7 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
         );
         return Ok(());
     }
-    let mut t = Table::new();
+    let mut t = crate::table::new();
     t.set_header([
         "gpu",
         "benchmark",
@@ -196,7 +196,7 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
     }
     println!("{t}");
     if !finals.is_empty() {
-        let mut t = Table::new();
+        let mut t = crate::table::new();
         t.set_header([
             "gpu",
             "benchmark",
@@ -264,7 +264,7 @@ fn run_benches(
         );
         return Ok(());
     }
-    let mut t = Table::new();
+    let mut t = crate::table::new();
     t.set_header([
         "gpu",
         "stream peak GB/s (fit / file max)",

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use arch::ptxas::EntryError;
 use arch::{Catalog, Gpu, KernelResources, OccupancyInput, RegisterGranularity, RegisterSource};
-use comfy_table::{Table, presets};
+use comfy_table::Table;
 
 use crate::error::{CliError, read_input};
 use crate::output::emit;
@@ -120,9 +120,9 @@ fn ptxas_kernel(
 }
 
 fn table(header: Vec<&str>) -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+    let mut t = crate::table::new();
     t.set_header(header);
+    crate::table::wrap_last_column_only(&mut t);
     t
 }
 
@@ -328,7 +328,7 @@ mod tests {
         let c = catalog();
         let text = render_list(&c, false).unwrap_or_default();
         for g in c.gpus() {
-            assert!(text.contains(&format!("| {} ", g.id)), "{}", g.id);
+            assert!(text.contains(&format!("│ {} ", g.id)), "{}", g.id);
         }
         let json = render_list(&c, true).unwrap_or_default();
         let v: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
@@ -344,7 +344,7 @@ mod tests {
             for (path, _) in g.numeric_fields() {
                 assert!(text.contains(&path), "{}: {path}", g.id);
             }
-            assert!(!text.contains("| ?"), "{}: a number without a source", g.id);
+            assert!(!text.contains("┆ ?"), "{}: a number without a source", g.id);
         }
     }
 

@@ -7,7 +7,7 @@
 
 use crate::error::CliError;
 use crate::output::write_file;
-use comfy_table::{Table, presets};
+
 use petri::sweep::{self, SweepConfig, SweepRow};
 use petri::warp::{
     self, DEFAULT_GLOBAL_LATENCY, DEFAULT_SCHEDULERS, DEFAULT_SHARED_LATENCY, ModelReport,
@@ -216,8 +216,7 @@ fn print_report(r: &ModelReport) {
         r.mean_idle_steps,
         100.0 * r.mean_idle_steps / r.mean_steps.max(1.0)
     );
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut t = crate::table::new();
     t.set_header(vec!["warp", "mean finishing step"]);
     for (i, f) in r.mean_warp_finish.iter().enumerate() {
         t.add_row(vec![i.to_string(), format!("{f:.1}")]);
@@ -284,8 +283,7 @@ fn print_sweep(cfg: &SweepConfig, rows: &[SweepRow], best: Option<u32>) {
         cfg.shared_latency,
         cfg.runs
     );
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut t = crate::table::new();
     t.set_header(vec![
         "threads",
         "warps",
@@ -321,7 +319,7 @@ fn print_sweep(cfg: &SweepConfig, rows: &[SweepRow], best: Option<u32>) {
 mod spec_path {
     use super::{Args, write_file};
     use crate::error::CliError;
-    use comfy_table::{Table, presets};
+
     use petri::WarpCounts;
     use petri::emulated::{self, SpecRow, SpecSweep};
     use petri::sweep::plot_series_svg;
@@ -391,8 +389,7 @@ mod spec_path {
             "Petri-net warp model from emulated runs: K = {}, l1 = {}, l2 = {}, {} runs each (x_a, x_s, x_g: warp instructions)",
             args.schedulers, args.l1, args.l2, args.runs
         );
-        let mut t = Table::new();
-        t.load_style(presets::UTF8_FULL_CONDENSED);
+        let mut t = crate::table::new();
         t.set_header(vec![
             "kernel",
             "threads",

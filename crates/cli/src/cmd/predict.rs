@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use arch::{Gpu, Occupancy};
-use comfy_table::Table;
+
 use models::roofline::svg::{Chart, render};
 use models::{Agreement, Prediction, registry};
 use profile::{KernelProfile, ProfileError};
@@ -53,6 +53,9 @@ pub struct Args {
     /// Print JSON (schema 1) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr (shown only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Also write a roofline chart with the kernel placed on it, as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
@@ -259,7 +262,7 @@ fn comparison_text(rows: &[pipeline::ComparisonRow], failed: &[(String, String)]
         )
     };
     let _ = writeln!(out, "comparison by {by}, fastest first:");
-    let mut table = Table::new();
+    let mut table = crate::table::new();
     table.set_header(vec!["gpu", "model", "time", "bottleneck", "vs fastest"]);
     for r in rows {
         table.add_row(vec![
@@ -292,7 +295,21 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
     registry::check_names(&args.models).map_err(|e| CliError::usage_of(&e))?;
     let gpus = gpus(args)?;
     let fail = |e: pipeline::PipelineError| CliError::of(&e);
-    let loaded = pipeline::load_spec(spec, &sets).map_err(fail)?;
+    let per_gpu =
+        super::report::with_progress(args.quiet, || predict_spec(args, spec, &sets, &gpus))
+            .map_err(fail)?;
+    emit_all(args, gpus, per_gpu, &fail)
+}
+
+/// Load, emulate and predict a launch spec on `gpus` (the library's part of
+/// [`run_spec`], under its progress).
+fn predict_spec(
+    args: &Args,
+    spec: &std::path::Path,
+    sets: &[(String, String)],
+    gpus: &[arch::Gpu],
+) -> Result<Vec<pipeline::GpuPredictions>, pipeline::PipelineError> {
+    let loaded = pipeline::load_spec(spec, sets)?;
     let options = pipeline::Options {
         policy: if args.reconvergence == "barrier" {
             pipeline::Policy::Barrier
@@ -304,12 +321,11 @@ fn run_spec(args: &Args, spec: &std::path::Path) -> Result<(), CliError> {
         gpu: gpus.first().cloned(),
         ..pipeline::Options::default()
     };
-    let mut profiled = pipeline::profile(&loaded, &options).map_err(fail)?;
+    let mut profiled = pipeline::profile(&loaded, &options)?;
     if args.compiler.is_some() {
         profiled.profile.resources.compiler = args.compiler;
     }
-    let per_gpu = pipeline::predict_on_gpus(&profiled, &gpus, &args.models);
-    emit_all(args, gpus, per_gpu, &fail)
+    Ok(pipeline::predict_on_gpus(&profiled, gpus, &args.models))
 }
 
 /// Write the SVG if asked, then the table or JSON.
@@ -425,7 +441,7 @@ fn table_text(r: &Report) -> String {
             c.dram_write_bytes.unwrap_or(0.0)
         );
     }
-    let mut table = Table::new();
+    let mut table = crate::table::new();
     table.set_header(vec!["model", "time", "cycles", "bottleneck"]);
     for p in &r.predictions {
         table.add_row(vec![
@@ -456,10 +472,11 @@ fn table_text(r: &Report) -> String {
         );
     }
     if let Some(e) = &r.explanation {
-        let _ = writeln!(out, "why (timing model): {}", e.sentence);
+        let line = format!("why (timing model): {}", e.sentence);
+        let _ = writeln!(out, "{}", crate::table::wrap(&line));
     }
     if !r.hot_lines.is_empty() {
-        let mut lines = Table::new();
+        let mut lines = crate::table::new();
         lines.set_header(vec![
             "cuda line",
             "cost cycles",

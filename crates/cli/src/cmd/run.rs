@@ -36,6 +36,9 @@ pub struct Args {
     /// Path to libnvrtc.so.12, for .cu sources.
     #[arg(long, value_name = "PATH")]
     nvrtc: Option<PathBuf>,
+    /// No progress on stderr (shown only when stderr is a terminal).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 const LONG_ABOUT: &str = "\
@@ -61,8 +64,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         nvrtc: args.nvrtc.clone(),
         ptx: None,
     };
-    let loaded =
-        pipeline::load_spec_with(&args.spec, &sets, &load).map_err(|e| CliError::of(&e))?;
+    let loaded = super::report::with_progress(args.quiet, || {
+        pipeline::load_spec_with(&args.spec, &sets, &load)
+    })
+    .map_err(|e| CliError::of(&e))?;
     let (ptx, file, spec) = (&loaded.ptx, &loaded.ptx_file, &loaded.spec);
     let policy = if args.reconvergence == "barrier" {
         Policy::Barrier
@@ -76,7 +81,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ..Default::default()
     };
     let start = Instant::now();
-    let result = run_ptx(ptx, file, spec, opts, &mut NoObserver).map_err(|e| match e {
+    let result = super::report::with_progress(args.quiet, || {
+        run_ptx(ptx, file, spec, opts, &mut NoObserver)
+    })
+    .map_err(|e| match e {
         RunError::Parse(diags) => CliError::diagnostic(diags),
         RunError::Fault(f) => CliError::of(&loaded.annotate_fault(*f)),
     })?;

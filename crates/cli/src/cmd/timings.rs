@@ -1,7 +1,6 @@
 //! The time breakdown of `validate` and `tune` ([`study::Timings`]) as JSON
 //! and as the `--timings` table. Rendering only: the library measures.
 
-use comfy_table::{Table, presets};
 use pipeline::Stage;
 use serde_json::{Map, Value, json};
 use study::Timings;
@@ -45,8 +44,7 @@ fn fields(t: &Timings) -> Map<String, Value> {
 pub fn table(t: &Timings) -> String {
     let n = t.configurations.max(1) as f64;
     let total = t.total.as_secs_f64();
-    let mut table = Table::new();
-    table.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut table = crate::table::new();
     table.set_header(["stage", "seconds", "share", "per configuration (s)"]);
     let mut rows: Vec<(&str, f64)> = Stage::ALL
         .iter()

@@ -439,13 +439,26 @@ pub(super) fn run_prepared<O: Observer>(
         ran_sequentially: opts.parallel,
         ..Default::default()
     };
-    let totals = run_range(&lx, c, &ids, &mut p.global, &mut printf, obs)?;
+    let progress = crate::progress::current();
+    if let Some(pr) = &progress {
+        pr.begin_ctas(ids.len() as u64);
+    }
+    let totals = run_range(
+        &lx,
+        c,
+        &ids,
+        &mut p.global,
+        &mut printf,
+        obs,
+        progress.as_deref(),
+    )?;
     stats.ctas = ids.len() as u64;
     fill(&mut stats, &totals);
     finish(p, printf, stats)
 }
 
-/// Run the CTAs `ids` in order on `global`, with `obs` watching.
+/// Run the CTAs `ids` in order on `global`, with `obs` watching, counting
+/// each finished CTA in `progress`.
 fn run_range<O: Observer>(
     lx: &LaunchCtx<'_>,
     c: &Code,
@@ -453,6 +466,7 @@ fn run_range<O: Observer>(
     global: &mut GlobalMemory,
     printf: &mut String,
     obs: &mut O,
+    progress: Option<&crate::progress::Progress>,
 ) -> Result<CtaStats, Box<Fault>> {
     let mut totals = CtaStats::default();
     for &(id, linear) in ids {
@@ -467,6 +481,9 @@ fn run_range<O: Observer>(
             obs,
         )?;
         totals.add(&s);
+        if let Some(p) = progress {
+            p.cta_done();
+        }
     }
     Ok(totals)
 }
@@ -620,9 +637,14 @@ where
 {
     let c = &p.code;
     let lx = launch_ctx(c, spec, opts);
+    let progress = crate::progress::current();
+    let progress = progress.as_deref();
+    if let Some(pr) = progress {
+        pr.begin_ctas(ids.len() as u64);
+    }
     if ranges <= 1 || ids.len() <= 1 {
         let (mut printf, mut obs) = (String::new(), fork());
-        let totals = run_range(&lx, c, ids, &mut p.global, &mut printf, &mut obs)?;
+        let totals = run_range(&lx, c, ids, &mut p.global, &mut printf, &mut obs, progress)?;
         return Ok((printf, totals, vec![obs]));
     }
     let chunk = ids.len().div_ceil(ranges).max(1);
@@ -631,7 +653,7 @@ where
         .par_chunks(chunk)
         .map(|range| {
             let (mut mem, mut printf, mut obs) = (snapshot.clone(), String::new(), fork());
-            let totals = run_range(&lx, c, range, &mut mem, &mut printf, &mut obs)?;
+            let totals = run_range(&lx, c, range, &mut mem, &mut printf, &mut obs, progress)?;
             Ok((mem, printf, totals, obs))
         })
         .collect();

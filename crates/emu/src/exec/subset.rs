@@ -41,10 +41,17 @@ pub fn launch_ctas<O: Observer>(
     let mut printf = String::new();
     let mut stats = LaunchStats::default();
     let mut totals = CtaStats::default();
+    let progress = crate::progress::current();
+    if let Some(pr) = &progress {
+        pr.begin_ctas(ids.len() as u64);
+    }
     for &linear in ids.iter().filter(|&&id| u64::from(id) < total) {
         let s = run_one(&lx, c, spec, linear, &mut p.global, &mut printf, obs).map_err(|f| *f)?;
         totals.add(&s);
         stats.ctas += 1;
+        if let Some(pr) = &progress {
+            pr.cta_done();
+        }
     }
     fill(&mut stats, &totals);
     finish(p, printf, stats).map_err(|f| *f)
@@ -77,7 +84,14 @@ pub fn probe_ctas(
     let lx = launch_ctx(c, spec, opts);
     let mut printf = String::new();
     let mut finished = Vec::with_capacity(ids.len());
+    let progress = crate::progress::current();
+    if let Some(pr) = &progress {
+        pr.begin_ctas(ids.len() as u64);
+    }
     for &linear in ids {
+        if let Some(pr) = &progress {
+            pr.cta_done();
+        }
         if u64::from(linear) >= total {
             finished.push(Some(0));
             continue;

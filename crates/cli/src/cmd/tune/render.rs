@@ -2,7 +2,6 @@
 //! every configuration, and an SVG of each model's predicted time against
 //! one parameter.
 
-use comfy_table::{Table, presets};
 use plotters::prelude::*;
 use serde_json::{Value, json};
 use tune::{ModelTimes, PickMetrics, Winners};
@@ -152,8 +151,7 @@ pub fn text(r: &Report<'_>) -> String {
             out.push_str("  no prediction\n");
             continue;
         }
-        let mut t = Table::new();
-        t.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+        let mut t = crate::table::new();
         t.set_header(vec![
             "rank",
             "configuration",
@@ -213,8 +211,7 @@ pub fn text(r: &Report<'_>) -> String {
     out.push_str(&winners_line(r));
     if let Some((file, metrics)) = r.measured {
         out.push_str(&format!("\nagainst measured times ({file}):\n"));
-        let mut t = Table::new();
-        t.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+        let mut t = crate::table::new();
         t.set_header(vec![
             "model",
             "compared",

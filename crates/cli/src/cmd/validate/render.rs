@@ -2,7 +2,6 @@
 //! and a Markdown section for docs/validation/README.md. Pure functions of
 //! [`Summary`] and the scores; the caller prints or writes them.
 
-use comfy_table::{Table, presets};
 use serde_json::{Value, json};
 
 use validate::score::{Attempt, ModelScore, Outcome};
@@ -228,8 +227,7 @@ pub fn text(sum: &Summary, scores: &[ModelScore]) -> String {
         out.push_str(&line);
         out.push('\n');
     }
-    let mut table = Table::new();
-    table.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut table = crate::table::new();
     table.set_header(HEADERS);
     for s in scores {
         table.add_row(row(s));
