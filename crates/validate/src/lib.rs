@@ -15,11 +15,15 @@
 //!   seeded choice of configurations; [`split`]: the committed split of the
 //!   data into a development part and a check part;
 //! - [`score`]: what was predicted joined with what was measured, and the
-//!   accuracy table per model (pure: the runner lives in the `study` crate).
+//!   accuracy table per model (pure: the runner lives in the `study` crate);
+//!   [`bootstrap`]: 90 % percentile intervals of its figures;
+//! - [`transfer`]: the transferred-best baseline (the configuration measured
+//!   fastest on another GPU, run on this one).
 //!
 //! Nothing here prints; errors are values naming the file and the place
 //! (line, or JSON / TOML key path).
 
+pub mod bootstrap;
 pub mod dataset;
 pub mod error;
 pub mod experiment;
@@ -33,6 +37,7 @@ pub mod score;
 pub mod source;
 pub mod split;
 pub mod stats;
+pub mod transfer;
 
 pub use dataset::{Dataset, FailReason, Measured, ParamValue, Row, Spread, Summary, Timing};
 pub use error::{FileError, Location};

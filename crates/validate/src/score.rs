@@ -10,6 +10,7 @@
 //!   number): counted per model as a ptxperf failure;
 //! - measured and predicted: scored.
 
+use crate::bootstrap::{self, Bootstrap, Intervals};
 use crate::stats::{self, StatsError};
 
 /// Fraction of configurations behind the "top-1 %" overlap.
@@ -162,6 +163,17 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
         s.notes.push(format!("first failure: {f}"));
     }
     s
+}
+
+/// The bootstrap intervals of a model's figures over its scored
+/// configurations ([`bootstrap::intervals`]). Where none can be drawn (fewer
+/// than three scored configurations) every interval is `None` and the note
+/// says why.
+pub fn intervals(score: &ModelScore, how: &Bootstrap) -> Intervals {
+    bootstrap::intervals(&score.points, how).unwrap_or_else(|e| Intervals {
+        notes: vec![format!("no bootstrap interval: {e}")],
+        ..Intervals::default()
+    })
 }
 
 #[cfg(test)]

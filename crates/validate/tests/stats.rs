@@ -2,8 +2,8 @@
 
 use validate::sample::sample_indices;
 use validate::stats::{
-    StatsError, average_ranks, best_config_ratio, kendall_tau_b, mape, median_ape, median_ratio,
-    spearman, top_fraction_overlap,
+    StatsError, average_ranks, best_config_ratio, kendall_tau_b, kendall_tau_b_direct, mape,
+    median_ape, median_ratio, spearman, top_fraction_overlap,
 };
 
 fn close(a: Result<f64, StatsError>, b: f64) {
@@ -94,6 +94,31 @@ fn kendall_hand_values() {
     // Ties on both sides in the same pair count in n1 and n2:
     // pairs (0,1) tie/tie, (0,2) C, (1,2) C: 2 / sqrt((3-1)*(3-1)) = 1.
     close(kendall_tau_b(&[1.0, 1.0, 2.0], &[5.0, 5.0, 6.0]), 1.0);
+}
+
+/// The O(n log n) Kendall against the direct pair count, to the bit, on
+/// pseudo-random data with many ties on either side and on both.
+#[test]
+fn kendall_is_the_direct_count() {
+    let mut rng = prng::Rng::new(5);
+    for (n, levels) in [
+        (1, 3),
+        (2, 2),
+        (3, 1),
+        (7, 3),
+        (40, 5),
+        (200, 20),
+        (333, 1000),
+    ] {
+        let draw = |rng: &mut prng::Rng| f64::from(rng.below(levels));
+        let p: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
+        let m: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
+        assert_eq!(
+            kendall_tau_b(&p, &m),
+            kendall_tau_b_direct(&p, &m),
+            "n {n}, {levels} levels"
+        );
+    }
 }
 
 #[test]
