@@ -300,6 +300,12 @@ fn validate_json_is_what_the_doc_says() {
                128,0.008,0.008,0.008,0.0001,32\n\
                256,nan,nan,nan,nan,0\n";
     std::fs::write(dir.join("times.csv"), csv).expect("write csv");
+    // Another GPU where 64 was the fastest: it runs 0.010 ms here, over
+    // the best 0.008.
+    let other = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
+                 64,0.005,0.005,0.005,0.0001,32\n\
+                 128,0.006,0.006,0.006,0.0001,32\n";
+    std::fs::write(dir.join("other.csv"), other).expect("write csv");
     let v = json(
         &dir,
         &[
@@ -312,10 +318,22 @@ fn validate_json_is_what_the_doc_says() {
             "--json",
             "--no-cache",
             "--quiet",
+            "--transfer-from",
+            "other.csv",
         ],
     );
     same(&doc, "validate", &v);
     same(&doc, "validate.models", first(&v["models"], "models"));
+    same(&doc, "validate.bootstrap", &v["bootstrap"]);
+    same(&doc, "validate.transfer", &v["transfer"]);
+    same(
+        &doc,
+        "validate.transfer.passed_over",
+        &v["transfer"]["passed_over"],
+    );
+    let ratio = v["transfer"]["ratio"].as_f64().unwrap_or(f64::NAN);
+    assert!((ratio - 1.25).abs() < 1e-12, "{}", v["transfer"]);
+    assert_eq!(v["transfer"]["configuration"], "block_size_x=64");
     let results = v["results"].as_array().expect("results");
     assert_eq!(results.len(), 3);
     for r in results {
@@ -378,6 +396,44 @@ fn validate_scores_one_part_of_the_split() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("times.csv: no configuration is in the development part of split.toml"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--transfer-from` another kernel's or another space's data is an error,
+/// before anything is run.
+#[test]
+fn validate_refuses_to_transfer_from_another_space() {
+    let dir = workdir("validate-transfer");
+    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
+    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let csv = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n64,0.010,0.010,0.009,0.0001,32\n";
+    std::fs::write(dir.join("times.csv"), csv).expect("write csv");
+    let other = "block_size_y,mean_ms,median_ms,min_ms,std_ms,n\n64,0.010,0.010,0.009,0.0001,32\n";
+    std::fs::write(dir.join("other.csv"), other).expect("write csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .args([
+            "validate",
+            "twice.exp.toml",
+            "--data",
+            "times.csv",
+            "--gpu",
+            "rtx-a4000",
+            "--quiet",
+            "--no-cache",
+            "--transfer-from",
+            "other.csv",
+        ])
+        .current_dir(&dir)
+        .output()
+        .expect("run ptxperf");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "--transfer-from other.csv: the tunable parameters differ: [block_size_x] here, [block_size_y] in the other GPU's data"
+        ),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);

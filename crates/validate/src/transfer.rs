@@ -95,15 +95,9 @@ fn time_of(data: &Dataset, row: usize) -> Option<f64> {
         .filter(|t| t.is_finite() && *t > 0.0)
 }
 
-/// The transferred-best figure of `other`'s data on `this` GPU's, within the
-/// rows `set` of `this` (ascending or not; rows out of range are ignored).
-/// The kernel and the set of parameter names must agree; the parameters'
-/// column order may differ.
-pub fn transferred_best(
-    this: &Dataset,
-    set: &[usize],
-    other: &Dataset,
-) -> Result<Transfer, TransferError> {
+/// Whether `other`'s data can be transferred to `this`: the same kernel and
+/// the same parameter names (in any column order, none twice).
+pub fn compatible(this: &Dataset, other: &Dataset) -> Result<(), TransferError> {
     if this.kernel != other.kernel {
         return Err(TransferError::KernelMismatch {
             this: this.kernel.clone(),
@@ -120,6 +114,19 @@ pub fn transferred_best(
             other: other.params.clone(),
         });
     }
+    Ok(())
+}
+
+/// The transferred-best figure of `other`'s data on `this` GPU's, within the
+/// rows `set` of `this` (ascending or not; rows out of range are ignored).
+/// The kernel and the set of parameter names must agree; the parameters'
+/// column order may differ.
+pub fn transferred_best(
+    this: &Dataset,
+    set: &[usize],
+    other: &Dataset,
+) -> Result<Transfer, TransferError> {
+    compatible(this, other)?;
     // Column j of this GPU's rows is column `column[j]` of the other's.
     let column: Vec<usize> = this
         .params

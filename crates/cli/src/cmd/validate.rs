@@ -41,6 +41,11 @@ use crate::output::{emit, write_file};
       --gpu h100-sxm5-80gb --sample 30 --profiles profiles/
   ptxperf validate experiments/convolution.toml --data data/measured/h200-sxm-141gb/convolution.json.gz \\
       --gpu h200-sxm-141gb --part check --sample 40 --model timing
+  ptxperf validate experiments/convolution.toml \
+      --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_3090.json.gz --gpu geforce-rtx-3090 \
+      --transfer-from ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_Titan.json.gz --part check --sample 200
+
+--bootstrap and --transfer-from: docs/json.md (`validate`) and docs/validation/transfer.md.
 
 --part: which configurations are check data: docs/validation/split.md.
 The experiment and data formats: docs/experiments.md."
@@ -77,6 +82,19 @@ pub struct Args {
     /// directory, else of the folder above the experiment's).
     #[arg(long, value_name = "FILE", requires = "part")]
     pub split: Option<PathBuf>,
+    /// Bootstrap resamples behind the 90 % interval of every figure (of the
+    /// scored configurations, seeded by --seed; the same on any number of
+    /// threads); 0: no intervals.
+    #[arg(long, value_name = "N", default_value_t = validate::bootstrap::Bootstrap::default().resamples)]
+    pub bootstrap: usize,
+    /// Measured data of the same kernel on another GPU: its fastest
+    /// configuration, run here, is the transferred-best baseline (its
+    /// measured time here over the measured best), reported beside each
+    /// model's best ratio. Within the configurations scored (--sample,
+    /// --part); where the other GPU's fastest is not among them, its next
+    /// fastest that is.
+    #[arg(long, value_name = "FILE")]
+    pub transfer_from: Option<PathBuf>,
     /// Print JSON (schema 1) with every configuration instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -140,16 +158,25 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .iter()
             .map(|(model, path)| (model.clone(), relative_to(path, md)))
             .collect();
-        write_file(md, render::markdown(&ev.summary, &ev.scores, &rel))?;
+        write_file(
+            md,
+            render::markdown(&ev.summary, &ev.scores, &ev.intervals, &rel),
+        )?;
     }
     let mut out = if args.json {
-        let value = render::json(&ev.summary, &ev.scores, &ev.outcomes, &ev.timings);
+        let value = render::json(
+            &ev.summary,
+            &ev.scores,
+            &ev.intervals,
+            &ev.outcomes,
+            &ev.timings,
+        );
         let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
         text
     } else {
-        render::text(&ev.summary, &ev.scores)
+        render::text(&ev.summary, &ev.scores, &ev.intervals)
     };
     if args.timings {
         let table = super::timings::table(&ev.summary.timings);
@@ -167,6 +194,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
 struct Evaluation {
     summary: render::Summary,
     scores: Vec<validate::score::ModelScore>,
+    /// One per score: its bootstrap intervals (empty without --bootstrap).
+    intervals: Vec<validate::bootstrap::Intervals>,
     outcomes: Vec<validate::score::Outcome>,
     /// One per outcome: where its time went, if it ran.
     timings: Vec<Option<study::Timings>>,
@@ -198,6 +227,19 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
 
     let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
     let dataset = import_dataset(&args.data).map_err(|e| CliError::of(&e))?;
+    let transfer_from = match &args.transfer_from {
+        Some(path) => {
+            let other = import_dataset(path).map_err(|e| CliError::of(&e))?;
+            validate::transfer::compatible(&dataset, &other).map_err(|e| {
+                CliError::user(format!(
+                    "--transfer-from {}: {e}; it must be the same kernel's space, measured on another GPU",
+                    path.display()
+                ))
+            })?;
+            Some((path, other))
+        }
+        None => None,
+    };
     let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
     let cache_dir = match (&args.cache, args.no_cache) {
         (_, true) => None,
@@ -252,6 +294,38 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     bar.finish_and_clear();
     let study = study?;
     let total = dataset.rows.len();
+    let bootstrap = (args.bootstrap > 0).then(|| validate::bootstrap::Bootstrap {
+        resamples: args.bootstrap,
+        seed: args.seed,
+        ..validate::bootstrap::Bootstrap::default()
+    });
+    let intervals = match &bootstrap {
+        Some(how) => study
+            .scores
+            .iter()
+            .map(|s| validate::score::intervals(s, how))
+            .collect(),
+        None => Vec::new(),
+    };
+    let restricted = args.sample.is_some() || part.is_some();
+    let transfer = transfer_from.map(|(path, other)| render::TransferOf {
+        file: path.display().to_string(),
+        from_gpu: other.gpu.clone(),
+        restricted,
+        result: validate::transfer::transferred_best(&dataset, &study.indices, &other)
+            .map(|t| {
+                let label = dataset.rows.get(t.row).map_or_else(String::new, |r| {
+                    dataset
+                        .named_values(r)
+                        .iter()
+                        .map(|(n, v)| format!("{n}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                });
+                (t, label)
+            })
+            .map_err(|e| e.to_string()),
+    });
     let summary = render::Summary {
         command: command_line(),
         experiment: args.experiment.display().to_string(),
@@ -288,10 +362,13 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
             Some((data, format!("{major}.{minor}")))
         }),
         timings: study.timing_totals,
+        bootstrap,
+        transfer,
     };
     Ok(Evaluation {
         summary,
         scores: study.scores,
+        intervals,
         outcomes: study.outcomes,
         timings: study.timings,
         plot_stem: plot_stem(&dataset, &args.gpu),

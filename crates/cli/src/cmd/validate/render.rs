@@ -4,7 +4,9 @@
 
 use serde_json::{Value, json};
 
+use validate::bootstrap::{Bootstrap, Interval, Intervals};
 use validate::score::{Attempt, ModelScore, Outcome};
+use validate::transfer::Transfer;
 
 /// The note every form carries: what is compared with what.
 pub const TIME_NOTE: &str = "ptxperf predicts the kernel's execution time; Kernel Tuner's \
@@ -50,6 +52,23 @@ pub struct Summary {
     pub compilers: Option<(String, String)>,
     /// Where the configurations' time went, added up.
     pub timings: study::Timings,
+    /// How the intervals were drawn (`--bootstrap`), if they were.
+    pub bootstrap: Option<Bootstrap>,
+    /// The transferred-best baseline (`--transfer-from`), if asked for.
+    pub transfer: Option<TransferOf>,
+}
+
+/// The transferred-best baseline of a run: from which data file, and the
+/// figure (with the transferred configuration's `NAME=VALUE,...`) or why
+/// there is none.
+#[derive(Debug, Clone)]
+pub struct TransferOf {
+    pub file: String,
+    /// The other GPU, as its data file names it.
+    pub from_gpu: String,
+    /// Whether --sample or --part restricted the set it was taken within.
+    pub restricted: bool,
+    pub result: Result<(Transfer, String), String>,
 }
 
 /// One part of the split (`--part`): which, from which file, the data
@@ -106,20 +125,159 @@ const HEADERS: [&str; 11] = [
     "ptxperf failed",
 ];
 
-fn row(s: &ModelScore) -> [String; 11] {
+/// `value [lo, hi]`, each printed by `form`; the value alone without an
+/// interval.
+fn with_interval(
+    v: Option<f64>,
+    i: Option<Interval>,
+    form: impl Fn(Option<f64>) -> String,
+) -> String {
+    match (v, i) {
+        (Some(_), Some(Interval { lo, hi })) => {
+            format!("{} [{}, {}]", form(v), form(Some(lo)), form(Some(hi)))
+        }
+        _ => form(v),
+    }
+}
+
+fn row(s: &ModelScore, i: Option<&Intervals>) -> [String; 11] {
+    let i = i.cloned().unwrap_or_default();
+    let three = |v| fixed(v, 3);
     [
         s.model.clone(),
         s.scored.to_string(),
-        error_percent(s.mape),
-        error_percent(s.median_ape),
-        ratio(s.median_ratio),
-        fixed(s.spearman, 3),
-        fixed(s.kendall, 3),
+        with_interval(s.mape, i.mape, error_percent),
+        with_interval(s.median_ape, i.median_ape, error_percent),
+        with_interval(s.median_ratio, i.median_ratio, ratio),
+        with_interval(s.spearman, i.spearman, three),
+        with_interval(s.kendall, i.kendall, three),
         percent(s.top1_overlap),
-        fixed(s.best_ratio, 3),
+        with_interval(s.best_ratio, i.best_ratio, three),
         s.measured_failed.to_string(),
         s.ptxperf_failed.to_string(),
     ]
+}
+
+/// The columns of the terminal's interval table.
+const INTERVAL_HEADERS: [&str; 7] = [
+    "model",
+    "MAPE %",
+    "median APE %",
+    "median pred/meas",
+    "Spearman",
+    "Kendall",
+    "best ratio",
+];
+
+/// `[lo, hi]` of each figure that has an interval, else `n/a`.
+fn interval_row(s: &ModelScore, i: &Intervals) -> [String; 7] {
+    let three = |v| fixed(v, 3);
+    let cell =
+        |v: Option<f64>, i: Option<Interval>, form: &dyn Fn(Option<f64>) -> String| match (v, i) {
+            (Some(_), Some(Interval { lo, hi })) => {
+                format!("[{}, {}]", form(Some(lo)), form(Some(hi)))
+            }
+            _ => "n/a".to_string(),
+        };
+    [
+        s.model.clone(),
+        cell(s.mape, i.mape, &error_percent),
+        cell(s.median_ape, i.median_ape, &error_percent),
+        cell(s.median_ratio, i.median_ratio, &ratio),
+        cell(s.spearman, i.spearman, &three),
+        cell(s.kendall, i.kendall, &three),
+        cell(s.best_ratio, i.best_ratio, &three),
+    ]
+}
+
+/// The line that says how the intervals were drawn.
+fn bootstrap_line(how: Option<&Bootstrap>) -> Option<String> {
+    how.map(|b| {
+        format!(
+            "[lo, hi]: {:.0} % bootstrap interval (percentile method, {} resamples of the scored configurations, seed {})",
+            100.0 * b.confidence,
+            b.resamples,
+            b.seed
+        )
+    })
+}
+
+/// The transferred-best baseline and, beside it, each model's best ratio.
+fn transfer_lines(t: Option<&TransferOf>, scores: &[ModelScore]) -> Vec<String> {
+    let Some(t) = t else {
+        return Vec::new();
+    };
+    let (tr, label) = match &t.result {
+        Err(e) => {
+            return vec![format!(
+                "transferred best (from {}, {}): none: {e}",
+                t.from_gpu, t.file
+            )];
+        }
+        Ok(ok) => ok,
+    };
+    let which = if tr.rank_there == 1 {
+        "the configuration measured fastest there".to_string()
+    } else {
+        let p = &tr.passed_over;
+        format!(
+            "its {} fastest configuration (the {} faster ones are not here: {} missing from this data, {} failed here, {} outside the scored set)",
+            ordinal(tr.rank_there),
+            p.total(),
+            p.missing_here,
+            p.failed_here,
+            p.outside_set
+        )
+    };
+    let scope = if t.restricted {
+        format!(
+            "within the {} scored configurations measured here (--sample/--part: both the transferred configuration and the best are this set's)",
+            tr.set_measured
+        )
+    } else {
+        format!("over all {} configurations measured here", tr.set_measured)
+    };
+    let mut lines = vec![format!(
+        "transferred best from {} ({}): {which}, {label}, runs {:.3}x the measured best here ({:.1} % of the optimum), {scope}",
+        t.from_gpu,
+        t.file,
+        tr.ratio,
+        tr.percent_of_optimum()
+    )];
+    let beside: Vec<String> = scores
+        .iter()
+        .filter_map(|s| {
+            let b = s.best_ratio?;
+            let verdict = if b < tr.ratio {
+                "beats it"
+            } else if b > tr.ratio {
+                "does not"
+            } else {
+                "ties"
+            };
+            Some(format!("{} {b:.3} ({verdict})", s.model))
+        })
+        .collect();
+    if !beside.is_empty() {
+        lines.push(format!(
+            "best ratio of each model against the transferred {:.3}: {}",
+            tr.ratio,
+            beside.join(", ")
+        ));
+    }
+    lines
+}
+
+/// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 fn header_lines(sum: &Summary) -> Vec<String> {
@@ -220,8 +378,9 @@ fn significant(ms: f64) -> String {
     format!("{ms:.digits$}")
 }
 
-/// The terminal form: header lines, the table, notes.
-pub fn text(sum: &Summary, scores: &[ModelScore]) -> String {
+/// The terminal form: header lines, the table, the intervals' and the
+/// transfer's lines, notes.
+pub fn text(sum: &Summary, scores: &[ModelScore], intervals: &[Intervals]) -> String {
     let mut out = String::new();
     for line in header_lines(sum) {
         out.push_str(&line);
@@ -230,19 +389,75 @@ pub fn text(sum: &Summary, scores: &[ModelScore]) -> String {
     let mut table = crate::table::new();
     table.set_header(HEADERS);
     for s in scores {
-        table.add_row(row(s));
+        table.add_row(row(s, None));
     }
     out.push_str(&format!("{table}\n"));
-    out.push_str(&notes(scores).join("\n"));
+    // The intervals in a table of their own: eleven columns of figures with
+    // intervals do not fit a terminal.
+    if let Some(line) = bootstrap_line(sum.bootstrap.as_ref()).filter(|_| !intervals.is_empty()) {
+        out.push_str(&format!("{line}:\n"));
+        let mut table = crate::table::new();
+        table.set_header(INTERVAL_HEADERS);
+        for (s, i) in scores.iter().zip(intervals) {
+            table.add_row(interval_row(s, i));
+        }
+        out.push_str(&format!("{table}\n"));
+    }
+    let below: Vec<String> = transfer_lines(sum.transfer.as_ref(), scores)
+        .iter()
+        .map(|l| crate::table::wrap(l))
+        .chain(notes(scores, intervals))
+        .collect();
+    out.push_str(&below.join("\n"));
     out.push_str(&format!("\nnote: {TIME_NOTE}\n"));
     out
 }
 
-fn notes(scores: &[ModelScore]) -> Vec<String> {
+fn notes(scores: &[ModelScore], intervals: &[Intervals]) -> Vec<String> {
     scores
         .iter()
-        .flat_map(|s| s.notes.iter().map(move |n| format!("{}: {n}", s.model)))
+        .enumerate()
+        .flat_map(|(k, s)| {
+            let bootstrap = intervals.get(k).map_or(&[][..], |i| &i.notes[..]);
+            s.notes
+                .iter()
+                .map(move |n| format!("{}: {n}", s.model))
+                .chain(
+                    bootstrap
+                        .iter()
+                        .map(move |n| format!("{}: bootstrap: {n}", s.model)),
+                )
+        })
         .collect()
+}
+
+fn interval_json(i: Option<Interval>) -> Value {
+    i.map_or(Value::Null, |Interval { lo, hi }| json!([lo, hi]))
+}
+
+fn transfer_json(t: &TransferOf) -> Value {
+    let ok = t.result.as_ref().ok();
+    let tr = ok.map(|(tr, _)| tr);
+    json!({
+        "from": t.file,
+        "from_gpu": t.from_gpu,
+        "within_scored": t.restricted,
+        "error": t.result.as_ref().err(),
+        "configuration": ok.map(|(_, label)| label),
+        "index": tr.map(|t| t.row),
+        "rank_there": tr.map(|t| t.rank_there),
+        "passed_over": tr.map(|t| json!({
+            "missing_here": t.passed_over.missing_here,
+            "failed_here": t.passed_over.failed_here,
+            "outside_set": t.passed_over.outside_set,
+        })),
+        "measured_ms": tr.map(|t| t.measured_ms),
+        "best_ms": tr.map(|t| t.best_ms),
+        "best_index": tr.map(|t| t.best_row),
+        "ratio": tr.map(|t| t.ratio),
+        "percent_of_optimum": tr.map(Transfer::percent_of_optimum),
+        "configurations_measured": tr.map(|t| t.set_measured),
+    })
 }
 
 /// JSON, schema 1: the header, the per-model figures and every configuration
@@ -250,12 +465,15 @@ fn notes(scores: &[ModelScore]) -> Vec<String> {
 pub fn json(
     sum: &Summary,
     scores: &[ModelScore],
+    intervals: &[Intervals],
     outcomes: &[Outcome],
     timings: &[Option<study::Timings>],
 ) -> Value {
     let models: Vec<Value> = scores
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(k, s)| {
+            let i = intervals.get(k).cloned().unwrap_or_default();
             json!({
                 "name": s.model,
                 "scored": s.scored,
@@ -269,6 +487,13 @@ pub fn json(
                 "measured_failed": s.measured_failed,
                 "ptxperf_failed": s.ptxperf_failed,
                 "notes": s.notes,
+                "mape_percent_ci90": interval_json(i.mape),
+                "median_ape_percent_ci90": interval_json(i.median_ape),
+                "median_predicted_over_measured_ci90": interval_json(i.median_ratio),
+                "spearman_ci90": interval_json(i.spearman),
+                "kendall_tau_b_ci90": interval_json(i.kendall),
+                "best_config_ratio_ci90": interval_json(i.best_ratio),
+                "bootstrap_notes": i.notes,
             })
         })
         .collect();
@@ -341,6 +566,12 @@ pub fn json(
             "ptxperf": ours,
         })),
         "timings": super::super::timings::totals_json(&sum.timings),
+        "bootstrap": sum.bootstrap.map(|b| json!({
+            "resamples": b.resamples,
+            "seed": b.seed,
+            "confidence": b.confidence,
+        })),
+        "transfer": sum.transfer.as_ref().map(transfer_json),
         "note": TIME_NOTE,
         "models": models,
         "results": configurations,
@@ -350,7 +581,12 @@ pub fn json(
 /// A Markdown section for one dataset: a heading, the command, the run's
 /// facts, the table, the notes and the scatter plots (`plots` are (model,
 /// path relative to the Markdown file)).
-pub fn markdown(sum: &Summary, scores: &[ModelScore], plots: &[(String, String)]) -> String {
+pub fn markdown(
+    sum: &Summary,
+    scores: &[ModelScore],
+    intervals: &[Intervals],
+    plots: &[(String, String)],
+) -> String {
     let mut out = format!("## {} on {}\n\n", sum.data_gpu, sum.gpu);
     out.push_str(&format!("```\n{}\n```\n\n", sum.command));
     for line in header_lines(sum) {
@@ -359,10 +595,20 @@ pub fn markdown(sum: &Summary, scores: &[ModelScore], plots: &[(String, String)]
     out.push('\n');
     out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
     out.push_str(&format!("|{}\n", "---|".repeat(HEADERS.len())));
-    for s in scores {
-        out.push_str(&format!("| {} |\n", row(s).join(" | ")));
+    for (k, s) in scores.iter().enumerate() {
+        out.push_str(&format!("| {} |\n", row(s, intervals.get(k)).join(" | ")));
     }
-    let notes = notes(scores);
+    let below: Vec<String> = bootstrap_line(sum.bootstrap.as_ref())
+        .into_iter()
+        .chain(transfer_lines(sum.transfer.as_ref(), scores))
+        .collect();
+    if !below.is_empty() {
+        out.push('\n');
+        for line in below {
+            out.push_str(&format!("{line}\n"));
+        }
+    }
+    let notes = notes(scores, intervals);
     if !notes.is_empty() {
         out.push('\n');
         for n in notes {
@@ -437,6 +683,8 @@ mod tests {
             measured: None,
             compilers: None,
             timings: study::Timings::default(),
+            bootstrap: None,
+            transfer: None,
         }
     }
 
@@ -525,6 +773,7 @@ mod tests {
         let md = markdown(
             &summary(),
             &[score()],
+            &[],
             &[("m".to_string(), "p/m.svg".to_string())],
         );
         assert!(
@@ -539,12 +788,179 @@ mod tests {
             clock_mhz: Some((1545.0, 1770.0)),
             ..summary()
         };
-        let md = markdown(&held, &[score()], &[]);
+        let md = markdown(&held, &[score()], &[], &[]);
         assert!(
             md.contains(
                 "- clock: the models ran at 1545 MHz (--clock-mhz), not the catalog's rated 1770 MHz\n"
             ),
             "{md}"
+        );
+    }
+
+    fn intervals() -> Intervals {
+        let i = |lo, hi| Some(Interval { lo, hi });
+        Intervals {
+            mape: i(9.84, 15.26),
+            median_ape: None,
+            median_ratio: i(0.8, 0.95),
+            spearman: i(0.9, 1.0),
+            kendall: None,
+            best_ratio: i(1.0, 1.5),
+            notes: vec!["median APE: no interval, undefined on 70 of 1000 resamples".to_string()],
+        }
+    }
+
+    #[test]
+    fn cells_carry_their_interval_in_the_figures_own_form() {
+        assert_eq!(
+            row(&score(), Some(&intervals())),
+            [
+                "m",
+                "2",
+                "12.5 [9.8, 15.3]",
+                "10.0",
+                "0.875 [0.800, 0.950]",
+                "1.000 [0.900, 1.000]",
+                "1.000",
+                "100",
+                "1.000 [1.000, 1.500]",
+                "1",
+                "0"
+            ]
+        );
+        // No interval where the figure itself is missing.
+        let none = ModelScore {
+            mape: None,
+            ..score()
+        };
+        assert_eq!(row(&none, Some(&intervals()))[2], "n/a");
+        assert_eq!(row(&score(), None)[2], "12.5");
+    }
+
+    #[test]
+    fn text_and_json_carry_the_intervals_and_how_they_were_drawn() {
+        let sum = Summary {
+            bootstrap: Some(Bootstrap::default()),
+            ..summary()
+        };
+        let t = text(&sum, &[score()], &[intervals()]);
+        assert!(
+            t.contains("[lo, hi]: 90 % bootstrap interval (percentile method, 1000 resamples of the scored configurations, seed 1)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("m: bootstrap: median APE: no interval, undefined on 70 of 1000 resamples"),
+            "{t}"
+        );
+        let v = json(&sum, &[score()], &[intervals()], &[], &[]);
+        let m = &v["models"][0];
+        assert_eq!(m["mape_percent_ci90"], json!([9.84, 15.26]));
+        assert_eq!(m["median_ape_percent_ci90"], Value::Null);
+        assert_eq!(m["best_config_ratio_ci90"], json!([1.0, 1.5]));
+        assert_eq!(v["bootstrap"]["resamples"], 1000);
+        // Without --bootstrap: null intervals, no line.
+        let v = json(&summary(), &[score()], &[], &[], &[]);
+        assert_eq!(v["models"][0]["spearman_ci90"], Value::Null);
+        assert_eq!(v["bootstrap"], Value::Null);
+        assert!(!text(&summary(), &[score()], &[]).contains("[lo, hi]"));
+    }
+
+    fn transfer(rank_there: usize, restricted: bool) -> TransferOf {
+        TransferOf {
+            file: "other.json.gz".to_string(),
+            from_gpu: "Other GPU".to_string(),
+            restricted,
+            result: Ok((
+                Transfer {
+                    from_gpu: "Other GPU".to_string(),
+                    row: 3,
+                    rank_there,
+                    passed_over: validate::transfer::PassedOver {
+                        missing_here: rank_there - 1,
+                        failed_here: 0,
+                        outside_set: 0,
+                    },
+                    measured_ms: 1.25,
+                    best_ms: 1.0,
+                    best_row: 0,
+                    ratio: 1.25,
+                    set_measured: 40,
+                },
+                "a=1,b=2".to_string(),
+            )),
+        }
+    }
+
+    #[track_caller]
+    fn check_transfer(t: Option<TransferOf>, scores: &[ModelScore], expect: &[&str]) {
+        assert_eq!(transfer_lines(t.as_ref(), scores), expect);
+    }
+
+    #[test]
+    fn the_transferred_best_is_printed_beside_each_models_best_ratio() {
+        check_transfer(None, &[score()], &[]);
+        let worse = ModelScore {
+            model: "w".to_string(),
+            best_ratio: Some(1.5),
+            ..score()
+        };
+        check_transfer(
+            Some(transfer(1, false)),
+            &[score(), worse],
+            &[
+                "transferred best from Other GPU (other.json.gz): the configuration measured fastest there, a=1,b=2, runs 1.250x the measured best here (80.0 % of the optimum), over all 40 configurations measured here",
+                "best ratio of each model against the transferred 1.250: m 1.000 (beats it), w 1.500 (does not)",
+            ],
+        );
+        check_transfer(
+            Some(transfer(2, true)),
+            &[],
+            &[
+                "transferred best from Other GPU (other.json.gz): its 2nd fastest configuration (the 1 faster ones are not here: 1 missing from this data, 0 failed here, 0 outside the scored set), a=1,b=2, runs 1.250x the measured best here (80.0 % of the optimum), within the 40 scored configurations measured here (--sample/--part: both the transferred configuration and the best are this set's)",
+            ],
+        );
+        let failed = TransferOf {
+            result: Err("no configuration of the set has a measured time here".to_string()),
+            ..transfer(1, false)
+        };
+        check_transfer(
+            Some(failed.clone()),
+            &[score()],
+            &[
+                "transferred best (from Other GPU, other.json.gz): none: no configuration of the set has a measured time here",
+            ],
+        );
+        let sum = Summary {
+            transfer: Some(failed),
+            ..summary()
+        };
+        let v = json(&sum, &[score()], &[], &[], &[]);
+        assert_eq!(v["transfer"]["ratio"], Value::Null);
+        assert!(v["transfer"]["error"].is_string());
+        let sum = Summary {
+            transfer: Some(transfer(2, true)),
+            ..summary()
+        };
+        let v = json(&sum, &[score()], &[], &[], &[]);
+        assert_eq!(v["transfer"]["ratio"], 1.25);
+        assert_eq!(v["transfer"]["percent_of_optimum"], 80.0);
+        assert_eq!(v["transfer"]["passed_over"]["missing_here"], 1);
+        assert_eq!(v["transfer"]["within_scored"], true);
+        assert_eq!(v["transfer"]["configuration"], "a=1,b=2");
+    }
+
+    #[test]
+    fn ordinals() {
+        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111]
+            .into_iter()
+            .map(ordinal)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st",
+                "111th"
+            ]
         );
     }
 
@@ -569,7 +985,13 @@ mod tests {
         ];
         let mut ran = study::Timings::one();
         ran.total = std::time::Duration::from_millis(3);
-        let v = json(&summary(), &[score()], &outcomes, &[None, None, Some(ran)]);
+        let v = json(
+            &summary(),
+            &[score()],
+            &[],
+            &outcomes,
+            &[None, None, Some(ran)],
+        );
         assert_eq!(v["schema"], 1);
         assert_eq!(v["models"][0]["mape_percent"], 12.5);
         assert_eq!(v["models"][0]["median_predicted_over_measured"], 0.875);
