@@ -84,7 +84,8 @@ pub struct Args {
     pub split: Option<PathBuf>,
     /// Bootstrap resamples behind the 90 % interval of every figure (of the
     /// scored configurations, seeded by --seed; the same on any number of
-    /// threads); 0: no intervals.
+    /// threads); 0: no intervals. About 2 s per model for 5,000 scored
+    /// configurations on 2 cores (release build).
     #[arg(long, value_name = "N", default_value_t = validate::bootstrap::Bootstrap::default().resamples)]
     pub bootstrap: usize,
     /// Measured data of the same kernel on another GPU: its fastest
