@@ -6,6 +6,13 @@
 
 pub mod cfg;
 pub mod characterize;
+pub mod combinators;
+pub mod fit;
 pub mod gpus;
+pub mod learn;
+pub mod measure;
+pub mod petri;
 pub mod predict;
 pub mod table;
+pub mod timings;
+pub mod tune;
