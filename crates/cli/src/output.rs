@@ -29,3 +29,11 @@ pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), CliError> 
     std::fs::write(path, bytes)
         .map_err(|e| CliError::diagnostic(format!("{}: error: cannot write: {e}", path.display())))
 }
+
+/// `value` as pretty JSON with a final newline.
+pub fn json_text(value: &impl serde::Serialize) -> Result<String, CliError> {
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| CliError::diagnostic(format!("error: {e}")))?;
+    text.push('\n');
+    Ok(text)
+}

@@ -1,79 +1,23 @@
-//! The one table style of the CLI: comfy-table's `UTF8_FULL_CONDENSED`
-//! (what most commands used), kept within the width of the terminal, or of
-//! [`PIPE_WIDTH`] columns when stdout is not one (a file, a pipe, a test):
-//! long cells (sources, citations, CUDA lines) wrap inside their column.
+//! The width of the CLI's tables: the terminal's when stdout is one, else
+//! [`report::table::PIPE_WIDTH`] (a file, a pipe, a test), so that the
+//! output does not depend on where it goes. The style lives in
+//! `report::table`.
 
 use std::io::IsTerminal;
 
-use comfy_table::{ContentArrangement, Table, presets};
+use comfy_table::Table;
+use report::table::PIPE_WIDTH;
 
-/// Width of the tables written to a file or a pipe.
-pub const PIPE_WIDTH: u16 = 120;
+/// The width tables and wrapped lines are kept within.
+pub fn width() -> u16 {
+    if std::io::stdout().is_terminal() {
+        Table::new().width().unwrap_or(PIPE_WIDTH)
+    } else {
+        PIPE_WIDTH
+    }
+}
 
 /// An empty table in the CLI's style.
 pub fn new() -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    // On a terminal comfy-table reads its width; elsewhere a fixed one, so
-    // that the output does not depend on where it goes.
-    if !std::io::stdout().is_terminal() {
-        t.set_width(PIPE_WIDTH);
-    }
-    t
-}
-
-/// Keep every column but the last whole (identifiers, numbers): only the
-/// last one (a source, a citation, a sentence) wraps. Call after the header.
-pub fn wrap_last_column_only(t: &mut Table) {
-    let n = t.column_count();
-    for i in 0..n.saturating_sub(1) {
-        if let Some(c) = t.column_mut(i) {
-            c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
-        }
-    }
-}
-
-/// The width text is wrapped to: the terminal's when stdout is one, else
-/// [`PIPE_WIDTH`].
-pub fn width() -> usize {
-    usize::from(new().width().unwrap_or(PIPE_WIDTH))
-}
-
-/// `line` wrapped at spaces to [`width`] columns, continuation lines
-/// indented by four spaces (a word longer than the width stays whole).
-pub fn wrap(line: &str) -> String {
-    wrap_to(line, width())
-}
-
-fn wrap_to(line: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut col = 0;
-    for word in line.split(' ') {
-        let len = word.chars().count();
-        if col > 0 && col + 1 + len > width {
-            out.push_str("\n    ");
-            col = 4;
-        } else if col > 0 {
-            out.push(' ');
-            col += 1;
-        }
-        out.push_str(word);
-        col += len;
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::wrap_to;
-
-    #[test]
-    fn wraps_at_spaces_with_an_indent() {
-        assert_eq!(wrap_to("a b c", 80), "a b c");
-        assert_eq!(wrap_to("aaa bbb ccc ddd", 8), "aaa bbb\n    ccc\n    ddd");
-        // A word wider than the line stays whole.
-        assert_eq!(wrap_to("x abcdefghij y", 6), "x\n    abcdefghij\n    y");
-        assert_eq!(wrap_to("", 6), "");
-    }
+    report::table::new(width())
 }

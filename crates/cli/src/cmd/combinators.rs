@@ -3,12 +3,12 @@
 //! their cost on a GPU from fitted models (`fit::combinators`).
 
 use crate::error::{CliError, read_input};
+use crate::output::{emit, json_text};
 use arch::Catalog;
+use report::combinators;
 
 use fit::combinators::calibrated::parse_calibrated;
-use fit::combinators::{
-    Combinator, CorpusOptions, GpuParams, OpLatencies, SweepRow, gpu_params, sweep,
-};
+use fit::combinators::{Combinator, CorpusOptions, OpLatencies, SweepRow, gpu_params, sweep};
 use std::path::{Path, PathBuf};
 
 /// Predict the cost of the combinators map, fold and scan (seed 004) from fitted models.
@@ -103,93 +103,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if let Some(path) = &args.svg {
         write_svg(path, &gpu.id, &rows)?;
     }
-    if args.json {
-        let out = serde_json::json!({
-            "schema": 1,
-            "gpu": gpu.id,
-            "gpu_params": params,
-            "op_latencies": lat,
-            "results": rows.iter().map(|r| serde_json::json!({
-                "combinator": r.what, "n": r.n, "prediction": r.prediction,
-            })).collect::<Vec<_>>(),
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(|e| CliError::of(&e))?
-        );
-        return Ok(());
-    }
-    print_tables(&params, &lat, &rows);
-    Ok(())
-}
-
-fn us(s: f64) -> String {
-    format!("{:.3}", s * 1e6)
-}
-
-fn print_tables(params: &GpuParams, lat: &OpLatencies, rows: &[SweepRow]) {
-    println!(
-        "GPU {}: launch overhead {}",
-        params.id,
-        params
-            .launch_overhead_s
-            .map_or("none".to_string(), |s| format!("{} µs", us(s)))
-    );
-    println!("  ({})", params.launch_source);
-    if lat.by_class.is_empty() {
-        println!("  compute priced at catalog throughputs (no measurement CSV given)");
-    }
-    let mut t = crate::table::new();
-    t.set_header([
-        "combinator",
-        "N",
-        "launch",
-        "predicted µs",
-        "launch µs",
-        "memory µs",
-        "compute µs",
-        "barrier µs",
-        "bound",
-        "occupancy",
-        "GB/s (stream)",
-    ]);
-    for r in rows {
-        for s in &r.prediction.stages {
-            t.add_row([
-                r.what.clone(),
-                r.n.to_string(),
-                s.name.clone(),
-                us(s.total_s),
-                us(s.launch_s),
-                us(s.memory_s),
-                us(s.compute_s),
-                us(s.barrier_s),
-                s.bound.to_string(),
-                format!("{:.1} %", s.occupancy_pct),
-                format!("{:.0} ({})", s.bandwidth_gbps, s.stream_kernel),
-            ]);
-        }
-        if r.prediction.stages.len() > 1 {
-            let fused = r.prediction.fused.as_ref().map_or(String::new(), |f| {
-                format!(" (fused estimate {})", us(f.total_s))
-            });
-            t.add_row([
-                r.what.clone(),
-                r.n.to_string(),
-                "total".into(),
-                format!("{}{fused}", us(r.prediction.total_s)),
-                us(r.prediction.launch_overheads_s),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ]);
-        }
-    }
-    println!("{t}");
-    println!("outputs checked against CPU references at every size: all correct");
+    emit(&if args.json {
+        json_text(&combinators::json(&gpu.id, &params, &lat, &rows))?
+    } else {
+        combinators::text(&params, &lat, &rows, crate::table::width())
+    })
 }
 
 /// Predicted cost against N as an SVG file.

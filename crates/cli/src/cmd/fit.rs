@@ -2,7 +2,9 @@
 //! microbenchmarks.
 
 use crate::error::{CliError, read_input};
+use crate::output::{emit, json_text};
 use clap::Subcommand;
+use report::fit as fit_report;
 
 use fit::forms::Form;
 use fit::measurements::parse_csv;
@@ -165,59 +167,11 @@ fn run_csv(file: &Path, form: &str, json: bool, svg: Option<&Path>) -> Result<()
         }
     }
     let finals = finalise(&reports, &sets);
-    if json {
-        let out = serde_json::json!({"schema": 1, "data_sets": reports, "finalised": finals});
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(|e| CliError::of(&e))?
-        );
-        return Ok(());
-    }
-    let mut t = crate::table::new();
-    t.set_header([
-        "gpu",
-        "benchmark",
-        "rep",
-        "form",
-        "model",
-        "R²",
-        "within 10 %",
-    ]);
-    for r in &reports {
-        t.add_row([
-            r.gpu.clone(),
-            r.benchmark.clone(),
-            r.repetition.to_string(),
-            r.fitted.model.form().name().to_string(),
-            format!("{} [{}]", r.formula, r.unit),
-            format!("{:.4}", r.fitted.r2),
-            format!("{:.1} %", 100.0 * r.within_10_percent),
-        ]);
-    }
-    println!("{t}");
-    if !finals.is_empty() {
-        let mut t = crate::table::new();
-        t.set_header([
-            "gpu",
-            "benchmark",
-            "finalised A",
-            "finalised B",
-            "data sets",
-            "within 10 %",
-        ]);
-        for f in &finals {
-            t.add_row([
-                f.gpu.clone(),
-                f.benchmark.clone(),
-                format!("{:.6e}", f.a),
-                format!("{:.6e}", f.b),
-                f.data_sets.to_string(),
-                format!("{:.1} %", 100.0 * f.within_10_percent),
-            ]);
-        }
-        println!("\nFinalised models (A and B averaged over data sets, seed 004):\n{t}");
-    }
-    Ok(())
+    emit(&if json {
+        json_text(&fit_report::sets_json(&reports, &finals))?
+    } else {
+        fit_report::sets_text(&reports, &finals, crate::table::width())
+    })
 }
 
 fn run_benches(
@@ -256,59 +210,19 @@ fn run_benches(
             }
         }
     }
-    if json {
-        let out = serde_json::json!({"schema": 1, "calibrations": cals});
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(|e| CliError::of(&e))?
-        );
-        return Ok(());
-    }
-    let mut t = crate::table::new();
-    t.set_header([
-        "gpu",
-        "stream peak GB/s (fit / file max)",
-        "saturating occupancy",
-        "L1 / L2 / DRAM latency (cycles)",
-        "L1 / L2 bandwidth GB/s",
-        "launch overhead",
-    ]);
-    let opt = |v: Option<f64>, unit: &str| v.map_or("-".to_string(), |v| format!("{v:.1}{unit}"));
-    for c in &cals {
-        let file_max = c.stream.iter().map(|s| s.file_max_gbps).reduce(f64::max);
-        let best = c
-            .stream
-            .iter()
-            .max_by(|a, b| a.peak_gbps.total_cmp(&b.peak_gbps));
-        t.add_row([
-            c.gpu.clone(),
-            format!("{} / {}", opt(c.stream_peak_gbps, ""), opt(file_max, "")),
-            best.map_or("-".into(), |s| {
-                format!("{:.0} % ({})", s.saturation_occupancy_pct, s.kernel)
-            }),
-            c.latency.as_ref().map_or("-".into(), |l| {
-                format!(
-                    "{:.1} / {:.1} / {:.1}",
-                    l.l1_hit_cycles, l.l2_hit_cycles, l.dram_cycles
-                )
-            }),
-            format!(
-                "{} / {}",
-                opt(c.l1_bandwidth.as_ref().map(|b| b.first_level_gbps), ""),
-                opt(c.l2_bandwidth.as_ref().map(|b| b.first_level_gbps), "")
-            ),
-            opt(c.launch.as_ref().map(|l| l.overhead_us), " µs"),
-        ]);
-    }
-    println!("{t}");
-    if let Some(out) = write {
-        println!(
-            "wrote {} calibration file(s) to {}",
+    let mut out = if json {
+        json_text(&fit_report::calibrations_json(&cals))?
+    } else {
+        fit_report::calibrations_text(&cals, crate::table::width())
+    };
+    if let Some(dir) = write.filter(|_| !json) {
+        out.push_str(&format!(
+            "wrote {} calibration file(s) to {}\n",
             cals.len(),
-            out.display()
-        );
+            dir.display()
+        ));
     }
-    Ok(())
+    emit(&out)
 }
 
 fn write_svg(dir: &Path, name: &str, plot: &PlotSpec<'_>) -> Result<(), CliError> {

@@ -2,11 +2,11 @@
 //! split from saved profiles and measured data (`study::learning`), or
 //! cross-validate it by GPU and by kernel.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use learn::{Params, Target};
-use study::learning::{self, FoldScore, HoldOut, Sample, TrainOptions};
+use report::learn as learn_report;
+use study::learning::{self, HoldOut, Sample, TrainOptions};
 use validate::split::{Part, Split};
 
 use crate::error::CliError;
@@ -88,23 +88,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         split: args.split.display().to_string(),
     };
     if args.cross_validate {
-        let mut text = String::new();
-        let _ = writeln!(
-            text,
-            "{} samples ({} development, {} check); target {}; scored: the {} part of the held-out GPU or kernel",
-            samples.len(),
-            samples
-                .iter()
-                .filter(|s| s.part == Part::Development)
-                .count(),
-            samples.iter().filter(|s| s.part == Part::Check).count(),
-            target.name(),
-            part.name()
-        );
+        let mut text = learn_report::samples_line(&samples, target, part);
         for hold in [HoldOut::Gpu, HoldOut::Kernel] {
             let folds = learning::cross_validate(&samples, hold, part, &opts)
                 .map_err(|e| CliError::of(&e))?;
-            text.push_str(&render_folds(hold, &folds));
+            text.push_str(&learn_report::folds(hold, &folds));
         }
         return emit(&text);
     }
@@ -118,51 +106,5 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map_err(|e| CliError::user(format!("{}: cannot create: {e}", dir.display())))?;
     }
     write_file(&args.out, file.to_json())?;
-    let mut text = format!(
-        "trained on {} development configurations of {} GPUs ({}), kernels {}; target {}; {} members of {} trees; wrote {}\nlargest feature importances (share of split gain):\n",
-        file.training.samples,
-        file.training.gpus.len(),
-        file.training.gpus.join(", "),
-        file.training.kernels.join(", "),
-        target.name(),
-        file.members.len(),
-        file.params.trees,
-        args.out.display()
-    );
-    for (name, share) in file.importances.iter().take(10) {
-        let _ = writeln!(text, "  {share:>6.3}  {name}");
-    }
-    emit(&text)
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"))
-}
-
-/// One Markdown table per hold-out: learned beside timing, per dataset.
-fn render_folds(hold: HoldOut, folds: &[FoldScore]) -> String {
-    let mut t = format!(
-        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | timing best ratio | learned pred/meas | timing pred/meas |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-        hold.name()
-    );
-    for f in folds {
-        let _ = writeln!(
-            t,
-            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.3} | {:.3} |",
-            f.held_out,
-            f.gpu,
-            f.kernel,
-            f.trained_on,
-            f.scored,
-            f.learned.mape,
-            f.timing.mape,
-            opt(f.learned.spearman),
-            opt(f.timing.spearman),
-            f.learned.best_ratio,
-            f.timing.best_ratio,
-            f.learned.median_ratio,
-            f.timing.median_ratio
-        );
-    }
-    t
+    emit(&learn_report::trained(&file, target, &args.out))
 }

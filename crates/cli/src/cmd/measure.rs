@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use emu::exec::{LaunchOptions, launch_boxed};
 use emu::observer::NoObserver;
-use gpurun::compare::{Comparison, compare_buffers};
-use gpurun::{SpecRun, SpecRunResult, TimeStats};
+use gpurun::compare::compare_buffers;
+use gpurun::{SpecRun, TimeStats};
+use report::measure;
 
 use crate::args::parse_sets;
 use crate::error::CliError;
@@ -113,7 +114,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let stats = TimeStats::of(&measured.times_ms)
         .ok_or_else(|| CliError::diagnostic("error: no timed launch"))?;
-    let report = Report {
+    let report = measure::Report {
         kernel: &loaded.kernel_name,
         entry: &spec_run.entry,
         run: &spec_run,
@@ -121,11 +122,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         stats,
         comparisons: comparisons.as_deref(),
     };
-    if args.json {
-        println!("{}", report.json());
+    crate::output::emit(&if args.json {
+        format!("{}\n", report.json())
     } else {
-        print!("{}", report.text());
-    }
+        report.text()
+    })?;
     let differing = comparisons
         .iter()
         .flatten()
@@ -137,74 +138,4 @@ pub fn run(args: Args) -> Result<(), CliError> {
         )));
     }
     Ok(())
-}
-
-struct Report<'a> {
-    kernel: &'a str,
-    entry: &'a str,
-    run: &'a SpecRun,
-    measured: &'a SpecRunResult,
-    stats: TimeStats,
-    comparisons: Option<&'a [Comparison]>,
-}
-
-impl Report<'_> {
-    fn cc(&self) -> String {
-        let (major, minor) = self.measured.compute_capability;
-        format!("{major}.{minor}")
-    }
-
-    fn text(&self) -> String {
-        let (r, s) = (self.run, self.stats);
-        let mut out = format!("kernel {} ({})\n", self.kernel, self.entry);
-        out.push_str(&format!(
-            "grid {:?}, block {:?}, dynamic shared {} B\n",
-            r.grid, r.block, r.dynamic_shared
-        ));
-        out.push_str(&format!(
-            "device {}, compute capability {}\n",
-            self.measured.device,
-            self.cc()
-        ));
-        out.push_str(&format!(
-            "time per launch over {} launches ({} warm-up): median {:.3} µs, min {:.3} µs, mean {:.3} µs, max {:.3} µs\n",
-            self.measured.times_ms.len(),
-            r.warmup,
-            s.median * 1e3,
-            s.min * 1e3,
-            s.mean * 1e3,
-            s.max * 1e3
-        ));
-        if let Some(cmp) = self.comparisons {
-            out.push_str("buffers after the first launch, GPU against the emulator:\n");
-            for c in cmp {
-                out.push_str(&format!("  {}: {c}\n", c.buffer));
-            }
-        }
-        out
-    }
-
-    fn json(&self) -> serde_json::Value {
-        let (r, s) = (self.run, self.stats);
-        let mut v = serde_json::json!({
-            "kernel": self.kernel,
-            "entry": self.entry,
-            "device": self.measured.device,
-            "cc": self.cc(),
-            "grid": r.grid,
-            "block": r.block,
-            "dynamic_shared": r.dynamic_shared,
-            "warmup": r.warmup,
-            "reps": r.reps,
-            "times_ms": self.measured.times_ms,
-            "median_ms": s.median,
-            "min_ms": s.min,
-            "mean_ms": s.mean,
-            "max_ms": s.max,
-        });
-        if let (Some(cmp), Some(obj)) = (self.comparisons, v.as_object_mut()) {
-            obj.insert("compare".into(), serde_json::json!(cmp));
-        }
-        v
-    }
 }

@@ -6,12 +6,11 @@
 //! ([`petri::counts`]) and the model is run on one block's warps.
 
 use crate::error::CliError;
-use crate::output::write_file;
+use crate::output::{emit, json_text, write_file};
+use report::petri as petri_report;
 
-use petri::sweep::{self, SweepConfig, SweepRow};
-use petri::warp::{
-    self, DEFAULT_GLOBAL_LATENCY, DEFAULT_SCHEDULERS, DEFAULT_SHARED_LATENCY, ModelReport,
-};
+use petri::sweep::{self, SweepConfig};
+use petri::warp::{self, DEFAULT_GLOBAL_LATENCY, DEFAULT_SCHEDULERS, DEFAULT_SHARED_LATENCY};
 use petri::{InhibitorStyle, LatencyCounting, WarpCounts, WarpModelConfig};
 use std::path::PathBuf;
 
@@ -175,53 +174,11 @@ fn run_single(args: &Args) -> Result<(), CliError> {
     }
     let report =
         warp::simulate(&config, args.runs, args.seed, args.budget).map_err(|e| CliError::of(&e))?;
-    if args.json {
-        let value = serde_json::json!({ "schema": 1, "model": "petri", "report": report });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
-        );
+    emit(&if args.json {
+        json_text(&petri_report::model_json(&report))?
     } else {
-        print_report(&report);
-    }
-    Ok(())
-}
-
-fn print_report(r: &ModelReport) {
-    let c = &r.config;
-    let counts = c.warps.first().copied().unwrap_or_default();
-    println!(
-        "Petri-net warp model (Gogolinska et al.): {} warps, {} places, {} transitions",
-        c.warps.len(),
-        r.places,
-        r.transitions
-    );
-    println!(
-        "  per warp: x_a = {}, x_s = {}, x_g = {}; schedulers K = {}; l1 = {}, l2 = {}; latency counting: {:?}",
-        counts.arithmetic,
-        counts.shared,
-        counts.global,
-        c.schedulers,
-        c.global_latency,
-        c.shared_latency,
-        c.latency_counting
-    );
-    println!("  runs: {}", r.runs.len());
-    println!(
-        "  steps:      {:.1} (min {}, max {})",
-        r.mean_steps, r.min_steps, r.max_steps
-    );
-    println!(
-        "  idle steps: {:.1} ({:.1}% of the steps)",
-        r.mean_idle_steps,
-        100.0 * r.mean_idle_steps / r.mean_steps.max(1.0)
-    );
-    let mut t = crate::table::new();
-    t.set_header(vec!["warp", "mean finishing step"]);
-    for (i, f) in r.mean_warp_finish.iter().enumerate() {
-        t.add_row(vec![i.to_string(), format!("{f:.1}")]);
-    }
-    println!("{t}");
+        petri_report::model_text(&report, crate::table::width())
+    })
 }
 
 fn run_sweep(args: &Args) -> Result<(), CliError> {
@@ -253,75 +210,25 @@ fn run_sweep(args: &Args) -> Result<(), CliError> {
     let rows = sweep::sweep(&cfg).map_err(|e| CliError::of(&e))?;
     let best = sweep::best(&rows).map(|r| r.threads);
     if let Some(path) = &args.svg {
-        let title = format!(
-            "Petri-net model: steps against threads (x_a={}, x_s={}, x_g={})",
-            args.xa, args.xs, args.xg
-        );
+        let title = petri_report::sweep_title(&cfg.total);
         let svg = sweep::plot_svg(&rows, &title).map_err(|e| CliError::user(e.to_string()))?;
         write_file(path, &svg)?;
     }
-    if args.json {
-        let value = serde_json::json!({ "schema": 1, "model": "petri", "sweep": cfg, "rows": rows, "best_threads": best });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
-        );
+    emit(&if args.json {
+        json_text(&petri_report::sweep_json(&cfg, &rows, best))?
     } else {
-        print_sweep(&cfg, &rows, best);
-    }
-    Ok(())
-}
-
-fn print_sweep(cfg: &SweepConfig, rows: &[SweepRow], best: Option<u32>) {
-    println!(
-        "Petri-net warp model sweep: totals x_a = {}, x_s = {}, x_g = {} over the block; K = {}, l1 = {}, l2 = {}, {} runs each",
-        cfg.total.arithmetic,
-        cfg.total.shared,
-        cfg.total.global,
-        cfg.schedulers,
-        cfg.global_latency,
-        cfg.shared_latency,
-        cfg.runs
-    );
-    let mut t = crate::table::new();
-    t.set_header(vec![
-        "threads",
-        "warps",
-        "x_a/warp",
-        "x_s/warp",
-        "x_g/warp",
-        "mean steps",
-        "min",
-        "max",
-        "idle",
-    ]);
-    for r in rows {
-        t.add_row(vec![
-            r.threads.to_string(),
-            r.warps.to_string(),
-            r.per_warp.arithmetic.to_string(),
-            r.per_warp.shared.to_string(),
-            r.per_warp.global.to_string(),
-            format!("{:.1}", r.mean_steps),
-            r.min_steps.to_string(),
-            r.max_steps.to_string(),
-            format!("{:.1}", r.mean_idle_steps),
-        ]);
-    }
-    println!("{t}");
-    if let Some(b) = best {
-        println!("fewest steps: {b} threads");
-    }
+        petri_report::sweep_text(&cfg, &rows, best, crate::table::width())
+    })
 }
 
 /// The emulator path: launch spec -> emulated instruction classes -> counts
 /// per warp -> model ([`petri::emulated`]).
 mod spec_path {
-    use super::{Args, write_file};
+    use super::{Args, petri_report, write_file};
     use crate::error::CliError;
+    use crate::output::{emit, json_text};
 
-    use petri::WarpCounts;
-    use petri::emulated::{self, SpecRow, SpecSweep};
+    use petri::emulated::{self, SpecSweep};
     use petri::sweep::plot_series_svg;
 
     pub fn run_specs(args: &Args) -> Result<(), CliError> {
@@ -359,73 +266,17 @@ mod spec_path {
         let rows = emulated::run_specs(&args.specs, &sets, &cfg)?;
         let best = emulated::best_threads(&rows);
         if let Some(path) = &args.svg {
-            let title = format!(
-                "Petri-net model: steps against threads (K = {}, l1 = {}, l2 = {}, {} runs)",
-                args.schedulers, args.l1, args.l2, args.runs
-            );
+            let title = petri_report::specs_title(&cfg);
             let series = emulated::series(&args.specs, &rows);
             write_file(
                 path,
                 &plot_series_svg(&series, &title).map_err(|e| CliError::user(e.to_string()))?,
             )?;
         }
-        if args.json {
-            let value = serde_json::json!({
-                "schema": 1, "model": "petri", "rows": rows,
-                "best_threads": best.iter().map(|(s, t)| serde_json::json!({"spec": s, "threads": t})).collect::<Vec<_>>(),
-            });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&value).map_err(|e| CliError::of(&e))?
-            );
+        emit(&if args.json {
+            json_text(&petri_report::specs_json(&rows, &best))?
         } else {
-            print_rows(args, &rows, &best);
-        }
-        Ok(())
-    }
-
-    fn print_rows(args: &Args, rows: &[SpecRow], best: &[(String, u32)]) {
-        println!(
-            "Petri-net warp model from emulated runs: K = {}, l1 = {}, l2 = {}, {} runs each (x_a, x_s, x_g: warp instructions)",
-            args.schedulers, args.l1, args.l2, args.runs
-        );
-        let mut t = crate::table::new();
-        t.set_header(vec![
-            "kernel",
-            "threads",
-            "warps",
-            "x_a/blk",
-            "x_s/blk",
-            "x_g/blk",
-            "warp 0 (a,s,g)",
-            "others (a,s,g)",
-            "mean steps",
-            "min",
-            "max",
-            "idle",
-        ]);
-        let abc = |c: &WarpCounts| format!("{}, {}, {}", c.arithmetic, c.shared, c.global);
-        for r in rows {
-            t.add_row(vec![
-                r.kernel.clone(),
-                r.block_threads.to_string(),
-                r.warps.to_string(),
-                r.block_counts.arithmetic.to_string(),
-                r.block_counts.shared.to_string(),
-                r.block_counts.global.to_string(),
-                abc(&r.warp0),
-                r.other_warps.as_ref().map_or("-".into(), abc),
-                format!("{:.1}", r.mean_steps),
-                r.min_steps.to_string(),
-                r.max_steps.to_string(),
-                format!("{:.1}", r.mean_idle_steps),
-            ]);
-        }
-        println!("{t}");
-        if args.threads.len() > 1 {
-            for (spec, threads) in best {
-                println!("fewest steps: {threads} threads ({spec})");
-            }
-        }
+            petri_report::specs_text(&cfg, &rows, &best, crate::table::width())
+        })
     }
 }

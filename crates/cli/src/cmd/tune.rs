@@ -14,9 +14,8 @@
 //!
 //! Submodules: [`target`] (spec or experiment -> launch), [`launch_spec`]
 //! (Kernel Tuner's launch as an emulator spec), [`evaluate`] (one
-//! configuration, with the cache), [`render`] (text, JSON, Markdown, SVG).
-
-mod render;
+//! configuration, with the cache); the report (text, JSON, Markdown, SVG)
+//! is `report::tune`'s.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -28,7 +27,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
-use crate::output::{emit, write_file};
+use crate::output::{emit, json_text, write_file};
+use report::tune as tune_report;
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise.
 pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
@@ -254,7 +254,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let elapsed_s = start.elapsed().as_secs_f64();
     let timings = study::total_timings(&per_config);
     let (ptx_hits, ptx_compiled) = ptx_cache.counts();
-    let counters = Counters {
+    let counters = tune_report::Counters {
         configurations: chosen.configs.len(),
         gpus: gpus.len(),
         emulations: evaluator.emulations.load(Ordering::Relaxed),
@@ -278,7 +278,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let measured_name = measured
             .map(|(p, _)| p.display().to_string())
             .unwrap_or_default();
-        let report = render::Report {
+        let report = tune_report::Report {
             command: command_line(),
             target: target.path().display().to_string(),
             gpu: gpu.id.clone(),
@@ -299,7 +299,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             measured: measured.map(|_| (measured_name.as_str(), ranking.metrics.as_slice())),
         };
         if let Some(md) = &args.markdown {
-            write_file(md, render::markdown(&report))?;
+            write_file(md, tune_report::markdown(&report))?;
         }
         if let Some(svg) = &args.svg {
             let x = match (&args.plot_x, space.params.first()) {
@@ -313,43 +313,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 .unwrap_or_else(|| format!("{} on {}", report.target, gpu.name));
             write_file(
                 svg,
-                &render::svg(&report, &x, &title).map_err(CliError::user)?,
+                &tune_report::svg(&report, &x, &title).map_err(CliError::user)?,
             )?;
         }
         if args.json {
-            jsons.push(render::json(&report));
+            jsons.push(tune_report::json(&report));
         } else {
-            texts.push(render::text(&report));
+            texts.push(tune_report::text(&report, crate::table::width()));
         }
     }
     let mut out = if args.json {
-        let counters_json = serde_json::json!({
-            "configurations": counters.configurations,
-            "gpus": counters.gpus,
-            "emulations": counters.emulations,
-            "ptx_cache_hits": counters.ptx_cache_hits,
-            "ptx_compiled": counters.ptx_compiled,
-        });
-        let timings_json = super::timings::totals_json(&timings);
-        let value = match <[serde_json::Value; 1]>::try_from(jsons) {
-            Ok([mut one]) => {
-                if let Some(map) = one.as_object_mut() {
-                    map.insert("counters".into(), counters_json);
-                    map.insert("timings".into(), timings_json);
-                }
-                one
-            }
-            Err(all) => serde_json::json!({
-                "schema": 1,
-                "counters": counters_json,
-                "timings": timings_json,
-                "gpus": all,
-            }),
-        };
-        let mut text = serde_json::to_string_pretty(&value)
-            .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
-        text.push('\n');
-        text
+        let value = tune_report::run_json(jsons, &counters, &timings);
+        json_text(&value)?
     } else {
         let mut text = texts.join("\n");
         text.push_str(&counters.line());
@@ -364,24 +339,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }
     emit(&out)
-}
-
-/// What one run did, over all its GPUs.
-struct Counters {
-    configurations: usize,
-    gpus: usize,
-    emulations: usize,
-    ptx_cache_hits: usize,
-    ptx_compiled: usize,
-}
-
-impl Counters {
-    fn line(&self) -> String {
-        format!(
-            "run: {} configurations on {} GPU(s); {} emulations; PTX: {} from the PTX cache, {} compiled\n",
-            self.configurations, self.gpus, self.emulations, self.ptx_cache_hits, self.ptx_compiled
-        )
-    }
 }
 
 /// Every configuration on a pool of `jobs` threads, with a progress bar.

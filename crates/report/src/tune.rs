@@ -1,4 +1,4 @@
-//! The report of a run: a text table per model, JSON, a Markdown table of
+//! `ptxperf tune`: the report of a run: a text table per model, JSON, a Markdown table of
 //! every configuration, and an SVG of each model's predicted time against
 //! one parameter.
 
@@ -30,6 +30,53 @@ pub struct Report<'a> {
     pub winners: &'a Winners,
     pub top: usize,
     pub measured: Option<(&'a str, &'a [PickMetrics])>,
+}
+
+/// What one run did, over all its GPUs.
+pub struct Counters {
+    pub configurations: usize,
+    pub gpus: usize,
+    pub emulations: usize,
+    pub ptx_cache_hits: usize,
+    pub ptx_compiled: usize,
+}
+
+impl Counters {
+    /// The last line of the text report.
+    pub fn line(&self) -> String {
+        format!(
+            "run: {} configurations on {} GPU(s); {} emulations; PTX: {} from the PTX cache, {} compiled\n",
+            self.configurations, self.gpus, self.emulations, self.ptx_cache_hits, self.ptx_compiled
+        )
+    }
+}
+
+/// The JSON of a run: one GPU's [`json`] with the run's `counters` and
+/// `timings`, or for several GPUs the counters, the timings and each GPU's.
+pub fn run_json(jsons: Vec<Value>, counters: &Counters, timings: &study::Timings) -> Value {
+    let counters_json = json!({
+        "configurations": counters.configurations,
+        "gpus": counters.gpus,
+        "emulations": counters.emulations,
+        "ptx_cache_hits": counters.ptx_cache_hits,
+        "ptx_compiled": counters.ptx_compiled,
+    });
+    let timings_json = crate::timings::totals_json(timings);
+    match <[Value; 1]>::try_from(jsons) {
+        Ok([mut one]) => {
+            if let Some(map) = one.as_object_mut() {
+                map.insert("counters".into(), counters_json);
+                map.insert("timings".into(), timings_json);
+            }
+            one
+        }
+        Err(all) => json!({
+            "schema": 1,
+            "counters": counters_json,
+            "timings": timings_json,
+            "gpus": all,
+        }),
+    }
 }
 
 /// Counts of what happened to the evaluated configurations.
@@ -91,7 +138,8 @@ fn rejection_of(e: &Evaluation) -> Option<String> {
     }
 }
 
-pub fn text(r: &Report<'_>) -> String {
+/// The text report, its tables `width` columns wide.
+pub fn text(r: &Report<'_>, width: u16) -> String {
     let c = counts(r.evaluations);
     let mut out = format!("tune {} on {} ({})\n", r.target, r.gpu, r.gpu_name);
     out.push_str(&format!(
@@ -151,7 +199,7 @@ pub fn text(r: &Report<'_>) -> String {
             out.push_str("  no prediction\n");
             continue;
         }
-        let mut t = crate::table::new();
+        let mut t = crate::table::new(width);
         t.set_header(vec![
             "rank",
             "configuration",
@@ -211,7 +259,7 @@ pub fn text(r: &Report<'_>) -> String {
     out.push_str(&winners_line(r));
     if let Some((file, metrics)) = r.measured {
         out.push_str(&format!("\nagainst measured times ({file}):\n"));
-        let mut t = crate::table::new();
+        let mut t = crate::table::new(width);
         t.set_header(vec![
             "model",
             "compared",
@@ -323,7 +371,7 @@ pub fn json(r: &Report<'_>) -> Value {
                 "grid": e.grid,
                 "block": e.block,
                 "result": status,
-                "timings": crate::cmd::timings::json(&e.timings),
+                "timings": crate::timings::json(&e.timings),
             })
         })
         .collect();

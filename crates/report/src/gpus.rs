@@ -1,0 +1,287 @@
+//! `ptxperf gpus`: the catalog as a table, one GPU with the status and
+//! source of every number, the occupancy of a launch with each limit's
+//! arithmetic; their JSON.
+
+use std::fmt::Write as _;
+
+use arch::{
+    Catalog, Gpu, KernelResources, Occupancy, OccupancyInput, RegisterGranularity, RegisterSource,
+};
+use comfy_table::Table;
+use serde_json::{Value, json};
+
+fn table(header: Vec<&str>, width: u16) -> Table {
+    let mut t = crate::table::new(width);
+    t.set_header(header);
+    crate::table::wrap_last_column_only(&mut t);
+    t
+}
+
+fn bytes(b: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if b == 0 {
+        "-".to_string()
+    } else if b.is_multiple_of(MIB) {
+        format!("{} MB", b / MIB)
+    } else if b >= MIB {
+        format!("{:.2} MB", b as f64 / MIB as f64)
+    } else {
+        format!("{} KB", b / 1024)
+    }
+}
+
+/// The catalog as JSON (`{"schema":1,"gpus":[...]}`).
+pub fn list_json(catalog: &Catalog) -> Value {
+    json!({ "schema": 1, "gpus": catalog.gpus() })
+}
+
+/// The catalog as a table.
+pub fn list_text(catalog: &Catalog, width: u16) -> String {
+    let mut table = table(
+        vec![
+            "id",
+            "name",
+            "CC",
+            "SMs",
+            "lanes/SM",
+            "clock MHz",
+            "DRAM GB/s",
+            "L2",
+            "max warps/SM",
+        ],
+        width,
+    );
+    for g in catalog.gpus() {
+        table.add_row(vec![
+            g.id.clone(),
+            g.name.clone(),
+            g.compute_capability.to_string(),
+            g.sm_count.to_string(),
+            g.sm.fp32_lanes.to_string(),
+            format!("{}", g.clock_mhz()),
+            format!("{}", g.memory.bandwidth_gbs),
+            bytes(g.caches.l2_bytes),
+            g.limits.max_warps_per_sm.to_string(),
+        ]);
+    }
+    format!(
+        "{table}\n{} GPUs. `ptxperf gpus ID` shows one in full with the source of every number.\n",
+        catalog.len()
+    )
+}
+
+/// One GPU in full: every number with its status and source.
+pub fn gpu_text(gpu: &Gpu, width: u16) -> String {
+    let mut out = String::new();
+    let clock = match gpu.clocks.sustained_mhz {
+        Some(_) => "sustained".to_string(),
+        None => gpu.clocks.model_clock.to_string(),
+    };
+    let _ = writeln!(out, "{} ({})", gpu.name, gpu.id);
+    let _ = writeln!(
+        out,
+        "{} {}, compute capability {} ({}); models use the {} clock, {} MHz",
+        gpu.architecture,
+        gpu.chip,
+        gpu.compute_capability,
+        gpu.compute_capability.sm_name(),
+        clock,
+        gpu.clock_mhz()
+    );
+    let _ = writeln!(
+        out,
+        "peak FP32 {:.1} GFLOP/s, FP64 {:.1} GFLOP/s, DRAM {} GB/s ({:.1} B/cycle), issue {} cycles/warp instruction",
+        gpu.peak_fp32_flops() / 1e9,
+        gpu.peak_fp64_flops() / 1e9,
+        gpu.memory.bandwidth_gbs,
+        gpu.dram_bytes_per_cycle(),
+        gpu.issue_cycles()
+    );
+    let mut table = table(vec!["field", "value", "status", "source"], width);
+    for (path, value) in gpu.numeric_fields() {
+        let (status, source) = gpu
+            .source_of(&path)
+            .map_or(("?".to_string(), String::new()), |s| {
+                (s.status.to_string(), s.source.clone())
+            });
+        let shown = if path == "limits.shared_carveouts_kib" {
+            format!("{:?}", gpu.limits.shared_carveouts_kib)
+        } else {
+            format!("{value}")
+        };
+        table.add_row(vec![path, shown, status, source]);
+    }
+    let _ = writeln!(out, "{table}");
+    out
+}
+
+/// The occupancy of a launch as JSON (schema 1).
+pub fn occupancy_json(gpu: &Gpu, input: &OccupancyInput, o: &Occupancy) -> Value {
+    json!({ "schema": 1, "gpu": gpu.id, "input": input, "occupancy": o })
+}
+
+/// The occupancy of a launch, each limit with its arithmetic.
+pub fn occupancy_text(gpu: &Gpu, input: &OccupancyInput, o: &Occupancy, width: u16) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} (CC {}): {} threads/block, {} registers/thread, {} B shared/block",
+        gpu.id,
+        gpu.compute_capability,
+        input.threads_per_block,
+        input.registers_per_thread,
+        input.shared_per_block_bytes
+    );
+    let mut table = table(vec!["limit", "blocks/SM", "detail"], width);
+    let l = &gpu.limits;
+    table.add_row(vec![
+        "warps".to_string(),
+        o.blocks_by_warps.to_string(),
+        format!(
+            "{} warps/SM / {} warps/block",
+            l.max_warps_per_sm, o.warps_per_block
+        ),
+    ]);
+    table.add_row(vec![
+        "blocks".to_string(),
+        o.blocks_by_blocks.to_string(),
+        format!("{} blocks/SM", l.max_blocks_per_sm),
+    ]);
+    table.add_row(vec![
+        "registers".to_string(),
+        o.blocks_by_registers.to_string(),
+        format!(
+            "{} registers/block allocated of {}/SM (unit {} per {})",
+            o.registers_per_block,
+            l.registers_per_sm,
+            l.register_allocation_unit,
+            match l.register_allocation_granularity {
+                RegisterGranularity::Warp => "warp",
+                RegisterGranularity::Block => "block",
+            }
+        ),
+    ]);
+    table.add_row(vec![
+        "shared memory".to_string(),
+        o.blocks_by_shared.to_string(),
+        format!(
+            "{} B/block allocated ({} B reserved, unit {}) of {} B/SM",
+            o.shared_per_block_bytes,
+            l.reserved_shared_per_block_bytes,
+            l.shared_allocation_unit,
+            l.shared_per_sm_bytes
+        ),
+    ]);
+    let _ = writeln!(out, "{table}");
+    let limiters: Vec<&str> = o.limiters.iter().map(|l| l.name()).collect();
+    let _ = writeln!(
+        out,
+        "active: {} blocks, {} warps, {} threads per SM; occupancy {:.1} %; limited by {}",
+        o.active_blocks_per_sm,
+        o.active_warps_per_sm,
+        o.active_threads_per_sm,
+        o.occupancy * 100.0,
+        limiters.join(" and ")
+    );
+    if let Some(c) = o.carveout_bytes {
+        let _ = writeln!(
+            out,
+            "shared-memory carve-out the driver would choose: {} KB",
+            c / 1024
+        );
+    }
+    out
+}
+
+/// Where `--ptx`'s registers and static shared memory came from.
+pub fn ptxas_note(k: &KernelResources) -> String {
+    format!(
+        "registers and static shared memory of `{}`: {} ({} registers, {} B static shared, {} B stack)\n",
+        k.name,
+        RegisterSource::Ptxas,
+        k.registers,
+        k.shared_bytes,
+        k.stack_frame_bytes
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::PIPE_WIDTH;
+
+    fn catalog() -> Catalog {
+        Catalog::bundled().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn bytes_cases() {
+        let check = |b, want: &str| assert_eq!(bytes(b), want);
+        check(0, "-");
+        check(768 * 1024, "768 KB");
+        check(40 * 1024 * 1024, "40 MB");
+        check(2816 * 1024, "2.75 MB");
+    }
+
+    #[test]
+    fn list_has_one_row_per_gpu() {
+        let c = catalog();
+        let text = list_text(&c, PIPE_WIDTH);
+        for g in c.gpus() {
+            assert!(text.contains(&format!("│ {} ", g.id)), "{}", g.id);
+        }
+        let v = list_json(&c);
+        assert_eq!(v["schema"], 1);
+        assert_eq!(v["gpus"].as_array().map(Vec::len), Some(c.len()));
+    }
+
+    #[test]
+    fn one_gpu_shows_every_number_with_its_source() {
+        let c = catalog();
+        for g in c.gpus() {
+            let text = gpu_text(g, PIPE_WIDTH);
+            for (path, _) in g.numeric_fields() {
+                assert!(text.contains(&path), "{}: {path}", g.id);
+            }
+            assert!(!text.contains("┆ ?"), "{}: a number without a source", g.id);
+        }
+    }
+
+    #[test]
+    fn occupancy_names_the_limiter() {
+        let c = catalog();
+        let check = |id: &str, threads, regs, smem, want: &str| {
+            let g = c.get(id).unwrap_or_else(|e| panic!("{e}"));
+            let input = OccupancyInput {
+                threads_per_block: threads,
+                registers_per_thread: regs,
+                shared_per_block_bytes: smem,
+            };
+            let o = arch::occupancy(g, &input).unwrap_or_else(|e| panic!("{e}"));
+            let text = occupancy_text(g, &input, &o, PIPE_WIDTH);
+            assert!(text.contains(want), "{text}");
+        };
+        check(
+            "tesla-t4",
+            256,
+            32,
+            0,
+            "4 blocks, 32 warps, 1024 threads per SM; occupancy 100.0 %; limited by warps",
+        );
+        check("a100-pcie-40gb", 128, 24, 40000, "limited by shared memory");
+        check(
+            "a100-pcie-40gb",
+            128,
+            24,
+            40000,
+            "carve-out the driver would choose: 164 KB",
+        );
+        let g = c.get("tesla-t4").unwrap_or_else(|e| panic!("{e}"));
+        let bad = OccupancyInput {
+            threads_per_block: 2048,
+            registers_per_thread: 0,
+            shared_per_block_bytes: 0,
+        };
+        assert!(arch::occupancy(g, &bad).is_err());
+    }
+}

@@ -1,0 +1,394 @@
+//! `ptxperf predict`: one GPU's table (model, time, cycles, bottleneck;
+//! default models that cannot handle the profile listed with the reason),
+//! the occupancy and its limiter, the spread between the models, the hot
+//! CUDA lines; its JSON (schema 1); several GPUs side by side; the roofline
+//! chart with the kernel placed on it.
+
+use crate::characterize::{place, snippet};
+use arch::{Gpu, Occupancy};
+use models::roofline::svg::{Chart, render};
+use models::{Agreement, Prediction};
+use profile::KernelProfile;
+use serde_json::{Value, json};
+
+/// Everything one GPU's prediction shows.
+pub struct Report {
+    pub profile: KernelProfile,
+    pub gpu: Gpu,
+    pub occupancy: Occupancy,
+    pub predictions: Vec<Prediction>,
+    /// Default models that could not handle the profile, with the reason.
+    pub failed: Vec<pipeline::ModelFailure>,
+    pub agreement: Option<Agreement>,
+    /// CUDA lines priced on this GPU, most costly first.
+    pub hot_lines: Vec<characterize::CudaLine>,
+    /// The timing model's bottleneck and the lines that cause it.
+    pub explanation: Option<pipeline::lines::Explanation>,
+}
+
+impl Report {
+    /// The report of `gpu`'s predictions.
+    pub fn new(gpu: Gpu, p: pipeline::Predictions) -> Self {
+        Report {
+            profile: p.profile,
+            gpu,
+            occupancy: p.occupancy,
+            predictions: p.predictions,
+            failed: p.failed,
+            agreement: p.agreement,
+            hot_lines: p.hot_lines,
+            explanation: p.explanation,
+        }
+    }
+}
+
+/// Rows of the hot CUDA lines under the models' table.
+const HOT_LINES_SHOWN: usize = 5;
+
+/// Several GPUs' tables, then the comparison (`failed`: the GPUs that
+/// could not be predicted, with their [`fail_line`]).
+pub fn several_text(
+    reports: &[Report],
+    comparison: &[pipeline::ComparisonRow],
+    failed: &[(String, String)],
+    width: u16,
+) -> String {
+    let mut text = reports
+        .iter()
+        .map(|r| text(r, width))
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    text.push_str(&comparison_text(comparison, failed, width));
+    text
+}
+
+/// Several GPUs' JSON: each GPU's [`json`], the GPUs not predicted and the
+/// comparison.
+pub fn several_json(
+    reports: &[Report],
+    comparison: &[pipeline::ComparisonRow],
+    failed: &[(String, String)],
+) -> Value {
+    json!({
+        "schema": 1,
+        "kernel": reports.first().map(|r| r.profile.kernel.clone()).unwrap_or_default(),
+        "gpus": reports.iter().map(json).collect::<Vec<_>>(),
+        "failed_gpus": failed
+            .iter()
+            .map(|(gpu, error)| json!({ "gpu": gpu, "error": error }))
+            .collect::<Vec<_>>(),
+        "comparison": comparison
+            .iter()
+            .map(|r| json!({
+                "gpu": r.gpu,
+                "model": r.model,
+                "seconds": r.seconds,
+                "bottleneck": r.bottleneck,
+                "relative_to_fastest": r.relative,
+            }))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// The first line of a GPU's error, without its `error: ` prefix.
+pub fn fail_line(e: &pipeline::PipelineError) -> String {
+    let text = e.to_string();
+    let line = text.lines().next().unwrap_or_default();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
+}
+
+/// The GPUs side by side, fastest first, by the recommended model.
+fn comparison_text(
+    rows: &[pipeline::ComparisonRow],
+    failed: &[(String, String)],
+    width: u16,
+) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let models: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.model.as_str()).collect();
+    let by = if models.len() == 1 && models.contains(pipeline::RECOMMENDED_MODEL) {
+        format!("the {} model (recommended)", pipeline::RECOMMENDED_MODEL)
+    } else {
+        format!(
+            "the {} model where it ran, else the first model",
+            pipeline::RECOMMENDED_MODEL
+        )
+    };
+    let _ = writeln!(out, "comparison by {by}, fastest first:");
+    let mut table = crate::table::new(width);
+    table.set_header(vec!["gpu", "model", "time", "bottleneck", "vs fastest"]);
+    for r in rows {
+        table.add_row(vec![
+            r.gpu.clone(),
+            r.model.clone(),
+            human_seconds(r.seconds),
+            r.bottleneck.clone(),
+            format!("{:.2}x", r.relative),
+        ]);
+    }
+    for (gpu, why) in failed {
+        table.add_row(vec![
+            gpu.clone(),
+            "-".to_string(),
+            "-".to_string(),
+            format!("not predicted: {why}"),
+            "-".to_string(),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    out
+}
+
+/// A time with a unit that keeps 4 significant digits readable.
+pub fn human_seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.4} s")
+    } else if s >= 1e-3 {
+        format!("{:.4} ms", s * 1e3)
+    } else if s >= 1e-6 {
+        format!("{:.4} us", s * 1e6)
+    } else {
+        format!("{:.4} ns", s * 1e9)
+    }
+}
+
+fn registers_note(profile: &KernelProfile) -> String {
+    let r = &profile.resources;
+    if r.registers_per_thread == 0 {
+        "registers unknown (not limiting)".to_string()
+    } else {
+        let source = match r.registers_source {
+            profile::RegisterSource::Given => "given".to_string(),
+            profile::RegisterSource::Ptxas => "from ptxas".to_string(),
+            profile::RegisterSource::Estimate => format!(
+                "estimated from the PTX, ±{} %: install ptxas (scripts/setup.sh or PTXPERF_PTXAS) for the exact count",
+                ptx::analysis::registers::ERROR_BAND_PERCENT
+            ),
+        };
+        format!("{} registers/thread ({source})", r.registers_per_thread)
+    }
+}
+
+/// The core clock the models ran at, and where it came from.
+fn clock_note(gpu: &Gpu) -> String {
+    let rated = gpu.clocks.model_clock;
+    match gpu.clocks.sustained_mhz {
+        Some(mhz) => format!(
+            "core clock {mhz} MHz (--clock-mhz; rated {rated} {} MHz)",
+            gpu.rated_clock_mhz()
+        ),
+        None => format!(
+            "core clock {} MHz (rated {rated}; --clock-mhz for the clock your GPU holds)",
+            gpu.clock_mhz()
+        ),
+    }
+}
+
+/// One GPU's table and notes.
+pub fn text(r: &Report, width: u16) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let o = &r.occupancy;
+    let name = if r.profile.kernel.is_empty() {
+        "(unnamed kernel)"
+    } else {
+        r.profile.kernel.as_str()
+    };
+    let _ = writeln!(
+        out,
+        "kernel {name} on {} ({}), {}",
+        r.gpu.name,
+        r.gpu.id,
+        clock_note(&r.gpu)
+    );
+    let _ = writeln!(
+        out,
+        "launch: {} blocks x {} threads; occupancy {} blocks/SM, {} warps/SM ({:.0} %), limited by {}; {}",
+        r.profile.launch.blocks(),
+        r.profile.launch.threads_per_block(),
+        o.active_blocks_per_sm,
+        o.active_warps_per_sm,
+        o.occupancy * 100.0,
+        o.limiter,
+        registers_note(&r.profile)
+    );
+    let c = &r.profile.cache;
+    if !c.gpu.is_empty() {
+        let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1} %", v * 100.0));
+        let _ = writeln!(
+            out,
+            "cache model: L1 hit {}, L2 hit {}, DRAM {:.0} B read + {:.0} B written",
+            pct(c.l1_hit_rate),
+            pct(c.l2_hit_rate),
+            c.dram_read_bytes.unwrap_or(0.0),
+            c.dram_write_bytes.unwrap_or(0.0)
+        );
+    }
+    let mut table = crate::table::new(width);
+    table.set_header(vec!["model", "time", "cycles", "bottleneck"]);
+    for p in &r.predictions {
+        table.add_row(vec![
+            p.model.clone(),
+            human_seconds(p.seconds),
+            format!("{:.0}", p.cycles),
+            p.bottleneck.clone(),
+        ]);
+    }
+    for f in &r.failed {
+        table.add_row(vec![
+            f.model.clone(),
+            "-".to_string(),
+            "-".to_string(),
+            format!("not predicted: {}", f.reason),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    // One prediction agrees with itself: the line would say nothing.
+    if let Some(a) = r.agreement.as_ref().filter(|_| r.predictions.len() > 1) {
+        let _ = writeln!(
+            out,
+            "spread (max/min): {:.2}x; median {}; outlier: {} ({:.2} decades from the median)",
+            a.spread,
+            human_seconds(a.median_seconds),
+            a.outlier,
+            a.outlier_decades
+        );
+    }
+    if let Some(e) = &r.explanation {
+        let line = format!("why (timing model): {}", e.sentence);
+        let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
+    }
+    if !r.hot_lines.is_empty() {
+        let mut lines = crate::table::new(width);
+        lines.set_header(vec![
+            "cuda line",
+            "cost cycles",
+            "share",
+            "largest term",
+            "source",
+        ]);
+        for l in r.hot_lines.iter().take(HOT_LINES_SHOWN) {
+            lines.add_row(vec![
+                place(&l.file, l.line),
+                format!("{:.0}", l.cost_cycles),
+                format!("{:.1}%", 100.0 * l.cost_share),
+                largest_term(l).to_string(),
+                snippet(l.text.as_deref()),
+            ]);
+        }
+        let _ = writeln!(
+            out,
+            "hot CUDA lines (timing model terms on this GPU)\n{lines}"
+        );
+    }
+    out
+}
+
+/// The name of a line's largest cost term.
+fn largest_term(l: &characterize::CudaLine) -> &'static str {
+    let terms = [
+        (l.issue_cycles + l.replay_cycles, "issue"),
+        (l.shared_cycles, "shared"),
+        (l.l1_cycles, "L1"),
+        (l.dram_cycles, "DRAM"),
+    ];
+    let mut best = terms[0];
+    for t in &terms[1..] {
+        if t.0 > best.0 {
+            best = *t;
+        }
+    }
+    if best.1 == "issue" && l.replay_cycles > 0.0 {
+        "issue (bank replays)"
+    } else {
+        best.1
+    }
+}
+
+/// One GPU's JSON (schema 1).
+pub fn json(r: &Report) -> Value {
+    let models: Vec<serde_json::Value> = r
+        .predictions
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.model,
+                "seconds": p.seconds,
+                "cycles": p.cycles,
+                "bottleneck": p.bottleneck,
+                "breakdown": p.breakdown,
+            })
+        })
+        .collect();
+    let failed: Vec<serde_json::Value> = r
+        .failed
+        .iter()
+        .map(|f| json!({ "name": f.model, "error": f.reason }))
+        .collect();
+    let mut occupancy = serde_json::to_value(&r.occupancy).unwrap_or(serde_json::Value::Null);
+    if let serde_json::Value::Object(map) = &mut occupancy {
+        map.insert(
+            "registers_per_thread".into(),
+            json!(r.profile.resources.registers_per_thread),
+        );
+        map.insert(
+            "registers_source".into(),
+            json!(r.profile.resources.registers_source),
+        );
+    }
+    let agreement = r.agreement.as_ref().map(|a| {
+        json!({
+            "spread": a.spread,
+            "median_seconds": a.median_seconds,
+            "outlier": a.outlier,
+            "outlier_decades": a.outlier_decades,
+        })
+    });
+    json!({
+        "schema": 1,
+        "gpu": r.gpu.id,
+        "clock_mhz": r.gpu.clock_mhz(),
+        "rated_clock_mhz": r.gpu.rated_clock_mhz(),
+        "kernel": r.profile.kernel,
+        "occupancy": occupancy,
+        "models": models,
+        "failed": failed,
+        "agreement": agreement,
+        "cache": (!r.profile.cache.gpu.is_empty()).then_some(&r.profile.cache),
+        "explanation": r.explanation.as_ref().map(|e| json!({
+            "limit": e.limit,
+            "lines": e.lines.iter().map(|(f, l)| json!({ "file": f, "line": l })).collect::<Vec<_>>(),
+            "sentence": e.sentence,
+        })),
+        "hot_lines": r.hot_lines,
+    })
+}
+
+/// The hierarchical roofline of the GPU with the kernel placed at its DRAM
+/// intensity and the performance the median model predicts.
+pub fn roofline_svg(r: &Report) -> Result<String, models::ModelError> {
+    let (params, unit, result) = models::roofline::adapter::analyse(&r.profile, &r.gpu, true)?;
+    let seconds = r
+        .agreement
+        .as_ref()
+        .map_or(result.seconds, |a| a.median_seconds);
+    let intensity = result.levels.first().map_or(0.0, |l| l.intensity);
+    let label = if r.profile.kernel.is_empty() {
+        "kernel".to_string()
+    } else {
+        r.profile.kernel.clone()
+    };
+    let chart = Chart {
+        title: format!("{} roofline", r.gpu.name),
+        unit: unit.name().to_string(),
+        peak_g: params.peak / 1e9,
+        roofs: params
+            .levels
+            .iter()
+            .map(|l| (l.name.clone(), l.bandwidth / 1e9))
+            .collect(),
+        points: vec![(label, intensity, params.work / seconds / 1e9)],
+    };
+    render(&chart)
+}
