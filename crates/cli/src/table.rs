@@ -16,8 +16,3 @@ pub fn width() -> u16 {
         PIPE_WIDTH
     }
 }
-
-/// An empty table in the CLI's style.
-pub fn new() -> Table {
-    report::table::new(width())
-}

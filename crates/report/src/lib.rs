@@ -16,3 +16,4 @@ pub mod predict;
 pub mod table;
 pub mod timings;
 pub mod tune;
+pub mod validate;

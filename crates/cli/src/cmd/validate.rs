@@ -16,7 +16,6 @@
 //! [`plot`] (SVG scatters) and [`render`] (table, JSON, Markdown).
 
 mod plot;
-mod render;
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +26,7 @@ use validate::{Dataset, Experiment, import_dataset};
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
 use crate::output::{emit, write_file};
+use report::validate as render;
 
 /// Score every model against measured times of a kernel on a real GPU.
 #[derive(clap::Args)]
@@ -177,7 +177,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
         text.push('\n');
         text
     } else {
-        render::text(&ev.summary, &ev.scores, &ev.intervals)
+        render::text(
+            &ev.summary,
+            &ev.scores,
+            &ev.intervals,
+            crate::table::width(),
+        )
     };
     if args.timings {
         let table = super::timings::table(&ev.summary.timings);

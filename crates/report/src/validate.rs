@@ -380,13 +380,14 @@ fn significant(ms: f64) -> String {
 
 /// The terminal form: header lines, the table, the intervals' and the
 /// transfer's lines, notes.
-pub fn text(sum: &Summary, scores: &[ModelScore], intervals: &[Intervals]) -> String {
+/// The text report; tables and wrapped lines within `width` columns.
+pub fn text(sum: &Summary, scores: &[ModelScore], intervals: &[Intervals], width: u16) -> String {
     let mut out = String::new();
     for line in header_lines(sum) {
         out.push_str(&line);
         out.push('\n');
     }
-    let mut table = crate::table::new();
+    let mut table = crate::table::new(width);
     table.set_header(HEADERS);
     for s in scores {
         table.add_row(row(s, None));
@@ -396,7 +397,7 @@ pub fn text(sum: &Summary, scores: &[ModelScore], intervals: &[Intervals]) -> St
     // intervals do not fit a terminal.
     if let Some(line) = bootstrap_line(sum.bootstrap.as_ref()).filter(|_| !intervals.is_empty()) {
         out.push_str(&format!("{line}:\n"));
-        let mut table = crate::table::new();
+        let mut table = crate::table::new(width);
         table.set_header(INTERVAL_HEADERS);
         for (s, i) in scores.iter().zip(intervals) {
             table.add_row(interval_row(s, i));
@@ -405,7 +406,7 @@ pub fn text(sum: &Summary, scores: &[ModelScore], intervals: &[Intervals]) -> St
     }
     let below: Vec<String> = transfer_lines(sum.transfer.as_ref(), scores)
         .iter()
-        .map(|l| crate::table::wrap(l))
+        .map(|l| crate::table::wrap(l, width))
         .chain(notes(scores, intervals))
         .collect();
     out.push_str(&below.join("\n"));
@@ -525,7 +526,7 @@ pub fn json(
                 "status": status,
                 "predicted_ms": predicted,
                 "error": error,
-                "timings": timings.get(i).copied().flatten().as_ref().map(super::super::timings::json),
+                "timings": timings.get(i).copied().flatten().as_ref().map(crate::timings::json),
             })
         })
         .collect();
@@ -565,7 +566,7 @@ pub fn json(
             "data": data,
             "ptxperf": ours,
         })),
-        "timings": super::super::timings::totals_json(&sum.timings),
+        "timings": crate::timings::totals_json(&sum.timings),
         "bootstrap": sum.bootstrap.map(|b| json!({
             "resamples": b.resamples,
             "seed": b.seed,
@@ -843,7 +844,7 @@ mod tests {
             bootstrap: Some(Bootstrap::default()),
             ..summary()
         };
-        let t = text(&sum, &[score()], &[intervals()]);
+        let t = text(&sum, &[score()], &[intervals()], crate::table::PIPE_WIDTH);
         assert!(
             t.contains("[lo, hi]: 90 % bootstrap interval (percentile method, 1000 resamples of the scored configurations, seed 1)"),
             "{t}"
@@ -862,7 +863,7 @@ mod tests {
         let v = json(&summary(), &[score()], &[], &[], &[]);
         assert_eq!(v["models"][0]["spearman_ci90"], Value::Null);
         assert_eq!(v["bootstrap"], Value::Null);
-        assert!(!text(&summary(), &[score()], &[]).contains("[lo, hi]"));
+        assert!(!text(&summary(), &[score()], &[], crate::table::PIPE_WIDTH).contains("[lo, hi]"));
     }
 
     fn transfer(rank_there: usize, restricted: bool) -> TransferOf {
