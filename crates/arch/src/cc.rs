@@ -204,9 +204,9 @@ impl CcTable {
             }
         };
         for (name, curve) in &raw.instruction_fetch {
-            check_curve(curve).map_err(|m| fail(&["instruction_fetch", name], m))?;
+            check_curve(curve).map_err(|m| fail(&["instruction_fetch", name], m.to_string()))?;
             check_source(&curve.source)
-                .map_err(|m| fail(&["instruction_fetch", name, "source"], m))?;
+                .map_err(|m| fail(&["instruction_fetch", name, "source"], m.to_string()))?;
         }
         let mut entries = BTreeMap::new();
         for (key, e) in raw.cc {
@@ -250,7 +250,8 @@ impl CcTable {
                         "has no entry in its [sources]".to_string(),
                     ));
                 };
-                check_source(source).map_err(|m| fail(&["cc", &key, "sources", field], m))?;
+                check_source(source)
+                    .map_err(|m| fail(&["cc", &key, "sources", field], m.to_string()))?;
             }
             entries.insert(
                 cc,
@@ -306,16 +307,21 @@ impl CcTable {
     }
 }
 
+/// What is wrong with one entry of the table (placed by the caller).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+struct Invalid(String);
+
 /// Positive, finite, strictly ascending points, and the full-rate size among them.
-fn check_curve(c: &FetchCurve) -> Result<(), String> {
+fn check_curve(c: &FetchCurve) -> Result<(), Invalid> {
     if !(c.warps.is_finite() && c.warps > 0.0) {
-        return Err(format!(
+        return Err(Invalid(format!(
             "warps must be a positive number, found {}",
             c.warps
-        ));
+        )));
     }
     if c.points.len() < 2 {
-        return Err("needs at least two points".to_string());
+        return Err(Invalid("needs at least two points".to_string()));
     }
     for p in &c.points {
         for (name, v) in [
@@ -324,7 +330,9 @@ fn check_curve(c: &FetchCurve) -> Result<(), String> {
             ("warps_clocks", p.warps_clocks),
         ] {
             if !(v.is_finite() && v > 0.0) {
-                return Err(format!("{name} must be a positive number, found {v}"));
+                return Err(Invalid(format!(
+                    "{name} must be a positive number, found {v}"
+                )));
             }
         }
     }
@@ -333,24 +341,26 @@ fn check_curve(c: &FetchCurve) -> Result<(), String> {
         .windows(2)
         .all(|w| w[0].code_bytes < w[1].code_bytes)
     {
-        return Err("points must ascend in code_bytes".to_string());
+        return Err(Invalid("points must ascend in code_bytes".to_string()));
     }
     if c.full_rate_point().is_none() {
-        return Err(format!(
+        return Err(Invalid(format!(
             "full_rate_up_to_bytes ({}) is not the code_bytes of a point",
             c.full_rate_up_to_bytes
-        ));
+        )));
     }
     Ok(())
 }
 
 /// A source says something, and an assumption says that it is one.
-fn check_source(s: &Source) -> Result<(), String> {
+fn check_source(s: &Source) -> Result<(), Invalid> {
     if s.source.trim().is_empty() {
-        return Err("empty source".to_string());
+        return Err(Invalid("empty source".to_string()));
     }
     if s.status == SourceStatus::Assumption && !s.source.starts_with("assumption:") {
-        return Err("an assumption's source must start with \"assumption:\"".to_string());
+        return Err(Invalid(
+            "an assumption's source must start with \"assumption:\"".to_string(),
+        ));
     }
     Ok(())
 }

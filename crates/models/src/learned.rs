@@ -231,24 +231,44 @@ pub fn model_path() -> PathBuf {
         .join(DEFAULT_MODEL)
 }
 
+/// Why a model file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: {message}")]
+    Read { path: String, message: String },
+    #[error(transparent)]
+    Parse(#[from] learn::LearnError),
+    #[error(
+        "{path}: made for other features ({found} of them, this version has {expected}): retrain with `ptxperf learn`"
+    )]
+    Features {
+        path: String,
+        found: usize,
+        expected: usize,
+    },
+}
+
 /// Read and check a model file.
-pub fn load(path: &Path) -> Result<ModelFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = ModelFile::parse(&text, &path.display().to_string()).map_err(|e| e.to_string())?;
+pub fn load(path: &Path) -> Result<ModelFile, LoadError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError::Read {
+        path: name.clone(),
+        message: e.to_string(),
+    })?;
+    let file = ModelFile::parse(&text, &name)?;
     if file.features != feature_names() {
-        return Err(format!(
-            "{}: made for other features ({} of them, this version has {}): retrain with `ptxperf learn`",
-            path.display(),
-            file.features.len(),
-            feature_names().len()
-        ));
+        return Err(LoadError::Features {
+            path: name,
+            found: file.features.len(),
+            expected: feature_names().len(),
+        });
     }
     Ok(file)
 }
 
 /// The model file of [`model_path`], read once per process.
-fn cached() -> &'static Result<Arc<ModelFile>, String> {
-    static FILE: OnceLock<Result<Arc<ModelFile>, String>> = OnceLock::new();
+fn cached() -> &'static Result<Arc<ModelFile>, LoadError> {
+    static FILE: OnceLock<Result<Arc<ModelFile>, LoadError>> = OnceLock::new();
     FILE.get_or_init(|| load(&model_path()).map(Arc::new))
 }
 

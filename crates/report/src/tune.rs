@@ -478,9 +478,18 @@ pub fn markdown(r: &Report<'_>) -> String {
     out
 }
 
+/// Why a tuning plot could not be drawn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SvgError {
+    #[error("nothing to plot against `{x}`: no predicted configuration has it")]
+    NothingToPlot { x: String },
+    #[error("cannot draw the plot: {0}")]
+    Draw(String),
+}
+
 /// Each model's predicted time (log scale) against parameter `x` (its
 /// integer values), one line per model, over the configurations that have it.
-pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, String> {
+pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, SvgError> {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (mi, m) in r.models.iter().enumerate() {
         let mut pts: Vec<(f64, f64)> = r
@@ -497,9 +506,7 @@ pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, String> {
     }
     let all: Vec<(f64, f64)> = series.iter().flat_map(|(_, p)| p.iter().copied()).collect();
     if all.is_empty() {
-        return Err(format!(
-            "nothing to plot against `{x}`: no predicted configuration has it"
-        ));
+        return Err(SvgError::NothingToPlot { x: x.to_string() });
     }
     let (xlo, xhi) = all
         .iter()
@@ -514,8 +521,8 @@ pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, String> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (760, 520)).into_drawing_area();
-        let draw = || -> Result<(), String> {
-            let e = |e: &dyn std::fmt::Display| format!("cannot draw the plot: {e}");
+        let draw = || -> Result<(), SvgError> {
+            let e = |e: &dyn std::fmt::Display| SvgError::Draw(e.to_string());
             root.fill(&WHITE).map_err(|x| e(&x))?;
             let mut chart = ChartBuilder::on(&root)
                 .caption(title, ("sans-serif", 17))

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use validate::bootstrap::{Bootstrap, Interval, Intervals};
 use validate::score::{Attempt, ModelScore, Outcome};
-use validate::transfer::Transfer;
+use validate::transfer::{Transfer, TransferError};
 
 /// The note every form carries: what is compared with what.
 pub const TIME_NOTE: &str = "ptxperf predicts the kernel's execution time; Kernel Tuner's \
@@ -68,7 +68,7 @@ pub struct TransferOf {
     pub from_gpu: String,
     /// Whether --sample or --part restricted the set it was taken within.
     pub restricted: bool,
-    pub result: Result<(Transfer, String), String>,
+    pub result: Result<(Transfer, String), TransferError>,
 }
 
 /// One part of the split (`--part`): which, from which file, the data
@@ -443,7 +443,7 @@ fn transfer_json(t: &TransferOf) -> Value {
         "from": t.file,
         "from_gpu": t.from_gpu,
         "within_scored": t.restricted,
-        "error": t.result.as_ref().err(),
+        "error": t.result.as_ref().err().map(ToString::to_string),
         "configuration": ok.map(|(_, label)| label),
         "index": tr.map(|t| t.row),
         "rank_there": tr.map(|t| t.rank_there),
@@ -921,7 +921,7 @@ mod tests {
             ],
         );
         let failed = TransferOf {
-            result: Err("no configuration of the set has a measured time here".to_string()),
+            result: Err(TransferError::NothingMeasuredHere),
             ..transfer(1, false)
         };
         check_transfer(

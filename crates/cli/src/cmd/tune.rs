@@ -313,7 +313,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 .unwrap_or_else(|| format!("{} on {}", report.target, gpu.name));
             write_file(
                 svg,
-                &tune_report::svg(&report, &x, &title).map_err(CliError::user)?,
+                &tune_report::svg(&report, &x, &title)
+                    .map_err(|e| CliError::user(e.to_string()))?,
             )?;
         }
         if args.json {

@@ -318,19 +318,17 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         file: path.display().to_string(),
         from_gpu: other.gpu.clone(),
         restricted,
-        result: validate::transfer::transferred_best(&dataset, &study.indices, &other)
-            .map(|t| {
-                let label = dataset.rows.get(t.row).map_or_else(String::new, |r| {
-                    dataset
-                        .named_values(r)
-                        .iter()
-                        .map(|(n, v)| format!("{n}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                });
-                (t, label)
-            })
-            .map_err(|e| e.to_string()),
+        result: validate::transfer::transferred_best(&dataset, &study.indices, &other).map(|t| {
+            let label = dataset.rows.get(t.row).map_or_else(String::new, |r| {
+                dataset
+                    .named_values(r)
+                    .iter()
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            });
+            (t, label)
+        }),
     });
     let summary = render::Summary {
         command: command_line(),
