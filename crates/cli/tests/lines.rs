@@ -132,9 +132,42 @@ fn cuda_rows(csv: &str) -> Vec<(String, f64)> {
     rows
 }
 
+/// The `field` column of the CUDA-line row `at` (`file:line`) of
+/// `characterize --csv`.
+fn cuda_field(csv: &str, at: &str, field: &str) -> f64 {
+    let header: Vec<&str> = csv
+        .lines()
+        .find(|l| l.starts_with("reconvergence,cuda_file"))
+        .unwrap_or_else(|| panic!("no CUDA-line table in:\n{csv}"))
+        .split(',')
+        .collect();
+    let col = header
+        .iter()
+        .position(|h| *h == field)
+        .unwrap_or_else(|| panic!("no column {field} in {header:?}"));
+    let row = csv
+        .lines()
+        .skip_while(|l| !l.starts_with("reconvergence,cuda_file"))
+        .skip(1)
+        .find(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            f.len() > 2 && format!("{}:{}", f[1].rsplit('/').next().unwrap_or(f[1]), f[2]) == at
+        })
+        .unwrap_or_else(|| panic!("no row {at} in:\n{csv}"));
+    row.split(',')
+        .nth(col)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// Bytes a CUDA line's global accesses use over the bytes their sectors move.
+fn sector_efficiency(csv: &str, at: &str) -> f64 {
+    cuda_field(csv, at, "global_bytes") / (32.0 * cuda_field(csv, at, "global_sectors"))
+}
+
 /// One corpus case: the spec, `--set`s, the CUDA line that must cost the
-/// most, and a string its row of the text table must hold.
-fn check_top_line(spec: &str, sets: &[&str], top: &str) {
+/// most, and a string its row of the text table must hold. Returns the CSV.
+fn check_top_line(spec: &str, sets: &[&str], top: &str) -> String {
     let mut args = vec!["characterize", spec, "--csv", "--reconvergence", "ipdom"];
     for s in sets {
         args.extend(["--set", s]);
@@ -151,6 +184,7 @@ fn check_top_line(spec: &str, sets: &[&str], top: &str) {
         rows.windows(2).all(|w| w[0].1 >= w[1].1),
         "{spec} {sets:?}: not by cost: {rows:?}"
     );
+    out
 }
 
 #[test]
@@ -290,4 +324,187 @@ fn predict_names_the_bank_conflict_and_its_line() {
         v["hot_lines"][0]["bank_replays"].as_f64().unwrap_or(0.0) > 0.0,
         "{json}"
     );
+}
+
+#[test]
+fn the_uncoalesced_line_costs_the_most() {
+    if !nvrtc_available() {
+        return;
+    }
+    // coalescing.cu:36 is `a[idx] = a[idx] + a[idx];`. STRIDE = 1 gives
+    // each thread a contiguous run, so a warp's lanes are a run apart: one
+    // sector per lane, 4 of its 32 bytes used. STRIDE = 32 coalesces it.
+    let spec = "kernels/coalescing/spec.toml";
+    let at = "coalescing.cu:36";
+    let bad = check_top_line(spec, &["STRIDE=1"], at);
+    let good = check_top_line(spec, &["STRIDE=32"], at);
+    let (e_bad, e_good) = (sector_efficiency(&bad, at), sector_efficiency(&good, at));
+    assert!(e_bad < 0.25, "STRIDE=1 uses {e_bad} of its sectors:\n{bad}");
+    assert!(
+        e_good > 0.9,
+        "STRIDE=32 uses {e_good} of its sectors:\n{good}"
+    );
+    let (c_bad, c_good) = (
+        cuda_field(&bad, at, "cost_cycles"),
+        cuda_field(&good, at, "cost_cycles"),
+    );
+    assert!(
+        c_bad > 4.0 * c_good,
+        "uncoalesced {c_bad} cycles, coalesced {c_good}"
+    );
+    // Coalesced, the loop's line runs more often than the access: the
+    // ranking is by cost, not executions.
+    assert!(
+        cuda_field(&good, "coalescing.cu:35", "executions") > cuda_field(&good, at, "executions"),
+        "{good}"
+    );
+    // transpose_naive.cu:17 reads a row (coalesced) and writes a column
+    // (strided by N): the one memory line, and uncoalesced.
+    let at = "transpose_naive.cu:17";
+    let t = check_top_line("kernels/transpose_naive/spec.toml", &[], at);
+    let e = sector_efficiency(&t, at);
+    assert!(e < 0.6, "transpose uses {e} of its sectors:\n{t}");
+    // The text table: the same line first, with its source.
+    let text = check(
+        &[
+            "characterize",
+            spec,
+            "--set",
+            "STRIDE=1",
+            "--reconvergence",
+            "ipdom",
+            "--lines",
+            "3",
+        ],
+        0,
+        &[
+            "hot CUDA lines by cost on a100-sxm4-80gb",
+            "a[idx] = a[idx] + a[idx];",
+        ],
+    );
+    let first_row = text
+        .lines()
+        .skip_while(|l| !l.starts_with("hot CUDA lines"))
+        .find(|l| l.contains("coalescing.cu:"))
+        .unwrap_or_default();
+    assert!(first_row.contains("coalescing.cu:36"), "{text}");
+}
+
+/// `predict`'s text with its wrapped lines joined (single spaces).
+fn unwrapped(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The memory limits of the timing model.
+const MEMORY_LIMITS: [&str; 3] = ["DRAM bandwidth", "L2 bandwidth", "L1 bandwidth"];
+
+#[test]
+fn predict_names_the_uncoalesced_access_and_its_line() {
+    if !nvrtc_available() {
+        return;
+    }
+    // A grid of 432 blocks and 16 elements per thread: enough work on an
+    // A100 that memory, not the launch, binds.
+    let dir = workdir("uncoalesced");
+    let src = root().join("kernels/coalescing/coalescing.cu");
+    let cu = std::fs::read_to_string(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    write(&dir.join("coalescing.cu"), &cu);
+    let spec_path = root().join("kernels/coalescing/spec.toml");
+    let original = std::fs::read_to_string(&spec_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", spec_path.display()));
+    let spec = original
+        .replace("grid = [4, 1, 1]", "grid = [432, 1, 1]")
+        .replace("ELEMS = 4096", "ELEMS = 884736");
+    assert_ne!(spec, original, "the corpus spec changed: {spec}");
+    write(&dir.join("spec.toml"), &spec);
+    let s = dir.join("spec.toml").display().to_string();
+    let predict = |set: &str, json: bool| {
+        let mut args = vec!["predict", &s, "--gpu", "a100-sxm4-80gb", "--set", set];
+        args.extend(if json {
+            ["--json"].as_slice()
+        } else {
+            ["--model", "timing"].as_slice()
+        });
+        check(&args, 0, &[])
+    };
+    let bad = unwrapped(&predict("STRIDE=1", false));
+    assert!(
+        bad.contains(
+            "global accesses at coalescing.cu:36 use 12% of the bytes they move: uncoalesced; make consecutive threads access consecutive addresses"
+        ),
+        "{bad}"
+    );
+    let why = bad.split("why (timing model): ").nth(1).unwrap_or_default();
+    assert!(
+        MEMORY_LIMITS
+            .iter()
+            .any(|l| why.starts_with(&format!("{l}:"))),
+        "{bad}"
+    );
+    let first = bad
+        .split("hot CUDA lines")
+        .nth(1)
+        .and_then(|t| t.split("coalescing.cu:").nth(1))
+        .unwrap_or_default();
+    assert!(first.starts_with("36 "), "{bad}");
+    // Coalesced, the same line is the hot one, but not called uncoalesced.
+    let good = unwrapped(&predict("STRIDE=32", false));
+    let why = good
+        .split("why (timing model): ")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(why.contains("coalescing.cu:36"), "{good}");
+    assert!(
+        !why.split(" hot CUDA lines")
+            .next()
+            .unwrap_or_default()
+            .contains("uncoalesced"),
+        "{good}"
+    );
+    let json = predict("STRIDE=1", true);
+    let v: serde_json::Value =
+        serde_json::from_str(&json).unwrap_or_else(|e| panic!("not JSON ({e}):\n{json}"));
+    let limit = v["explanation"]["limit"].as_str().unwrap_or_default();
+    assert!(MEMORY_LIMITS.contains(&limit), "{json}");
+    assert_eq!(v["explanation"]["lines"][0]["line"], 36, "{json}");
+    let sentence = v["explanation"]["sentence"].as_str().unwrap_or_default();
+    assert!(
+        sentence.contains("coalescing.cu:36") && sentence.contains("uncoalesced"),
+        "{json}"
+    );
+    let hot = &v["hot_lines"][0];
+    assert_eq!(hot["line"], 36, "{json}");
+    let used = hot["global_bytes"].as_f64().unwrap_or(f64::NAN)
+        / (32.0 * hot["global_sectors"].as_f64().unwrap_or(f64::NAN));
+    assert!(used < 0.25, "{json}");
+
+    // transpose_naive at N = 512 on an RTX A4000: the strided writes of
+    // transpose_naive.cu:17.
+    let src = root().join("kernels/transpose_naive/transpose_naive.cu");
+    let cu = std::fs::read_to_string(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    write(&dir.join("transpose_naive.cu"), &cu);
+    let spec_path = root().join("kernels/transpose_naive/spec.toml");
+    let original = std::fs::read_to_string(&spec_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", spec_path.display()));
+    let spec = original
+        .replace("grid = [4, 4, 1]", "grid = [32, 32, 1]")
+        .replace("N = 64", "N = 512");
+    assert_ne!(spec, original, "the corpus spec changed: {spec}");
+    write(&dir.join("transpose.toml"), &spec);
+    let t = dir.join("transpose.toml").display().to_string();
+    let json = check(&["predict", &t, "--gpu", "rtx-a4000", "--json"], 0, &[]);
+    let v: serde_json::Value =
+        serde_json::from_str(&json).unwrap_or_else(|e| panic!("not JSON ({e}):\n{json}"));
+    let limit = v["explanation"]["limit"].as_str().unwrap_or_default();
+    assert!(MEMORY_LIMITS.contains(&limit), "{json}");
+    assert_eq!(v["explanation"]["lines"][0]["line"], 17, "{json}");
+    assert!(
+        v["explanation"]["sentence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("transpose_naive.cu:17 use 40% of the bytes they move: uncoalesced"),
+        "{json}"
+    );
+    assert_eq!(v["hot_lines"][0]["line"], 17, "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
