@@ -101,6 +101,12 @@ pub(crate) fn record(
             *e = (*e).min(d);
         }
     }
+    // A sampled CTA is not warmed for another: it is in the sampled trace,
+    // whose CTAs the cache model runs in launch order, so it warms the later
+    // ones there; replayed here as well, it would hit on its own first reads.
+    for cta in sampled {
+        distance.remove(cta);
+    }
     if distance.is_empty() || sampled_trace.cta_count() == 0 {
         return Ok(None);
     }
