@@ -33,15 +33,7 @@ pub fn parse_gpu(file: &str, text: &str) -> Result<Gpu, ArchError> {
 /// capability from `table`: a GPU of a compute capability the table lacks
 /// is an error at its `compute_capability` key.
 pub fn parse_gpu_with(file: &str, text: &str, table: &CcTable) -> Result<Gpu, ArchError> {
-    let mut gpu: Gpu = toml::from_str(text).map_err(|e| {
-        let (line, col) = e.span().map_or((1, 1), |s| syntax::line_col(text, s.start));
-        ArchError::Parse {
-            file: file.to_string(),
-            line,
-            col,
-            message: e.message().trim().to_string(),
-        }
-    })?;
+    let mut gpu: Gpu = toml::from_str(text).map_err(|e| ArchError::toml(file, text, &e))?;
     validate(&gpu, file, text)?;
     let cc = gpu.compute_capability;
     let Some(figures) = table.get(cc) else {

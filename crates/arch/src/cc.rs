@@ -183,15 +183,7 @@ const FIELDS: [&str; 7] = [
 impl CcTable {
     /// Parse and validate the table; `file` names it in diagnostics.
     pub fn parse(file: &str, text: &str) -> Result<Self, ArchError> {
-        let raw: RawFile = toml::from_str(text).map_err(|e| {
-            let (line, col) = e.span().map_or((1, 1), |s| syntax::line_col(text, s.start));
-            ArchError::Parse {
-                file: file.to_string(),
-                line,
-                col,
-                message: e.message().trim().to_string(),
-            }
-        })?;
+        let raw: RawFile = toml::from_str(text).map_err(|e| ArchError::toml(file, text, &e))?;
         let fail = |path: &[&str], message: String| {
             let (line, col) =
                 syntax::toml_key_offset(text, path).map_or((1, 1), |o| syntax::line_col(text, o));

@@ -76,3 +76,17 @@ pub struct BadComputeCapability(pub String);
 #[derive(Debug, Clone, PartialEq, Error)]
 #[error("a core clock of {0} MHz is outside 1 to 10000 MHz")]
 pub struct ClockOutOfRange(pub f64);
+
+impl ArchError {
+    /// A TOML syntax or shape error of `file` (text `text`), at its line and
+    /// column.
+    pub(crate) fn toml(file: &str, text: &str, e: &toml::de::Error) -> ArchError {
+        let (line, col) = e.span().map_or((1, 1), |s| syntax::line_col(text, s.start));
+        ArchError::Parse {
+            file: file.to_string(),
+            line,
+            col,
+            message: e.message().trim().to_string(),
+        }
+    }
+}

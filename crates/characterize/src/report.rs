@@ -97,6 +97,35 @@ pub struct CudaLine {
     pub rows: Vec<usize>,
 }
 
+impl CudaLine {
+    /// `file:line` with nothing counted or priced yet.
+    pub fn new(file: String, line: u32) -> CudaLine {
+        CudaLine {
+            file,
+            line,
+            text: None,
+            ptx_lines: Vec::new(),
+            executions: 0.0,
+            mean_active_threads: 0.0,
+            divergent: 0.0,
+            shared_requests: 0.0,
+            bank_replays: 0.0,
+            conflict_ways: 0.0,
+            global_sectors: 0.0,
+            global_bytes: 0.0,
+            issue_cycles: 0.0,
+            replay_cycles: 0.0,
+            shared_cycles: 0.0,
+            l1_cycles: 0.0,
+            dram_cycles: 0.0,
+            divergence_cycles: 0.0,
+            cost_cycles: 0.0,
+            cost_share: 0.0,
+            rows: Vec::new(),
+        }
+    }
+}
+
 /// The model inputs of issue 4 item 3 that the schema-1 fields do not hold.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ModelInputs {
@@ -344,29 +373,7 @@ impl Characterization {
             let r = &self.lines[i];
             let same = out.last().is_some_and(|c| c.file == file && c.line == line);
             if !same {
-                out.push(CudaLine {
-                    file,
-                    line,
-                    text: None,
-                    ptx_lines: Vec::new(),
-                    executions: 0.0,
-                    mean_active_threads: 0.0,
-                    divergent: 0.0,
-                    shared_requests: 0.0,
-                    bank_replays: 0.0,
-                    conflict_ways: 0.0,
-                    global_sectors: 0.0,
-                    global_bytes: 0.0,
-                    issue_cycles: 0.0,
-                    replay_cycles: 0.0,
-                    shared_cycles: 0.0,
-                    l1_cycles: 0.0,
-                    dram_cycles: 0.0,
-                    divergence_cycles: 0.0,
-                    cost_cycles: 0.0,
-                    cost_share: 0.0,
-                    rows: Vec::new(),
-                });
+                out.push(CudaLine::new(file, line));
             }
             let Some(c) = out.last_mut() else { continue };
             c.ptx_lines.push(r.ptx_line);

@@ -33,12 +33,7 @@ pub fn predict_on_gpus(
     gpus: &[Gpu],
     models: &[String],
 ) -> Vec<GpuPredictions> {
-    gpus.iter()
-        .map(|gpu| GpuPredictions {
-            gpu: gpu.id.clone(),
-            result: predict(profiled, gpu, models),
-        })
-        .collect()
+    on_gpus(gpus, |gpu| predict(profiled, gpu, models))
 }
 
 /// [`predict_on_gpus`] for a ready (hand-written) profile.
@@ -47,10 +42,17 @@ pub fn predict_profile_on_gpus(
     gpus: &[Gpu],
     models: &[String],
 ) -> Vec<GpuPredictions> {
+    on_gpus(gpus, |gpu| predict_profile(profile, gpu, models))
+}
+
+fn on_gpus(
+    gpus: &[Gpu],
+    one: impl Fn(&Gpu) -> Result<Predictions, PipelineError>,
+) -> Vec<GpuPredictions> {
     gpus.iter()
         .map(|gpu| GpuPredictions {
             gpu: gpu.id.clone(),
-            result: predict_profile(profile, gpu, models),
+            result: one(gpu),
         })
         .collect()
 }

@@ -270,29 +270,7 @@ mod tests {
     use super::*;
 
     fn line(file: &str, n: u32) -> CudaLine {
-        CudaLine {
-            file: file.to_string(),
-            line: n,
-            text: None,
-            ptx_lines: Vec::new(),
-            executions: 0.0,
-            mean_active_threads: 0.0,
-            divergent: 0.0,
-            shared_requests: 0.0,
-            bank_replays: 0.0,
-            conflict_ways: 0.0,
-            global_sectors: 0.0,
-            global_bytes: 0.0,
-            issue_cycles: 0.0,
-            replay_cycles: 0.0,
-            shared_cycles: 0.0,
-            l1_cycles: 0.0,
-            dram_cycles: 0.0,
-            divergence_cycles: 0.0,
-            cost_cycles: 0.0,
-            cost_share: 0.0,
-            rows: Vec::new(),
-        }
+        CudaLine::new(file.to_string(), n)
     }
 
     /// `places` of the given (file, line)s.

@@ -222,7 +222,7 @@ fn transfer_lines(t: Option<&TransferOf>, scores: &[ModelScore]) -> Vec<String> 
         let p = &tr.passed_over;
         format!(
             "its {} fastest configuration (the {} faster ones are not here: {} missing from this data, {} failed here, {} outside the scored set)",
-            ordinal(tr.rank_there),
+            validate::transfer::ordinal(tr.rank_there),
             p.total(),
             p.missing_here,
             p.failed_here,
@@ -266,18 +266,6 @@ fn transfer_lines(t: Option<&TransferOf>, scores: &[ModelScore]) -> Vec<String> 
         ));
     }
     lines
-}
-
-/// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st.
-fn ordinal(n: usize) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 fn header_lines(sum: &Summary) -> Vec<String> {
@@ -948,21 +936,6 @@ mod tests {
         assert_eq!(v["transfer"]["passed_over"]["missing_here"], 1);
         assert_eq!(v["transfer"]["within_scored"], true);
         assert_eq!(v["transfer"]["configuration"], "a=1,b=2");
-    }
-
-    #[test]
-    fn ordinals() {
-        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111]
-            .into_iter()
-            .map(ordinal)
-            .collect();
-        assert_eq!(
-            got,
-            [
-                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st",
-                "111th"
-            ]
-        );
     }
 
     #[test]

@@ -71,7 +71,7 @@ fn run(split_path: &Path, files: &[String]) -> Result<(), String> {
                         "{} from {}: the {} fastest there (passed over: {} missing here, {} failed here, {} outside the set)",
                         short(&here.gpu),
                         short(&other.gpu),
-                        ordinal(t.rank_there),
+                        validate::transfer::ordinal(t.rank_there),
                         t.passed_over.missing_here,
                         t.passed_over.failed_here,
                         t.passed_over.outside_set
@@ -111,15 +111,4 @@ fn short(gpu: &str) -> String {
     gpu.trim_start_matches("NVIDIA ")
         .trim_start_matches("GeForce ")
         .to_string()
-}
-
-fn ordinal(n: usize) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }

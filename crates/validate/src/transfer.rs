@@ -199,3 +199,15 @@ pub fn transferred_best(
         measured: there.len(),
     })
 }
+
+/// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st.
+pub fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}

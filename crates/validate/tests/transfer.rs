@@ -146,3 +146,17 @@ fn another_kernel_or_other_parameters_are_errors() {
         Err(TransferError::ParameterMismatch { .. })
     ));
 }
+
+#[test]
+fn ordinals() {
+    let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111]
+        .into_iter()
+        .map(validate::transfer::ordinal)
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"
+        ]
+    );
+}
