@@ -171,6 +171,53 @@ fn run_executes_a_corpus_kernel_and_dumps_buffers() {
     );
 }
 
+/// An argument whose type does not fit the kernel's parameter is refused
+/// before the launch, naming the argument and both types (issue 27, point 7):
+/// a float for an `int` parameter once ran and faulted 4.5 GB past a buffer.
+#[test]
+fn run_refuses_an_argument_of_the_wrong_type() {
+    let ptx = root().join("kernels/map/sm_80.ptx");
+    let text = format!(
+        r#"source = "{}"
+kernel = "map_poly"
+defines = {{ N = 256 }}
+grid = [2]
+block = [128]
+
+[[arg]]
+name = "x"
+type = "f32*"
+len = "N"
+
+[[arg]]
+name = "out"
+type = "f32*"
+len = "N"
+
+[[arg]]
+name = "n"
+type = "{{TYPE}}"
+value = "N"
+"#,
+        ptx.display()
+    );
+    let wrong = temp_path("wrong_type.toml");
+    std::fs::write(&wrong, text.replace("{TYPE}", "f32")).expect("spec written");
+    let w = wrong.display().to_string();
+    check(
+        &["run", &w],
+        1,
+        &["argument `n` is f32", "parameter 2", "integer parameter"],
+    );
+    let right = temp_path("right_type.toml");
+    std::fs::write(&right, text.replace("{TYPE}", "i32")).expect("spec written");
+    check(
+        &["run", &right.display().to_string()],
+        0,
+        &["warp instructions"],
+    );
+}
+
 #[test]
 fn measure_without_a_gpu_exits_1_with_the_reason() {
     // Without `--features gpu` the command exists and says how to get it;

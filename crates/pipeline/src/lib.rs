@@ -68,6 +68,7 @@ pub use load::{
 };
 pub use predict::{
     ModelFailure, Predictions, default_models, occupancy_for, predict, predict_profile,
+    register_estimate_doubt,
 };
 pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile, profile_timed};
 pub use sampling::{MIN_WORKING_CTAS, PROBE_CTAS, PROBE_FUEL, WORK_BUDGET, budgeted_ctas};

@@ -166,3 +166,44 @@ pub fn occupancy_for(profile: &KernelProfile, gpu: &Gpu) -> Result<Occupancy, Pi
     };
     arch::occupancy(gpu, &input).map_err(|e| PipelineError::Arch(e.to_string()))
 }
+
+/// Why a register count estimated from the PTX cannot be trusted on `gpu`:
+/// the occupancy it gives is not the one at both ends of the estimate's
+/// error band (`estimate` x (1 -/+ [`ERROR_BAND_PERCENT`] %)), so the
+/// blocks per SM, and every model's time with them, hang on the error.
+/// `None` when the count came from ptxas or was given, or when the band
+/// leaves the occupancy as it is (the registers do not limit it).
+///
+/// [`ERROR_BAND_PERCENT`]: ptx::analysis::registers::ERROR_BAND_PERCENT
+pub fn register_estimate_doubt(
+    profile: &KernelProfile,
+    gpu: &Gpu,
+) -> Result<Option<String>, PipelineError> {
+    let r = &profile.resources;
+    if r.registers_source != RegisterSource::Estimate || r.registers_per_thread == 0 {
+        return Ok(None);
+    }
+    let band = f64::from(ptx::analysis::registers::ERROR_BAND_PERCENT) / 100.0;
+    let estimate = r
+        .registers_per_thread
+        .min(gpu.limits.max_registers_per_thread);
+    let at = |registers: f64| -> Result<u32, PipelineError> {
+        let mut p = profile.clone();
+        p.resources.registers_per_thread =
+            (registers.round() as u32).clamp(1, gpu.limits.max_registers_per_thread);
+        Ok(occupancy_for(&p, gpu)?.active_blocks_per_sm)
+    };
+    let low = at(f64::from(estimate) * (1.0 - band))?;
+    let mid = at(f64::from(estimate))?;
+    let high = at(f64::from(estimate) * (1.0 + band))?;
+    if low == mid && mid == high {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "the occupancy on {} depends on registers per thread that ptxas did not count: \
+         the estimate from the PTX is {estimate} (±{} %), which gives {high} to {low} blocks per SM \
+         ({mid} at the estimate)",
+        gpu.id,
+        ptx::analysis::registers::ERROR_BAND_PERCENT
+    )))
+}

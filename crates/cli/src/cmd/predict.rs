@@ -82,6 +82,11 @@ pub struct Args {
     /// card well above or below. DRAM bandwidth stays the catalog's.
     #[arg(long, value_name = "MHZ")]
     pub clock_mhz: Option<f64>,
+    /// Without ptxas, predict with the registers per thread estimated from
+    /// the PTX even where the estimate's error (±90 %) changes the
+    /// occupancy; without this flag that is refused, with the reason.
+    #[arg(long)]
+    pub register_estimate: bool,
 }
 
 fn parse_compiler(text: &str) -> Result<profile::CompilerVersion, String> {
@@ -223,6 +228,17 @@ fn predict_spec(
     let mut profiled = pipeline::profile(&loaded, &options)?;
     if args.compiler.is_some() {
         profiled.profile.resources.compiler = args.compiler;
+    }
+    if !args.register_estimate {
+        for gpu in gpus {
+            if let Some(doubt) = pipeline::register_estimate_doubt(&profiled.profile, gpu)? {
+                return Err(pipeline::PipelineError::Arch(format!(
+                    "error: {doubt}.\n  Install ptxas for the exact count (`bash scripts/setup.sh`, \
+                     or PTXPERF_PTXAS=/path/to/ptxas), or pass --register-estimate to predict \
+                     with the estimate all the same."
+                )));
+            }
+        }
     }
     Ok(pipeline::predict_on_gpus(&profiled, gpus, &args.models))
 }
