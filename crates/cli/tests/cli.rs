@@ -177,32 +177,21 @@ fn run_executes_a_corpus_kernel_and_dumps_buffers() {
 #[test]
 fn run_refuses_an_argument_of_the_wrong_type() {
     let ptx = root().join("kernels/map/sm_80.ptx");
-    let text = format!(
-        r#"source = "{}"
-kernel = "map_poly"
-defines = {{ N = 256 }}
-grid = [2]
-block = [128]
-
-[[arg]]
-name = "x"
-type = "f32*"
-len = "N"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = "N"
-
-[[arg]]
-name = "n"
-type = "{{TYPE}}"
-value = "N"
-"#,
-        ptx.display()
-    );
+    let ptx = ptx.display().to_string();
+    let spec = |n_type| {
+        common::MapSpec {
+            source: &ptx,
+            kernel: "map_poly",
+            defines: "N = 256",
+            grid: "N / 128",
+            block: "128",
+            input: "x",
+            n_type,
+        }
+        .text()
+    };
     let wrong = temp_path("wrong_type.toml");
-    std::fs::write(&wrong, text.replace("{TYPE}", "f32")).expect("spec written");
+    std::fs::write(&wrong, spec("f32")).expect("spec written");
     let w = wrong.display().to_string();
     check(
         &["run", &w],
@@ -210,7 +199,7 @@ value = "N"
         &["argument `n` is f32", "parameter 2", "integer parameter"],
     );
     let right = temp_path("right_type.toml");
-    std::fs::write(&right, text.replace("{TYPE}", "i32")).expect("spec written");
+    std::fs::write(&right, spec("i32")).expect("spec written");
     check(
         &["run", &right.display().to_string()],
         0,

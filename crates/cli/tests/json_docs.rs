@@ -5,10 +5,10 @@
 //! without it that part is skipped with a message, except on CI.
 
 use std::collections::BTreeSet;
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod common;
 
 use serde_json::Value;
 
@@ -57,29 +57,6 @@ DONE:
 }
 "#;
 
-const SPEC: &str = r#"source = "twice.ptx"
-kernel = "twice"
-defines = { N = 8192, BX = 128 }
-grid = ["(N + BX - 1) / BX"]
-block = ["BX"]
-
-[[arg]]
-name = "in"
-type = "f32*"
-len = "N"
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = "N"
-
-[[arg]]
-name = "n"
-type = "u32"
-value = "N"
-"#;
-
 const DOC: &str = "docs/json.md";
 
 fn root() -> PathBuf {
@@ -91,7 +68,16 @@ fn workdir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     std::fs::write(dir.join("twice.ptx"), PTX).expect("write ptx");
-    std::fs::write(dir.join("spec.toml"), SPEC).expect("write spec");
+    let spec = common::MapSpec {
+        source: "twice.ptx",
+        kernel: "twice",
+        defines: "N = 8192, BX = 128",
+        grid: "(N + BX - 1) / BX",
+        block: "BX",
+        input: "in",
+        n_type: "u32",
+    };
+    std::fs::write(dir.join("spec.toml"), spec.text()).expect("write spec");
     dir
 }
 

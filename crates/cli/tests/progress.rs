@@ -103,31 +103,17 @@ fn map_spec(name: &str, n: u64) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ptxperf-progress-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp folder");
     let ptx = repo().join("kernels/map/sm_80.ptx");
-    let spec = format!(
-        r#"source = "{}"
-kernel = "map_poly"
-defines = {{ N = {n} }}
-grid = ["N / 128"]
-block = [128]
-
-[[arg]]
-name = "x"
-type = "f32*"
-len = "N"
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = "N"
-
-[[arg]]
-name = "n"
-type = "i32"
-value = "N"
-"#,
-        ptx.display()
-    );
+    let defines = format!("N = {n}");
+    let spec = common::MapSpec {
+        source: &ptx.display().to_string(),
+        kernel: "map_poly",
+        defines: &defines,
+        grid: "N / 128",
+        block: "128",
+        input: "x",
+        n_type: "i32",
+    }
+    .text();
     std::fs::write(dir.join("map.toml"), spec).expect("spec written");
     dir
 }

@@ -4,28 +4,76 @@
 /// with a message, except on CI, where that is a failure.
 #[allow(dead_code)] // each test binary compiles this module; not all use it
 pub fn nvrtc_available() -> bool {
-    let found = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)).is_ok();
+    required_tool(
+        "NVRTC",
+        nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)).is_ok(),
+    )
+}
+
+/// Whether ptxas can be found (registers "from ptxas" in outputs), as
+/// [`nvrtc_available`].
+#[allow(dead_code)]
+pub fn ptxas_available() -> bool {
+    required_tool("ptxas", arch::ptxas::find_ptxas(None).is_ok())
+}
+
+/// `found`; when not, a failure on CI, else a message that the test is skipped.
+fn required_tool(what: &str, found: bool) -> bool {
     if !found {
         assert!(
             std::env::var_os("CI").is_none(),
-            "NVRTC is required in CI (run scripts/setup.sh)"
+            "{what} is required in CI (run scripts/setup.sh)"
         );
-        eprintln!("skipping: NVRTC not found (run scripts/setup.sh)");
+        eprintln!("skipping: {what} not found (run scripts/setup.sh)");
     }
     found
 }
 
-/// Whether ptxas can be found (registers "from ptxas" in outputs). Absent, a
-/// test that needs it returns early with a message, except on CI.
+/// A launch spec of a map kernel `kernel(const float *IN, float *out, N n)`
+/// over `N` elements: the spec several tests write for a kernel of their own.
 #[allow(dead_code)] // each test binary compiles this module; not all use it
-pub fn ptxas_available() -> bool {
-    let found = arch::ptxas::find_ptxas(None).is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "ptxas is required in CI (run scripts/setup.sh)"
-        );
-        eprintln!("skipping: ptxas not found (run scripts/setup.sh)");
+pub struct MapSpec<'a> {
+    /// The `source` key (a `.ptx` or `.cu` path).
+    pub source: &'a str,
+    pub kernel: &'a str,
+    /// The inside of `defines = { ... }`; it must define `N`.
+    pub defines: &'a str,
+    /// The grid and block expressions (one dimension).
+    pub grid: &'a str,
+    pub block: &'a str,
+    /// The input buffer's name (filled with 0, 1, 2, ...).
+    pub input: &'a str,
+    /// The type of the element count `n` (`i32`, `u32`; `f32` to test a refusal).
+    pub n_type: &'a str,
+}
+
+#[allow(dead_code)]
+impl MapSpec<'_> {
+    pub fn text(&self) -> String {
+        format!(
+            r#"source = "{}"
+kernel = "{}"
+defines = {{ {} }}
+grid = ["{}"]
+block = ["{}"]
+
+[[arg]]
+name = "{}"
+type = "f32*"
+len = "N"
+init = "iota"
+
+[[arg]]
+name = "out"
+type = "f32*"
+len = "N"
+
+[[arg]]
+name = "n"
+type = "{}"
+value = "N"
+"#,
+            self.source, self.kernel, self.defines, self.grid, self.block, self.input, self.n_type
+        )
     }
-    found
 }
