@@ -1,10 +1,12 @@
-//! Emulated thread-instructions per second on one host thread, for four
-//! kinds of kernel: ALU-bound (a hand-written PTX loop of dependent fmas),
+//! Emulated thread-instructions per second on one host thread, for five
+//! kinds of kernel: ALU-bound (a hand-written PTX loop of dependent fmas,
+//! and issue 25's integer recurrence: 64 x 256 threads x 2,000 iterations),
 //! global-memory streaming (the corpus `map` kernel), the shared-memory tiled
 //! matrix multiplication, and a divergent kernel (the corpus `divergence`).
 //!
 //! Run: `cargo bench -p emu --bench throughput` (a plain main that times and
-//! prints; issue 3's target is 3e8 thread-instructions/s for the ALU kernel).
+//! prints; issue 3's target is 3e8 thread-instructions/s for the ALU kernel,
+//! issue 25's that the integer recurrence stays at about 4e8).
 
 use std::path::Path;
 use std::time::Instant;
@@ -57,6 +59,50 @@ len = 256
 name = "iters"
 type = "u32"
 value = 200
+"#;
+
+/// Issue 25's integer recurrence: a linear congruential step, a shift and
+/// an exclusive or per iteration, each depending on the last.
+const INT_PTX: &str = r#".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry lcg(.param .u64 out, .param .u32 iters)
+{
+.reg .pred %p<2>;
+.reg .b32 %r<8>;
+.reg .b64 %rd<4>;
+ld.param.u64 %rd1, [out];
+ld.param.u32 %r1, [iters];
+mov.u32 %r2, %tid.x;
+mov.u32 %r4, %r2;
+mov.u32 %r3, 0;
+LOOP:
+mad.lo.u32 %r4, %r4, 1664525, 1013904223;
+shr.u32 %r5, %r4, 13;
+xor.b32 %r4, %r4, %r5;
+add.s32 %r3, %r3, 1;
+setp.lt.u32 %p1, %r3, %r1;
+@%p1 bra LOOP;
+cvta.to.global.u64 %rd2, %rd1;
+mul.wide.u32 %rd3, %r2, 4;
+add.s64 %rd2, %rd2, %rd3;
+st.global.u32 [%rd2], %r4;
+ret;
+}
+"#;
+
+const INT_SPEC: &str = r#"source = "lcg.ptx"
+kernel = "lcg"
+grid = [64]
+block = [256]
+[[arg]]
+name = "out"
+type = "u32*"
+len = 256
+[[arg]]
+name = "iters"
+type = "u32"
+value = 2000
 "#;
 
 /// CPU time this thread has run, in seconds (Linux schedstat, nanoseconds);
@@ -117,6 +163,10 @@ fn main() {
     match emu::spec::parse(ALU_SPEC, Path::new("alu.toml"), &[]) {
         Ok(spec) => measure("alu (fma loop)", ALU_PTX, "alu.ptx", &spec),
         Err(e) => println!("alu spec: {e}"),
+    }
+    match emu::spec::parse(INT_SPEC, Path::new("lcg.toml"), &[]) {
+        Ok(spec) => measure("integer recurrence (lcg)", INT_PTX, "lcg.ptx", &spec),
+        Err(e) => println!("lcg spec: {e}"),
     }
     for (label, name, sets) in [
         ("streaming (map, N=2^20)", "map", vec![("N", "1048576")]),
