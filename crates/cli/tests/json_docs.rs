@@ -424,3 +424,199 @@ fn validate_refuses_to_transfer_from_another_space() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The stdout, stderr and exit code of ptxperf in `dir`, told where this
+/// process found NVRTC (the binary looks beside itself and the current
+/// folder, and a target folder outside the repository has no `.venv` above).
+fn run_in(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ptxperf"));
+    if let Ok(c) = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)) {
+        command.env("PTXPERF_NVRTC", c.nvrtc().path());
+    }
+    let out = command
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run ptxperf: {e}"));
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// `--data` and `--gpu` pair up in order: unequal counts are an error
+/// (exit 1) naming both counts, before anything is read or run.
+#[test]
+fn validate_pairs_each_data_file_with_one_gpu() {
+    let dir = workdir("validate-pairing");
+    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
+    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--data", "a.csv", "--data", "b.csv", "--gpu", "rtx-a4000"],
+            "2 --data and 1 --gpu: give one --gpu per --data",
+        ),
+        (
+            &[
+                "--data",
+                "a.csv",
+                "--gpu",
+                "rtx-a4000",
+                "--gpu",
+                "geforce-rtx-3090",
+            ],
+            "1 --data and 2 --gpu: give one --gpu per --data",
+        ),
+        (
+            &[
+                "--data",
+                "a.csv",
+                "--gpu",
+                "rtx-a4000",
+                "--data",
+                "b.csv",
+                "--gpu",
+                "geforce-rtx-3090",
+                "--data",
+                "c.csv",
+            ],
+            "3 --data and 2 --gpu",
+        ),
+        (
+            &[
+                "--data",
+                "a.csv",
+                "--gpu",
+                "rtx-a4000",
+                "--data",
+                "b.csv",
+                "--gpu",
+                "geforce-rtx-3090",
+                "--clock-mhz",
+                "1000",
+            ],
+            "--clock-mhz holds one GPU's clock",
+        ),
+    ];
+    for (pairs, want) in cases {
+        let mut args = vec!["validate", "twice.exp.toml", "--quiet", "--no-cache"];
+        args.extend_from_slice(pairs);
+        let (_, err, code) = run_in(&dir, &args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two data files on two GPUs: the JSON is what the doc says, each GPU's
+/// object is the one that GPU alone prints (but for the command and the
+/// wall times), the text ends with the shared-work line, and --jobs 1 and 3
+/// print the same.
+#[test]
+fn validate_on_several_gpus_is_each_gpu_alone() {
+    if !nvrtc_available() {
+        return;
+    }
+    let doc = doc();
+    let dir = workdir("validate-multi");
+    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
+    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let a = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
+             64,0.010,0.010,0.009,0.0001,32\n\
+             128,0.008,0.008,0.008,0.0001,32\n\
+             256,nan,nan,nan,nan,0\n";
+    let b = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
+             128,0.006,0.006,0.006,0.0001,32\n\
+             64,0.005,0.005,0.005,0.0001,32\n";
+    std::fs::write(dir.join("a.csv"), a).expect("write csv");
+    std::fs::write(dir.join("b.csv"), b).expect("write csv");
+    let base = [
+        "validate",
+        "twice.exp.toml",
+        "--no-cache",
+        "--quiet",
+        "--model",
+        "timing",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let pairs = [
+        "--data",
+        "a.csv",
+        "--gpu",
+        "rtx-a4000",
+        "--data",
+        "b.csv",
+        "--gpu",
+        "geforce-rtx-3090",
+    ];
+    fn as_str(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let json = |args: &[&str]| -> Value {
+        let (out, err, code) = run_in(&dir, args);
+        assert_eq!(code, Some(0), "ptxperf {args:?} failed:\n{err}");
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+    };
+    let multi = json(&as_str(&with(&[&pairs[..], &["--json"]].concat())));
+    same(&doc, "validate.multi", &multi);
+    same(&doc, "validate.multi.shared", &multi["shared"]);
+    same(&doc, "timings.totals", &multi["timings"]);
+    // Same arch: one compile and one emulation per measured configuration
+    // (64, 128; 256 failed in a, absent from b), four predictions.
+    let shared = &multi["shared"];
+    assert_eq!(shared["configurations"], 3, "{shared}");
+    assert_eq!(shared["ptx_compiled"], 2, "{shared}");
+    assert_eq!(shared["emulations"], 2, "{shared}");
+    assert_eq!(shared["predictions"], 4, "{shared}");
+    let gpus = multi["gpus"].as_array().expect("gpus");
+    assert_eq!(gpus.len(), 2);
+    // Wall times and the command line differ from a run alone; the rest not.
+    let strip = |v: &Value| -> Value {
+        let mut v = v.clone();
+        if let Some(m) = v.as_object_mut() {
+            for k in ["command", "elapsed_seconds", "timings"] {
+                m.remove(k);
+            }
+        }
+        if let Some(results) = v["results"].as_array_mut() {
+            for r in results {
+                if let Some(m) = r.as_object_mut() {
+                    m.remove("timings");
+                }
+            }
+        }
+        v
+    };
+    for (k, (data, gpu)) in [("a.csv", "rtx-a4000"), ("b.csv", "geforce-rtx-3090")]
+        .into_iter()
+        .enumerate()
+    {
+        same(&doc, "validate", &gpus[k]);
+        let alone = json(&as_str(&with(&["--data", data, "--gpu", gpu, "--json"])));
+        assert_eq!(strip(&gpus[k]), strip(&alone), "{gpu}");
+    }
+    // The text: one table per GPU, then the shared work; the same on 1 and
+    // 3 threads but for the wall time and the job count.
+    let text = |jobs: &str| -> String {
+        let args = with(&[&pairs[..], &["--jobs", jobs]].concat());
+        let (out, err, code) = run_in(&dir, &as_str(&args));
+        assert_eq!(code, Some(0), "{err}");
+        out.lines()
+            .filter(|l| !l.starts_with("wall time:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let one = text("1");
+    assert_eq!(one, text("3"));
+    assert_eq!(one.matches("GPU model: ").count(), 2, "{one}");
+    assert!(
+        one.contains(
+            "shared work: 3 configurations on 2 GPUs: 2 PTX compiled and 0 from the cache (one per configuration and architecture), 2 emulations (one per PTX), served 4 GPU predictions"
+        ),
+        "{one}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

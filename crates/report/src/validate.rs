@@ -567,6 +567,38 @@ pub fn json(
     })
 }
 
+/// The line a run on several GPUs ends its text with: how much compiling
+/// and emulating served how many GPU predictions.
+pub fn shared_line(shared: &study::validation::Shared, gpus: usize) -> String {
+    format!(
+        "shared work: {} configurations on {gpus} GPUs: {} PTX compiled and {} from the cache (one per configuration and architecture), {} emulations (one per PTX), served {} GPU predictions",
+        shared.configurations,
+        shared.ptx_compiled,
+        shared.ptx_cache_hits,
+        shared.emulations,
+        shared.predictions
+    )
+}
+
+/// JSON (schema 1) of a run on several GPUs: `gpus` holds one object per
+/// GPU, each exactly what a one-GPU run prints ([`json`]), and `shared` the
+/// work they shared (docs/json.md, `validate` on several GPUs).
+pub fn json_multi(command: &str, gpus: Vec<Value>, shared: &study::validation::Shared) -> Value {
+    json!({
+        "schema": 1,
+        "command": command,
+        "shared": {
+            "configurations": shared.configurations,
+            "ptx_compiled": shared.ptx_compiled,
+            "ptx_cache_hits": shared.ptx_cache_hits,
+            "emulations": shared.emulations,
+            "predictions": shared.predictions,
+        },
+        "timings": crate::timings::totals_json(&shared.timings),
+        "gpus": gpus,
+    })
+}
+
 /// A Markdown section for one dataset: a heading, the command, the run's
 /// facts, the table, the notes and the scatter plots (`plots` are (model,
 /// path relative to the Markdown file)).

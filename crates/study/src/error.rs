@@ -160,4 +160,7 @@ pub enum StudyError {
     /// A profile could not be saved (`--save-profiles`).
     #[error("{0}")]
     SaveProfile(#[from] SaveProfileError),
+    /// `validation::run_many` was given no data file.
+    #[error("no data file to validate")]
+    NoPair,
 }

@@ -44,6 +44,9 @@ use report::validate as render;
   ptxperf validate experiments/convolution.toml \
       --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_3090.json.gz --gpu geforce-rtx-3090 \
       --transfer-from ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_Titan.json.gz --part check --sample 200
+  ptxperf validate experiments/convolution.toml --sample 30 \
+      --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_3090.json.gz --gpu geforce-rtx-3090 \
+      --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_3060_laptop.json.gz --gpu geforce-rtx-3060-laptop
 
 --bootstrap and --transfer-from: docs/json.md (`validate`) and docs/validation/transfer.md.
 
@@ -54,12 +57,12 @@ pub struct Args {
     /// Experiment file: how a configuration becomes Kernel Tuner's launch (experiments/*.toml).
     #[arg(value_name = "EXPERIMENT.toml")]
     pub experiment: PathBuf,
-    /// Measured data: a Kernel Tuner cache (.json, .json.gz) or a Schoonhoven CSV (.csv.gz). Where the cache names the compiler that built the measured kernels (`measured_by.nvrtc`), the timing model assumes that compiler's integer-to-FP32 lowering (docs/timing-model.md, "Integer conversions").
-    #[arg(long, value_name = "FILE")]
-    pub data: PathBuf,
-    /// GPU id from the catalog to predict for (`ptxperf gpus` lists them).
-    #[arg(long, value_name = "ID")]
-    pub gpu: String,
+    /// Measured data: a Kernel Tuner cache (.json, .json.gz) or a Schoonhoven CSV (.csv.gz). Where the cache names the compiler that built the measured kernels (`measured_by.nvrtc`), the timing model assumes that compiler's integer-to-FP32 lowering (docs/timing-model.md, "Integer conversions"). Repeatable: the n-th --data is predicted on the n-th --gpu, and each configuration is compiled once per architecture and emulated once per compiled PTX for all of them.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub data: Vec<PathBuf>,
+    /// GPU id from the catalog to predict for (`ptxperf gpus` lists them); one per --data, in the same order.
+    #[arg(long, value_name = "ID", required = true)]
+    pub gpu: Vec<String>,
     /// The core clock the GPU held while the data were measured, MHz (the
     /// models run at it instead of the catalog's rated clock; DRAM bandwidth
     /// stays the catalog's). For data taken with clocks locked
@@ -149,43 +152,74 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let ev = evaluate(&args)?;
-    let plots = match &args.svg {
-        Some(dir) => write_plots(dir, &ev.plot_stem, &ev.summary, &ev.scores)?,
-        None => Vec::new(),
-    };
-    if let Some(md) = &args.markdown {
-        let rel: Vec<(String, String)> = plots
-            .iter()
-            .map(|(model, path)| (model.clone(), relative_to(path, md)))
-            .collect();
-        write_file(
-            md,
-            render::markdown(&ev.summary, &ev.scores, &ev.intervals, &rel),
-        )?;
+    let (evs, shared) = evaluate(&args)?;
+    let mut sections = Vec::with_capacity(evs.len());
+    for ev in &evs {
+        let plots = match &args.svg {
+            Some(dir) => write_plots(dir, &ev.plot_stem, &ev.summary, &ev.scores)?,
+            None => Vec::new(),
+        };
+        if let Some(md) = &args.markdown {
+            let rel: Vec<(String, String)> = plots
+                .iter()
+                .map(|(model, path)| (model.clone(), relative_to(path, md)))
+                .collect();
+            sections.push(render::markdown(
+                &ev.summary,
+                &ev.scores,
+                &ev.intervals,
+                &rel,
+            ));
+        }
     }
+    if let Some(md) = &args.markdown {
+        write_file(md, sections.join("\n"))?;
+    }
+    let one = evs.len() == 1;
     let mut out = if args.json {
-        let value = render::json(
-            &ev.summary,
-            &ev.scores,
-            &ev.intervals,
-            &ev.outcomes,
-            &ev.timings,
-        );
+        let values: Vec<serde_json::Value> = evs
+            .iter()
+            .map(|ev| {
+                render::json(
+                    &ev.summary,
+                    &ev.scores,
+                    &ev.intervals,
+                    &ev.outcomes,
+                    &ev.timings,
+                )
+            })
+            .collect();
+        let value = match values.as_slice() {
+            [single] => single.clone(),
+            _ => render::json_multi(&command_line(), values, &shared),
+        };
         let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
         text
     } else {
-        render::text(
-            &ev.summary,
-            &ev.scores,
-            &ev.intervals,
-            crate::table::width(),
-        )
+        let mut texts: Vec<String> = evs
+            .iter()
+            .map(|ev| {
+                render::text(
+                    &ev.summary,
+                    &ev.scores,
+                    &ev.intervals,
+                    crate::table::width(),
+                )
+            })
+            .collect();
+        if !one {
+            texts.push(render::shared_line(&shared, evs.len()) + "\n");
+        }
+        texts.join("\n")
     };
     if args.timings {
-        let table = super::timings::table(&ev.summary.timings);
+        let totals = match evs.as_slice() {
+            [single] => single.summary.timings,
+            _ => shared.timings,
+        };
+        let table = super::timings::table(&totals);
         if args.json {
             eprint!("{table}");
         } else {
@@ -196,7 +230,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     emit(&out)
 }
 
-/// Everything one run computes, before it is printed or written.
+/// Everything one run computes for one GPU, before it is printed or written.
 struct Evaluation {
     summary: render::Summary,
     scores: Vec<validate::score::ModelScore>,
@@ -208,8 +242,20 @@ struct Evaluation {
     plot_stem: String,
 }
 
-/// Loads, samples, runs every configuration and scores the models.
-fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
+/// One --data and its --gpu, loaded and checked before anything runs.
+struct Loaded<'a> {
+    data: &'a Path,
+    gpu_id: &'a str,
+    dataset: Dataset,
+    gpu: arch::Gpu,
+    transfer_from: Option<(&'a PathBuf, Dataset)>,
+    part: Option<(validate::split::Part, PathBuf, validate::split::Role, usize)>,
+    rows: Option<Vec<usize>>,
+}
+
+/// Loads every pair, samples, runs every configuration once per
+/// architecture and scores the models per GPU.
+fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliError> {
     if args.sample_ctas == 0 {
         return Err(CliError::usage("--sample-ctas must be at least 1"));
     }
@@ -218,6 +264,18 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     }
     if args.sample == Some(0) {
         return Err(CliError::usage("--sample must be at least 1"));
+    }
+    if args.data.len() != args.gpu.len() {
+        return Err(CliError::user(format!(
+            "{} --data and {} --gpu: give one --gpu per --data, in the same order (--data A --gpu a --data B --gpu b)",
+            args.data.len(),
+            args.gpu.len()
+        )));
+    }
+    if args.clock_mhz.is_some() && args.gpu.len() > 1 {
+        return Err(CliError::user(
+            "--clock-mhz holds one GPU's clock: give it with one --data and --gpu",
+        ));
     }
     let models = if args.models.is_empty() {
         // `learned` reads a trained model file: scored only when named.
@@ -232,21 +290,10 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     models::registry::check_names(&models).map_err(|e| CliError::usage_of(&e))?;
 
     let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
-    let dataset = import_dataset(&args.data).map_err(|e| CliError::of(&e))?;
-    let transfer_from = match &args.transfer_from {
-        Some(path) => {
-            let other = import_dataset(path).map_err(|e| CliError::of(&e))?;
-            validate::transfer::compatible(&dataset, &other).map_err(|e| {
-                CliError::user(format!(
-                    "--transfer-from {}: {e}; it must be the same kernel's space, measured on another GPU",
-                    path.display()
-                ))
-            })?;
-            Some((path, other))
-        }
-        None => None,
-    };
-    let gpu = super::catalog_gpu(&args.gpu, args.clock_mhz)?;
+    let mut loaded = Vec::with_capacity(args.data.len());
+    for (data, gpu_id) in args.data.iter().zip(&args.gpu) {
+        loaded.push(load_pair(args, data, gpu_id)?);
+    }
     let cache_dir = match (&args.cache, args.no_cache) {
         (_, true) => None,
         (Some(d), false) => Some(d.clone()),
@@ -260,29 +307,9 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let (part, rows) = match &args.part {
-        None => (None, None),
-        Some(name) => {
-            let path = split_file(args)?;
-            let split = validate::split::Split::load(&path).map_err(|e| CliError::of(&e))?;
-            let part = validate::split::Part::parse(name)
-                .ok_or_else(|| CliError::usage(format!("--part {name}: development or check")))?;
-            let rows = split.rows_in(&args.data, &dataset, part);
-            let role = split.role_of(&args.data);
-            if rows.is_empty() {
-                return Err(CliError::user(format!(
-                    "{}: no configuration is in the {part} part of {} (this data file's role there: {}); nothing to score",
-                    args.data.display(),
-                    path.display(),
-                    role.name()
-                )));
-            }
-            (Some((part, path, role, rows.len())), Some(rows))
-        }
-    };
     let opts = validation::Options {
         models,
-        rows,
+        rows: None,
         sample: args.sample,
         seed: args.seed,
         sample_ctas: args.sample_ctas,
@@ -292,13 +319,90 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         save_profiles,
         profiles: args.profiles.clone(),
     };
+    let pairs: Vec<validation::Pair<'_>> = loaded
+        .iter()
+        .map(|l| validation::Pair {
+            dataset: &l.dataset,
+            gpu: &l.gpu,
+            rows: l.rows.clone(),
+        })
+        .collect();
     let bar = progress_bar(0, args.quiet);
-    let study = validation::run(&experiment, &dataset, &gpu, &opts, &|p| match p {
+    let studies = validation::run_many(&experiment, &pairs, &opts, &|p| match p {
         Progress::Start(n) => bar.set_length(n as u64),
         Progress::Done => bar.inc(1),
     });
     bar.finish_and_clear();
-    let study = study?;
+    let studies = studies?;
+    let evaluations = loaded
+        .into_iter()
+        .zip(studies.studies)
+        .map(|(l, study)| finish(args, l, study, jobs))
+        .collect();
+    Ok((evaluations, studies.shared))
+}
+
+/// One --data and its --gpu: the data file, the transfer baseline's data,
+/// the GPU and the rows of --part.
+fn load_pair<'a>(args: &'a Args, data: &'a Path, gpu_id: &'a str) -> Result<Loaded<'a>, CliError> {
+    let dataset = import_dataset(data).map_err(|e| CliError::of(&e))?;
+    let transfer_from = match &args.transfer_from {
+        Some(path) => {
+            let other = import_dataset(path).map_err(|e| CliError::of(&e))?;
+            validate::transfer::compatible(&dataset, &other).map_err(|e| {
+                CliError::user(format!(
+                    "--transfer-from {}: {e}; it must be the same kernel's space, measured on another GPU",
+                    path.display()
+                ))
+            })?;
+            Some((path, other))
+        }
+        None => None,
+    };
+    let gpu = super::catalog_gpu(gpu_id, args.clock_mhz)?;
+    let (part, rows) = match &args.part {
+        None => (None, None),
+        Some(name) => {
+            let path = split_file(args)?;
+            let split = validate::split::Split::load(&path).map_err(|e| CliError::of(&e))?;
+            let part = validate::split::Part::parse(name)
+                .ok_or_else(|| CliError::usage(format!("--part {name}: development or check")))?;
+            let rows = split.rows_in(data, &dataset, part);
+            let role = split.role_of(data);
+            if rows.is_empty() {
+                return Err(CliError::user(format!(
+                    "{}: no configuration is in the {part} part of {} (this data file's role there: {}); nothing to score",
+                    data.display(),
+                    path.display(),
+                    role.name()
+                )));
+            }
+            (Some((part, path, role, rows.len())), Some(rows))
+        }
+    };
+    Ok(Loaded {
+        data,
+        gpu_id,
+        dataset,
+        gpu,
+        transfer_from,
+        part,
+        rows,
+    })
+}
+
+/// One GPU's study as the report shows it: bootstrap intervals, the
+/// transferred-best baseline and the header.
+fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> Evaluation {
+    let Loaded {
+        data,
+        gpu_id,
+        dataset,
+        gpu,
+        transfer_from,
+        part,
+        rows: _,
+    } = l;
     let total = dataset.rows.len();
     let bootstrap = (args.bootstrap > 0).then(|| validate::bootstrap::Bootstrap {
         resamples: args.bootstrap,
@@ -333,9 +437,9 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
     let summary = render::Summary {
         command: command_line(),
         experiment: args.experiment.display().to_string(),
-        data: args.data.display().to_string(),
+        data: data.display().to_string(),
         data_gpu: dataset.gpu.clone(),
-        gpu: args.gpu.clone(),
+        gpu: gpu_id.to_string(),
         kernel: dataset.kernel.clone(),
         configurations: total,
         part: part.map(|(part, path, role, rows)| render::PartOf {
@@ -369,14 +473,14 @@ fn evaluate(args: &Args) -> Result<Evaluation, CliError> {
         bootstrap,
         transfer,
     };
-    Ok(Evaluation {
+    Evaluation {
         summary,
         scores: study.scores,
         intervals,
         outcomes: study.outcomes,
         timings: study.timings,
-        plot_stem: plot_stem(&dataset, &args.gpu),
-    })
+        plot_stem: plot_stem(&dataset, gpu_id),
+    }
 }
 
 /// The split file of --part: --split, else data/split.toml of the current

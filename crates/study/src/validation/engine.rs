@@ -1,20 +1,21 @@
 //! The real predictor: a configuration's launch -> the source Kernel Tuner
 //! compiled (its define prefix and the loop_unroll_factor rule) -> PTX
-//! (NVRTC, cached on disk) -> emulation of a few CTAs -> every model.
+//! (NVRTC, cached on disk; once per architecture) -> emulation of a few CTAs
+//! (once per PTX) -> per GPU the cache model and every model.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arch::Gpu;
 use pipeline::Stage;
 use validate::{Launch, instantiate_source};
 
-use super::runner::{ModelTimes, Predictor};
+use super::runner::ModelTimes;
 use crate::error::{PredictError, SaveProfileError};
 use crate::launch_spec::spec_of_launch;
 use crate::message::first_nonblank_line;
 use crate::ptx_cache::PtxCache;
-use crate::target::arch_for;
 use crate::timings::Timings;
 use validate::score::NoTime;
 
@@ -23,9 +24,11 @@ use validate::score::NoTime;
 /// on two cores, evenly spread over the grid (first and last included).
 pub const DEFAULT_SAMPLE_CTAS: u64 = 4;
 
+/// Compiles and emulates configurations once per architecture
+/// ([`Engine::emulate`]), then runs the cache model and every model per GPU
+/// ([`Engine::on_gpu`]): nothing here depends on one GPU, so one engine
+/// serves every GPU of a run (`validation::run_many`).
 pub struct Engine {
-    gpu: Gpu,
-    arch: String,
     sample_ctas: u64,
     models: Vec<String>,
     cache: PtxCache,
@@ -34,45 +37,56 @@ pub struct Engine {
     /// The first profile that could not be saved: the run goes on (the
     /// figures do not depend on it) and `validate` then fails with it.
     save_error: Mutex<Option<SaveProfileError>>,
-    /// The compiler that built the measured kernels, where the data say
-    /// (`measured_by.nvrtc`): the profiles' `resources.compiler` is set to
-    /// it, so the models assume that compiler's SASS lowering.
-    measured_compiler: Option<profile::CompilerVersion>,
     /// Bound on the emulated work of a grown sample (`pipeline::Options::work_budget`).
     work_budget: Option<u64>,
+    /// Emulations started ([`Engine::emulations`]).
+    emulations: AtomicUsize,
+}
+
+/// Where a configuration's PTX came from ([`Engine::emulate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PtxFrom {
+    /// Compiled by NVRTC.
+    Compiled,
+    /// Served from the PTX cache.
+    Cache,
+}
+
+/// One configuration compiled for one architecture and emulated: what every
+/// GPU of that architecture is predicted from.
+pub struct Emulated {
+    profiled: pipeline::Profiled,
+    ptx: String,
 }
 
 impl Engine {
     pub fn new(
-        gpu: &Gpu,
         sample_ctas: u64,
         models: Vec<String>,
         cache: PtxCache,
         save_profiles: Option<PathBuf>,
     ) -> Engine {
         Engine {
-            gpu: gpu.clone(),
-            arch: arch_for(gpu),
             sample_ctas,
             models,
             cache,
             save_profiles,
             save_error: Mutex::new(None),
-            measured_compiler: None,
             work_budget: None,
+            emulations: AtomicUsize::new(0),
         }
     }
 
-    /// Assume `compiler`'s lowering in every profile (see `measured_compiler`).
+    /// Emulations started so far (one per configuration and architecture
+    /// that got as far as the emulator).
+    pub fn emulations(&self) -> usize {
+        self.emulations.load(Ordering::Relaxed)
+    }
+
     /// Bound the warp instructions of a grown or stratified CTA sample
     /// (`None`: the sample the error target asks for).
     pub fn with_work_budget(mut self, budget: Option<u64>) -> Engine {
         self.work_budget = budget;
-        self
-    }
-
-    pub fn with_measured_compiler(mut self, compiler: Option<profile::CompilerVersion>) -> Engine {
-        self.measured_compiler = compiler;
         self
     }
 
@@ -97,10 +111,11 @@ impl Engine {
         self.cache.compiler().ok()?.nvrtc().version().ok()
     }
 
-    /// The PTX of one configuration and the name to give its file.
+    /// The PTX of one configuration for `arch` and the name to give its file.
     fn ptx(
         &self,
         launch: &Launch,
+        arch: &str,
         timings: &mut Timings,
     ) -> Result<(String, String), PredictError> {
         let file = launch.source.main.display().to_string();
@@ -109,7 +124,7 @@ impl Engine {
         let ptx = self.cache.compile_configuration(
             &instantiated,
             &file,
-            &self.arch,
+            arch,
             &launch.include_dirs,
             timings,
         )?;
@@ -120,6 +135,79 @@ impl Engine {
             .display()
             .to_string();
         Ok((ptx, ptx_name))
+    }
+
+    /// Compile `launch` for `arch` (`target::arch_for` of the GPUs it
+    /// serves) and emulate it, with no GPU: the registers are ptxas's for
+    /// `arch`, the cache model is left to [`Engine::on_gpu`]. `from` says
+    /// where the PTX came from once there is PTX (also when the emulation
+    /// then fails).
+    pub fn emulate(
+        &self,
+        launch: &Launch,
+        arch: &str,
+        timings: &mut Timings,
+        from: &mut Option<PtxFrom>,
+    ) -> Result<Emulated, PredictError> {
+        let hits = timings.ptx_cache_hits;
+        let (ptx, ptx_file) = self.ptx(launch, arch, timings)?;
+        *from = Some(if timings.ptx_cache_hits > hits {
+            PtxFrom::Cache
+        } else {
+            PtxFrom::Compiled
+        });
+        let spec = spec_of_launch(launch, Path::new(&ptx_file), &self.cache.values_dir())?;
+        let loaded = pipeline::load_source_timed(
+            spec,
+            &ptx,
+            &pipeline::LoadOptions::default(),
+            &mut timings.stages,
+        )
+        .map_err(PredictError::Load)?;
+        let opts = pipeline::Options {
+            sample_ctas: Some(self.sample_ctas),
+            work_budget: self.work_budget,
+            gpu: None,
+            ..pipeline::Options::default()
+        };
+        self.emulations.fetch_add(1, Ordering::Relaxed);
+        let profiled = pipeline::profile_timed(&loaded, &opts, &mut timings.stages)
+            .map_err(PredictError::Emulation)?;
+        Ok(Emulated { profiled, ptx })
+    }
+
+    /// Every model's time for `emulated` on `gpu`: the cache model for the
+    /// GPU on the recorded trace, the profile's compiler set to
+    /// `measured_compiler` where the data name it (the models then assume
+    /// that compiler's SASS lowering), the profile saved under
+    /// `DIR/<gpu>/` with `--save-profiles`, then the models.
+    pub fn on_gpu(
+        &self,
+        emulated: &Emulated,
+        launch: &Launch,
+        gpu: &Gpu,
+        measured_compiler: Option<profile::CompilerVersion>,
+        timings: &mut Timings,
+    ) -> Result<ModelTimes, PredictError> {
+        let mut profiled = emulated.profiled.clone();
+        timings
+            .stages
+            .time(Stage::CacheModel, || profiled.simulate_cache(gpu))
+            .map_err(PredictError::Emulation)?;
+        if let Some(c) = measured_compiler {
+            profiled.profile.resources.compiler = Some(c);
+        }
+        if let Some(dir) = &self.save_profiles
+            && let Err(e) = save_profile(dir, &gpu.id, launch, &emulated.ptx, &profiled.profile)
+        {
+            self.save_error
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get_or_insert(e);
+        }
+        Ok(timings.stages.time(Stage::Models, || {
+            model_times(&self.models, |one| pipeline::predict(&profiled, gpu, one))
+        }))
     }
 }
 
@@ -185,44 +273,6 @@ pub fn profile_file_stem(launch: &Launch) -> String {
             }
         })
         .collect()
-}
-
-impl Predictor for Engine {
-    fn predict(&self, launch: &Launch, timings: &mut Timings) -> Result<ModelTimes, PredictError> {
-        let (ptx, ptx_file) = self.ptx(launch, timings)?;
-        let spec = spec_of_launch(launch, Path::new(&ptx_file), &self.cache.values_dir())?;
-        let loaded = pipeline::load_source_timed(
-            spec,
-            &ptx,
-            &pipeline::LoadOptions::default(),
-            &mut timings.stages,
-        )
-        .map_err(PredictError::Load)?;
-        let opts = pipeline::Options {
-            sample_ctas: Some(self.sample_ctas),
-            work_budget: self.work_budget,
-            gpu: Some(self.gpu.clone()),
-            ..pipeline::Options::default()
-        };
-        let mut profiled = pipeline::profile_timed(&loaded, &opts, &mut timings.stages)
-            .map_err(PredictError::Emulation)?;
-        if let Some(c) = self.measured_compiler {
-            profiled.profile.resources.compiler = Some(c);
-        }
-        if let Some(dir) = &self.save_profiles
-            && let Err(e) = save_profile(dir, &self.gpu.id, launch, &ptx, &profiled.profile)
-        {
-            self.save_error
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .get_or_insert(e);
-        }
-        Ok(timings.stages.time(Stage::Models, || {
-            model_times(&self.models, |one| {
-                pipeline::predict(&profiled, &self.gpu, one)
-            })
-        }))
-    }
 }
 
 /// Each model's time in milliseconds from `predict` (a prediction of the

@@ -6,6 +6,9 @@
 //! count, and `validate::score` scores each model.
 //!
 //! [`run`] is the whole study as one call; the CLI renders what it returns.
+//! [`run_many`] runs several data files, each on its GPU, with one compile
+//! per architecture and one emulation per compiled PTX for every
+//! configuration they share ([`runner::run_shared`]).
 
 pub mod engine;
 pub mod replay;
@@ -13,6 +16,8 @@ pub mod runner;
 
 #[cfg(test)]
 mod end_to_end;
+#[cfg(test)]
+mod multi_gpu;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -24,7 +29,7 @@ use validate::{Dataset, Experiment, sample::sample_indices};
 use crate::error::StudyError;
 use crate::ptx_cache::PtxCache;
 use crate::timings::Timings;
-pub use engine::{DEFAULT_SAMPLE_CTAS, Engine};
+pub use engine::{DEFAULT_SAMPLE_CTAS, Emulated, Engine, PtxFrom};
 pub use replay::Replay;
 pub use runner::{ModelTimes, Predictor};
 
@@ -87,6 +92,48 @@ pub struct Study {
     pub nvrtc_version: Option<(i32, i32)>,
 }
 
+/// One measured data file and the GPU its configurations are predicted on,
+/// for [`run_many`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pair<'a> {
+    pub dataset: &'a Dataset,
+    pub gpu: &'a Gpu,
+    /// Draw only from these rows of the dataset ([`Options::rows`], for
+    /// this data file).
+    pub rows: Option<Vec<usize>>,
+}
+
+/// The work a [`run_many`] shared between its GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Shared {
+    /// Distinct configurations run (rows of several data files with the
+    /// same parameter values count once).
+    pub configurations: usize,
+    /// PTX compiled by NVRTC (at most one per configuration and architecture).
+    pub ptx_compiled: usize,
+    /// PTX served from the PTX cache.
+    pub ptx_cache_hits: usize,
+    /// Emulations run (at most one per configuration and architecture).
+    pub emulations: usize,
+    /// Configurations predicted on a GPU (one per data file and
+    /// configuration that reached the models).
+    pub predictions: usize,
+    /// Where the run's time went: the distinct configurations' breakdowns,
+    /// each counted once (a [`Study::timing_totals`] counts a configuration
+    /// shared with another GPU in full).
+    pub timings: Timings,
+}
+
+/// Several GPUs' studies of one experiment, and the work they shared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Studies {
+    /// One per [`Pair`], in their order: each what [`run`] gives for it alone
+    /// (apart from the wall times, and each configuration's breakdown, which
+    /// is all the work the configuration took, for every GPU).
+    pub studies: Vec<Study>,
+    pub shared: Shared,
+}
+
 /// Runs and scores the sampled configurations of `dataset` on `gpu`.
 /// A configuration that fails is recorded with its reason; the study fails
 /// only when it cannot run (the cache folder, the worker threads) or a
@@ -98,63 +145,155 @@ pub fn run(
     opts: &Options,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Study, StudyError> {
-    let cache = PtxCache::open(opts.cache_dir.as_deref())?;
-    // The models assume the SASS of the compiler that built the measured
-    // kernels where the data name it (this project's measurements do).
-    let measured_compiler = dataset
-        .compiler
-        .as_deref()
-        .and_then(profile::CompilerVersion::parse);
-    let engine = Engine::new(
+    let pair = Pair {
+        dataset,
         gpu,
+        rows: opts.rows.clone(),
+    };
+    let mut many = run_many(experiment, &[pair], opts, progress)?;
+    many.studies.pop().ok_or(StudyError::NoPair)
+}
+
+/// [`run`] for several data files, each on its GPU, with the work that does
+/// not depend on the GPU done once: each data file's sample is drawn as
+/// [`run`] draws it alone (from its [`Pair::rows`]; [`Options::rows`] is not
+/// read), the configurations of every sample are matched by their parameter
+/// values, and each is compiled once per distinct architecture of its GPUs
+/// and emulated once per compiled PTX; the cache model and the models run
+/// per GPU. Every study's outcomes and scores are those of [`run`] on its
+/// pair alone. With [`Options::profiles`] nothing is compiled or emulated:
+/// each GPU's saved profiles are rescored.
+pub fn run_many(
+    experiment: &Experiment,
+    pairs: &[Pair<'_>],
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Studies, StudyError> {
+    if pairs.is_empty() {
+        return Err(StudyError::NoPair);
+    }
+    let cache = PtxCache::open(opts.cache_dir.as_deref())?;
+    let engine = Engine::new(
         opts.sample_ctas,
         opts.models.clone(),
         cache,
         opts.save_profiles.clone(),
     )
-    .with_measured_compiler(measured_compiler)
     .with_work_budget(opts.work_budget);
-
-    let eligible: Vec<usize> = match &opts.rows {
-        Some(rows) => rows.clone(),
-        None => (0..dataset.rows.len()).collect(),
-    };
-    let total = eligible.len();
-    let indices: Vec<usize> = sample_indices(total, opts.sample.unwrap_or(total), opts.seed)
-        .into_iter()
-        .map(|i| eligible[i])
+    // The models assume the SASS of the compiler that built the measured
+    // kernels where the data name it (this project's measurements do).
+    let measured_compilers: Vec<Option<profile::CompilerVersion>> = pairs
+        .iter()
+        .map(|p| {
+            p.dataset
+                .compiler
+                .as_deref()
+                .and_then(profile::CompilerVersion::parse)
+        })
         .collect();
-    progress(Progress::Start(indices.len()));
-    let replay = opts.profiles.as_ref().map(|dir| {
-        Replay::new(dir.clone(), gpu, opts.models.clone()).with_measured_compiler(measured_compiler)
-    });
-    let predictor: &dyn Predictor = match &replay {
-        Some(r) => r,
-        None => &engine,
+    let sampled: Vec<Vec<usize>> = pairs
+        .iter()
+        .map(|p| sample_of(p.dataset, p.rows.as_deref(), opts))
+        .collect();
+    let (runs, shared) = match &opts.profiles {
+        Some(dir) => {
+            progress(Progress::Start(sampled.iter().map(Vec::len).sum()));
+            let mut runs = Vec::with_capacity(pairs.len());
+            for ((pair, indices), compiler) in pairs.iter().zip(&sampled).zip(&measured_compilers) {
+                let replay = Replay::new(dir.clone(), pair.gpu, opts.models.clone())
+                    .with_measured_compiler(*compiler);
+                let run = runner::run_configurations(
+                    pair.dataset,
+                    experiment,
+                    indices,
+                    &replay,
+                    opts.jobs,
+                    &|| progress(Progress::Done),
+                )?;
+                runs.push((run, 0, 0));
+            }
+            // Nothing is shared: each GPU rescores its own profiles.
+            let shared = Shared {
+                configurations: sampled.iter().map(Vec::len).sum(),
+                timings: Timings::sum(runs.iter().flat_map(|(r, _, _)| r.timings.iter().flatten())),
+                ..Shared::default()
+            };
+            (runs, shared)
+        }
+        None => {
+            let members: Vec<runner::Member<'_>> = pairs
+                .iter()
+                .zip(&sampled)
+                .zip(&measured_compilers)
+                .map(|((pair, indices), compiler)| runner::Member {
+                    dataset: pair.dataset,
+                    gpu: pair.gpu,
+                    indices,
+                    measured_compiler: *compiler,
+                })
+                .collect();
+            let distinct = runner::distinct_configurations(&members);
+            progress(Progress::Start(distinct));
+            let run = runner::run_shared(experiment, &members, &engine, opts.jobs, &|| {
+                progress(Progress::Done)
+            })?;
+            let shared = Shared {
+                configurations: run.configurations,
+                ptx_compiled: run.ptx_compiled,
+                ptx_cache_hits: run.ptx_cache_hits,
+                emulations: engine.emulations(),
+                predictions: run.predictions,
+                timings: run.timings,
+            };
+            let runs = run
+                .runs
+                .into_iter()
+                .map(|m| (m.run, m.ptx_cache_hits, m.ptx_compiled))
+                .collect();
+            (runs, shared)
+        }
     };
-    let run =
-        runner::run_configurations(dataset, experiment, &indices, predictor, opts.jobs, &|| {
-            progress(Progress::Done)
-        })?;
     if let Some(e) = engine.take_save_error() {
         return Err(StudyError::SaveProfile(e));
     }
-    let scores = score_all(&run.outcomes, &opts.models);
-    let (ptx_cache_hits, ptx_compiled) = engine.cache_counts();
-    let nvrtc_version = match dataset.compiler {
-        Some(_) => engine.nvrtc_version(),
-        None => None,
+    let studies = pairs
+        .iter()
+        .zip(sampled)
+        .zip(runs)
+        .map(|((pair, indices), (run, ptx_cache_hits, ptx_compiled))| {
+            let scores = score_all(&run.outcomes, &opts.models);
+            let nvrtc_version = match pair.dataset.compiler {
+                Some(_) => engine.nvrtc_version(),
+                None => None,
+            };
+            let timing_totals = Timings::sum(run.timings.iter().flatten());
+            Study {
+                indices,
+                outcomes: run.outcomes,
+                scores,
+                elapsed: run.elapsed,
+                timings: run.timings,
+                timing_totals,
+                ptx_cache_hits,
+                ptx_compiled,
+                nvrtc_version,
+            }
+        })
+        .collect();
+    Ok(Studies { studies, shared })
+}
+
+/// The rows of `dataset` a study scores: `sample` of them (all without
+/// one) drawn with `seed` from `rows` (every row without them), in the
+/// order they were drawn.
+fn sample_of(dataset: &Dataset, rows: Option<&[usize]>, opts: &Options) -> Vec<usize> {
+    let eligible: Vec<usize> = match rows {
+        Some(rows) => rows.to_vec(),
+        None => (0..dataset.rows.len()).collect(),
     };
-    let timing_totals = Timings::sum(run.timings.iter().flatten());
-    Ok(Study {
-        indices,
-        outcomes: run.outcomes,
-        scores,
-        elapsed: run.elapsed,
-        timings: run.timings,
-        timing_totals,
-        ptx_cache_hits,
-        ptx_compiled,
-        nvrtc_version,
-    })
+    let total = eligible.len();
+    sample_indices(total, opts.sample.unwrap_or(total), opts.seed)
+        .into_iter()
+        .map(|i| eligible[i])
+        .collect()
 }

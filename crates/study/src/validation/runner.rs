@@ -2,13 +2,17 @@
 //! an output that does not depend on the thread count: every configuration
 //! is computed on its own, the results are collected and sorted by index.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use arch::Gpu;
 use rayon::prelude::*;
 use validate::score::{Attempt, Outcome};
 use validate::{Dataset, Experiment, Launch};
 
+use super::engine::{Engine, PtxFrom};
 use crate::error::{PredictError, StudyError};
+use crate::target::arch_for;
 use crate::timings::Timings;
 
 /// Each model's predicted kernel time in milliseconds, or why it refused
@@ -101,4 +105,294 @@ fn attempt(
         Ok(times) => Attempt::Predicted(times),
         Err(e) => Attempt::Failed(e.to_string()),
     }
+}
+
+/// One measured data file of a shared run and the GPU its configurations
+/// are predicted on ([`run_shared`]).
+pub struct Member<'a> {
+    pub dataset: &'a Dataset,
+    pub gpu: &'a Gpu,
+    /// The rows of `dataset` to run (sampled alone, as a one-GPU run would).
+    pub indices: &'a [usize],
+    /// As [`Engine::on_gpu`]'s `measured_compiler`.
+    pub measured_compiler: Option<profile::CompilerVersion>,
+}
+
+/// What a shared run computed: one [`Run`] per member, in their order, and
+/// how much work served them.
+pub struct SharedRun {
+    pub runs: Vec<MemberRun>,
+    /// Configurations compiled for an architecture: PTX compiled by NVRTC,
+    /// and served from the PTX cache.
+    pub ptx_compiled: usize,
+    pub ptx_cache_hits: usize,
+    /// Configurations predicted on a GPU (one per member that reached the models).
+    pub predictions: usize,
+    /// Distinct configurations run (rows of several members matched by
+    /// their parameter values count once).
+    pub configurations: usize,
+    /// The sum of the distinct configurations' breakdowns (each counted once).
+    pub timings: Timings,
+}
+
+/// One member's part of a [`SharedRun`]: as a one-GPU run gives it.
+pub struct MemberRun {
+    pub run: Run,
+    /// PTX of this member's configurations served from the PTX cache, and
+    /// compiled (each configuration counted for this member, however many
+    /// members its PTX served).
+    pub ptx_cache_hits: usize,
+    pub ptx_compiled: usize,
+}
+
+/// A configuration of a shared run: the rows of every member that carry the
+/// same parameter values (names and values in the data file's order, and
+/// the k-th repeat of them in one file with the k-th of another).
+struct Shared {
+    /// (member, row index), in member order.
+    rows: Vec<(usize, usize)>,
+}
+
+/// Runs the configurations of every member with one compile per distinct
+/// architecture and one emulation per compiled PTX: rows of different
+/// members with the same parameter values are one configuration, compiled
+/// for each architecture among their GPUs (`target::arch_for`), emulated once
+/// per architecture, then cache-modelled and predicted per member.
+///
+/// Each member's outcomes are those a one-GPU run of it gives, sorted by
+/// row index, whatever the thread count. Each configuration's breakdown is
+/// that of all the work it took (the same in every member that ran it, as
+/// `tune` reports one compile and emulation serving several GPUs). `tick`
+/// is called once per distinct configuration done (from any thread).
+pub fn run_shared(
+    experiment: &Experiment,
+    members: &[Member<'_>],
+    engine: &Engine,
+    jobs: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<SharedRun, StudyError> {
+    let start = Instant::now();
+    let configurations = group(members);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|source| StudyError::ThreadPool { jobs, source })?;
+    let done: Vec<Done> = pool.install(|| {
+        configurations
+            .par_iter()
+            .map(|shared| {
+                let d = run_one(experiment, members, engine, shared);
+                tick();
+                d
+            })
+            .collect()
+    });
+    let elapsed = start.elapsed();
+    let mut per_member: Vec<Vec<RowDone>> = members.iter().map(|_| Vec::new()).collect();
+    let mut out = SharedRun {
+        runs: Vec::with_capacity(members.len()),
+        ptx_compiled: 0,
+        ptx_cache_hits: 0,
+        predictions: 0,
+        configurations: configurations.len(),
+        timings: Timings::default(),
+    };
+    for d in done {
+        if let Some(t) = d.timings {
+            out.timings.add(&t);
+        }
+        out.ptx_compiled += d.compiled;
+        out.ptx_cache_hits += d.cache_hits;
+        for (member, (outcome, timings, from)) in d.rows {
+            if matches!(outcome.attempt, Attempt::Predicted(_)) {
+                out.predictions += 1;
+            }
+            if let Some(rows) = per_member.get_mut(member) {
+                rows.push((outcome, timings, from));
+            }
+        }
+    }
+    for mut rows in per_member {
+        rows.sort_by_key(|(o, _, _)| o.index);
+        let count = |want: PtxFrom| rows.iter().filter(|(_, _, f)| *f == Some(want)).count();
+        let (ptx_cache_hits, ptx_compiled) = (count(PtxFrom::Cache), count(PtxFrom::Compiled));
+        let (outcomes, timings) = rows.into_iter().map(|(o, t, _)| (o, t)).unzip();
+        out.runs.push(MemberRun {
+            run: Run {
+                outcomes,
+                timings,
+                elapsed,
+            },
+            ptx_cache_hits,
+            ptx_compiled,
+        });
+    }
+    Ok(out)
+}
+
+/// How many distinct configurations [`run_shared`] runs for `members`.
+pub fn distinct_configurations(members: &[Member<'_>]) -> usize {
+    group(members).len()
+}
+
+/// The distinct configurations of `members`, in the order their first row
+/// appears (member by member, in each member's sample order).
+fn group(members: &[Member<'_>]) -> Vec<Shared> {
+    let mut index: HashMap<(Vec<(String, String)>, usize), usize> = HashMap::new();
+    let mut seen: HashMap<(usize, Vec<(String, String)>), usize> = HashMap::new();
+    let mut out: Vec<Shared> = Vec::new();
+    for (m, member) in members.iter().enumerate() {
+        for &row_index in member.indices {
+            let Some(row) = member.dataset.rows.get(row_index) else {
+                continue;
+            };
+            let values: Vec<(String, String)> = member
+                .dataset
+                .named_values(row)
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            let repeat = seen.entry((m, values.clone())).or_insert(0);
+            let key = (values, *repeat);
+            *repeat += 1;
+            let at = *index.entry(key).or_insert_with(|| {
+                out.push(Shared { rows: Vec::new() });
+                out.len() - 1
+            });
+            if let Some(shared) = out.get_mut(at) {
+                shared.rows.push((m, row_index));
+            }
+        }
+    }
+    out
+}
+
+/// One row done: its outcome, its breakdown (if it ran) and where its PTX
+/// came from (if it got PTX).
+type RowDone = (Outcome, Option<Timings>, Option<PtxFrom>);
+
+/// One configuration done: per row its member and what it came to, and the
+/// work it took.
+struct Done {
+    rows: Vec<(usize, RowDone)>,
+    /// The configuration's breakdown, if any of its rows ran.
+    timings: Option<Timings>,
+    compiled: usize,
+    cache_hits: usize,
+}
+
+fn run_one(
+    experiment: &Experiment,
+    members: &[Member<'_>],
+    engine: &Engine,
+    shared: &Shared,
+) -> Done {
+    let started = Instant::now();
+    let mut timings = Timings::one();
+    let mut done = Done {
+        rows: Vec::with_capacity(shared.rows.len()),
+        timings: None,
+        compiled: 0,
+        cache_hits: 0,
+    };
+    // (member, row, attempt, where its PTX came from) of the rows measured
+    // as run.
+    let mut attempts: Vec<(usize, usize, Attempt, Option<PtxFrom>)> = Vec::new();
+    let running: Vec<(usize, usize)> = shared
+        .rows
+        .iter()
+        .copied()
+        .filter(|&(m, i)| {
+            members
+                .get(m)
+                .and_then(|mm| mm.dataset.rows.get(i))
+                .is_some_and(|r| r.measured.mean_ms().is_some())
+        })
+        .collect();
+    if let Some(&(m0, i0)) = running.first() {
+        let launch = members
+            .get(m0)
+            .and_then(|m| Some((m, m.dataset.rows.get(i0)?)))
+            .map(|(m, row)| experiment.launch(&m.dataset.named_values(row)));
+        match launch {
+            None => {}
+            Some(Err(e)) => {
+                for &(m, i) in &running {
+                    attempts.push((m, i, Attempt::Failed(format!("launch: {e}")), None));
+                }
+            }
+            Some(Ok(launch)) => {
+                // One compile and one emulation per architecture, in the
+                // order the members name them.
+                let mut archs: Vec<String> = Vec::new();
+                for &(m, _) in &running {
+                    if let Some(member) = members.get(m) {
+                        let a = arch_for(member.gpu);
+                        if !archs.contains(&a) {
+                            archs.push(a);
+                        }
+                    }
+                }
+                for arch in &archs {
+                    let mut from = None;
+                    let emulated = engine.emulate(&launch, arch, &mut timings, &mut from);
+                    match from {
+                        Some(PtxFrom::Compiled) => done.compiled += 1,
+                        Some(PtxFrom::Cache) => done.cache_hits += 1,
+                        None => {}
+                    }
+                    for &(m, i) in &running {
+                        let Some(member) = members.get(m) else {
+                            continue;
+                        };
+                        if arch_for(member.gpu) != *arch {
+                            continue;
+                        }
+                        let attempt = match &emulated {
+                            Err(e) => Attempt::Failed(e.to_string()),
+                            Ok(em) => match engine.on_gpu(
+                                em,
+                                &launch,
+                                member.gpu,
+                                member.measured_compiler,
+                                &mut timings,
+                            ) {
+                                Ok(times) => Attempt::Predicted(times),
+                                Err(e) => Attempt::Failed(e.to_string()),
+                            },
+                        };
+                        attempts.push((m, i, attempt, from));
+                    }
+                }
+            }
+        }
+    }
+    timings.total = started.elapsed();
+    if !running.is_empty() {
+        done.timings = Some(timings);
+    }
+    for &(m, i) in &shared.rows {
+        let measured_ms = members
+            .get(m)
+            .and_then(|mm| mm.dataset.rows.get(i))
+            .and_then(|r| r.measured.mean_ms());
+        let found = attempts
+            .iter()
+            .position(|(am, ai, _, _)| (*am, *ai) == (m, i));
+        let (attempt, t, from) = match (measured_ms, found) {
+            (None, _) => (Attempt::NotRun, None, None),
+            (Some(_), Some(at)) => {
+                let (_, _, attempt, from) = attempts.swap_remove(at);
+                (attempt, Some(timings), from)
+            }
+            (Some(_), None) => (Attempt::Failed(format!("no row {i}")), Some(timings), None),
+        };
+        let outcome = Outcome {
+            index: i,
+            measured_ms,
+            attempt,
+        };
+        done.rows.push((m, (outcome, t, from)));
+    }
+    done
 }
