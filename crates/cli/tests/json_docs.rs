@@ -242,34 +242,18 @@ fn tune_json_is_what_the_doc_says() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The same kernel in CUDA, as Kernel Tuner builds it (block_size_x defined).
-const CUDA: &str = r#"extern "C" __global__ void twice(const float *in, float *out, unsigned n)
-{
-    unsigned i = blockIdx.x * block_size_x + threadIdx.x;
-    if (i < n) out[i] = 2.0f * in[i];
+/// The same kernel in CUDA, as Kernel Tuner builds it (block_size_x
+/// defined), and its experiment file (shared with the study's tests).
+const CUDA: &str = include_str!("../../study/src/validation/testdata/twice.cu");
+const EXPERIMENT: &str = include_str!("../../study/src/validation/testdata/twice.exp.toml");
+
+/// A work folder with the CUDA kernel and its experiment file.
+fn validate_workdir(name: &str) -> PathBuf {
+    let dir = workdir(name);
+    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
+    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    dir
 }
-"#;
-
-const EXPERIMENT: &str = r#"source = "twice.cu"
-kernel = "twice"
-problem_size = [8192]
-
-[[arg]]
-name = "in"
-type = "f32*"
-len = 8192
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = 8192
-
-[[arg]]
-name = "n"
-type = "u32"
-value = 8192
-"#;
 
 #[test]
 fn validate_json_is_what_the_doc_says() {
@@ -277,9 +261,7 @@ fn validate_json_is_what_the_doc_says() {
         return;
     }
     let doc = doc();
-    let dir = workdir("validate");
-    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
-    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let dir = validate_workdir("validate");
     // Schoonhoven layout: parameters, then the five measurement columns.
     let csv = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
                64,0.010,0.010,0.009,0.0001,32\n\
@@ -338,9 +320,7 @@ fn validate_scores_one_part_of_the_split() {
     if !nvrtc_available() {
         return;
     }
-    let dir = workdir("validate-part");
-    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
-    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let dir = validate_workdir("validate-part");
     let csv = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
                64,0.010,0.010,0.009,0.0001,32\n\
                128,0.008,0.008,0.008,0.0001,32\n";
@@ -391,9 +371,7 @@ fn validate_scores_one_part_of_the_split() {
 /// before anything is run.
 #[test]
 fn validate_refuses_to_transfer_from_another_space() {
-    let dir = workdir("validate-transfer");
-    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
-    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let dir = validate_workdir("validate-transfer");
     let csv = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n64,0.010,0.010,0.009,0.0001,32\n";
     std::fs::write(dir.join("times.csv"), csv).expect("write csv");
     let other = "block_size_y,mean_ms,median_ms,min_ms,std_ms,n\n64,0.010,0.010,0.009,0.0001,32\n";
@@ -449,9 +427,7 @@ fn run_in(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
 /// (exit 1) naming both counts, before anything is read or run.
 #[test]
 fn validate_pairs_each_data_file_with_one_gpu() {
-    let dir = workdir("validate-pairing");
-    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
-    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let dir = validate_workdir("validate-pairing");
     let cases: [(&[&str], &str); 4] = [
         (
             &["--data", "a.csv", "--data", "b.csv", "--gpu", "rtx-a4000"],
@@ -519,9 +495,7 @@ fn validate_on_several_gpus_is_each_gpu_alone() {
         return;
     }
     let doc = doc();
-    let dir = workdir("validate-multi");
-    std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
-    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    let dir = validate_workdir("validate-multi");
     let a = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
              64,0.010,0.010,0.009,0.0001,32\n\
              128,0.008,0.008,0.008,0.0001,32\n\

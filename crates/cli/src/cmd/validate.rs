@@ -394,15 +394,8 @@ fn load_pair<'a>(args: &'a Args, data: &'a Path, gpu_id: &'a str) -> Result<Load
 /// One GPU's study as the report shows it: bootstrap intervals, the
 /// transferred-best baseline and the header.
 fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> Evaluation {
-    let Loaded {
-        data,
-        gpu_id,
-        dataset,
-        gpu,
-        transfer_from,
-        part,
-        rows: _,
-    } = l;
+    let (data, gpu_id, dataset, gpu) = (l.data, l.gpu_id, &l.dataset, &l.gpu);
+    let part = l.part;
     let total = dataset.rows.len();
     let bootstrap = (args.bootstrap > 0).then(|| validate::bootstrap::Bootstrap {
         resamples: args.bootstrap,
@@ -418,11 +411,11 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         None => Vec::new(),
     };
     let restricted = args.sample.is_some() || part.is_some();
-    let transfer = transfer_from.map(|(path, other)| render::TransferOf {
+    let transfer = l.transfer_from.map(|(path, other)| render::TransferOf {
         file: path.display().to_string(),
         from_gpu: other.gpu.clone(),
         restricted,
-        result: validate::transfer::transferred_best(&dataset, &study.indices, &other).map(|t| {
+        result: validate::transfer::transferred_best(dataset, &study.indices, &other).map(|t| {
             let label = dataset.rows.get(t.row).map_or_else(String::new, |r| {
                 dataset
                     .named_values(r)
@@ -479,7 +472,7 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         intervals,
         outcomes: study.outcomes,
         timings: study.timings,
-        plot_stem: plot_stem(&dataset, gpu_id),
+        plot_stem: plot_stem(dataset, gpu_id),
     }
 }
 

@@ -13,33 +13,10 @@ use validate::score::Attempt;
 
 use super::{Options, Pair, Study, run, run_many};
 
-const CUDA: &str = r#"extern "C" __global__ void twice(const float *in, float *out, unsigned n)
-{
-    unsigned i = blockIdx.x * block_size_x + threadIdx.x;
-    if (i < n) out[i] = 2.0f * in[i];
-}
-"#;
-
-const EXPERIMENT: &str = r#"source = "twice.cu"
-kernel = "twice"
-problem_size = [8192]
-
-[[arg]]
-name = "in"
-type = "f32*"
-len = 8192
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = 8192
-
-[[arg]]
-name = "n"
-type = "u32"
-value = 8192
-"#;
+/// out = 2 in, as Kernel Tuner builds it (`block_size_x` defined), and its
+/// experiment file (also the CLI's JSON tests' fixture).
+const CUDA: &str = include_str!("testdata/twice.cu");
+const EXPERIMENT: &str = include_str!("testdata/twice.exp.toml");
 
 /// Schoonhoven CSVs: (file name, block_size_x and mean time per row; `nan`:
 /// measured as failed). `b` has the rows in another order, one that `a`
@@ -70,7 +47,7 @@ const DATA: [(&str, &[(u32, &str)]); 2] = [
 fn write_fixture(dir: &Path) {
     std::fs::create_dir_all(dir).expect("temp dir");
     std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
-    std::fs::write(dir.join("twice.toml"), EXPERIMENT).expect("write experiment");
+    std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
     for (name, rows) in DATA {
         let mut csv = String::from("block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n");
         for (bx, t) in rows {
@@ -181,7 +158,7 @@ fn figures(s: &Study) -> impl PartialEq + std::fmt::Debug + '_ {
 
 fn check(dir: &Path, case: &Case) {
     let catalog = arch::Catalog::bundled().expect("the bundled catalog loads");
-    let experiment = validate::Experiment::load(&dir.join("twice.toml")).expect("experiment");
+    let experiment = validate::Experiment::load(&dir.join("twice.exp.toml")).expect("experiment");
     let datasets: Vec<validate::Dataset> = case
         .pairs
         .iter()
@@ -320,7 +297,7 @@ fn a_shared_run_saves_and_rescores_profiles_per_gpu() {
     let dir = temp_dir("profiles");
     write_fixture(&dir);
     let catalog = arch::Catalog::bundled().expect("the bundled catalog loads");
-    let experiment = validate::Experiment::load(&dir.join("twice.toml")).expect("experiment");
+    let experiment = validate::Experiment::load(&dir.join("twice.exp.toml")).expect("experiment");
     let a = validate::import_dataset(&dir.join("a.csv")).expect("dataset");
     let b = validate::import_dataset(&dir.join("b.csv")).expect("dataset");
     let (g1, g2) = (
