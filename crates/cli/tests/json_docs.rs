@@ -247,11 +247,27 @@ fn tune_json_is_what_the_doc_says() {
 const CUDA: &str = include_str!("../../study/src/validation/testdata/twice.cu");
 const EXPERIMENT: &str = include_str!("../../study/src/validation/testdata/twice.exp.toml");
 
-/// A work folder with the CUDA kernel and its experiment file.
+/// Measured times of the CUDA kernel (Schoonhoven layout: parameters, then
+/// the five measurement columns), one configuration measured as failed.
+const TIMES: &str = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
+                     64,0.010,0.010,0.009,0.0001,32\n\
+                     128,0.008,0.008,0.008,0.0001,32\n\
+                     256,nan,nan,nan,nan,0\n";
+
+/// Another GPU's, where 64 was the fastest: it runs 0.010 ms in [`TIMES`],
+/// over the best 0.008.
+const OTHER_TIMES: &str = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
+                           64,0.005,0.005,0.005,0.0001,32\n\
+                           128,0.006,0.006,0.006,0.0001,32\n";
+
+/// A work folder with the CUDA kernel, its experiment file and its times
+/// (`times.csv`: [`TIMES`], `other.csv`: [`OTHER_TIMES`]).
 fn validate_workdir(name: &str) -> PathBuf {
     let dir = workdir(name);
     std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
     std::fs::write(dir.join("twice.exp.toml"), EXPERIMENT).expect("write experiment");
+    std::fs::write(dir.join("times.csv"), TIMES).expect("write csv");
+    std::fs::write(dir.join("other.csv"), OTHER_TIMES).expect("write csv");
     dir
 }
 
@@ -262,18 +278,6 @@ fn validate_json_is_what_the_doc_says() {
     }
     let doc = doc();
     let dir = validate_workdir("validate");
-    // Schoonhoven layout: parameters, then the five measurement columns.
-    let csv = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
-               64,0.010,0.010,0.009,0.0001,32\n\
-               128,0.008,0.008,0.008,0.0001,32\n\
-               256,nan,nan,nan,nan,0\n";
-    std::fs::write(dir.join("times.csv"), csv).expect("write csv");
-    // Another GPU where 64 was the fastest: it runs 0.010 ms here, over
-    // the best 0.008.
-    let other = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
-                 64,0.005,0.005,0.005,0.0001,32\n\
-                 128,0.006,0.006,0.006,0.0001,32\n";
-    std::fs::write(dir.join("other.csv"), other).expect("write csv");
     let v = json(
         &dir,
         &[
@@ -428,56 +432,27 @@ fn run_in(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
 #[test]
 fn validate_pairs_each_data_file_with_one_gpu() {
     let dir = validate_workdir("validate-pairing");
-    let cases: [(&[&str], &str); 4] = [
+    let cases = [
         (
-            &["--data", "a.csv", "--data", "b.csv", "--gpu", "rtx-a4000"],
+            "--data a.csv --data b.csv --gpu rtx-a4000",
             "2 --data and 1 --gpu: give one --gpu per --data",
         ),
         (
-            &[
-                "--data",
-                "a.csv",
-                "--gpu",
-                "rtx-a4000",
-                "--gpu",
-                "geforce-rtx-3090",
-            ],
+            "--data a.csv --gpu rtx-a4000 --gpu geforce-rtx-3090",
             "1 --data and 2 --gpu: give one --gpu per --data",
         ),
         (
-            &[
-                "--data",
-                "a.csv",
-                "--gpu",
-                "rtx-a4000",
-                "--data",
-                "b.csv",
-                "--gpu",
-                "geforce-rtx-3090",
-                "--data",
-                "c.csv",
-            ],
+            "--data a.csv --gpu rtx-a4000 --data b.csv --gpu geforce-rtx-3090 --data c.csv",
             "3 --data and 2 --gpu",
         ),
         (
-            &[
-                "--data",
-                "a.csv",
-                "--gpu",
-                "rtx-a4000",
-                "--data",
-                "b.csv",
-                "--gpu",
-                "geforce-rtx-3090",
-                "--clock-mhz",
-                "1000",
-            ],
+            "--data a.csv --gpu rtx-a4000 --data b.csv --gpu geforce-rtx-3090 --clock-mhz 1000",
             "--clock-mhz holds one GPU's clock",
         ),
     ];
     for (pairs, want) in cases {
         let mut args = vec!["validate", "twice.exp.toml", "--quiet", "--no-cache"];
-        args.extend_from_slice(pairs);
+        args.extend(pairs.split_whitespace());
         let (_, err, code) = run_in(&dir, &args);
         assert_eq!(code, Some(1), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
@@ -496,15 +471,6 @@ fn validate_on_several_gpus_is_each_gpu_alone() {
     }
     let doc = doc();
     let dir = validate_workdir("validate-multi");
-    let a = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
-             64,0.010,0.010,0.009,0.0001,32\n\
-             128,0.008,0.008,0.008,0.0001,32\n\
-             256,nan,nan,nan,nan,0\n";
-    let b = "block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n\
-             128,0.006,0.006,0.006,0.0001,32\n\
-             64,0.005,0.005,0.005,0.0001,32\n";
-    std::fs::write(dir.join("a.csv"), a).expect("write csv");
-    std::fs::write(dir.join("b.csv"), b).expect("write csv");
     let base = [
         "validate",
         "twice.exp.toml",
@@ -518,11 +484,11 @@ fn validate_on_several_gpus_is_each_gpu_alone() {
     };
     let pairs = [
         "--data",
-        "a.csv",
+        "times.csv",
         "--gpu",
         "rtx-a4000",
         "--data",
-        "b.csv",
+        "other.csv",
         "--gpu",
         "geforce-rtx-3090",
     ];
@@ -564,9 +530,12 @@ fn validate_on_several_gpus_is_each_gpu_alone() {
         }
         v
     };
-    for (k, (data, gpu)) in [("a.csv", "rtx-a4000"), ("b.csv", "geforce-rtx-3090")]
-        .into_iter()
-        .enumerate()
+    for (k, (data, gpu)) in [
+        ("times.csv", "rtx-a4000"),
+        ("other.csv", "geforce-rtx-3090"),
+    ]
+    .into_iter()
+    .enumerate()
     {
         same(&doc, "validate", &gpus[k]);
         let alone = json(&as_str(&with(&["--data", data, "--gpu", gpu, "--json"])));
