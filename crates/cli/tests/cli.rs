@@ -207,6 +207,45 @@ fn run_refuses_an_argument_of_the_wrong_type() {
     );
 }
 
+/// `validate` refuses a data file that data/split.toml excludes, with the
+/// reason (issue 26: the TITAN RTX pnpoly times are below reading the points).
+#[test]
+fn validate_refuses_an_excluded_data_file_with_the_reason() {
+    let data = "../shared/data/groundtruth/kt-pnpoly/KT_pnpoly_RTX_Titan.json.gz";
+    if !root().join(data).is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{data} is part of the ground truth CI has"
+        );
+        eprintln!("skipping: {data} not here (a user's machine)");
+        return;
+    }
+    let args = [
+        "validate",
+        "experiments/pnpoly.toml",
+        "--data",
+        data,
+        "--gpu",
+        "titan-rtx",
+        "--sample",
+        "1",
+    ];
+    check(
+        &args,
+        1,
+        &[
+            "KT_pnpoly_RTX_Titan.json.gz: excluded from the ground truth by data/split.toml",
+            "2e7 points",
+            "--allow-excluded",
+        ],
+    );
+    check(
+        &[&args[..], &["--part", "check"]].concat(),
+        1,
+        &["excluded"],
+    );
+}
+
 #[test]
 fn measure_without_a_gpu_exits_1_with_the_reason() {
     // Without `--features gpu` the command exists and says how to get it;

@@ -137,6 +137,10 @@ pub fn collect(
             let Some(ms) = row.measured.mean_ms() else {
                 continue;
             };
+            // An excluded file's times are not what it says was measured.
+            let Some(part) = split.part_of(&s.data, &dataset, row) else {
+                continue;
+            };
             let Ok(launch) = experiment.launch(&dataset.named_values(row)) else {
                 continue;
             };
@@ -150,7 +154,7 @@ pub fn collect(
                 kernel: dataset.kernel.clone(),
                 data: s.data.display().to_string(),
                 row: row_index,
-                part: split.part_of(&s.data, &dataset, row),
+                part,
                 features,
                 measured: ms / 1e3,
                 timing,

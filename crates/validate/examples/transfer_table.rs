@@ -27,8 +27,14 @@ fn main() {
 fn run(split_path: &Path, files: &[String]) -> Result<(), String> {
     let split = Split::load(split_path).map_err(|e| e.to_string())?;
     let mut data: Vec<(PathBuf, Dataset)> = Vec::new();
+    let mut excluded = Vec::new();
     for f in files {
         let path = PathBuf::from(f);
+        if split.exclusion(&path).is_some() {
+            // Its times are not what it says was measured (data/split.toml).
+            excluded.push(f.clone());
+            continue;
+        }
         let d = import_dataset(&path).map_err(|e| e.to_string())?;
         data.push((path, d));
     }
@@ -40,6 +46,9 @@ fn run(split_path: &Path, files: &[String]) -> Result<(), String> {
     println!(
         "(1.000: the column's optimum is the row's), and the share of the optimum it reaches."
     );
+    for f in &excluded {
+        println!("Left out, excluded by the split: {f}.");
+    }
     println!();
     for (title, part) in [
         ("All configurations", None),

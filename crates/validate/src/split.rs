@@ -6,7 +6,8 @@
 //!
 //! - a dataset is either wholly `development` (data measured to find out
 //!   why a model was wrong, then used to change it), wholly `check` (a GPU
-//!   no model has seen), or `split` by configuration;
+//!   no model has seen), `split` by configuration, or `excluded` (times
+//!   that cannot be what the file says was measured: in neither part);
 //! - `split` puts a configuration in the check part when a hash of the
 //!   file's salt, the kernel and its parameter values (sorted by name) falls
 //!   under `check_percent`. The GPU is not hashed: a configuration is in the
@@ -67,6 +68,9 @@ pub enum Role {
     Check,
     /// Configurations go to either part by their hash.
     Split,
+    /// In neither part: the file's times cannot be what it says was
+    /// measured (its `why` says how that is known). Nothing scores it.
+    Excluded,
 }
 
 impl Role {
@@ -75,6 +79,7 @@ impl Role {
             Role::Development => "development",
             Role::Check => "check",
             Role::Split => "split",
+            Role::Excluded => "excluded",
         }
     }
 }
@@ -137,6 +142,18 @@ impl Split {
     /// The role of the data file at `data`: the first `[[dataset]]` whose
     /// path matches, else `split`.
     pub fn role_of(&self, data: &Path) -> Role {
+        self.entry_of(data).map_or(Role::Split, |d| d.role)
+    }
+
+    /// Why the data file at `data` is excluded, when it is.
+    pub fn exclusion(&self, data: &Path) -> Option<&str> {
+        self.entry_of(data)
+            .filter(|d| d.role == Role::Excluded)
+            .map(|d| d.why.as_str())
+    }
+
+    /// The first `[[dataset]]` whose path matches `data`.
+    fn entry_of(&self, data: &Path) -> Option<&DatasetRole> {
         let components: Vec<String> = data
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -161,10 +178,10 @@ impl Split {
                     .zip(&have[have.len() - want.len()..])
                     .all(|(w, h)| *w == h.as_str())
             {
-                return d.role;
+                return Some(d);
             }
         }
-        Role::Split
+        None
     }
 
     /// The part of one configuration of a `split` dataset: `kernel` and its
@@ -193,11 +210,13 @@ impl Split {
         }
     }
 
-    /// The part of `row` of `dataset`, read from the file at `data`.
-    pub fn part_of(&self, data: &Path, dataset: &Dataset, row: &Row) -> Part {
-        match self.role_of(data) {
+    /// The part of `row` of `dataset`, read from the file at `data`; `None`
+    /// when the file is excluded.
+    pub fn part_of(&self, data: &Path, dataset: &Dataset, row: &Row) -> Option<Part> {
+        Some(match self.role_of(data) {
             Role::Development => Part::Development,
             Role::Check => Part::Check,
+            Role::Excluded => return None,
             Role::Split => self.part_by_hash(
                 &dataset.kernel,
                 dataset
@@ -205,7 +224,7 @@ impl Split {
                     .into_iter()
                     .map(|(n, v)| (n, v.to_string())),
             ),
-        }
+        })
     }
 
     /// The rows of `dataset` (read from `data`) in `part`, ascending.
@@ -214,7 +233,7 @@ impl Split {
             .rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| self.part_of(data, dataset, r) == part)
+            .filter(|(_, r)| self.part_of(data, dataset, r) == Some(part))
             .map(|(i, _)| i)
             .collect()
     }

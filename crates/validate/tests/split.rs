@@ -52,6 +52,49 @@ fn roles_follow_the_dataset_paths() {
         Role::Split,
     );
     check_role("test_cache_time_energy.json", Role::Split);
+    check_role(
+        "../shared/data/groundtruth/kt-pnpoly/KT_pnpoly_RTX_2080_Ti.json.gz",
+        Role::Excluded,
+    );
+    check_role(
+        "../shared/data/groundtruth/kt-pnpoly/KT_pnpoly_RTX_Titan.json.gz",
+        Role::Excluded,
+    );
+    check_role(
+        "../shared/data/groundtruth/kt-pnpoly/KT_pnpoly_RTX_3090.json.gz",
+        Role::Split,
+    );
+}
+
+#[test]
+fn an_excluded_file_says_why_and_is_in_neither_part() {
+    let s = committed();
+    let titan = Path::new("../shared/data/groundtruth/kt-pnpoly/KT_pnpoly_RTX_Titan.json.gz");
+    let why = s
+        .exclusion(titan)
+        .expect("the TITAN RTX pnpoly file is excluded");
+    assert!(why.contains("2e7 points") && why.contains("PCIe"), "{why}");
+    assert_eq!(
+        s.exclusion(Path::new("kt-pnpoly/KT_pnpoly_RTX_3090.json.gz")),
+        None
+    );
+    let text = r#"
+salt = "s"
+check_percent = 30
+[[dataset]]
+path = "bad.json"
+role = "excluded"
+why = "impossible times"
+"#;
+    let s = Split::parse(text, "split.toml").expect("parses");
+    let d = import_dataset(&repo().join("data/measured/h100-sxm5-80gb/vector_add.json"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let row = &d.rows[0];
+    assert_eq!(s.part_of(Path::new("x/bad.json"), &d, row), None);
+    assert!(s.part_of(Path::new("x/good.json"), &d, row).is_some());
+    for part in [Part::Development, Part::Check] {
+        assert!(s.rows_in(Path::new("x/bad.json"), &d, part).is_empty());
+    }
 }
 
 fn check_part(kernel: &str, values: &[(&str, &str)], want: Part) {
@@ -105,7 +148,8 @@ fn parts(split: &Split, path: &Path, d: &Dataset) -> HashMap<Vec<String>, Part> 
         .iter()
         .map(|r| {
             let key = r.values.iter().map(|v| v.to_string()).collect();
-            (key, split.part_of(path, d, r))
+            let part = split.part_of(path, d, r).expect("not an excluded file");
+            (key, part)
         })
         .collect()
 }

@@ -85,6 +85,10 @@ pub struct Args {
     /// directory, else of the folder above the experiment's).
     #[arg(long, value_name = "FILE", requires = "part")]
     pub split: Option<PathBuf>,
+    /// Score a data file that the split file excludes (its times cannot be
+    /// what it says was measured; the refusal gives the reason).
+    #[arg(long)]
+    pub allow_excluded: bool,
     /// Bootstrap resamples behind the 90 % interval of every figure (of the
     /// scored configurations, seeded by --seed; the same on any number of
     /// threads); 0: no intervals. About 2 s per model for 5,000 scored
@@ -346,6 +350,7 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
 /// the GPU and the rows of --part.
 fn load_pair<'a>(args: &'a Args, data: &'a Path, gpu_id: &'a str) -> Result<Loaded<'a>, CliError> {
     let dataset = import_dataset(data).map_err(|e| CliError::of(&e))?;
+    refuse_excluded(args, data)?;
     let transfer_from = match &args.transfer_from {
         Some(path) => {
             let other = import_dataset(path).map_err(|e| CliError::of(&e))?;
@@ -478,6 +483,30 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
 
 /// The split file of --part: --split, else data/split.toml of the current
 /// directory, else of the folder above the experiment's.
+/// A data file that the split file excludes is refused with the reason,
+/// unless --allow-excluded. Without --part, a missing split file (a user's
+/// own data in a folder of their own) means nothing to check.
+fn refuse_excluded(args: &Args, data: &Path) -> Result<(), CliError> {
+    if args.allow_excluded {
+        return Ok(());
+    }
+    let path = match split_file(args) {
+        Ok(p) => p,
+        Err(_) if args.part.is_none() => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let split = validate::split::Split::load(&path).map_err(|e| CliError::of(&e))?;
+    match split.exclusion(data) {
+        Some(why) => Err(CliError::user(format!(
+            "{}: excluded from the ground truth by {}: {why}\n  \
+             (--allow-excluded scores it all the same)",
+            data.display(),
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn split_file(args: &Args) -> Result<PathBuf, CliError> {
     if let Some(f) = &args.split {
         return Ok(f.clone());
