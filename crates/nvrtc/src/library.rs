@@ -6,6 +6,7 @@
 //! `nvrtcDestroyProgram`.
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 
 use libloading::Library;
@@ -46,9 +47,15 @@ pub struct Nvrtc {
     error_string: Option<ErrorStringFn>,
     add_name: Option<AddNameFn>,
     lowered_name: Option<LoweredNameFn>,
-    _lib: Library,
-    /// The builtins library beside `path`, loaded first (see [`builtins_beside`]).
-    _builtins: Option<Library>,
+    /// Never closed (`ManuallyDrop`): unloading NVRTC from a process whose
+    /// threads have run it is not something NVIDIA documents as safe (a
+    /// thread's exit may run destructors NVRTC registered), and a process
+    /// that opened it once will open it again. The loader keeps one copy
+    /// however often it is opened.
+    _lib: ManuallyDrop<Library>,
+    /// The builtins library beside `path`, loaded first (see
+    /// [`builtins_beside`]); never closed either.
+    _builtins: Option<ManuallyDrop<Library>>,
 }
 
 impl std::fmt::Debug for Nvrtc {
@@ -124,8 +131,8 @@ impl Nvrtc {
             error_string: symbol(&lib, path, "nvrtcGetErrorString").ok(),
             add_name: symbol(&lib, path, "nvrtcAddNameExpression").ok(),
             lowered_name: symbol(&lib, path, "nvrtcGetLoweredName").ok(),
-            _lib: lib,
-            _builtins: builtins,
+            _lib: ManuallyDrop::new(lib),
+            _builtins: builtins.map(ManuallyDrop::new),
         })
     }
 

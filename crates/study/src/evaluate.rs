@@ -193,10 +193,7 @@ impl Evaluator<'_> {
         jobs: usize,
         tick: &(dyn Fn() + Sync),
     ) -> Result<Vec<Vec<Evaluation>>, StudyError> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs)
-            .build()
-            .map_err(|source| StudyError::ThreadPool { jobs, source })?;
+        let pool = crate::workers::pool(jobs)?;
         Ok(pool.install(|| {
             configs
                 .par_iter()

@@ -36,6 +36,7 @@ pub mod ranking;
 pub mod target;
 pub mod timings;
 pub mod validation;
+pub mod workers;
 
 pub use error::{
     LaunchSpecError, PredictError, PtxCacheError, SaveProfileError, StudyError, TargetError,

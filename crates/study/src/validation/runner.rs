@@ -48,10 +48,7 @@ pub fn run_configurations(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Run, StudyError> {
     let start = Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|source| StudyError::ThreadPool { jobs, source })?;
+    let pool = crate::workers::pool(jobs)?;
     let mut timed: Vec<(Outcome, Option<Timings>)> = pool.install(|| {
         indices
             .par_iter()
@@ -173,10 +170,7 @@ pub fn run_shared(
 ) -> Result<SharedRun, StudyError> {
     let start = Instant::now();
     let configurations = group(members);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|source| StudyError::ThreadPool { jobs, source })?;
+    let pool = crate::workers::pool(jobs)?;
     let done: Vec<Done> = pool.install(|| {
         configurations
             .par_iter()
