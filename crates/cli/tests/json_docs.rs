@@ -237,6 +237,14 @@ fn tune_json_is_what_the_doc_says() {
     same(&doc, "tune.configurations", config);
     assert_eq!(config["result"]["status"], "predicted");
     same(&doc, "tune.result", &config["result"]);
+    same(
+        &doc,
+        "tune.result.model",
+        first(&config["result"]["models"], "models"),
+    );
+    let ranking = first(&t["rankings"], "rankings");
+    same(&doc, "tune.ranking", ranking);
+    same(&doc, "tune.ranking.top", first(&ranking["top"], "top"));
     same(&doc, "timings", &config["timings"]);
     same(&doc, "timings.totals", &t["timings"]);
     let _ = std::fs::remove_dir_all(&dir);

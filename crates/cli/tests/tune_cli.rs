@@ -684,3 +684,154 @@ fn a_cuda_spec_counts_its_compiles() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The repository's root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `ptxperf tune` on the corpus convolution (seed 002's spec) with the
+/// timing and learned models and `--rank-by pessimistic`, with the
+/// committed learned model; extra arguments after.
+fn tune_learned(extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .arg("tune")
+        .arg(root().join("experiments/seed002/conv2d.toml"))
+        .args([
+            "--gpu",
+            "geforce-rtx-3090",
+            "--param",
+            "N=1024",
+            "--param",
+            "BS=4,8,12,16,24,32",
+            "--model",
+            "timing",
+            "--model",
+            "learned",
+            "--rank-by",
+            "pessimistic",
+            "--quiet",
+            "--no-cache",
+        ])
+        .args(extra)
+        .env(
+            "PTXPERF_LEARNED_MODEL",
+            root().join("data/learned/model.json"),
+        )
+        .output()
+        .expect("run ptxperf")
+}
+
+fn number(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// `learned` gives each configuration an interval around its estimate;
+/// with `--rank-by pessimistic` its ranking is by the interval's upper end
+/// (its winner the configuration whose upper end is least), while `timing`,
+/// which gives none, ranks by its estimate and the report says so.
+#[test]
+fn learned_ranks_by_the_upper_end_of_its_interval() {
+    if !common::nvrtc_available() {
+        return;
+    }
+    let out = tune_learned(&["--json"]);
+    assert!(
+        out.status.success(),
+        "ptxperf tune failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("tune prints JSON");
+    assert_eq!(v["rank_by"], "pessimistic", "{}", v["rank_by"]);
+    let configs = v["configurations"].as_array().expect("configurations");
+    assert_eq!(configs.len(), 6);
+    // Per configuration: learned's (estimate, high) from its result.
+    let mut learned: Vec<(usize, f64, f64)> = Vec::new();
+    for c in configs {
+        let result = &c["result"];
+        assert_eq!(result["status"], "predicted", "{c}");
+        let models = result["models"].as_array().expect("models");
+        let [timing, l] = models.as_slice() else {
+            panic!("two models: {result}")
+        };
+        assert_eq!(timing["model"], "timing");
+        assert!(timing["interval_ms"].is_null(), "{timing}");
+        assert_eq!(l["model"], "learned");
+        let why = l["bottleneck"].as_str().unwrap_or_default();
+        assert!(!why.starts_with("no learned model"), "{why}");
+        let ms = number(&l["ms"]);
+        let interval = l["interval_ms"].as_array().expect("learned's interval_ms");
+        let [lo, hi] = interval.as_slice() else {
+            panic!("[low, high]: {l}")
+        };
+        let (lo, hi) = (number(lo), number(hi));
+        assert!(0.0 < lo && lo <= ms && ms <= hi, "{lo} <= {ms} <= {hi}");
+        learned.push((int(c, &["index"]) as usize, ms, hi));
+    }
+    // The ranking: by the upper end, lower index first on equal bounds.
+    let mut expected = learned.clone();
+    expected.sort_by(|a, b| a.2.total_cmp(&b.2).then(a.0.cmp(&b.0)));
+    let rankings = v["rankings"].as_array().expect("rankings");
+    let ranking = |model: &str| {
+        rankings
+            .iter()
+            .find(|r| r["model"] == model)
+            .unwrap_or_else(|| panic!("no ranking of {model}"))
+    };
+    let l = ranking("learned");
+    assert_eq!(l["ranked_by"], "upper", "{l}");
+    let top = l["top"].as_array().expect("top");
+    let order: Vec<usize> = top
+        .iter()
+        .map(|t| int(t, &["configuration"]) as usize)
+        .collect();
+    let by_high: Vec<usize> = expected.iter().map(|e| e.0).collect();
+    assert_eq!(order, by_high, "{l}");
+    // The space is one where the two orders differ (BS=8 and BS=12: a tie
+    // on the estimate, not on the upper end), so an estimate ranking fails.
+    let mut by_estimate = learned.clone();
+    by_estimate.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let by_estimate: Vec<usize> = by_estimate.iter().map(|e| e.0).collect();
+    assert_ne!(
+        by_estimate, by_high,
+        "the estimate and the upper end rank alike here: choose another space"
+    );
+    for t in top {
+        let interval = t["interval_ms"].as_array().expect("interval_ms");
+        assert_eq!(number(&t["ranked_ms"]), number(&interval[1]), "{t}");
+    }
+    // Timing has no interval: ranked by its estimate.
+    let t = ranking("timing");
+    assert_eq!(t["ranked_by"], "estimate", "{t}");
+    let estimates: Vec<f64> = t["top"]
+        .as_array()
+        .expect("top")
+        .iter()
+        .map(|e| number(&e["ranked_ms"]))
+        .collect();
+    assert!(estimates.is_sorted(), "{estimates:?}");
+    // Learned's winner is the least upper end (or a tie that holds it).
+    let winners = v["winners"]["winners"].as_array().expect("winners");
+    let w = winners
+        .iter()
+        .find(|w| {
+            w["models"]
+                .as_array()
+                .is_some_and(|m| m.contains(&"learned".into()))
+        })
+        .expect("learned's winner");
+    assert_eq!(int(w, &["config"]) as usize, by_high[0], "{w}");
+
+    // The text: an interval column, the bound in each header and the winner.
+    let out = tune_learned(&[]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "learned (top 6, ranked by the upper end of its interval):",
+        "timing (top 6, ranked by its estimate: the model gives no interval):",
+        "interval (low - high)",
+        "ranked by the pessimistic bound: the upper end of the interval for learned; the estimate for timing (no interval)",
+    ] {
+        assert!(text.contains(needle), "no {needle:?} in\n{text}");
+    }
+}

@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 use serde_json::{Value, json};
-use tune::{ModelTimes, PickMetrics, Winners};
+use tune::{Bound, ModelTimes, PickMetrics, RankBy, Winners};
 
 use study::{Evaluation, Outcome, Status};
 
@@ -26,7 +26,10 @@ pub struct Report<'a> {
     pub jobs: usize,
     pub elapsed_s: f64,
     pub evaluations: &'a [Evaluation],
+    /// What ranks each model's configurations ([`tune::ranked_times`]).
     pub models: &'a [ModelTimes],
+    /// What the run asked to rank by (`--rank-by`).
+    pub rank_by: RankBy,
     pub winners: &'a Winners,
     pub top: usize,
     pub measured: Option<(&'a str, &'a [PickMetrics])>,
@@ -194,19 +197,25 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
     ));
     for (mi, m) in r.models.iter().enumerate() {
         let order = tune::top_k(&m.times, r.top);
-        out.push_str(&format!("\n{} (top {}):\n", m.model, order.len()));
+        out.push_str(&format!(
+            "\n{} (top {}{}):\n",
+            m.model,
+            order.len(),
+            ranked_by_note(r.rank_by, m.bound)
+        ));
         if order.is_empty() {
             out.push_str("  no prediction\n");
             continue;
         }
+        // An interval column for a model that gives one.
+        let intervals = r.evaluations.iter().any(|e| e.interval(mi).is_some());
         let mut t = crate::table::new(width);
-        t.set_header(vec![
-            "rank",
-            "configuration",
-            "predicted",
-            "occupancy",
-            "bottleneck",
-        ]);
+        let mut header = vec!["rank", "configuration", "predicted"];
+        if intervals {
+            header.push("interval (low - high)");
+        }
+        header.extend(["occupancy", "bottleneck"]);
+        t.set_header(header);
         let ranks = tune::shared_ranks(&m.times, &order);
         // Every configuration of a tie (listed or not) is marked `=`.
         let all_ranks = tune::shared_ranks(&m.times, &tune::rank(&m.times));
@@ -238,19 +247,30 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
                 ),
                 _ => (String::new(), String::new()),
             };
-            t.add_row(vec![
+            let mut row = vec![
                 rank_cell,
                 e.config.label(),
                 e.ms(mi).map(fmt_ms).unwrap_or_default(),
-                occ,
-                bottleneck,
-            ]);
+            ];
+            if intervals {
+                row.push(
+                    e.interval(mi)
+                        .map(|[lo, hi]| format!("{} - {}", fmt_ms(lo), fmt_ms(hi)))
+                        .unwrap_or_default(),
+                );
+            }
+            row.extend([occ, bottleneck]);
+            t.add_row(row);
         }
         out.push_str(&t.to_string());
         out.push('\n');
         if ties {
+            let what = match m.bound {
+                Bound::Estimate => "predicted",
+                Bound::Upper => "upper bounds",
+            };
             out.push_str(&format!(
-                "  =: a tie, predicted within {} % of each other (or printed alike)\n",
+                "  =: a tie, {what} within {} % of each other (or printed alike)\n",
                 tune::TIE_RELATIVE * 100.0
             ));
         }
@@ -290,6 +310,48 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
     out
 }
 
+/// What a model's table header adds about its ranking: nothing when the
+/// run ranks by the estimate; else the bound that ranked it.
+fn ranked_by_note(by: RankBy, bound: Bound) -> &'static str {
+    match (by, bound) {
+        (RankBy::Estimate, _) => "",
+        (RankBy::Pessimistic, Bound::Upper) => ", ranked by the upper end of its interval",
+        (RankBy::Pessimistic, Bound::Estimate) => {
+            ", ranked by its estimate: the model gives no interval"
+        }
+    }
+}
+
+/// With `--rank-by pessimistic`, which bound ranked which models (the
+/// winner line's preamble); empty when the run ranks by the estimate.
+fn ranked_by_line(r: &Report<'_>) -> String {
+    if r.rank_by == RankBy::Estimate {
+        return String::new();
+    }
+    let of = |bound: Bound| -> Vec<&str> {
+        r.models
+            .iter()
+            .filter(|m| m.bound == bound)
+            .map(|m| m.model.as_str())
+            .collect()
+    };
+    let (upper, estimate) = (of(Bound::Upper), of(Bound::Estimate));
+    let mut parts = Vec::new();
+    if !upper.is_empty() {
+        parts.push(format!(
+            "the upper end of the interval for {}",
+            upper.join(", ")
+        ));
+    }
+    if !estimate.is_empty() {
+        parts.push(format!(
+            "the estimate for {} (no interval)",
+            estimate.join(", ")
+        ));
+    }
+    format!("ranked by the pessimistic bound: {}\n", parts.join("; "))
+}
+
 fn winners_line(r: &Report<'_>) -> String {
     let label = |i: usize| {
         r.evaluations
@@ -305,7 +367,7 @@ fn winners_line(r: &Report<'_>) -> String {
             label(w.config)
         }
     };
-    let mut out = String::new();
+    let mut out = ranked_by_line(r);
     match r.winners.winners.as_slice() {
         [] => out.push_str("winner: no model predicted any configuration\n"),
         [w] if w.is_tie() => out.push_str(&format!(
@@ -378,22 +440,26 @@ pub fn json(r: &Report<'_>) -> Value {
     let rankings: Vec<Value> = r
         .models
         .iter()
-        .map(|m| {
+        .enumerate()
+        .map(|(mi, m)| {
             let order = tune::top_k(&m.times, r.top);
             let ranks = tune::shared_ranks(&m.times, &order);
             let top: Vec<Value> = order
                 .into_iter()
                 .zip(ranks)
                 .map(|(i, rank)| {
+                    let e = r.evaluations.get(i);
                     json!({
                         "configuration": i,
-                        "label": r.evaluations.get(i).map(|e| e.config.label()),
-                        "ms": m.times.get(i).copied().flatten(),
+                        "label": e.map(|e| e.config.label()),
+                        "ms": e.and_then(|e| e.ms(mi)),
+                        "interval_ms": e.and_then(|e| e.interval(mi)),
+                        "ranked_ms": m.times.get(i).copied().flatten(),
                         "rank": rank,
                     })
                 })
                 .collect();
-            json!({"model": m.model, "top": top})
+            json!({"model": m.model, "ranked_by": m.bound, "top": top})
         })
         .collect();
     json!({
@@ -418,6 +484,7 @@ pub fn json(r: &Report<'_>) -> Value {
             "reached_compiler": c.reached_compiler,
             "from_cache": c.from_cache,
         },
+        "rank_by": r.rank_by,
         "rankings": rankings,
         "winners": r.winners,
         "measured": r.measured.map(|(file, m)| json!({"file": file, "metrics": m})),
@@ -429,9 +496,15 @@ pub fn json(r: &Report<'_>) -> Value {
 pub fn markdown(r: &Report<'_>) -> String {
     let mut out = String::new();
     out.push_str(&format!(
-        "Predicted time (ms) of `{}` on {} ({}); **bold**: the model's pick (several: a tie).\n\n",
+        "Predicted time (ms) of `{}` on {} ({}); **bold**: the model's pick (several: a tie).\n",
         r.target, r.gpu_name, r.gpu
     ));
+    let intervals =
+        (0..r.models.len()).any(|mi| r.evaluations.iter().any(|e| e.interval(mi).is_some()));
+    if intervals {
+        out.push_str("`t (low to high)`: the predicted time and the model's interval.\n");
+    }
+    out.push('\n');
     out.push_str("| configuration | grid | occupancy |");
     for m in r.models {
         out.push_str(&format!(" {} |", m.model));
@@ -458,14 +531,18 @@ pub fn markdown(r: &Report<'_>) -> String {
             e.grid[1],
             e.grid[2]
         ));
-        for (mi, m) in r.models.iter().enumerate() {
-            let cell = m.times.get(i).copied().flatten().map_or_else(
+        for mi in 0..r.models.len() {
+            let cell = e.ms(mi).map_or_else(
                 || "-".to_string(),
                 |ms| {
-                    if picks.get(mi).is_some_and(|p| p.contains(&i)) {
+                    let ms = if picks.get(mi).is_some_and(|p| p.contains(&i)) {
                         format!("**{ms:.4}**")
                     } else {
                         format!("{ms:.4}")
+                    };
+                    match e.interval(mi) {
+                        Some([lo, hi]) => format!("{ms} ({lo:.4} to {hi:.4})"),
+                        None => ms,
                     }
                 },
             );

@@ -35,6 +35,11 @@ pub struct ModelResult {
     pub ms: Option<f64>,
     pub bottleneck: Option<String>,
     pub error: Option<String>,
+    /// The model's interval `[low, high]`, milliseconds, for a model that
+    /// gives one (`learned`: its ensemble's smallest and largest member);
+    /// see [`interval_ms`].
+    #[serde(default)]
+    pub interval_ms: Option<[f64; 2]>,
 }
 
 /// What a configuration that reached the compiler came to (the cached value).
@@ -97,6 +102,18 @@ impl Evaluation {
             _ => None,
         }
     }
+
+    /// The model's interval `[low, high]` (ms), when the configuration was
+    /// predicted and the model gives one.
+    pub fn interval(&self, model_index: usize) -> Option<[f64; 2]> {
+        match &self.status {
+            Status::Done {
+                outcome: Outcome::Predicted { models, .. },
+                ..
+            } => models.get(model_index).and_then(|m| m.interval_ms),
+            _ => None,
+        }
+    }
 }
 
 pub struct Evaluator<'a> {
@@ -114,7 +131,7 @@ pub struct Evaluator<'a> {
 }
 
 /// Bumped whenever what is cached changes shape.
-const RESULT_VERSION: &str = "tune-result-3";
+const RESULT_VERSION: &str = "tune-result-4";
 
 /// The running binary's identity: its version and a hash of its executable.
 /// Part of every cache key, so results cached by another build (a changed
@@ -479,6 +496,7 @@ impl Evaluator<'_> {
                             ms: Some(pr.seconds * 1e3),
                             bottleneck: Some(pr.bottleneck.clone()),
                             error: None,
+                            interval_ms: interval_ms(pr),
                         },
                         _ => refused(name, "no finite prediction".to_string()),
                     },
@@ -535,7 +553,24 @@ fn refused(model: &str, error: String) -> ModelResult {
         ms: None,
         bottleneck: None,
         error: Some(error),
+        interval_ms: None,
     }
+}
+
+/// A prediction's interval in milliseconds: its breakdown's `low_seconds`
+/// and `high_seconds` (the `learned` model's: the smallest and largest
+/// member of its ensemble, around their mean, the predicted time); `None`
+/// for a model without them, or with a bound that is not a positive
+/// finite time.
+pub fn interval_ms(p: &models::Prediction) -> Option<[f64; 2]> {
+    let bound = |key: &str| {
+        p.breakdown
+            .get(key)
+            .copied()
+            .filter(|s| s.is_finite() && *s > 0.0)
+    };
+    let (low, high) = (bound("low_seconds")?, bound("high_seconds")?);
+    Some([low * 1e3, high * 1e3])
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! times, the configurations the models pick, and (with measured times) how
 //! good each pick was.
 
-use tune::{ModelTimes, PickMetrics, Winners};
+use tune::{ModelTimes, PickMetrics, RankBy, Winners};
 
 use crate::evaluate::Evaluation;
 
@@ -14,7 +14,8 @@ pub const PICK_DEPTH: usize = 10;
 pub struct GpuRanking {
     /// One per configuration, in the run's order.
     pub evaluations: Vec<Evaluation>,
-    /// One per model, in the run's order.
+    /// One per model, in the run's order: what ranks each configuration
+    /// (its predicted time, or the upper end of its interval).
     pub models: Vec<ModelTimes>,
     pub winners: Winners,
     /// Per model with a prediction, its pick against the measured times;
@@ -24,12 +25,15 @@ pub struct GpuRanking {
 
 /// The ranking on GPU `gpu_index` of a run whose configurations gave
 /// `per_config` (one [`Evaluation`] per GPU each), with the measured times
-/// of that GPU aligned with the configurations, if any.
+/// of that GPU aligned with the configurations, if any; each model ranked
+/// `by` its estimate or the pessimistic bound ([`tune::ranked_times`]),
+/// which the winners and the picks follow.
 pub fn rank_on_gpu(
     per_config: &[Vec<Evaluation>],
     gpu_index: usize,
     models: &[String],
     measured: Option<&[Option<f64>]>,
+    by: RankBy,
 ) -> GpuRanking {
     let evaluations: Vec<Evaluation> = per_config
         .iter()
@@ -38,9 +42,11 @@ pub fn rank_on_gpu(
     let model_times: Vec<ModelTimes> = models
         .iter()
         .enumerate()
-        .map(|(mi, m)| ModelTimes {
-            model: m.clone(),
-            times: evaluations.iter().map(|e| e.ms(mi)).collect(),
+        .map(|(mi, m)| {
+            let estimates: Vec<Option<f64>> = evaluations.iter().map(|e| e.ms(mi)).collect();
+            let intervals: Vec<Option<[f64; 2]>> =
+                evaluations.iter().map(|e| e.interval(mi)).collect();
+            tune::ranked_times(m, &estimates, &intervals, by)
         })
         .collect();
     let winners = tune::winners(&model_times);

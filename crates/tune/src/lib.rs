@@ -50,8 +50,8 @@ pub use launchable::{
 };
 pub use measured::{MeasuredError, MeasuredSpace, measured_space};
 pub use rank::{
-    ModelRanking, ModelTimes, PickMetrics, TIE_RELATIVE, Winner, Winners, format_ms, pick_metrics,
-    rank, rank_models, shared_ranks, tie, tied_best, top_k, winners,
+    Bound, ModelRanking, ModelTimes, PickMetrics, RankBy, TIE_RELATIVE, Winner, Winners, format_ms,
+    pick_metrics, rank, rank_models, ranked_times, shared_ranks, tie, tied_best, top_k, winners,
 };
 pub use selection::{
     MeasuredArgError, MeasuredTimes, Selection, SelectionError, pair_measured, select,

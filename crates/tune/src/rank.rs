@@ -9,14 +9,113 @@
 //! less than the models can tell apart ([`tie`]: within [`TIE_RELATIVE`],
 //! or printed alike by [`format_ms`]) share a rank ([`shared_ranks`]) and a
 //! win ([`Winner::tied`]) instead of one being called faster.
+//!
+//! A model ranks by its predicted times or, with [`RankBy::Pessimistic`],
+//! by the upper end of the interval it gives ([`ranked_times`]); ties and
+//! winners are then taken on that bound.
 
 use serde::Serialize;
 
-/// Predicted times of one model, indexed like the configurations.
+/// The times one model is ranked by, indexed like the configurations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelTimes {
     pub model: String,
+    /// What ranks each configuration: the predicted time, or with
+    /// [`Bound::Upper`] the upper end of the model's interval (ms).
     pub times: Vec<Option<f64>>,
+    /// Which of the model's figures `times` holds.
+    pub bound: Bound,
+}
+
+impl ModelTimes {
+    /// A model ranked by its predicted times.
+    pub fn estimates(model: &str, times: Vec<Option<f64>>) -> Self {
+        Self {
+            model: model.to_string(),
+            times,
+            bound: Bound::Estimate,
+        }
+    }
+}
+
+/// What a run ranks each model's configurations by (`tune --rank-by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankBy {
+    /// The predicted time.
+    #[default]
+    Estimate,
+    /// The upper end of the model's interval (the slowest its ensemble
+    /// says), where the model gives one; its estimate where it does not.
+    Pessimistic,
+}
+
+impl RankBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RankBy::Estimate => "estimate",
+            RankBy::Pessimistic => "pessimistic",
+        }
+    }
+}
+
+/// Which figure ranked one model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// Its predicted time.
+    Estimate,
+    /// The upper end of its interval.
+    Upper,
+}
+
+impl Bound {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bound::Estimate => "estimate",
+            Bound::Upper => "upper",
+        }
+    }
+}
+
+/// What ranks `model`'s configurations under `by`: its predicted times
+/// (`estimates`), or for [`RankBy::Pessimistic`] the upper end of each
+/// interval (`intervals`, `[low, high]`, indexed like the configurations).
+/// A model that gives no interval for any configuration ranks by its
+/// estimates ([`Bound::Estimate`]) whatever `by` says; one that gives
+/// intervals ranks each configuration without one (and with an estimate)
+/// by its estimate.
+pub fn ranked_times(
+    model: &str,
+    estimates: &[Option<f64>],
+    intervals: &[Option<[f64; 2]>],
+    by: RankBy,
+) -> ModelTimes {
+    let has_interval = intervals
+        .iter()
+        .any(|i| i.is_some_and(|[_, hi]| hi.is_finite()));
+    if by == RankBy::Estimate || !has_interval {
+        return ModelTimes::estimates(model, estimates.to_vec());
+    }
+    let times = estimates
+        .iter()
+        .enumerate()
+        .map(|(i, est)| {
+            let est = (*est)?;
+            Some(
+                intervals
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map_or(est, |[_, hi]| hi),
+            )
+        })
+        .collect();
+    ModelTimes {
+        model: model.to_string(),
+        times,
+        bound: Bound::Upper,
+    }
 }
 
 fn finite(times: &[Option<f64>], i: usize) -> Option<f64> {

@@ -1,15 +1,12 @@
 //! Ranking, winners and the ground-truth metrics on small hand-made data.
 
 use tune::{
-    ModelTimes, Winner, pick_metrics, rank, rank_models, shared_ranks, tie, tied_best, top_k,
-    winners,
+    Bound, ModelTimes, RankBy, Winner, pick_metrics, rank, rank_models, ranked_times, shared_ranks,
+    tie, tied_best, top_k, winners,
 };
 
 fn model(name: &str, times: &[Option<f64>]) -> ModelTimes {
-    ModelTimes {
-        model: name.into(),
-        times: times.to_vec(),
-    }
+    ModelTimes::estimates(name, times.to_vec())
 }
 
 fn check_rank(times: &[Option<f64>], expected: &[usize]) {
@@ -207,5 +204,81 @@ fn ground_truth_metrics() {
         &[Some(0.0), Some(3.0)],
         10,
         Some((1, Some(1), 1, 1.0)),
+    );
+}
+
+/// `estimates` with `intervals` ranked `by`: the bound that ranked, the
+/// order, and the winner (with its ties).
+fn check_rank_by(
+    estimates: &[Option<f64>],
+    intervals: &[Option<[f64; 2]>],
+    by: RankBy,
+    bound: Bound,
+    order: &[usize],
+    best: &[usize],
+) {
+    let m = ranked_times("learned", estimates, intervals, by);
+    let what = format!("{estimates:?} {intervals:?} by {by:?}");
+    assert_eq!(m.bound, bound, "{what}");
+    assert_eq!(rank(&m.times), order, "{what}");
+    let w = winners(std::slice::from_ref(&m));
+    assert_eq!(w.winners.len(), 1, "{what}");
+    assert_eq!(w.winners[0].tied, best, "{what}");
+}
+
+#[test]
+fn the_pessimistic_bound_ranks_by_the_upper_end_of_the_interval() {
+    // Config 0 is the fastest estimate but the widest interval; config 1
+    // is slower on the estimate and the safest bet.
+    let estimates = [Some(1.0), Some(1.2), Some(1.5), None];
+    let intervals = [
+        Some([0.5, 3.0]),
+        Some([1.1, 1.3]),
+        Some([1.4, 1.6]),
+        Some([0.1, 0.2]),
+    ];
+    check_rank_by(
+        &estimates,
+        &intervals,
+        RankBy::Estimate,
+        Bound::Estimate,
+        &[0, 1, 2],
+        &[0],
+    );
+    // Config 3 has an interval but no estimate (refused): never ranked.
+    check_rank_by(
+        &estimates,
+        &intervals,
+        RankBy::Pessimistic,
+        Bound::Upper,
+        &[1, 2, 0],
+        &[1],
+    );
+    // Ties are taken on the bound that ranks: 1.3 and 1.302 tie.
+    check_rank_by(
+        &[Some(1.0), Some(1.2)],
+        &[Some([0.9, 1.302]), Some([1.1, 1.3])],
+        RankBy::Pessimistic,
+        Bound::Upper,
+        &[1, 0],
+        &[1, 0],
+    );
+    // A model with no interval ranks by its estimate, and says so.
+    check_rank_by(
+        &[Some(2.0), Some(1.0)],
+        &[None, None],
+        RankBy::Pessimistic,
+        Bound::Estimate,
+        &[1, 0],
+        &[1],
+    );
+    // A configuration without an interval ranks by its estimate.
+    check_rank_by(
+        &[Some(2.0), Some(1.0), Some(1.5)],
+        &[Some([1.0, 4.0]), Some([0.5, 3.0]), None],
+        RankBy::Pessimistic,
+        Bound::Upper,
+        &[2, 1, 0],
+        &[2],
     );
 }

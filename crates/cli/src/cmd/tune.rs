@@ -43,11 +43,14 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
   ptxperf tune examples/saxpy.toml --gpu rtx-a4000 --param N=65536,1048576 --cache /tmp/ptxperf-cache
   ptxperf tune --experiment experiments/vector-add.toml --gpu h100-sxm5-80gb \\
       --measured data/measured/h100-sxm5-80gb/vector_add.json
+  ptxperf tune experiments/seed002/conv2d.toml --gpu geforce-rtx-3090 --param N=1024 --param BS=8,16,32 \\
+      --model timing --model learned --rank-by pessimistic
 
 The grid, block and lengths of SPEC.toml must be expressions of the tuned defines (docs/launch-spec.md).
 A --param the kernel and the spec never mention is an error (--allow-unused-param accepts it).
 Configurations whose predicted times are within 0.5 % (or print alike) are reported as a tie (rank `1=`),
-not one winner. A configuration the GPU cannot launch (block, shared memory, registers) is counted
+not one winner. A model with an interval (`learned`: its ensemble's smallest and largest member) shows it
+beside each time; --rank-by pessimistic ranks by its upper end (ties on that bound). A configuration the GPU cannot launch (block, shared memory, registers) is counted
 \"not launchable\" with the reason, apart from \"failed\" (compile or emulation errors).
 Results are cached in --cache DIR, else $PTXPERF_CACHE_DIR, else $XDG_CACHE_HOME/ptxperf,
 else ~/.cache/ptxperf (never the current directory).")]
@@ -88,6 +91,12 @@ pub struct Args {
     /// Run only this model (repeatable); default: the default model set.
     #[arg(long = "model", value_name = "NAME")]
     pub models: Vec<String>,
+    /// What ranks a model's configurations: `estimate` (its predicted
+    /// time) or `pessimistic` (the upper end of its interval, for a model
+    /// that gives one, such as `learned`; a model without an interval
+    /// ranks by its estimate, and its table's header says so).
+    #[arg(long, value_name = "BOUND", value_enum, default_value_t = RankByArg::Estimate)]
+    pub rank_by: RankByArg,
     /// Show the best K configurations per model.
     #[arg(long, value_name = "K", default_value_t = 10)]
     pub top: usize,
@@ -142,6 +151,22 @@ pub struct Args {
     /// (at the end; on stderr with --json, whose `timings` hold the same).
     #[arg(long)]
     pub timings: bool,
+}
+
+/// `--rank-by`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RankByArg {
+    Estimate,
+    Pessimistic,
+}
+
+impl From<RankByArg> for tune::RankBy {
+    fn from(a: RankByArg) -> Self {
+        match a {
+            RankByArg::Estimate => tune::RankBy::Estimate,
+            RankByArg::Pessimistic => tune::RankBy::Pessimistic,
+        }
+    }
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -274,6 +299,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             gi,
             &models,
             measured.map(|(_, times)| times.as_slice()),
+            args.rank_by.into(),
         );
         let measured_name = measured
             .map(|(p, _)| p.display().to_string())
@@ -294,6 +320,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             elapsed_s,
             evaluations: &ranking.evaluations,
             models: &ranking.models,
+            rank_by: args.rank_by.into(),
             winners: &ranking.winners,
             top: args.top,
             measured: measured.map(|_| (measured_name.as_str(), ranking.metrics.as_slice())),
