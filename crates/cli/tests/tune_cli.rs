@@ -826,12 +826,13 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
     let out = tune_learned(&[]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for needle in [
-        "learned (top 6, ranked by the upper end of its interval):",
-        "timing (top 6, ranked by its estimate: the model gives no interval):",
-        "interval (low - high)",
-        "ranked by the pessimistic bound: the upper end of the interval for learned; the estimate for timing (no interval)",
-    ] {
-        assert!(text.contains(needle), "no {needle:?} in\n{text}");
-    }
+    common::assert_contains_all(
+        &text,
+        &[
+            "learned (top 6, ranked by the upper end of its interval):",
+            "timing (top 6, ranked by its estimate: the model gives no interval):",
+            "interval (low - high)",
+            "ranked by the pessimistic bound: the upper end of the interval for learned; the estimate for timing (no interval)",
+        ],
+    );
 }

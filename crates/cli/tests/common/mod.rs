@@ -77,3 +77,11 @@ value = "N"
         )
     }
 }
+
+/// Fails, showing `text`, unless it contains every one of `needles`.
+#[allow(dead_code)] // each test binary compiles this module; not all use it
+pub fn assert_contains_all(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "no {needle:?} in\n{text}");
+    }
+}
