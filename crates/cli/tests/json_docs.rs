@@ -419,11 +419,8 @@ fn validate_refuses_to_transfer_from_another_space() {
 /// process found NVRTC (the binary looks beside itself and the current
 /// folder, and a target folder outside the repository has no `.venv` above).
 fn run_in(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ptxperf"));
-    if let Ok(c) = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)) {
-        command.env("PTXPERF_NVRTC", c.nvrtc().path());
-    }
-    let out = command
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .envs(common::tool_env())
         .args(args)
         .current_dir(dir)
         .output()

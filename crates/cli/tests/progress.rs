@@ -50,6 +50,7 @@ fn open_pty() -> (OwnedFd, OwnedFd) {
 fn stderr_on_terminal(dir: &Path, args: &[&str]) -> (String, bool) {
     let (controller, terminal) = open_pty();
     let mut child = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .envs(common::tool_env())
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -83,6 +84,7 @@ fn stderr_on_terminal(dir: &Path, args: &[&str]) -> (String, bool) {
 /// The same command with stderr piped: (stderr, success).
 fn stderr_piped(dir: &Path, args: &[&str]) -> (String, bool) {
     let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .envs(common::tool_env())
         .args(args)
         .current_dir(dir)
         .output()

@@ -134,6 +134,7 @@ fn the_quickstart_runs_as_written() {
             );
             let args: Vec<&str> = command.split_whitespace().skip(1).collect();
             let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+                .envs(common::tool_env())
                 .args(&args)
                 .current_dir(&dir)
                 .output()

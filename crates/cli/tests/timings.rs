@@ -105,6 +105,7 @@ fn workdir(name: &str) -> PathBuf {
 /// Runs ptxperf in `dir`, which must succeed; (stdout, stderr).
 fn ptxperf(dir: &Path, args: &[&str]) -> (String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .envs(common::tool_env())
         .args(args)
         .current_dir(dir)
         .output()

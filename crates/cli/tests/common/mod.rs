@@ -85,3 +85,19 @@ pub fn assert_contains_all(text: &str, needles: &[&str]) {
         assert!(text.contains(needle), "no {needle:?} in\n{text}");
     }
 }
+
+/// Where this test process finds NVRTC and ptxas, as environment variables
+/// for a binary started in a folder outside the repository: the binary
+/// searches above itself and above its current folder, and with
+/// `CARGO_TARGET_DIR` outside the repository neither has the `.venv`.
+#[allow(dead_code)]
+pub fn tool_env() -> Vec<(&'static str, std::path::PathBuf)> {
+    let mut env = Vec::new();
+    if let Ok(c) = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)) {
+        env.push(("PTXPERF_NVRTC", c.nvrtc().path().to_path_buf()));
+    }
+    if let Ok(ptxas) = arch::ptxas::find_ptxas(None) {
+        env.push(("PTXPERF_PTXAS", ptxas));
+    }
+    env
+}
