@@ -243,7 +243,16 @@ EOF
   if [ -f "$tmp/summary.list" ]; then
     python3 "$root/scripts/validation-summary.py" "$tmp/summary.list"
     echo
-    python3 "$root/scripts/validation-timings.py" "$tmp/summary.list"
+    if [ -n "$profiles" ]; then
+      # Rescored: nothing was compiled or emulated, so there is no breakdown
+      # of this run's time to show.
+      echo "## Where the time went"
+      echo
+      echo "Not measured in this run: it rescored saved profiles, so nothing was compiled or emulated."
+      echo "docs/speed.md has the measured costs of each stage; a run without PROFILES writes this section."
+    else
+      python3 "$root/scripts/validation-timings.py" "$tmp/summary.list"
+    fi
     echo
   fi
   # Hand-written notes kept across regenerations (what moved the timing model).

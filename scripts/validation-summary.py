@@ -46,10 +46,18 @@ def best_other(models):
     return f"{m['name']} {figure(m.get('mape_percent'), 1)} / {figure(m['spearman'], 3)}"
 
 
+def parts(split):
+    """"development / check": the sampled configurations measured on the GPU
+    by their part of the split (data/split.toml)."""
+    if not split:
+        return "n/a"
+    return f"{split['development']} / {split['check']}"
+
+
 def row(name, kind, path):
     if path == "-":
         bar = "did not run (see its section)" if kind == "bar" else "did not run"
-        cells = [name, "", "0", "n/a", "n/a", "n/a", bar, "n/a"]
+        cells = [name, "", "0", "n/a", "n/a", "n/a", "n/a", bar, "n/a"]
         return "| " + " | ".join(cells) + " |", False, kind == "bar"
     try:
         with open(path) as f:
@@ -64,6 +72,7 @@ def row(name, kind, path):
         name,
         v.get("gpu", "?"),
         str(timing.get("scored", 0)),
+        parts(v.get("split_parts")),
         figure(mape, 2),
         figure(spearman, 3),
         figure(timing.get("median_predicted_over_measured"), 3),
@@ -97,8 +106,15 @@ def main(argv):
     print("with the best Spearman on the dataset (MAPE % / Spearman). Figures unrounded against the bar;")
     print("the sections below give every model.")
     print()
-    print("| dataset | GPU model | scored | MAPE % | Spearman | median pred/meas | bar | best seed model |")
-    print("|---|---|---:|---:|---:|---:|---|---|")
+    print("Which data the figures come from: the samples were drawn before the split was made, from every")
+    print("configuration, and models were developed on them. `dev / check` counts the sampled configurations")
+    print("measured on the GPU by their part of the split (data/split.toml, docs/validation/split.md): check")
+    print("configurations among them were seen while the model was developed, so no figure here is a check")
+    print("figure. Check figures: docs/validation/h200-check.md (a GPU no model was developed on) and")
+    print("`ptxperf validate --part check`.")
+    print()
+    print("| dataset | GPU model | scored | dev / check | MAPE % | Spearman | median pred/meas | bar | best seed model |")
+    print("|---|---|---:|---:|---:|---:|---:|---|---|")
     for r in rows:
         print(r)
 

@@ -2,7 +2,7 @@
 //! the profiles of `docs/validation/profiles.tar.xz` with the models of this
 //! build must give the figures of the report's summary table (the `timing`
 //! model's scored count, MAPE, Spearman and median predicted/measured, to the
-//! digits printed). A model change that is not carried into the report fails
+//! digits printed), and the split's development and check counts. A model change that is not carried into the report fails
 //! here; `scripts/validation-report.sh` with `PROFILES=` that archive
 //! regenerates it in seconds.
 //!
@@ -23,6 +23,8 @@ struct Row {
     dataset: String,
     gpu: String,
     scored: u64,
+    /// "development / check" counts of the measured sampled configurations.
+    parts: (u64, u64),
     mape: f64,
     spearman: f64,
     median_ratio: f64,
@@ -39,7 +41,7 @@ fn summary_rows(report: &str) -> Vec<Row> {
             break;
         }
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-        if cells.len() != 8 || cells[0] == "dataset" || cells[0].starts_with("---") {
+        if cells.len() != 9 || cells[0] == "dataset" || cells[0].starts_with("---") {
             continue;
         }
         let number = |i: usize| -> f64 {
@@ -47,13 +49,18 @@ fn summary_rows(report: &str) -> Vec<Row> {
                 .parse()
                 .unwrap_or_else(|e| panic!("summary row {line:?}, column {i}: {e}"))
         };
+        let parts = cells[3]
+            .split_once(" / ")
+            .and_then(|(d, c)| Some((d.parse().ok()?, c.parse().ok()?)))
+            .unwrap_or_else(|| panic!("summary row {line:?}: `dev / check` is {:?}", cells[3]));
         rows.push(Row {
             dataset: cells[0].to_string(),
             gpu: cells[1].to_string(),
             scored: number(2) as u64,
-            mape: number(3),
-            spearman: number(4),
-            median_ratio: number(5),
+            parts,
+            mape: number(4),
+            spearman: number(5),
+            median_ratio: number(6),
         });
     }
     rows
@@ -178,6 +185,13 @@ fn the_reports_summary_is_what_its_profiles_give() {
             timing["scored"].as_u64(),
             Some(row.scored),
             "{}: {why}",
+            row.dataset
+        );
+        let split = &v["split_parts"];
+        assert_eq!(
+            (split["development"].as_u64(), split["check"].as_u64()),
+            (Some(row.parts.0), Some(row.parts.1)),
+            "{}: the split's counts; {why}",
             row.dataset
         );
         for (key, printed, digits) in [

@@ -30,6 +30,9 @@ pub struct Summary {
     pub configurations: usize,
     /// The part of the split scored (`--part`), if one was chosen.
     pub part: Option<PartOf>,
+    /// Which part of the split the sampled configurations measured here
+    /// belong to, where a split file was found.
+    pub split_parts: Option<SplitParts>,
     /// Configurations sampled (all when `sample` is `None`).
     pub sampled: usize,
     pub sample: Option<usize>,
@@ -79,6 +82,19 @@ pub struct PartOf {
     pub split: String,
     pub role: &'static str,
     pub configurations: usize,
+}
+
+/// The sampled configurations measured here, counted by their part of the
+/// split: which figures come from development data and which from check
+/// data (docs/validation/split.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SplitParts {
+    /// The split file.
+    pub split: String,
+    pub development: usize,
+    pub check: usize,
+    /// In neither part (the file is excluded and was scored with --allow-excluded).
+    pub excluded: usize,
 }
 
 fn fixed(v: Option<f64>, digits: usize) -> String {
@@ -268,6 +284,25 @@ fn transfer_lines(t: Option<&TransferOf>, scores: &[ModelScore]) -> Vec<String> 
     lines
 }
 
+/// "split (data/split.toml): of the 23 sampled configurations measured, 16
+/// are development data and 7 check data".
+fn split_line(parts: Option<&SplitParts>) -> String {
+    let Some(p) = parts else {
+        return "split: no split file found (data/split.toml; --split FILE)".to_string();
+    };
+    let mut line = format!(
+        "split ({}): of the {} sampled configurations measured, {} are development data and {} check data",
+        p.split,
+        p.development + p.check + p.excluded,
+        p.development,
+        p.check
+    );
+    if p.excluded > 0 {
+        line.push_str(&format!(", {} from an excluded file", p.excluded));
+    }
+    line
+}
+
 fn header_lines(sum: &Summary) -> Vec<String> {
     let of = match &sum.part {
         Some(p) => format!(
@@ -290,6 +325,7 @@ fn header_lines(sum: &Summary) -> Vec<String> {
         format!("GPU model: {}", sum.gpu),
         format!("configurations: {sample}"),
         measured_line(sum.measured.as_ref()),
+        split_line(sum.split_parts.as_ref()),
         match &sum.profiles {
             Some(dir) => {
                 format!("profiles: rescored from {dir} (saved by an earlier run; nothing emulated)")
@@ -533,6 +569,12 @@ pub fn json(
             "role": p.role,
             "configurations": p.configurations,
         })),
+        "split_parts": sum.split_parts.as_ref().map(|p| json!({
+            "split": p.split,
+            "development": p.development,
+            "check": p.check,
+            "excluded": p.excluded,
+        })),
         "sampled": sum.sampled,
         "seed": sum.seed,
         "sample_ctas": sum.sample_ctas,
@@ -691,6 +733,7 @@ mod tests {
             kernel: "k".to_string(),
             configurations: 10,
             part: None,
+            split_parts: None,
             sampled: 3,
             sample: Some(3),
             seed: 1,

@@ -81,9 +81,10 @@ pub struct Args {
     /// configuration.
     #[arg(long, value_name = "PART", value_parser = ["development", "check"])]
     pub part: Option<String>,
-    /// The split file for --part (default: data/split.toml of the current
-    /// directory, else of the folder above the experiment's).
-    #[arg(long, value_name = "FILE", requires = "part")]
+    /// The split file (default: data/split.toml of the current directory,
+    /// else of the folder above the experiment's): the parts of --part, the
+    /// files it excludes, and which part each scored configuration is in.
+    #[arg(long, value_name = "FILE")]
     pub split: Option<PathBuf>,
     /// Score a data file that the split file excludes (its times cannot be
     /// what it says was measured; the refusal gives the reason).
@@ -255,6 +256,8 @@ struct Loaded<'a> {
     transfer_from: Option<(&'a PathBuf, Dataset)>,
     part: Option<(validate::split::Part, PathBuf, validate::split::Role, usize)>,
     rows: Option<Vec<usize>>,
+    /// The split file found (--split, or the default places) and what it says.
+    split: Option<(PathBuf, validate::split::Split)>,
 }
 
 /// Loads every pair, samples, runs every configuration once per
@@ -350,7 +353,8 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
 /// the GPU and the rows of --part.
 fn load_pair<'a>(args: &'a Args, data: &'a Path, gpu_id: &'a str) -> Result<Loaded<'a>, CliError> {
     let dataset = import_dataset(data).map_err(|e| CliError::of(&e))?;
-    refuse_excluded(args, data)?;
+    let split = load_split(args)?;
+    refuse_excluded(args, data, split.as_ref())?;
     let transfer_from = match &args.transfer_from {
         Some(path) => {
             let other = import_dataset(path).map_err(|e| CliError::of(&e))?;
@@ -368,8 +372,12 @@ fn load_pair<'a>(args: &'a Args, data: &'a Path, gpu_id: &'a str) -> Result<Load
     let (part, rows) = match &args.part {
         None => (None, None),
         Some(name) => {
-            let path = split_file(args)?;
-            let split = validate::split::Split::load(&path).map_err(|e| CliError::of(&e))?;
+            let Some((path, split)) = &split else {
+                return Err(split_file(args).err().unwrap_or_else(|| {
+                    CliError::usage("--part needs a split file; give --split FILE")
+                }));
+            };
+            let path = path.clone();
             let part = validate::split::Part::parse(name)
                 .ok_or_else(|| CliError::usage(format!("--part {name}: development or check")))?;
             let rows = split.rows_in(data, &dataset, part);
@@ -393,7 +401,20 @@ fn load_pair<'a>(args: &'a Args, data: &'a Path, gpu_id: &'a str) -> Result<Load
         transfer_from,
         part,
         rows,
+        split,
     })
+}
+
+/// The split file, when --split names one or one is found where --part
+/// looks (`None` without one, unless --part needs it: then the error).
+fn load_split(args: &Args) -> Result<Option<(PathBuf, validate::split::Split)>, CliError> {
+    let path = match split_file(args) {
+        Ok(p) => p,
+        Err(_) if args.part.is_none() => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let split = validate::split::Split::load(&path).map_err(|e| CliError::of(&e))?;
+    Ok(Some((path, split)))
 }
 
 /// One GPU's study as the report shows it: bootstrap intervals, the
@@ -401,6 +422,25 @@ fn load_pair<'a>(args: &'a Args, data: &'a Path, gpu_id: &'a str) -> Result<Load
 fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> Evaluation {
     let (data, gpu_id, dataset, gpu) = (l.data, l.gpu_id, &l.dataset, &l.gpu);
     let part = l.part;
+    let split_parts = l.split.as_ref().map(|(path, split)| {
+        let mut parts = render::SplitParts {
+            split: path.display().to_string(),
+            ..render::SplitParts::default()
+        };
+        let measured = study
+            .indices
+            .iter()
+            .filter_map(|&i| dataset.rows.get(i))
+            .filter(|r| r.measured.mean_ms().is_some());
+        for row in measured {
+            match split.part_of(data, dataset, row) {
+                Some(validate::split::Part::Development) => parts.development += 1,
+                Some(validate::split::Part::Check) => parts.check += 1,
+                None => parts.excluded += 1,
+            }
+        }
+        parts
+    });
     let total = dataset.rows.len();
     let bootstrap = (args.bootstrap > 0).then(|| validate::bootstrap::Bootstrap {
         resamples: args.bootstrap,
@@ -446,6 +486,7 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
             role: role.name(),
             configurations: rows,
         }),
+        split_parts,
         sampled: study.indices.len(),
         sample: args.sample,
         seed: args.seed,
@@ -484,18 +525,15 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
 /// The split file of --part: --split, else data/split.toml of the current
 /// directory, else of the folder above the experiment's.
 /// A data file that the split file excludes is refused with the reason,
-/// unless --allow-excluded. Without --part, a missing split file (a user's
-/// own data in a folder of their own) means nothing to check.
-fn refuse_excluded(args: &Args, data: &Path) -> Result<(), CliError> {
-    if args.allow_excluded {
+/// unless --allow-excluded.
+fn refuse_excluded(
+    args: &Args,
+    data: &Path,
+    split: Option<&(PathBuf, validate::split::Split)>,
+) -> Result<(), CliError> {
+    let Some((path, split)) = split.filter(|_| !args.allow_excluded) else {
         return Ok(());
-    }
-    let path = match split_file(args) {
-        Ok(p) => p,
-        Err(_) if args.part.is_none() => return Ok(()),
-        Err(e) => return Err(e),
     };
-    let split = validate::split::Split::load(&path).map_err(|e| CliError::of(&e))?;
     match split.exclusion(data) {
         Some(why) => Err(CliError::user(format!(
             "{}: excluded from the ground truth by {}: {why}\n  \
