@@ -47,7 +47,7 @@ fn write(path: &Path, text: &str) {
 fn validate_json(gpu: &str, timing: (f64, f64, f64), seed: (&str, f64, f64)) -> String {
     let (mape, spearman, ratio) = timing;
     format!(
-        r#"{{"schema": 1, "gpu": "{gpu}", "models": [
+        r#"{{"schema": 1, "gpu": "{gpu}", "split_parts": {{"split": "data/split.toml", "development": 14, "check": 6, "excluded": 0}}, "models": [
   {{"name": "{}", "scored": 20, "mape_percent": {}, "spearman": {}, "median_predicted_over_measured": 1.5}},
   {{"name": "timing", "scored": 20, "mape_percent": {mape}, "spearman": {spearman}, "median_predicted_over_measured": {ratio}}}
 ]}}"#,
@@ -99,10 +99,10 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
         String::from_utf8_lossy(&out.stderr)
     );
     for row in [
-        "| conv-a | gpu-a | 20 | 24.96 | 0.859 | 0.865 | **passes** | gpuperf 40.0 / 0.700 |",
-        "| dedisp-b | gpu-b | 20 | 20.53 | 0.444 | 0.794 | Spearman fails | mcm 656.1 / 0.684 |",
-        "| missing |  | 0 | n/a | n/a | n/a | did not run (see its section) | n/a |",
-        "| extra-c | gpu-c | 20 | 80.00 | 0.100 | 2.000 | not judged (outside the bar) | roofline 10.0 / 0.900 |",
+        "| conv-a | gpu-a | 20 | 14 / 6 | 24.96 | 0.859 | 0.865 | **passes** | gpuperf 40.0 / 0.700 |",
+        "| dedisp-b | gpu-b | 20 | 14 / 6 | 20.53 | 0.444 | 0.794 | Spearman fails | mcm 656.1 / 0.684 |",
+        "| missing |  | 0 | n/a | n/a | n/a | n/a | did not run (see its section) | n/a |",
+        "| extra-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (outside the bar) | roofline 10.0 / 0.900 |",
         "It holds on 1 of 3.",
     ] {
         assert!(text.contains(row), "no {row:?} in:\n{text}");
