@@ -152,7 +152,8 @@ fn gemm_configurations_compile_as_cuda_and_emulate() {
         "PRECISION",
     ];
     // Plain; local A only (the `__local realM*` parameters); both local with
-    // 8-wide vectors (float8, the header's struct); local B only.
+    // 8-wide vectors (real8, the experiment's 32-byte aligned struct in
+    // place of the header's float8); local B only.
     let configs = [
         vec![16, 16, 32, 8, 8, 8, 8, 2, 1, 1, 0, 0, 0, 0, 32],
         vec![64, 128, 32, 16, 32, 16, 16, 2, 4, 4, 0, 0, 1, 0, 32],
