@@ -419,12 +419,7 @@ fn validate_refuses_to_transfer_from_another_space() {
 /// process found NVRTC (the binary looks beside itself and the current
 /// folder, and a target folder outside the repository has no `.venv` above).
 fn run_in(dir: &Path, args: &[&str]) -> (String, String, Option<i32>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
-        .envs(common::tool_env())
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run ptxperf: {e}"));
+    let out = common::ptxperf_in(dir, args);
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -24,21 +26,7 @@ fn ptxperf(args: &[&str]) -> std::process::Output {
 
 /// The archive unpacked into a fresh folder named after `tag`.
 fn profiles(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxperf-learn-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let unpack = Command::new("python3")
-        .arg(root().join("scripts/profiles-archive.py"))
-        .arg("unpack")
-        .arg(root().join("docs/validation/profiles.tar.xz"))
-        .arg(&dir)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        unpack.status.success(),
-        "unpack: {}",
-        String::from_utf8_lossy(&unpack.stderr)
-    );
-    dir
+    common::unpacked_profiles(&format!("learn-{tag}"))
 }
 
 const H100_SOURCES: &str = r#"

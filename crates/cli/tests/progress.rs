@@ -83,12 +83,7 @@ fn stderr_on_terminal(dir: &Path, args: &[&str]) -> (String, bool) {
 
 /// The same command with stderr piped: (stderr, success).
 fn stderr_piped(dir: &Path, args: &[&str]) -> (String, bool) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
-        .envs(common::tool_env())
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("ptxperf runs");
+    let out = common::ptxperf_in(dir, args);
     (
         String::from_utf8_lossy(&out.stderr).into_owned(),
         out.status.success(),

@@ -8,7 +8,6 @@
 //! follow fails here, naming the line of the page.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod common;
 
@@ -133,12 +132,7 @@ fn the_quickstart_runs_as_written() {
                 b.line + k
             );
             let args: Vec<&str> = command.split_whitespace().skip(1).collect();
-            let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
-                .envs(common::tool_env())
-                .args(&args)
-                .current_dir(&dir)
-                .output()
-                .expect("ptxperf runs");
+            let out = common::ptxperf_in(&dir, &args);
             assert!(
                 out.status.success(),
                 "docs/quickstart.md:{}: `{command}` failed:\n{}",

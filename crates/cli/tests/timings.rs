@@ -5,7 +5,6 @@
 //! without NVRTC that part is skipped with a message, except on CI.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -104,12 +103,7 @@ fn workdir(name: &str) -> PathBuf {
 
 /// Runs ptxperf in `dir`, which must succeed; (stdout, stderr).
 fn ptxperf(dir: &Path, args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
-        .envs(common::tool_env())
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run ptxperf: {e}"));
+    let out = common::ptxperf_in(dir, args);
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

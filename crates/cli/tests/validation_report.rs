@@ -13,6 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -125,20 +127,7 @@ fn the_reports_summary_is_what_its_profiles_give() {
     let rows = summary_rows(&report);
     assert!(rows.len() >= 11, "summary rows: {rows:?}");
 
-    let dir = std::env::temp_dir().join(format!("ptxperf-report-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let unpack = Command::new("python3")
-        .arg(root().join("scripts/profiles-archive.py"))
-        .arg("unpack")
-        .arg(root().join("docs/validation/profiles.tar.xz"))
-        .arg(&dir)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        unpack.status.success(),
-        "unpack: {}",
-        String::from_utf8_lossy(&unpack.stderr)
-    );
+    let dir = common::unpacked_profiles("report");
     let settings = std::fs::read_to_string(dir.join("settings.txt")).expect("settings.txt");
 
     for row in &rows {

@@ -47,19 +47,25 @@ ret;
 }
 "#;
 
-const ALU_SPEC: &str = r#"source = "alu.ptx"
-kernel = "alu"
+/// The launch of a hand-written loop kernel `kernel(out, iters)`: 64 x 256
+/// threads, each storing one `element` to `out`.
+fn loop_spec(kernel: &str, element: &str, iters: u32) -> String {
+    format!(
+        r#"source = "{kernel}.ptx"
+kernel = "{kernel}"
 grid = [64]
 block = [256]
 [[arg]]
 name = "out"
-type = "f32*"
+type = "{element}*"
 len = 256
 [[arg]]
 name = "iters"
 type = "u32"
-value = 200
-"#;
+value = {iters}
+"#
+    )
+}
 
 /// Issue 25's integer recurrence: a linear congruential step, a shift and
 /// an exclusive or per iteration, each depending on the last.
@@ -89,20 +95,6 @@ add.s64 %rd2, %rd2, %rd3;
 st.global.u32 [%rd2], %r4;
 ret;
 }
-"#;
-
-const INT_SPEC: &str = r#"source = "lcg.ptx"
-kernel = "lcg"
-grid = [64]
-block = [256]
-[[arg]]
-name = "out"
-type = "u32*"
-len = 256
-[[arg]]
-name = "iters"
-type = "u32"
-value = 2000
 "#;
 
 /// CPU time this thread has run, in seconds (Linux schedstat, nanoseconds);
@@ -160,13 +152,19 @@ fn corpus(name: &str, sets: &[(&str, &str)]) -> Option<(String, String, emu::spe
 
 fn main() {
     println!("emu throughput, one host thread (sequential CTAs)");
-    match emu::spec::parse(ALU_SPEC, Path::new("alu.toml"), &[]) {
-        Ok(spec) => measure("alu (fma loop)", ALU_PTX, "alu.ptx", &spec),
-        Err(e) => println!("alu spec: {e}"),
-    }
-    match emu::spec::parse(INT_SPEC, Path::new("lcg.toml"), &[]) {
-        Ok(spec) => measure("integer recurrence (lcg)", INT_PTX, "lcg.ptx", &spec),
-        Err(e) => println!("lcg spec: {e}"),
+    for (label, kernel, ptx, element, iters) in [
+        ("alu (fma loop)", "alu", ALU_PTX, "f32", 200),
+        ("integer recurrence (lcg)", "lcg", INT_PTX, "u32", 2000),
+    ] {
+        let file = format!("{kernel}.ptx");
+        match emu::spec::parse(
+            &loop_spec(kernel, element, iters),
+            Path::new("loop.toml"),
+            &[],
+        ) {
+            Ok(spec) => measure(label, ptx, &file, &spec),
+            Err(e) => println!("{kernel} spec: {e}"),
+        }
     }
     for (label, name, sets) in [
         ("streaming (map, N=2^20)", "map", vec![("N", "1048576")]),

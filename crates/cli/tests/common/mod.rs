@@ -101,3 +101,37 @@ pub fn tool_env() -> Vec<(&'static str, std::path::PathBuf)> {
     }
     env
 }
+
+/// `ptxperf ARGS` run in `dir`, told where this process found NVRTC and
+/// ptxas ([`tool_env`]); its output, whatever the exit status.
+#[allow(dead_code)]
+pub fn ptxperf_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+        .envs(tool_env())
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run ptxperf: {e}"))
+}
+
+/// docs/validation/profiles.tar.xz unpacked (by scripts/profiles-archive.py,
+/// as the report script does) into a fresh temporary folder named after `tag`.
+#[allow(dead_code)]
+pub fn unpacked_profiles(tag: &str) -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = std::env::temp_dir().join(format!("ptxperf-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let unpack = std::process::Command::new("python3")
+        .arg(root.join("scripts/profiles-archive.py"))
+        .arg("unpack")
+        .arg(root.join("docs/validation/profiles.tar.xz"))
+        .arg(&dir)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        unpack.status.success(),
+        "unpack: {}",
+        String::from_utf8_lossy(&unpack.stderr)
+    );
+    dir
+}
