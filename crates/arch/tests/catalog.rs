@@ -176,7 +176,8 @@ fn sources_resolve_by_field_then_section() {
     let g = c.get("a100-pcie-40gb").unwrap_or_else(|e| panic!("{e}"));
     let status = |path: &str| g.source_of(path).map(|s| s.status);
     assert_eq!(status("latencies.dram"), Some(SourceStatus::Verified));
-    assert_eq!(status("latencies.fp32"), Some(SourceStatus::Assumption));
+    assert_eq!(status("latencies.fp32"), Some(SourceStatus::Verified));
+    assert_eq!(status("latencies.fp64"), Some(SourceStatus::Assumption));
     assert_eq!(
         status("limits.max_warps_per_sm"),
         Some(SourceStatus::Verified)
@@ -447,9 +448,10 @@ fn compute_capability_figures_match_their_sources() {
         None => panic!("no entry for {major}.{minor}"),
     };
     // L1 bytes per clock: measured T4 58.8 (Jia 2019), RTX 3060 65.3, RTX
-    // 4090 63.7 (Luo 2024); 128 from Volta on, 64 before.
+    // 4090 63.7 and A100 99.5 (Luo 2024); 128 from Volta on, 64 before.
     for (major, minor, want) in [
         (7, 5, 58.8),
+        (8, 0, 99.5),
         (8, 6, 65.3),
         (8, 9, 63.7),
         (7, 0, 128.0),
