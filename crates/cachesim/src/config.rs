@@ -22,6 +22,29 @@ pub struct CacheGeometry {
     pub sector_bytes: u32,
     /// Associativity (ways per set).
     pub ways: u32,
+    /// How a line number chooses its set.
+    #[serde(default)]
+    pub index: SetIndex,
+}
+
+/// How a cache maps a line number to a set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SetIndex {
+    /// The line number modulo the number of sets: a unit-stride stream fills
+    /// every set evenly, and a stride of a multiple of the set count puts
+    /// every line into one set.
+    #[default]
+    Modulo,
+    /// The line number modulo the sets, rotated by a hash of the quotient
+    /// (line / sets). A run of consecutive lines still fills distinct sets
+    /// (within one quotient the rotation is a bijection), while lines a
+    /// power-of-two stride apart, which modulo indexing stacks into a few
+    /// sets, spread over all of them. GPUs hash L2 addresses so: Accel-Sim's
+    /// validated configurations index the L2 sets with a polynomial hash
+    /// (`-gpgpu_cache:dl2 ...,L:B:m:L:P` for the QV100, RTX 2060 and
+    /// RTX 3070; `P` = polynomial) and the L1 sets linearly (`L`); the hash
+    /// here is ours, with the same two properties.
+    Hashed,
 }
 
 impl CacheGeometry {
@@ -125,6 +148,7 @@ impl CacheConfig {
                 line_bytes: 128,
                 sector_bytes: 32,
                 ways: 4,
+                index: SetIndex::Modulo,
             },
             global_loads_allocate_l1: true,
             readonly: ReadOnlyPath::ThroughL1,
@@ -133,12 +157,14 @@ impl CacheConfig {
                 line_bytes: 64,
                 sector_bytes: 64,
                 ways: 4,
+                index: SetIndex::Modulo,
             },
             l2: CacheGeometry {
                 size_bytes: l2_bytes,
                 line_bytes: 128,
                 sector_bytes: 32,
                 ways: 16,
+                index: SetIndex::Hashed,
             },
             l2_fill_bytes: 32,
             flush_l2_at_end: true,

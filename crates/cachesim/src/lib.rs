@@ -37,10 +37,16 @@
 //! not publish them, and microbenchmarks (Jia et al. 2018) report non-LRU
 //! replacement; this model uses true LRU everywhere (ASSUMPTION).
 //!
-//! Set index. Modulo of the line number by the number of sets (a mask when it
-//! is a power of two). Real L2s hash addresses over slices/partitions with an
-//! undocumented XOR function; modulo is an ASSUMPTION that is exact for
-//! unit-stride streams and wrong for pathological power-of-two strides.
+//! Set index ([`SetIndex`]). L1 and the constant cache: the line number
+//! modulo the number of sets (a mask when it is a power of two). L2: modulo,
+//! rotated by a hash of the quotient, so that lines a power-of-two stride
+//! apart (the column panel of a row-major matrix) spread over every set
+//! instead of stacking into a few, while a run of consecutive lines still
+//! fills distinct sets. NVIDIA does not document its L2 hash; Accel-Sim's
+//! validated configurations (gpgpu-sim_distribution @ 667834c,
+//! configs/tested-cfgs: SM7_QV100, SM75_RTX2060, SM86_RTX3070) index L2 sets
+//! with a polynomial hash and L1 sets linearly, which is what this follows.
+//! The hash itself is ours (ASSUMPTION: any hash with those two properties).
 //!
 //! Global loads. Allocate in L1 when `global_loads_allocate_l1` (default true:
 //! on sm_70+ `ld.global` with the default `.ca` operator is cached in L1, see
@@ -107,7 +113,7 @@ pub mod request;
 mod sim;
 mod tagstore;
 
-pub use config::{CacheConfig, CacheGeometry, ReadOnlyPath};
+pub use config::{CacheConfig, CacheGeometry, ReadOnlyPath, SetIndex};
 pub use error::CacheSimError;
 pub use report::{
     CacheReport, CtaPlacement, Extrapolated, LevelStats, PathCounts, PathStats, Tally,

@@ -84,19 +84,65 @@ pub fn simulate(
 }
 
 /// CTAs that ran before the simulated ones and whose data is still in L2
-/// when they start (see [`simulate_warmed`]).
+/// when they need it (see [`simulate_warmed`]).
 #[derive(Clone, Copy)]
 pub struct Warmup<'a> {
     /// Their requests.
     pub trace: &'a Trace,
     /// Which of the trace's CTAs to replay (by id).
     pub keep: &'a dyn Fn(u32) -> bool,
+    /// How far ahead of the simulated CTAs each replayed CTA runs, as a
+    /// fraction of its rounds (one request per warp and round, as the
+    /// simulated CTAs issue them): 1 replays it whole before the first
+    /// round; less replays its first `lead` of rounds first and then one
+    /// round before each round of the simulation, so that what it shares
+    /// with a simulated CTA reaches L2 shortly before that CTA asks for it.
+    pub lead: f64,
 }
 
-/// [`simulate`], with the L2 first warmed by the global, read-only and
-/// constant sectors of `warmup`'s kept CTAs, in ascending id, as if they had
-/// run just before (clean: their stores reached DRAM; nothing of theirs is
-/// counted, and the L1s start cold). A sample of CTAs spread over the grid
+/// A replayed CTA's progress.
+struct Shadow {
+    /// Its warps' `[start, end)` ranges of the warm-up trace's requests.
+    warps: std::ops::Range<usize>,
+    /// Its longest warp's request count.
+    rounds: u32,
+    /// Rounds replayed so far.
+    done: u32,
+    /// Rounds it runs ahead of the simulation.
+    lead: u32,
+}
+
+impl Shadow {
+    /// Replay this CTA's rounds up to `upto` (exclusive) into L2.
+    fn replay_until(&mut self, upto: u32, trace: &Trace, mem: &mut Hierarchy) {
+        let upto = upto.min(self.rounds);
+        while self.done < upto {
+            for &(start, end) in &trace.warps[self.warps.clone()] {
+                let i = start + self.done;
+                if i >= end {
+                    continue;
+                }
+                let q = trace.reqs[i as usize];
+                if q.path == Path::Local {
+                    continue;
+                }
+                let sectors = &trace.sectors[q.start as usize..(q.start + q.len) as usize];
+                sectors.iter().for_each(|&s| mem.warm_l2(s));
+            }
+            self.done += 1;
+        }
+    }
+}
+
+/// [`simulate`], with the L2 warmed by the global, read-only and constant
+/// sectors of `warmup`'s kept CTAs, in ascending id, as if they had run just
+/// before or alongside (clean: their stores reached DRAM; nothing of theirs
+/// is counted, and the L1s start cold). A kept CTA is replayed round by
+/// round (request `r` of each of its warps in round `r`), `warmup.lead` of
+/// its rounds ahead of the simulation: whole before it when its data fits
+/// L2 beside the rest, else as a stream a little ahead of the simulated
+/// CTAs, so that a long CTA's data (a GEMM's panels, megabytes each) is not
+/// pushed out of L2 by the rest of the replay before it is used. A sample of CTAs spread over the grid
 /// loses the reuse between a sampled CTA and its unsampled neighbours (a
 /// stencil's halo rows, read by the CTA above first); replaying the
 /// neighbours that precede each sampled CTA in launch order gives the
@@ -121,18 +167,31 @@ pub fn simulate_warmed(
     let resident = launch.resident_ctas_per_sm as usize;
     let n_slots = num_sms * resident;
     let mut mem = Hierarchy::new(config, num_sms);
+    let mut shadows: Vec<Shadow> = Vec::new();
     if let Some(w) = warmup {
+        let lead = if w.lead.is_finite() {
+            w.lead.clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
         for c in w.trace.ctas.iter().filter(|c| (w.keep)(c.id)) {
-            for &(start, end) in &w.trace.warps[c.warp_start as usize..c.warp_end as usize] {
-                for q in &w.trace.reqs[start as usize..end as usize] {
-                    if q.path == Path::Local {
-                        continue;
-                    }
-                    let sectors = &w.trace.sectors[q.start as usize..(q.start + q.len) as usize];
-                    sectors.iter().for_each(|&s| mem.warm_l2(s));
-                }
-            }
+            let warps = c.warp_start as usize..c.warp_end as usize;
+            let rounds = w.trace.warps[warps.clone()]
+                .iter()
+                .map(|&(start, end)| end - start)
+                .max()
+                .unwrap_or(0);
+            let ahead = ((f64::from(rounds) * lead).ceil() as u32).clamp(1, rounds.max(1));
+            let mut shadow = Shadow {
+                warps,
+                rounds,
+                done: 0,
+                lead: ahead,
+            };
+            shadow.replay_until(ahead, w.trace, &mut mem);
+            shadows.push(shadow);
         }
+        shadows.retain(|s| s.done < s.rounds);
     }
     let mut slots: Vec<Option<Resident>> = (0..n_slots).map(|_| None).collect();
     let mut generation = vec![0u32; n_slots];
@@ -184,6 +243,12 @@ pub fn simulate_warmed(
     }
     let mut freed: Vec<usize> = Vec::new();
     while slots.iter().any(Option::is_some) {
+        if let Some(w) = warmup {
+            let round = u32::try_from(round).unwrap_or(u32::MAX);
+            for s in &mut shadows {
+                s.replay_until(round.saturating_add(s.lead), w.trace, &mut mem);
+            }
+        }
         for sm in 0..num_sms {
             for r in 0..resident {
                 let slot = r * num_sms + sm;

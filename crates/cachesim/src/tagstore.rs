@@ -2,7 +2,7 @@
 //! flat arrays (one entry per way of every set; no hashing, no allocation after
 //! construction).
 
-use crate::config::CacheGeometry;
+use crate::config::{CacheGeometry, SetIndex};
 
 /// Marks an empty way. Real line numbers are byte addresses >> log2(line) and
 /// can never reach `u64::MAX`.
@@ -21,12 +21,28 @@ pub(crate) struct Outcome {
     pub evicted_line: u64,
 }
 
+/// A 64-bit mixing function (two multiply-xorshift rounds, the finaliser of
+/// splitmix64 / MurmurHash3): every input bit moves about half the output
+/// bits, so quotients that differ in a single bit get unrelated rotations.
+#[inline]
+fn mix(q: u64) -> u64 {
+    let mut x = q ^ (q >> 33);
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct TagStore {
     ways: usize,
     sets: u64,
     /// `sets - 1` when `sets` is a power of two, so the set index is a mask.
     set_mask: Option<u64>,
+    /// `log2(sets)` when `sets` is a power of two (the quotient is a shift).
+    set_shift: u32,
+    /// Rotate the modulo set by a hash of the quotient ([`SetIndex::Hashed`]).
+    hashed: bool,
     line_shift: u32,
     sector_shift: u32,
     sectors_per_line: u32,
@@ -48,6 +64,8 @@ impl TagStore {
             ways,
             sets,
             set_mask: sets.is_power_of_two().then_some(sets - 1),
+            set_shift: sets.trailing_zeros(),
+            hashed: g.index == SetIndex::Hashed,
             line_shift: g.line_bytes.trailing_zeros(),
             sector_shift: g.sector_bytes.trailing_zeros(),
             sectors_per_line: (g.line_bytes / g.sector_bytes).max(1),
@@ -67,12 +85,15 @@ impl TagStore {
         (line, 1u32 << sector)
     }
 
-    /// First way of the set a line maps to (modulo hashing of the line number).
+    /// First way of the set a line maps to: the line number modulo the sets,
+    /// rotated by a hash of the quotient when the geometry asks for it.
     #[inline]
     fn set_base(&self, line: u64) -> usize {
-        let set = match self.set_mask {
-            Some(m) => line & m,
-            None => line % self.sets,
+        let set = match (self.set_mask, self.hashed) {
+            (Some(m), false) => line & m,
+            (None, false) => line % self.sets,
+            (Some(m), true) => (line + mix(line >> self.set_shift)) & m,
+            (None, true) => (line % self.sets + mix(line / self.sets) % self.sets) % self.sets,
         };
         set as usize * self.ways
     }
@@ -190,6 +211,7 @@ mod tests {
             line_bytes: line,
             sector_bytes: sector,
             ways,
+            index: SetIndex::Modulo,
         }
     }
 
@@ -218,6 +240,55 @@ mod tests {
         // Non-power-of-two set count (3 sets, 1 way, 32 B lines): 0 and 96 both map to set 0.
         let g3 = geom(96, 32, 32, 1);
         check(g3, &[0, 96, 0, 32, 32], &[false, false, false, false, true]);
+    }
+
+    /// Reads `lines` (line numbers of 128 B lines) twice into a cache of
+    /// `sets` sets of 4 ways indexed by `index`: the second pass's hits.
+    fn second_pass_hits(index: SetIndex, sets: u64, lines: &[u64]) -> usize {
+        let g = CacheGeometry {
+            index,
+            ..geom(sets * 4 * 128, 128, 128, 4)
+        };
+        g.validate("test").unwrap();
+        let mut t = TagStore::new(&g);
+        for &l in lines {
+            t.access(l * 128, true, false);
+        }
+        lines
+            .iter()
+            .filter(|&&l| t.access(l * 128, true, false).hit)
+            .count()
+    }
+
+    #[test]
+    fn hashed_index_keeps_runs_and_spreads_strides() {
+        for sets in [64, 96] {
+            // A run of consecutive lines as large as the cache, aligned to
+            // the set count, fits whole in both (each block of `sets` lines
+            // is one line per set).
+            let run: Vec<u64> = (sets * 7..sets * 11).collect();
+            assert_eq!(second_pass_hits(SetIndex::Modulo, sets, &run), run.len());
+            assert_eq!(second_pass_hits(SetIndex::Hashed, sets, &run), run.len());
+            // Unaligned, a run of (ways - 1) x sets lines still does under
+            // the hash (two part blocks add at most one line per set each;
+            // modulo holds any run of ways x sets).
+            for start in [5, 1000] {
+                let run: Vec<u64> = (start..start + sets * 3).collect();
+                assert_eq!(second_pass_hits(SetIndex::Hashed, sets, &run), run.len());
+            }
+            // A quarter of the cache's lines, a power-of-two stride apart that
+            // is a multiple of the set count (a column of a row-major matrix):
+            // modulo indexing stacks them into one set of 4 ways, the hash
+            // spreads them so that nearly all stay.
+            let stride: Vec<u64> = (0..sets).map(|i| i * 64 * sets).collect();
+            assert_eq!(second_pass_hits(SetIndex::Modulo, sets, &stride), 0);
+            let hashed = second_pass_hits(SetIndex::Hashed, sets, &stride);
+            assert!(
+                hashed * 10 >= stride.len() * 9,
+                "{hashed} of {} hit with {sets} sets",
+                stride.len()
+            );
+        }
     }
 
     #[test]

@@ -78,6 +78,7 @@ pub fn simulate_on(
     let warm = warmup.map(|w| cachesim::Warmup {
         trace: &w.trace,
         keep: &keep,
+        lead: w.lead(l2_bytes, trace.cta_count()),
     });
     simulate_warmed(&config, &launch, trace, warm)
         .map(Some)

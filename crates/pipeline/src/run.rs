@@ -49,8 +49,14 @@ pub struct Options {
     /// A sampled run also emulates the CTAs that neighbour each sampled
     /// CTA and precede it, and the cache model replays them into L2 first,
     /// so that the sample keeps the L2 reuse between neighbours (a
-    /// stencil's halo; [`crate::warmup`]). Default false (`tune` sets it).
+    /// stencil's halo, a GEMM's panels; [`crate::warmup`]). Default false
+    /// (`tune` and `validate` set it).
     pub neighbour_warmup: bool,
+    /// The largest L2 the profile's cache model will run for (bytes): with
+    /// [`Options::neighbour_warmup`], a neighbour that would not be replayed
+    /// even there ([`crate::warmup::Warmup::keeps`]) is not emulated. `None`:
+    /// every earlier neighbour is.
+    pub warmup_l2_bytes: Option<u64>,
 }
 
 impl Default for Options {
@@ -63,6 +69,7 @@ impl Default for Options {
             cache: true,
             ptxas: true,
             neighbour_warmup: false,
+            warmup_l2_bytes: None,
         }
     }
 }
@@ -148,7 +155,14 @@ pub fn profile_timed(
                 .collect();
             let start = Instant::now();
             emu::progress::emulation_stage("emulating the sample's neighbours");
-            let w = warmup::record(loaded, opts.policy, &sampled, trace)?;
+            let w = warmup::record(
+                loaded,
+                opts.policy,
+                &sampled,
+                trace,
+                opts.warmup_l2_bytes,
+                neighbour_cap(&run.characterization.cta_instructions, opts.work_budget),
+            )?;
             times.add(Stage::Emulation, start.elapsed());
             w.map(Arc::new)
         }
@@ -167,6 +181,19 @@ pub fn profile_timed(
         times.time(Stage::CacheModel, || profiled.simulate_cache(gpu))?;
     }
     Ok(profiled)
+}
+
+/// How many neighbours a sample's warm-up may emulate under a work budget:
+/// what is left of the budget after the sample, in CTAs at the costliest
+/// sampled CTA's price ([`sampling::budgeted_ctas`]), so that a budgeted
+/// run costs no more with the warm-up (a sample grown to its budget gets
+/// none); `None` (no budget): every neighbour.
+fn neighbour_cap(cta_instructions: &[(u32, u64)], budget: Option<u64>) -> Option<usize> {
+    budget?;
+    let costliest = cta_instructions.iter().map(|&(_, n)| n).max().unwrap_or(0);
+    let working = cta_instructions.iter().filter(|&&(_, n)| n > 0).count() as u64;
+    let n = sampling::budgeted_ctas(costliest, budget).saturating_sub(working);
+    Some(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// Which CTAs one emulation runs.

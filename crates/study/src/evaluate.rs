@@ -453,6 +453,7 @@ impl Evaluator<'_> {
                         // A sample keeps its neighbours' L2 reuse, so the
                         // ranking matches a full run's on stencils.
                         neighbour_warmup: true,
+                        warmup_l2_bytes: gpus.iter().map(|g| g.caches.l2_bytes).max(),
                         ..pipeline::Options::default()
                     };
                     self.emulations.fetch_add(1, Ordering::Relaxed);

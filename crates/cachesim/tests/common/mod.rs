@@ -18,6 +18,7 @@ pub fn geom(size: u64, line: u32, sector: u32, ways: u32) -> CacheGeometry {
         line_bytes: line,
         sector_bytes: sector,
         ways,
+        index: cachesim::SetIndex::Modulo,
     }
 }
 

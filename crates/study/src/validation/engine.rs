@@ -41,6 +41,10 @@ pub struct Engine {
     work_budget: Option<u64>,
     /// Emulations started ([`Engine::emulations`]).
     emulations: AtomicUsize,
+    /// The largest L2 of the run's GPUs, bytes: the sample's neighbours
+    /// that no GPU of the run would keep in L2 are not emulated
+    /// (`pipeline::Options::warmup_l2_bytes`).
+    warmup_l2_bytes: Option<u64>,
 }
 
 /// Where a configuration's PTX came from ([`Engine::emulate`]).
@@ -74,7 +78,15 @@ impl Engine {
             save_error: Mutex::new(None),
             work_budget: None,
             emulations: AtomicUsize::new(0),
+            warmup_l2_bytes: None,
         }
+    }
+
+    /// The GPUs the profiles will be predicted on: the neighbour warm-up
+    /// emulates only the neighbours the largest of their L2s can keep.
+    pub fn for_gpus(mut self, gpus: &[&Gpu]) -> Engine {
+        self.warmup_l2_bytes = gpus.iter().map(|g| g.caches.l2_bytes).max();
+        self
     }
 
     /// Emulations started so far (one per configuration and architecture
@@ -168,6 +180,14 @@ impl Engine {
             sample_ctas: Some(self.sample_ctas),
             work_budget: self.work_budget,
             gpu: None,
+            // The neighbours that precede each sampled CTA are replayed into
+            // L2 before and alongside it (pipeline::warmup), as in `tune`: a
+            // spread sample of 4 CTAs shares no data, where in the launch
+            // every CTA of a GEMM's grid row reads the panel its neighbour
+            // has just read (the RTX 3090 GEMM's DRAM bytes were twice what
+            // that reuse leaves).
+            neighbour_warmup: true,
+            warmup_l2_bytes: self.warmup_l2_bytes,
             ..pipeline::Options::default()
         };
         self.emulations.fetch_add(1, Ordering::Relaxed);

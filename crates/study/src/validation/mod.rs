@@ -179,7 +179,8 @@ pub fn run_many(
         cache,
         opts.save_profiles.clone(),
     )
-    .with_work_budget(opts.work_budget);
+    .with_work_budget(opts.work_budget)
+    .for_gpus(&pairs.iter().map(|p| p.gpu).collect::<Vec<_>>());
     // The models assume the SASS of the compiler that built the measured
     // kernels where the data name it (this project's measurements do).
     let measured_compilers: Vec<Option<profile::CompilerVersion>> = pairs
