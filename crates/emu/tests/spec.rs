@@ -269,6 +269,19 @@ fn errors_have_positions() {
         "missing key `block`",
     );
     check_err(&base_with("bogus = 1\n"), 6, 1, "unknown key `bogus`");
+    // An experiment file's key: the message says which command reads it.
+    check_err(
+        &base_with("problem_size = [4096]\n"),
+        6,
+        1,
+        "looks like an experiment file",
+    );
+    check_err(
+        &base_with("grid_div = [16]\n"),
+        6,
+        1,
+        "`ptxperf tune --experiment FILE`",
+    );
     check_err(&base_with("fuel = \"N\"\n"), 6, 9, "unknown define `N`");
     check_err(
         &base_with("dynamic_shared = \"1 + X\"\n"),

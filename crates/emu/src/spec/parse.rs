@@ -11,6 +11,19 @@ use super::init::Init;
 use super::types::{Number, ScalarType};
 use super::{ArgSpec, BufferSpec, ConstantSpec, DefineValue, LaunchSpec, SourceKind, SpecError};
 
+/// Keys of an experiment file (`validate::Experiment`) that a launch spec
+/// does not have: one of them in a launch spec means the file was given to
+/// the wrong command.
+const EXPERIMENT_KEYS: &[&str] = &[
+    "problem_size",
+    "grid_div",
+    "block_size_names",
+    "restrictions",
+    "replace",
+    "header",
+    "include_dirs",
+];
+
 type Value<'i> = Spanned<DeValue<'i>>;
 
 /// Largest buffer a spec may ask for (bytes): beyond this, a typo is likelier than intent.
@@ -184,10 +197,21 @@ impl Ctx<'_> {
     ) -> Result<(), SpecError> {
         for key in table.keys() {
             if !allowed.contains(&key.get_ref().as_ref()) {
+                // An experiment file (Kernel Tuner's launch: problem_size,
+                // grid_div, ...) given where a launch spec goes is a common
+                // slip; say what reads it.
+                let hint = if what == "launch spec"
+                    && EXPERIMENT_KEYS.contains(&key.get_ref().as_ref())
+                {
+                    "; this looks like an experiment file (Kernel Tuner's launch, docs/experiments.md): \
+                     `ptxperf validate` reads it, and `ptxperf tune --experiment FILE`"
+                } else {
+                    ""
+                };
                 return Err(self.error(
                     key.span(),
                     &format!(
-                        "unknown key `{}` in {what} (expected one of: {})",
+                        "unknown key `{}` in {what} (expected one of: {}){hint}",
                         key.get_ref(),
                         allowed.join(", ")
                     ),
