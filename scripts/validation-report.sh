@@ -197,6 +197,13 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
   if [ -n "$profiles" ]; then
     echo "Rescored from saved profiles (PROFILES): the profiles were emulated at $profiles_from;"
     echo "the models ran on them at the commit above, and nothing was compiled or emulated."
+    # validate replays each sampled CTA's earlier neighbours into L2 since
+    # 2026-11-28; older profiles hold the cache figures of the bare sample.
+    emulated_on=$(printf '%s' "$profiles_from" | grep -o '20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]' | head -n 1)
+    if [ -n "$emulated_on" ] && [[ "$emulated_on" < "2026-11-28" ]]; then
+      echo "These profiles predate validate's neighbour warm-up (docs/timing-model.md, \"neighbour_warmup\"): their L2 and DRAM"
+      echo "figures are those of the sampled CTAs alone, without the L2 reuse of their earlier neighbours; a fresh run differs there."
+    fi
   fi
   if [ -f "$out/profiles.tar.xz" ]; then
     echo "The profiles behind every figure are in \`profiles.tar.xz\` beside this file:"
