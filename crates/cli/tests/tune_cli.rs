@@ -703,7 +703,7 @@ fn tune_learned(extra: &[&str]) -> std::process::Output {
             "--param",
             "N=1024",
             "--param",
-            "BS=4,8,12,16,24,32",
+            "BS=4,6,8,10,12,14,16,20,24,28,32",
             "--model",
             "timing",
             "--model",
@@ -744,7 +744,7 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("tune prints JSON");
     assert_eq!(v["rank_by"], "pessimistic", "{}", v["rank_by"]);
     let configs = v["configurations"].as_array().expect("configurations");
-    assert_eq!(configs.len(), 6);
+    assert_eq!(configs.len(), 11);
     // Per configuration: learned's (estimate, high) from its result.
     let mut learned: Vec<(usize, f64, f64)> = Vec::new();
     for c in configs {
@@ -785,13 +785,17 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
         .iter()
         .map(|t| int(t, &["configuration"]) as usize)
         .collect();
-    let by_high: Vec<usize> = expected.iter().map(|e| e.0).collect();
+    // The table keeps the best 10.
+    let by_high: Vec<usize> = expected.iter().map(|e| e.0).take(10).collect();
     assert_eq!(order, by_high, "{l}");
-    // The space is one where the two orders differ (BS=8 and BS=12: a tie
-    // on the estimate, not on the upper end), so an estimate ranking fails.
+    // The space is one where the two orders differ (with the committed
+    // model, BS=14 and BS=8 swap places), so an estimate ranking fails. A
+    // retrained model can make them agree: then pick a space where they
+    // differ (`tune ... --model learned --json` shows `ms` and
+    // `interval_ms` per configuration); 11 block sizes make that likely.
     let mut by_estimate = learned.clone();
     by_estimate.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    let by_estimate: Vec<usize> = by_estimate.iter().map(|e| e.0).collect();
+    let by_estimate: Vec<usize> = by_estimate.iter().map(|e| e.0).take(10).collect();
     assert_ne!(
         by_estimate, by_high,
         "the estimate and the upper end rank alike here: choose another space"
