@@ -177,7 +177,7 @@ fn sources_resolve_by_field_then_section() {
     let status = |path: &str| g.source_of(path).map(|s| s.status);
     assert_eq!(status("latencies.dram"), Some(SourceStatus::Verified));
     assert_eq!(status("latencies.fp32"), Some(SourceStatus::Verified));
-    assert_eq!(status("latencies.fp64"), Some(SourceStatus::Assumption));
+    assert_eq!(status("latencies.fp64"), Some(SourceStatus::Unverified));
     assert_eq!(
         status("limits.max_warps_per_sm"),
         Some(SourceStatus::Verified)
@@ -187,6 +187,11 @@ fn sources_resolve_by_field_then_section() {
         Some(SourceStatus::Unverified)
     );
     assert_eq!(status("nothing.here"), None);
+    let ada = c.get("rtx-4000-ada").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        ada.source_of("latencies.sfu").map(|s| s.status),
+        Some(SourceStatus::Assumption)
+    );
     // Every number of every GPU has a source (validation enforces it; this checks the accessor).
     for gpu in c.gpus() {
         for (path, _) in gpu.numeric_fields() {
