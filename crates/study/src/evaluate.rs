@@ -149,6 +149,21 @@ fn build_id() -> &'static str {
     })
 }
 
+/// The learned model's part of the cache key: a hash of the model file it
+/// reads now (`models::learned::model_path`). The file is read at run time,
+/// not built in, so a retrained or swapped model must not be served the
+/// predictions of the one before (it was, until this key: `tune` printed
+/// the old model's times after a retraining). An unreadable file keys as
+/// such; the model then reports why it has no prediction.
+/// Read once per process, as the model itself is.
+fn learned_model_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| match std::fs::read(models::learned::model_path()) {
+        Ok(bytes) => format!(";learned={:016x}", tune::fnv1a64(&bytes)),
+        Err(_) => ";learned=unreadable".to_string(),
+    })
+}
+
 /// The GPU part of the cache key: its id, and the clock where it is held at
 /// one (`--clock-mhz`), so results at another clock are not served.
 fn gpu_key(gpu: &arch::Gpu) -> String {
@@ -195,8 +210,13 @@ impl Evaluator<'_> {
         // Keys are only looked up with a cache: without one, the
         // executable is not read.
         let build = if self.cache.is_some() { build_id() } else { "" };
+        let learned = if self.cache.is_some() && self.models.iter().any(|m| m == "learned") {
+            learned_model_id()
+        } else {
+            ""
+        };
         format!(
-            "{RESULT_VERSION};build={build};models={};sample_ctas={sample}",
+            "{RESULT_VERSION};build={build};models={};sample_ctas={sample}{learned}",
             self.models.join(",")
         )
     }

@@ -112,7 +112,8 @@ pub struct Args {
     /// Cache folder: results under DIR/tune, PTX under DIR/ptx (shared with
     /// `ptxperf validate --cache DIR`); default $PTXPERF_CACHE_DIR, else
     /// $XDG_CACHE_HOME/ptxperf, else ~/.cache/ptxperf (never the current
-    /// directory). Results are only reused by the same build of ptxperf.
+    /// directory). Results are only reused by the same build of ptxperf
+    /// (and, with `--model learned`, the same model file).
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,
     /// Read and write no result cache.
