@@ -52,6 +52,25 @@ impl Warp {
             self.write(*dst, &v, exec);
             return Ok(());
         }
+        if (2..=MAX_FAST_VECTOR).contains(&n)
+            && let Some(vs) = gather_vector(cta, *space, &addrs, exec, *bytes as usize, n)
+        {
+            for (k, dst) in d.iter().enumerate() {
+                let (Some(dst), Some(v)) = (dst, vs.get(k)) else {
+                    continue;
+                };
+                if sext.is_empty() {
+                    self.write(*dst, v, exec);
+                } else {
+                    let mut v = *v;
+                    for l in lanes(exec) {
+                        v[l] = ext(k, v[l]);
+                    }
+                    self.write(*dst, &v, exec);
+                }
+            }
+            return Ok(());
+        }
         let mut vals = vec![[0u64; WARP_SIZE]; n];
         let mut buf = [0u8; 64];
         for l in lanes(exec) {
@@ -101,6 +120,16 @@ impl Warp {
             let mut tv = [0u64; WARP_SIZE];
             let v = *self.operand(lx, cta, *one, &mut tv);
             if scatter(cta, *space, &addrs, &v, exec, *bytes as usize) {
+                return Ok(());
+            }
+        }
+        if (2..=MAX_FAST_VECTOR).contains(&src.len()) {
+            let mut vals = [[0u64; WARP_SIZE]; MAX_FAST_VECTOR];
+            for (v, s) in vals.iter_mut().zip(src) {
+                *v = self.fetch(lx, cta, *s);
+            }
+            let vals = &vals[..src.len()];
+            if scatter_vector(cta, *space, &addrs, vals, exec, *bytes as usize) {
                 return Ok(());
             }
         }
@@ -226,15 +255,7 @@ impl Warp {
 #[inline]
 fn gather(cta: &CtaState<'_>, space: MemSpace, addrs: &L, exec: Mask, bytes: usize) -> Option<L> {
     let first = exec.trailing_zeros() as usize;
-    let (data, base): (&[u8], u64) = match space {
-        MemSpace::Global => {
-            let (i, _) = cta.global.locate(*addrs.get(first)?, bytes, false).ok()?;
-            let a = cta.global.allocations().get(i)?;
-            (&a.data, a.base)
-        }
-        MemSpace::Shared => (cta.shared.bytes(), 0),
-        _ => return None,
-    };
+    let (data, base) = region_of(cta, space, *addrs.get(first)?, bytes)?;
     let mut out = [0u64; WARP_SIZE];
     for l in lanes(exec) {
         let a = addrs[l];
@@ -242,11 +263,109 @@ fn gather(cta: &CtaState<'_>, space: MemSpace, addrs: &L, exec: Mask, bytes: usi
         if !a.is_multiple_of(bytes as u64) || off.checked_add(bytes)? > data.len() {
             return None;
         }
-        let mut w = [0u8; 8];
-        w[..bytes].copy_from_slice(&data[off..off + bytes]);
-        out[l] = u64::from_le_bytes(w);
+        out[l] = read_le(data, off, bytes);
     }
     Some(out)
+}
+
+/// Widest vector (`.v2`, `.v4`) the fast paths take; wider ones use the
+/// per-lane path.
+const MAX_FAST_VECTOR: usize = 4;
+
+/// The data and base address an access of `bytes` at `first` falls in
+/// (global: its allocation; shared: the CTA's window). `None`: another
+/// space, or a first lane outside every allocation.
+#[inline]
+fn region_of<'c>(
+    cta: &'c CtaState<'_>,
+    space: MemSpace,
+    first: u64,
+    bytes: usize,
+) -> Option<(&'c [u8], u64)> {
+    match space {
+        MemSpace::Global => {
+            let (i, _) = cta.global.locate(first, bytes, false).ok()?;
+            let a = cta.global.allocations().get(i)?;
+            Some((&a.data, a.base))
+        }
+        MemSpace::Shared => Some((cta.shared.bytes(), 0)),
+        _ => None,
+    }
+}
+
+/// Fast path of a vector load (`ld.v2`, `ld.v4`) from global or shared
+/// memory, as [`gather`] for scalars: every lane's `n` elements of `bytes`
+/// in bounds of one allocation and aligned to the whole vector, as the
+/// per-lane path requires. Component `k` of lane `l` is element `k` of
+/// the result. Before this path a vector load allocated its result and
+/// copied each lane through a buffer (the GEMM's 128-bit loads were a
+/// tenth of its emulation).
+#[inline]
+fn gather_vector(
+    cta: &CtaState<'_>,
+    space: MemSpace,
+    addrs: &L,
+    exec: Mask,
+    bytes: usize,
+    n: usize,
+) -> Option<[L; MAX_FAST_VECTOR]> {
+    let size = bytes * n;
+    let first = exec.trailing_zeros() as usize;
+    let (data, base) = region_of(cta, space, *addrs.get(first)?, size)?;
+    let mut out = [[0u64; WARP_SIZE]; MAX_FAST_VECTOR];
+    for l in lanes(exec) {
+        let a = addrs[l];
+        let off = a.wrapping_sub(base) as usize;
+        if !a.is_multiple_of(size as u64) || off.checked_add(size)? > data.len() {
+            return None;
+        }
+        for (k, v) in out.iter_mut().take(n).enumerate() {
+            v[l] = read_le(data, off + k * bytes, bytes);
+        }
+    }
+    Some(out)
+}
+
+/// The little-endian value of `bytes` (1 to 8) bytes at `off`; the usual
+/// widths by fixed-size copies, which compile to one load each (a copy of
+/// a run-time length is a call to `memcpy`).
+#[inline(always)]
+fn read_le(data: &[u8], off: usize, bytes: usize) -> u64 {
+    match bytes {
+        1 => u64::from(data[off]),
+        2 => {
+            let mut w = [0u8; 2];
+            w.copy_from_slice(&data[off..off + 2]);
+            u64::from(u16::from_le_bytes(w))
+        }
+        4 => {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&data[off..off + 4]);
+            u64::from(u32::from_le_bytes(w))
+        }
+        8 => {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&data[off..off + 8]);
+            u64::from_le_bytes(w)
+        }
+        _ => {
+            let mut w = [0u8; 8];
+            w[..bytes].copy_from_slice(&data[off..off + bytes]);
+            u64::from_le_bytes(w)
+        }
+    }
+}
+
+/// Writes the low `bytes` (1 to 8) bytes of `v` at `off`, as [`read_le`].
+#[inline(always)]
+fn write_le(data: &mut [u8], off: usize, bytes: usize, v: u64) {
+    match bytes {
+        1 => data[off] = v as u8,
+        2 => data[off..off + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => data[off..off + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => data[off..off + 8].copy_from_slice(&v.to_le_bytes()),
+        _ => data[off..off + bytes].copy_from_slice(&v.to_le_bytes()[..bytes]),
+    }
 }
 
 /// A loaded value of `bytes` bytes sign-extended to a `to`-bit register
@@ -299,7 +418,54 @@ fn scatter(
     }
     for l in lanes(exec) {
         let off = addrs[l].wrapping_sub(base) as usize;
-        data[off..off + bytes].copy_from_slice(&vals[l].to_le_bytes()[..bytes]);
+        write_le(data, off, bytes, vals[l]);
+    }
+    true
+}
+
+/// Fast path of a vector store (`st.v2`, `st.v4`; see [`gather_vector`]):
+/// checks every lane first, then writes lane by lane in lane order, each
+/// lane's components in order, as the per-lane path does.
+#[inline]
+fn scatter_vector(
+    cta: &mut CtaState<'_>,
+    space: MemSpace,
+    addrs: &L,
+    vals: &[L],
+    exec: Mask,
+    bytes: usize,
+) -> bool {
+    let size = bytes * vals.len();
+    let first = exec.trailing_zeros() as usize;
+    let (data, base): (&mut [u8], u64) = match space {
+        MemSpace::Global => {
+            let Some(Ok((i, _))) = addrs.get(first).map(|&a| cta.global.locate(a, size, true))
+            else {
+                return false;
+            };
+            let Some(a) = cta.global.allocation_mut(i) else {
+                return false;
+            };
+            let base = a.base;
+            (&mut a.data, base)
+        }
+        MemSpace::Shared => (cta.shared.bytes_mut(), 0),
+        _ => return false,
+    };
+    let len = data.len();
+    let ok = lanes(exec).all(|l| {
+        let a = addrs[l];
+        let off = a.wrapping_sub(base) as usize;
+        a.is_multiple_of(size as u64) && off.checked_add(size).is_some_and(|e| e <= len)
+    });
+    if !ok {
+        return false;
+    }
+    for l in lanes(exec) {
+        let off = addrs[l].wrapping_sub(base) as usize;
+        for (k, v) in vals.iter().enumerate() {
+            write_le(data, off + k * bytes, bytes, v[l]);
+        }
     }
     true
 }
