@@ -350,27 +350,38 @@ fn cta_ids(grid: [u32; 3]) -> impl Iterator<Item = ([u32; 3], u32)> {
 }
 
 pub(super) fn finish(
-    p: Prepared,
+    mut p: Prepared,
     printf: String,
     stats: LaunchStats,
 ) -> Result<LaunchResult, Box<Fault>> {
-    let buffers = p
-        .buffers
-        .iter()
-        .map(|(name, elem, base, idx)| {
+    // The launch is over: each buffer's bytes move out of its allocation
+    // instead of being copied (a copy was 192 MB and its page faults for
+    // each GEMM launch). A second buffer on the same allocation, if a spec
+    // ever made one, gets a copy of what the first took.
+    let mut buffers: Vec<Buffer> = Vec::with_capacity(p.buffers.len());
+    for (k, (name, elem, base, idx)) in p.buffers.iter().enumerate() {
+        let earlier = p.buffers[..k].iter().position(|b| b.3 == *idx);
+        let bytes = match earlier.and_then(|j| buffers.get(j)) {
+            Some(b) => b.bytes.clone(),
             // Each buffer was allocated at `idx`: a miss is a bug, and an
             // empty buffer handed back would read as the kernel's output.
-            let a = p.global.allocations().get(*idx).ok_or_else(|| {
-                launch_err(format!("internal: buffer `{name}` has no allocation"))
-            })?;
-            Ok(Buffer {
-                name: name.clone(),
-                elem: *elem,
-                base: *base,
-                bytes: a.data.clone(),
-            })
-        })
-        .collect::<Result<_, Box<Fault>>>()?;
+            None => std::mem::take(
+                &mut p
+                    .global
+                    .allocation_mut(*idx)
+                    .ok_or_else(|| {
+                        launch_err(format!("internal: buffer `{name}` has no allocation"))
+                    })?
+                    .data,
+            ),
+        };
+        buffers.push(Buffer {
+            name: name.clone(),
+            elem: *elem,
+            base: *base,
+            bytes,
+        });
+    }
     Ok(LaunchResult {
         buffers,
         printf,
