@@ -167,7 +167,7 @@ impl LaunchSpec {
         len: u64,
         init: &Init,
     ) -> Result<Vec<u8>, SpecError> {
-        init::materialize(elem, len, init).map_err(|e| SpecError {
+        init::materialize_kept(elem, len, init).map_err(|e| SpecError {
             file: self.path.display().to_string(),
             line: 0,
             col: 0,
