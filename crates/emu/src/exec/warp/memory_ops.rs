@@ -119,7 +119,14 @@ impl Warp {
         if let [one] = src {
             let mut tv = [0u64; WARP_SIZE];
             let v = *self.operand(lx, cta, *one, &mut tv);
-            if scatter(cta, *space, &addrs, &v, exec, *bytes as usize) {
+            if scatter(
+                cta,
+                *space,
+                &addrs,
+                std::slice::from_ref(&v),
+                exec,
+                *bytes as usize,
+            ) {
                 return Ok(());
             }
         }
@@ -129,7 +136,7 @@ impl Warp {
                 *v = self.fetch(lx, cta, *s);
             }
             let vals = &vals[..src.len()];
-            if scatter_vector(cta, *space, &addrs, vals, exec, *bytes as usize) {
+            if scatter(cta, *space, &addrs, vals, exec, *bytes as usize) {
                 return Ok(());
             }
         }
@@ -380,54 +387,12 @@ fn widen(raw: u64, bytes: u8, to: u8) -> u64 {
     }
 }
 
-/// Fast path of a scalar store to global or shared memory (see [`gather`]):
-/// checks every lane first, then writes in lane order. `false`: use the slow path.
+/// Fast path of a scalar or vector store (`st`, `st.v2`, `st.v4`) to global
+/// or shared memory (see [`gather`] and [`gather_vector`]): checks every
+/// lane first, then writes lane by lane in lane order, each lane's elements
+/// in order, as the per-lane path does. `false`: use the slow path.
 #[inline]
 fn scatter(
-    cta: &mut CtaState<'_>,
-    space: MemSpace,
-    addrs: &L,
-    vals: &L,
-    exec: Mask,
-    bytes: usize,
-) -> bool {
-    let first = exec.trailing_zeros() as usize;
-    let (data, base): (&mut [u8], u64) = match space {
-        MemSpace::Global => {
-            let Some(Ok((i, _))) = addrs.get(first).map(|&a| cta.global.locate(a, bytes, true))
-            else {
-                return false;
-            };
-            let Some(a) = cta.global.allocation_mut(i) else {
-                return false;
-            };
-            let base = a.base;
-            (&mut a.data, base)
-        }
-        MemSpace::Shared => (cta.shared.bytes_mut(), 0),
-        _ => return false,
-    };
-    let len = data.len();
-    let ok = lanes(exec).all(|l| {
-        let a = addrs[l];
-        let off = a.wrapping_sub(base) as usize;
-        a.is_multiple_of(bytes as u64) && off.checked_add(bytes).is_some_and(|e| e <= len)
-    });
-    if !ok {
-        return false;
-    }
-    for l in lanes(exec) {
-        let off = addrs[l].wrapping_sub(base) as usize;
-        write_le(data, off, bytes, vals[l]);
-    }
-    true
-}
-
-/// Fast path of a vector store (`st.v2`, `st.v4`; see [`gather_vector`]):
-/// checks every lane first, then writes lane by lane in lane order, each
-/// lane's components in order, as the per-lane path does.
-#[inline]
-fn scatter_vector(
     cta: &mut CtaState<'_>,
     space: MemSpace,
     addrs: &L,
