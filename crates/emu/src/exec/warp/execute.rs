@@ -258,15 +258,12 @@ impl Warp {
             } => {
                 let x = self.fetch(lx, cta, *a);
                 let mut out = [0u64; WARP_SIZE];
-                let widen = to.is_signed() && to.bits() < *dbits as u32;
-                for l in lanes(exec) {
-                    let v = alu::cvt(*from, *to, *m, x[l])
-                        .map_err(|e| (FaultKind::Unsupported(e.to_string()), Some(l)))?;
-                    out[l] = if widen {
-                        alu::sx(v, to.bits()) as u64 & mask_of(*dbits as u32)
-                    } else {
-                        v
-                    };
+                alu::cvt_lanes(*from, *to, *m, &x, exec, &mut out)
+                    .map_err(|(e, l)| (FaultKind::Unsupported(e.to_string()), Some(l)))?;
+                if to.is_signed() && to.bits() < *dbits as u32 {
+                    for l in lanes(exec) {
+                        out[l] = alu::sx(out[l], to.bits()) as u64 & mask_of(*dbits as u32);
+                    }
                 }
                 self.write(*d, &out, exec);
             }
