@@ -226,13 +226,8 @@ mod tests {
     /// both paths' fallback), both layouts and an odd bank count.
     #[test]
     fn the_bitmap_agrees_with_sorting() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = prng::Rng::new(0x9E37_79B9_7F4A_7C15u64);
+        let mut next = move || rng.next_u64();
         let layouts = [
             BankLayout::WARP32,
             BankLayout::HALF_WARP16,

@@ -316,13 +316,8 @@ mod tests {
     /// them, on ascending, descending, scattered and repeated lanes.
     #[test]
     fn the_intervals_are_the_merged_sorted_pairs() {
-        let mut state = 0x6A09_E667_F3BC_C909u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = prng::Rng::new(0x6A09_E667_F3BC_C909u64);
+        let mut next = move || rng.next_u64();
         for case in 0..5_000u64 {
             let size = [1u32, 4, 8, 16, 64][(case % 5) as usize];
             let spread = [64u64, 1024, 1 << 20][(case % 3) as usize];

@@ -313,13 +313,8 @@ mod tests {
             Type::F32,
             Type::F64,
         ];
-        let mut state = 0x853C_49E6_748F_EA9Bu64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = prng::Rng::new(0x853C_49E6_748F_EA9Bu64);
+        let mut next = move || rng.next_u64();
         let edges = [
             0u64,
             1,
