@@ -126,7 +126,8 @@ pub fn dram_bytes(profile: &KernelProfile, transaction_bytes: f64) -> f64 {
 
 /// Size of one DRAM transaction the profile's transaction counts refer to:
 /// the catalog's `transaction_bytes` of the GPU's compute capability
-/// (32-byte sectors from 7.0, 128-byte segments before).
+/// (32 bytes from 3.0 on: sectors from 7.0, L2-only global loads on Kepler
+/// to Pascal; 128-byte segments on CC 1.x and 2.0).
 pub fn transaction_bytes(gpu: &Gpu) -> f64 {
     gpu.cc_figures.transaction_bytes
 }

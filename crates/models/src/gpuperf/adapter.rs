@@ -5,7 +5,7 @@
 //! | `freq`, `mem_peak_bandwidth` | `derive::clock_mhz(gpu)/1000`, `gpu.memory.bandwidth_gbs` |
 //! | `SIMD_width` | `gpu.sm.fp32_lanes` (32 on Fermi, as in models.md 2.5) |
 //! | `warp_size`, `SFU_width` | `gpu.sm.warp_size`, `gpu.sm.sfu` |
-//! | `transaction_size` | 32 B from CC 7.0, 128 B before (models.md 7.4) |
+//! | `transaction_size` | the catalog's `transaction_bytes`: 32 B from CC 3.0, 128 B on CC 1.x and 2.0 (models.md 7.4) |
 //! | `DRAM_lat` | `gpu.latencies.dram` |
 //! | Δ | `gpu.model_params.departure_del_uncoal` (spacing of transactions), **default 20** (GPUPerf's Fermi value, models.md 2.5; an assumption elsewhere) |
 //! | `avg_inst_lat` | `gpu.latencies.fp32` (18 on Fermi, 4 from Volta, models.md 7.4) |
