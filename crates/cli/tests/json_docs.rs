@@ -557,7 +557,7 @@ fn validate_on_several_gpus_is_each_gpu_alone() {
     assert_eq!(one.matches("GPU model: ").count(), 2, "{one}");
     assert!(
         one.contains(
-            "shared work: 3 configurations on 2 GPUs: 2 PTX compiled and 0 from the cache (one per configuration and architecture), 2 emulations (one per PTX), served 4 GPU predictions"
+            "shared work: 3 configurations on 2 GPUs: 2 PTX compiled and 0 from the cache (one per configuration and architecture), 2 emulations (one per distinct PTX; PTX that differs only in its .target is emulated once), served 4 GPU predictions"
         ),
         "{one}"
     );

@@ -70,7 +70,9 @@ pub use predict::{
     ModelFailure, Predictions, default_models, occupancy_for, predict, predict_profile,
     register_estimate_doubt,
 };
-pub use run::{Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile, profile_timed};
+pub use run::{
+    Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile, profile_timed, same_program,
+};
 pub use sampling::{MIN_WORKING_CTAS, PROBE_CTAS, PROBE_FUEL, WORK_BUDGET, budgeted_ctas};
 pub use spec_source::{SpecSource, SpecSourceError, spec_source};
 pub use timings::{Stage, StageTimes};

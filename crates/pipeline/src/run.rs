@@ -196,6 +196,19 @@ fn neighbour_cap(cta_instructions: &[(u32, u64)], budget: Option<u64>) -> Option
     Some(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
+/// Whether two PTX texts are the same program for the emulator: equal
+/// line for line apart from the `.target` directive (NVRTC writes the same
+/// PTX for sm_75 and sm_86 of most kernels, and the emulator does not read
+/// the target). Emulating one serves both ([`Profiled::retarget`]).
+pub fn same_program(a: &str, b: &str) -> bool {
+    fn body(t: &str) -> impl Iterator<Item = &str> {
+        t.lines()
+            .filter(|l| !l.trim_start().starts_with(".target"))
+            .map(str::trim_end)
+    }
+    a.len().abs_diff(b.len()) <= 16 && body(a).eq(body(b))
+}
+
 /// Which CTAs one emulation runs.
 pub(crate) enum Plan {
     /// Every CTA.
@@ -373,6 +386,17 @@ fn convert_split(loaded: &LoadedSpec, ch: &Characterization) -> Option<registers
 }
 
 impl Profiled {
+    /// This emulation for another architecture's PTX of the same program
+    /// (`loaded`; see [`same_program`]): the registers, static shared memory
+    /// and spills become ptxas's for `loaded`'s architecture (with
+    /// `use_ptxas`, else the estimate), as [`profile_timed`] would set them;
+    /// what was emulated does not depend on the `.target` and stays. The
+    /// cache model is left to [`Profiled::simulate_cache`].
+    pub fn retarget(&mut self, loaded: &LoadedSpec, use_ptxas: bool, times: &mut StageTimes) {
+        (self.profile.resources, self.profile.analysis.spills) =
+            resources(loaded, use_ptxas, times);
+    }
+
     /// Run the cache model for `gpu` on the recorded trace and write its
     /// figures into the profile (replacing those of another GPU). Without a
     /// trace, or on a GPU without an L2 for global data, the figures are cleared.

@@ -567,3 +567,39 @@ fn a_stratified_sample_takes_the_busy_share_from_the_probe() {
         c.sampling_error
     );
 }
+
+/// Two PTX texts are one program for the emulator when only their
+/// `.target` lines differ; any other difference makes two.
+#[test]
+fn the_same_program_differs_only_in_its_target() {
+    let ptx = |target: &str, body: &str| {
+        format!(
+            ".version 8.5\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n{body}\nret;\n}}\n"
+        )
+    };
+    let add = "add.s32 %r1, %r1, 1;";
+    for (a, b, same) in [
+        (ptx("sm_86", add), ptx("sm_86", add), true),
+        (ptx("sm_86", add), ptx("sm_75", add), true),
+        (ptx("sm_90", add), ptx("sm_90a", add), true),
+        (
+            ptx("sm_86", add),
+            ptx("sm_75", "add.s32 %r1, %r1, 2;"),
+            false,
+        ),
+        (
+            ptx("sm_86", add),
+            ptx("sm_86", &format!("{add}\n{add}")),
+            false,
+        ),
+        (
+            ptx("sm_86", add),
+            ptx("sm_86", add).replace(".version 8.5", ".version 8.4"),
+            false,
+        ),
+        (ptx("sm_86", add), String::new(), false),
+    ] {
+        assert_eq!(pipeline::same_program(&a, &b), same, "{a}\n---\n{b}");
+        assert_eq!(pipeline::same_program(&b, &a), same, "symmetric");
+    }
+}

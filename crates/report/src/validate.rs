@@ -613,7 +613,7 @@ pub fn json(
 /// and emulating served how many GPU predictions.
 pub fn shared_line(shared: &study::validation::Shared, gpus: usize) -> String {
     format!(
-        "shared work: {} configurations on {gpus} GPUs: {} PTX compiled and {} from the cache (one per configuration and architecture), {} emulations (one per PTX), served {} GPU predictions",
+        "shared work: {} configurations on {gpus} GPUs: {} PTX compiled and {} from the cache (one per configuration and architecture), {} emulations (one per distinct PTX; PTX that differs only in its .target is emulated once), served {} GPU predictions",
         shared.configurations,
         shared.ptx_compiled,
         shared.ptx_cache_hits,

@@ -57,7 +57,7 @@ pub struct Args {
     /// Experiment file: how a configuration becomes Kernel Tuner's launch (experiments/*.toml).
     #[arg(value_name = "EXPERIMENT.toml")]
     pub experiment: PathBuf,
-    /// Measured data: a Kernel Tuner cache (.json, .json.gz) or a Schoonhoven CSV (.csv.gz). Where the cache names the compiler that built the measured kernels (`measured_by.nvrtc`), the timing model assumes that compiler's integer-to-FP32 lowering (docs/timing-model.md, "Integer conversions"). Repeatable: the n-th --data is predicted on the n-th --gpu, and each configuration is compiled once per architecture and emulated once per compiled PTX for all of them.
+    /// Measured data: a Kernel Tuner cache (.json, .json.gz) or a Schoonhoven CSV (.csv.gz). Where the cache names the compiler that built the measured kernels (`measured_by.nvrtc`), the timing model assumes that compiler's integer-to-FP32 lowering (docs/timing-model.md, "Integer conversions"). Repeatable: the n-th --data is predicted on the n-th --gpu, and each configuration is compiled once per architecture and emulated once per distinct PTX for all of them (PTX that differs only in its .target line is emulated once; ptxas runs per architecture).
     #[arg(long, value_name = "FILE", required = true)]
     pub data: Vec<PathBuf>,
     /// GPU id from the catalog to predict for (`ptxperf gpus` lists them); one per --data, in the same order.

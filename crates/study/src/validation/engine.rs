@@ -153,13 +153,18 @@ impl Engine {
     /// serves) and emulate it, with no GPU: the registers are ptxas's for
     /// `arch`, the cache model is left to [`Engine::on_gpu`]. `from` says
     /// where the PTX came from once there is PTX (also when the emulation
-    /// then fails).
+    /// then fails). When one of `earlier` (this configuration for other
+    /// architectures) has the same program ([`pipeline::same_program`]: PTX
+    /// equal apart from `.target`), its emulation serves with this
+    /// architecture's ptxas figures ([`pipeline::Profiled::retarget`]) and
+    /// nothing is emulated: what it gives is what emulating would give.
     pub fn emulate(
         &self,
         launch: &Launch,
         arch: &str,
         timings: &mut Timings,
         from: &mut Option<PtxFrom>,
+        earlier: &[Emulated],
     ) -> Result<Emulated, PredictError> {
         let hits = timings.ptx_cache_hits;
         let (ptx, ptx_file) = self.ptx(launch, arch, timings)?;
@@ -176,6 +181,20 @@ impl Engine {
             &mut timings.stages,
         )
         .map_err(PredictError::Load)?;
+        // Another architecture's PTX of the same program was emulated:
+        // only ptxas runs again, for this architecture.
+        if let Some(e) = earlier
+            .iter()
+            .find(|e| pipeline::same_program(&e.ptx, &ptx))
+        {
+            let mut profiled = e.profiled.clone();
+            profiled.retarget(
+                &loaded,
+                pipeline::Options::default().ptxas,
+                &mut timings.stages,
+            );
+            return Ok(Emulated { profiled, ptx });
+        }
         let opts = pipeline::Options {
             sample_ctas: Some(self.sample_ctas),
             work_budget: self.work_budget,

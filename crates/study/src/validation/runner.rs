@@ -151,10 +151,12 @@ struct Shared {
 }
 
 /// Runs the configurations of every member with one compile per distinct
-/// architecture and one emulation per compiled PTX: rows of different
+/// architecture and one emulation per distinct program: rows of different
 /// members with the same parameter values are one configuration, compiled
 /// for each architecture among their GPUs (`target::arch_for`), emulated once
-/// per architecture, then cache-modelled and predicted per member.
+/// per architecture whose PTX differs from the others' in more than its
+/// `.target` (`pipeline::same_program`), then cache-modelled and predicted
+/// per member.
 ///
 /// Each member's outcomes are those a one-GPU run of it gives, sorted by
 /// row index, whatever the thread count. Each configuration's breakdown is
@@ -327,9 +329,12 @@ fn run_one(
                         }
                     }
                 }
+                // Emulations of this configuration so far: another
+                // architecture's PTX of the same program reuses one.
+                let mut earlier = Vec::new();
                 for arch in &archs {
                     let mut from = None;
-                    let emulated = engine.emulate(&launch, arch, &mut timings, &mut from);
+                    let emulated = engine.emulate(&launch, arch, &mut timings, &mut from, &earlier);
                     match from {
                         Some(PtxFrom::Compiled) => done.compiled += 1,
                         Some(PtxFrom::Cache) => done.cache_hits += 1,
@@ -356,6 +361,9 @@ fn run_one(
                             },
                         };
                         attempts.push((m, i, attempt, from));
+                    }
+                    if let Ok(e) = emulated {
+                        earlier.push(e);
                     }
                 }
             }
