@@ -1,4 +1,5 @@
-//! `ptxperf learn` on the committed profiles (docs/validation/profiles.tar.xz):
+//! `ptxperf learn` on the committed profiles (docs/validation/profiles.tar.xz
+//! and data/learned/profiles-gemm-pnpoly.tar.xz):
 //! training twice on a small fixture (the H100 data of data/measured, in the
 //! repository) writes the same bytes, the committed model file is what
 //! training gives today (with the shared ground truth beside the
@@ -28,6 +29,10 @@ fn ptxperf(args: &[&str]) -> std::process::Output {
 fn profiles(tag: &str) -> PathBuf {
     common::unpacked_profiles(&format!("learn-{tag}"))
 }
+
+/// The profiles of the kernels the report does not score (GEMM, pnpoly),
+/// for training only (docs/validation/learned.md).
+const TRAINING_ARCHIVE: &str = "data/learned/profiles-gemm-pnpoly.tar.xz";
 
 const H100_SOURCES: &str = r#"
 [[source]]
@@ -133,12 +138,15 @@ fn the_committed_model_is_what_training_gives() {
         return;
     }
     let dir = profiles("committed");
+    let more = common::unpacked_archive(TRAINING_ARCHIVE, "learn-committed-more");
     let out = dir.join("model.json");
     let o = ptxperf(&[
         "learn",
         "data/learned/sources.toml",
         "--profiles",
         dir.to_str().expect("utf-8"),
+        "--profiles",
+        more.to_str().expect("utf-8"),
         "--out",
         out.to_str().expect("utf-8"),
     ]);
@@ -147,7 +155,21 @@ fn the_committed_model_is_what_training_gives() {
     let committed = std::fs::read(root().join("data/learned/model.json")).expect("committed model");
     assert!(
         trained == committed,
-        "data/learned/model.json is not what `ptxperf learn data/learned/sources.toml --profiles <docs/validation/profiles.tar.xz unpacked>` gives: retrain and commit it"
+        "data/learned/model.json is not what `ptxperf learn data/learned/sources.toml --profiles <docs/validation/profiles.tar.xz unpacked> --profiles <{TRAINING_ARCHIVE} unpacked>` gives: retrain and commit it"
     );
+    // Both archives were read: the model's samples name every kernel.
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    for kernel in [
+        "convolution_kernel",
+        "dedispersion_kernel",
+        "Xgemm",
+        "cn_pnpoly",
+    ] {
+        assert!(
+            text.contains(kernel),
+            "no {kernel} among the training samples: {text}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&more);
 }

@@ -116,10 +116,11 @@ impl Sample {
 }
 
 /// Every configuration of `sources` that has a profile under
-/// `profiles/<gpu>/` and a measured time, in sources then row order.
+/// `<dir>/<gpu>/` of one of `profiles` (the first that has it) and a
+/// measured time, in sources then row order.
 pub fn collect(
     sources: &[Source],
-    profiles: &Path,
+    profiles: &[PathBuf],
     split: &Split,
     catalog: &arch::Catalog,
 ) -> Result<Vec<Sample>, LearningError> {
@@ -132,7 +133,7 @@ pub fn collect(
             .compiler
             .as_deref()
             .and_then(profile::CompilerVersion::parse);
-        let dir = profiles.join(&gpu.id);
+        let dirs: Vec<PathBuf> = profiles.iter().map(|p| p.join(&gpu.id)).collect();
         for (row_index, row) in dataset.rows.iter().enumerate() {
             let Some(ms) = row.measured.mean_ms() else {
                 continue;
@@ -144,10 +145,10 @@ pub fn collect(
             let Ok(launch) = experiment.launch(&dataset.named_values(row)) else {
                 continue;
             };
-            let path = dir.join(format!("{}.toml", profile_file_stem(&launch)));
-            if !path.is_file() {
+            let file = format!("{}.toml", profile_file_stem(&launch));
+            let Some(path) = dirs.iter().map(|d| d.join(&file)).find(|p| p.is_file()) else {
                 continue;
-            }
+            };
             let (features, timing) = sample_features(&path, &gpu, compiler)?;
             out.push(Sample {
                 gpu: gpu.id.clone(),

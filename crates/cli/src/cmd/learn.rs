@@ -18,12 +18,15 @@ use crate::output::{emit, write_file};
 /// SOURCES.toml lists `[[source]]` tables (`gpu`, `experiment`, `data`, paths
 /// relative to the current directory); every configuration of a data file
 /// with a profile saved under `--profiles DIR/<gpu>/` (by `ptxperf validate
-/// --save-profiles DIR`) and a measured time is a sample. Training reads the
+/// --save-profiles DIR`; several `--profiles` are searched in order) and a
+/// measured time is a sample. Training reads the
 /// development part only and writes the same bytes on every run.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
-  ptxperf learn data/learned/sources.toml --profiles PROFILES
+  ptxperf learn data/learned/sources.toml --profiles PROFILES --profiles MORE
                                         train on the development part, write data/learned/model.json
+                                        (PROFILES, MORE: docs/validation/profiles.tar.xz and
+                                        data/learned/profiles-gemm-pnpoly.tar.xz unpacked)
   ptxperf learn data/learned/sources.toml --profiles PROFILES --target log-time --out m.json
                                         predict ln(time) instead of a correction on the timing model
   ptxperf learn data/learned/sources.toml --profiles PROFILES --cross-validate --part check
@@ -32,9 +35,12 @@ pub struct Args {
     /// The sources file: which data file goes with which GPU and experiment.
     #[arg(value_name = "SOURCES.toml")]
     pub sources: PathBuf,
-    /// Saved profiles (`DIR/<gpu>/<configuration>.toml`).
-    #[arg(long, value_name = "DIR")]
-    pub profiles: PathBuf,
+    /// Saved profiles (`DIR/<gpu>/<configuration>.toml`). Repeatable: a
+    /// configuration's profile is read from the first DIR that has it (the
+    /// report's archive and the training archive of the other kernels,
+    /// docs/validation/learned.md).
+    #[arg(long, value_name = "DIR", required = true)]
+    pub profiles: Vec<PathBuf>,
     /// The split file (default: data/split.toml).
     #[arg(long, value_name = "FILE", default_value = "data/split.toml")]
     pub split: PathBuf,

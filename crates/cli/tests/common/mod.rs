@@ -118,19 +118,26 @@ pub fn ptxperf_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output 
 /// as the report script does) into a fresh temporary folder named after `tag`.
 #[allow(dead_code)]
 pub fn unpacked_profiles(tag: &str) -> std::path::PathBuf {
+    unpacked_archive("docs/validation/profiles.tar.xz", tag)
+}
+
+/// The profiles archive at `archive` (relative to the repository root)
+/// unpacked into a fresh temporary folder named after `tag`.
+#[allow(dead_code)]
+pub fn unpacked_archive(archive: &str, tag: &str) -> std::path::PathBuf {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = std::env::temp_dir().join(format!("ptxperf-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let unpack = std::process::Command::new("python3")
         .arg(root.join("scripts/profiles-archive.py"))
         .arg("unpack")
-        .arg(root.join("docs/validation/profiles.tar.xz"))
+        .arg(root.join(archive))
         .arg(&dir)
         .output()
         .expect("python3 runs");
     assert!(
         unpack.status.success(),
-        "unpack: {}",
+        "unpack {archive}: {}",
         String::from_utf8_lossy(&unpack.stderr)
     );
     dir
