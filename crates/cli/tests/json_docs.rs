@@ -365,6 +365,12 @@ fn validate_scores_one_part_of_the_split() {
     assert_eq!(v["part"]["split"], "split.toml");
     assert_eq!(v["part"]["configurations"], 2);
     assert_eq!(v["sampled"], 2);
+    // Each result says its part: the file's role makes both check.
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert_eq!(r["part"], "check", "{r}");
+    }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptxperf"))
         .args(args("development"))
         .current_dir(&dir)

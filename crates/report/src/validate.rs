@@ -95,6 +95,9 @@ pub struct SplitParts {
     pub check: usize,
     /// In neither part (the file is excluded and was scored with --allow-excluded).
     pub excluded: usize,
+    /// The part of each sampled configuration measured here, by row index:
+    /// `development`, `check` or `excluded` (each result's `part` in JSON).
+    pub of_row: std::collections::BTreeMap<usize, &'static str>,
 }
 
 fn fixed(v: Option<f64>, digits: usize) -> String {
@@ -546,6 +549,7 @@ pub fn json(
             };
             json!({
                 "index": o.index,
+                "part": sum.split_parts.as_ref().and_then(|p| p.of_row.get(&o.index)),
                 "measured_ms": o.measured_ms,
                 "status": status,
                 "predicted_ms": predicted,

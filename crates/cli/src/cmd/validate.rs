@@ -430,14 +430,24 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         let measured = study
             .indices
             .iter()
-            .filter_map(|&i| dataset.rows.get(i))
-            .filter(|r| r.measured.mean_ms().is_some());
-        for row in measured {
-            match split.part_of(data, dataset, row) {
-                Some(validate::split::Part::Development) => parts.development += 1,
-                Some(validate::split::Part::Check) => parts.check += 1,
-                None => parts.excluded += 1,
-            }
+            .filter_map(|&i| Some((i, dataset.rows.get(i)?)))
+            .filter(|(_, r)| r.measured.mean_ms().is_some());
+        for (i, row) in measured {
+            let part = match split.part_of(data, dataset, row) {
+                Some(validate::split::Part::Development) => {
+                    parts.development += 1;
+                    "development"
+                }
+                Some(validate::split::Part::Check) => {
+                    parts.check += 1;
+                    "check"
+                }
+                None => {
+                    parts.excluded += 1;
+                    "excluded"
+                }
+            };
+            parts.of_row.insert(i, part);
         }
         parts
     });
