@@ -24,6 +24,11 @@
 #                  of compiling and emulating (seconds instead of most of an
 #                  hour): for a change to the models only; SAMPLE, DEDISP_SAMPLE,
 #                  SEED and CTAS must be the saving run's
+#   GEMM_PROFILES= the GEMM rows: always rescored from this archive or folder
+#                  (default docs/validation/profiles-gemm.tar.xz; `none`: no
+#                  GEMM rows), with the samples, seed and CTAs of its
+#                  settings.txt; scripts/gemm-profiles.sh emulates it (2,000
+#                  configurations per GPU take about an hour and a half)
 #
 # Needs NVRTC (scripts/setup.sh) and the kernel sources
 # (scripts/fetch-validation-kernels.sh).
@@ -32,6 +37,8 @@ set -euo pipefail
 absolute() { case $1 in "" | /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
 save=$(absolute "${SAVE_PROFILES:-}")
 profiles=$(absolute "${PROFILES:-}")
+gemm_profiles=${GEMM_PROFILES:-}
+[ "$gemm_profiles" = none ] || gemm_profiles=$(absolute "$gemm_profiles")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 sample=${SAMPLE:-100}
@@ -70,6 +77,31 @@ if [ -n "$profiles" ]; then
   profiles_from=$(sed -n 's/^emulated: //p' "$profiles/settings.txt")
 fi
 
+# The GEMM rows: rescored from their own archive (never emulated here).
+[ -n "$gemm_profiles" ] || { [ ! -f "$out/profiles-gemm.tar.xz" ] || gemm_profiles=$root/$out/profiles-gemm.tar.xz; }
+[ "$gemm_profiles" != none ] || gemm_profiles=""
+gemm_dir=""
+if [ -n "$gemm_profiles" ]; then
+  if [ -f "$gemm_profiles" ]; then
+    gemm_dir=$(mktemp -d)
+    python3 scripts/profiles-archive.py unpack "$gemm_profiles" "$gemm_dir"
+  else
+    gemm_dir=$gemm_profiles
+  fi
+  gemm_settings=$(sed -n 's/^settings: //p' "$gemm_dir/settings.txt" 2>/dev/null || true)
+  gemm_from=$(sed -n 's/^emulated: //p' "$gemm_dir/settings.txt" 2>/dev/null || true)
+  gemm_setting() { printf '%s\n' "$gemm_settings" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+  gemm_sample=$(gemm_setting GEMM_SAMPLE)
+  gemm_laptop_sample=$(gemm_setting GEMM_LAPTOP_SAMPLE)
+  gemm_laptop_sample=${gemm_laptop_sample:-$gemm_sample}
+  gemm_seed=$(gemm_setting SEED)
+  gemm_ctas=$(gemm_setting CTAS)
+  if [ -z "$gemm_sample" ] || [ -z "$gemm_seed" ] || [ -z "$gemm_ctas" ]; then
+    echo "GEMM_PROFILES=$gemm_profiles: its settings.txt must say \"settings: GEMM_SAMPLE=N SEED=S CTAS=K\" (scripts/gemm-profiles.sh)" >&2
+    exit 1
+  fi
+fi
+
 if [ ! -f third_party/kernel_tuner/convolution.cu ]; then
   echo "third_party/kernel_tuner/convolution.cu is missing: run scripts/fetch-validation-kernels.sh" >&2
   exit 1
@@ -78,7 +110,9 @@ cargo build --release -p ptxperf --quiet
 bin="$target/release/ptxperf"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"}' EXIT
+gemm_unpacked=""
+[ "$gemm_dir" = "$gemm_profiles" ] || gemm_unpacked=$gemm_dir
+trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"}' EXIT
 rm -rf "$plots"
 mkdir -p "$plots"
 
@@ -102,6 +136,14 @@ datasets=(
   "data/measured/h100-sxm5-80gb/dedispersion.json.gz|experiments/dedispersion.toml|h100-sxm5-80gb"
   "data/measured/h100-sxm5-80gb/convolution.json.gz|experiments/convolution.toml|h100-sxm5-80gb"
 )
+if [ -n "$gemm_dir" ]; then
+  datasets+=(
+    "kt-gemm/KT_gemm_RTX_2080_Ti.json.gz|experiments/gemm.toml|geforce-rtx-2080-ti"
+    "kt-gemm/KT_gemm_RTX_3060_laptop.json.gz|experiments/gemm.toml|geforce-rtx-3060-laptop"
+    "kt-gemm/KT_gemm_RTX_3090.json.gz|experiments/gemm.toml|geforce-rtx-3090"
+    "kt-gemm/KT_gemm_RTX_Titan.json.gz|experiments/gemm.toml|titan-rtx"
+  )
+fi
 
 start=$(date +%s)
 n=0
@@ -116,6 +158,7 @@ for entry in "${datasets[@]}"; do
   # dedispersion; the other datasets are shown in the summary, not judged.
   case $file in
     kt-convolution/* | schoonhoven-convolution/* | dedispersion/*) kind=bar ;;
+    kt-gemm/*) kind=gemm ;;
     *) kind=other ;;
   esac
   if [ "$experiment" = experiments/dedispersion.toml ] && [ ! -f third_party/benchmark_hub/dedisp_milo/dedispersion.cu ]; then
@@ -125,21 +168,35 @@ for entry in "${datasets[@]}"; do
     continue
   fi
   n_sample=$sample
+  n_seed=$seed
+  n_ctas=$ctas
   if [ "$experiment" = experiments/dedispersion.toml ]; then n_sample=$dedisp_sample; fi
+  if [ "$kind" = gemm ]; then
+    n_sample=$gemm_sample; n_seed=$gemm_seed; n_ctas=$gemm_ctas
+    case $file in *3060_laptop*) n_sample=$gemm_laptop_sample ;; esac
+  fi
   echo "validation-report: $file on $gpu (--sample $n_sample)" >&2
   # The command as written in the report: paths relative to the repository,
   # the data folder as ../shared/data/groundtruth.
-  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu --sample $n_sample --seed $seed --sample-ctas $ctas --jobs $jobs --svg $plots --markdown SECTION.md"
+  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu --sample $n_sample --seed $n_seed --sample-ctas $n_ctas --jobs $jobs --svg $plots --markdown SECTION.md"
   reuse=()
-  if [ -n "$profiles" ]; then
+  # Scatter plots, except of the GEMM's thousands of points (200 KB per model
+  # and GPU; its section has the figures).
+  svg=(--svg "$plots")
+  if [ "$kind" = gemm ]; then
+    svg=()
+    shown=${shown/ --svg $plots/}
+    reuse=(--profiles "$gemm_dir")
+    shown="$shown --profiles GEMM_PROFILES"
+  elif [ -n "$profiles" ]; then
     reuse=(--profiles "$profiles")
     shown="$shown --profiles PROFILES"
   elif [ -n "$save" ]; then
     reuse=(--save-profiles "$save")
   fi
   # stdout: the JSON (every figure unrounded) behind the summary table.
-  if ! "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample "$n_sample" --seed "$seed" \
-      --sample-ctas "$ctas" --jobs "$jobs" --svg "$plots" --markdown "$section" --quiet --json "${reuse[@]}" \
+  if ! "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample "$n_sample" --seed "$n_seed" \
+      --sample-ctas "$n_ctas" --jobs "$jobs" "${svg[@]}" --markdown "$section" --quiet --json "${reuse[@]}" \
       >"$tmp/$n.json" 2>"$tmp/$n.err"; then
     printf '## %s on %s\n\n```\n%s\n```\n\nFailed:\n\n```\n%s\n```\n' "$file" "$gpu" "$shown" "$(cat "$tmp/$n.err")" >"$section"
     printf '%s\t%s\t-\n' "${file%%.*}" "$kind" >>"$tmp/summary.list"
@@ -147,13 +204,18 @@ for entry in "${datasets[@]}"; do
   fi
   printf '%s\t%s\t%s\n' "${file%%.*}" "$kind" "$tmp/$n.json" >>"$tmp/summary.list"
   # Replace the machine-specific command line by the portable one.
-  python3 - "$section" "$shown" "$root" "$profiles" <<'EOF'
+  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" <<'EOF'
 import sys
-path, shown, root, profiles = sys.argv[1:5]
+path, shown, root, profiles, gemm = sys.argv[1:6]
 text = open(path).read()
 # The saved profiles' folder is this machine's: name it as the command does.
+# (Failures cite a profile's path: named the same way.)
 if profiles:
     text = text.replace("rescored from " + profiles, "rescored from PROFILES")
+    text = text.replace(profiles.rstrip("/") + "/", "PROFILES/")
+if gemm:
+    text = text.replace("rescored from " + gemm, "rescored from GEMM_PROFILES")
+    text = text.replace(gemm.rstrip("/") + "/", "GEMM_PROFILES/")
 # Data paths inside the repository, relative to it (not this machine's).
 text = text.replace(root.rstrip("/") + "/", "")
 start = text.index("```\n") + 4
@@ -209,6 +271,10 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "The profiles behind every figure are in \`profiles.tar.xz\` beside this file:"
     echo "\`PROFILES=docs/validation/profiles.tar.xz SAMPLE=$sample DEDISP_SAMPLE=$dedisp_sample SEED=$seed CTAS=$ctas bash scripts/validation-report.sh\`"
     echo "rescores them with the models of the working tree in seconds, and a test checks that the summary below is what they give."
+  fi
+  if [ -n "$gemm_dir" ]; then
+    echo "The GEMM rows ($gemm_sample configurations per GPU, $gemm_laptop_sample on the RTX 3060 Laptop; seed $gemm_seed, $gemm_ctas CTAs) are always rescored from"
+    echo "\`profiles-gemm.tar.xz\` beside this file (GEMM_PROFILES), emulated at $gemm_from by \`scripts/gemm-profiles.sh\`."
   fi
   if [ -n "$bench" ]; then
     echo

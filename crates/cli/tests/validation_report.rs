@@ -1,8 +1,9 @@
 //! The committed validation report against its committed inputs: rescoring
-//! the profiles of `docs/validation/profiles.tar.xz` with the models of this
+//! the profiles of `docs/validation/profiles.tar.xz` (and, for the GEMM rows,
+//! of `docs/validation/profiles-gemm.tar.xz`) with the models of this
 //! build must give the figures of the report's summary table (the `timing`
-//! model's scored count, MAPE, Spearman and median predicted/measured, to the
-//! digits printed), and the split's development and check counts. A model change that is not carried into the report fails
+//! model's scored count, MAPE, Spearman, median predicted/measured and best
+//! ratio, to the digits printed), and the split's development and check counts. A model change that is not carried into the report fails
 //! here; `scripts/validation-report.sh` with `PROFILES=` that archive
 //! regenerates it in seconds.
 //!
@@ -30,6 +31,8 @@ struct Row {
     mape: f64,
     spearman: f64,
     median_ratio: f64,
+    /// Measured time of the timing model's fastest pick over the best.
+    best_ratio: f64,
 }
 
 /// The rows of "## Summary: ..." in the report.
@@ -43,7 +46,7 @@ fn summary_rows(report: &str) -> Vec<Row> {
             break;
         }
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-        if cells.len() != 9 || cells[0] == "dataset" || cells[0].starts_with("---") {
+        if cells.len() != 12 || cells[0] == "dataset" || cells[0].starts_with("---") {
             continue;
         }
         let number = |i: usize| -> f64 {
@@ -63,6 +66,7 @@ fn summary_rows(report: &str) -> Vec<Row> {
             mape: number(4),
             spearman: number(5),
             median_ratio: number(6),
+            best_ratio: number(11),
         });
     }
     rows
@@ -97,7 +101,9 @@ fn shared_groundtruth() -> Option<PathBuf> {
 
 /// The data file and the experiment of a dataset as the report names it.
 fn dataset_files(groundtruth: &Path, dataset: &str) -> (PathBuf, &'static str) {
-    let experiment = if dataset.contains("dedispersion") {
+    let experiment = if dataset.contains("kt-gemm") {
+        "experiments/gemm.toml"
+    } else if dataset.contains("dedispersion") {
         "experiments/dedispersion.toml"
     } else if dataset.contains("vector") {
         "experiments/vector-add.toml"
@@ -129,24 +135,44 @@ fn the_reports_summary_is_what_its_profiles_give() {
 
     let dir = common::unpacked_profiles("report");
     let settings = std::fs::read_to_string(dir.join("settings.txt")).expect("settings.txt");
+    let gemm_dir = common::unpacked_archive("docs/validation/profiles-gemm.tar.xz", "report-gemm");
+    let gemm_settings =
+        std::fs::read_to_string(gemm_dir.join("settings.txt")).expect("GEMM settings.txt");
+    assert!(
+        rows.iter()
+            .filter(|r| r.dataset.starts_with("kt-gemm/"))
+            .count()
+            == 4,
+        "the summary has the four GEMM rows: {rows:?}"
+    );
 
     for row in &rows {
         let (data, experiment) = dataset_files(&groundtruth, &row.dataset);
-        let sample = if experiment.contains("dedispersion") {
-            setting(&settings, "DEDISP_SAMPLE")
+        let gemm = experiment.contains("gemm");
+        // The RTX 3060 Laptop's GEMM file has a sample of its own.
+        let (profiles, settings, sample) = if gemm && row.dataset.contains("3060_laptop") {
+            let sample = setting(&gemm_settings, "GEMM_LAPTOP_SAMPLE");
+            (&gemm_dir, &gemm_settings, sample)
+        } else if gemm {
+            let sample = setting(&gemm_settings, "GEMM_SAMPLE");
+            (&gemm_dir, &gemm_settings, sample)
+        } else if experiment.contains("dedispersion") {
+            (&dir, &settings, setting(&settings, "DEDISP_SAMPLE"))
         } else {
-            setting(&settings, "SAMPLE")
+            (&dir, &settings, setting(&settings, "SAMPLE"))
         };
+        // The timing model's figures do not depend on the other models or
+        // on the intervals: only it runs, without resampling.
         let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
             .current_dir(root())
             .args(["validate", experiment, "--data"])
             .arg(&data)
             .args(["--gpu", &row.gpu, "--sample", &sample])
-            .args(["--seed", &setting(&settings, "SEED")])
-            .args(["--sample-ctas", &setting(&settings, "CTAS")])
+            .args(["--seed", &setting(settings, "SEED")])
+            .args(["--sample-ctas", &setting(settings, "CTAS")])
             .arg("--profiles")
-            .arg(&dir)
-            .args(["--quiet", "--json"])
+            .arg(profiles)
+            .args(["--model", "timing", "--bootstrap", "0", "--quiet", "--json"])
             .output()
             .expect("ptxperf runs");
         assert!(
@@ -187,6 +213,7 @@ fn the_reports_summary_is_what_its_profiles_give() {
             ("mape_percent", row.mape, 2),
             ("spearman", row.spearman, 3),
             ("median_predicted_over_measured", row.median_ratio, 3),
+            ("best_config_ratio", row.best_ratio, 3),
         ] {
             let got = figure(key);
             assert!(
@@ -197,4 +224,5 @@ fn the_reports_summary_is_what_its_profiles_give() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&gemm_dir);
 }

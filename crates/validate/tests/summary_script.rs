@@ -1,8 +1,10 @@
 //! The summary table of docs/validation/README.md (scripts/validation-summary.py)
 //! judges issue 9's bar on the unrounded figures of `ptxperf validate --json`.
 //! Here it runs on hand-made JSON: a MAPE of 24.96 passes though the tables
-//! print 25.0, a dataset that did not run is counted against the bar, and a
-//! bad list line stops it with the line's number.
+//! print 25.0, a dataset that did not run is counted against the bar, GEMM
+//! rows are judged against issue 26's bar (MAPE <= 30, Spearman >= 0.85)
+//! and counted apart, the intervals and the best ratio are shown, and a bad
+//! list line stops it with the line's number.
 //!
 //! Needs `python3`. Without it the test is skipped with a message, except
 //! under CI (env `CI` set), where that is a failure.
@@ -49,9 +51,14 @@ fn validate_json(gpu: &str, timing: (f64, f64, f64), seed: (&str, f64, f64)) -> 
     format!(
         r#"{{"schema": 1, "gpu": "{gpu}", "split_parts": {{"split": "data/split.toml", "development": 14, "check": 6, "excluded": 0}}, "models": [
   {{"name": "{}", "scored": 20, "mape_percent": {}, "spearman": {}, "median_predicted_over_measured": 1.5}},
-  {{"name": "timing", "scored": 20, "mape_percent": {mape}, "spearman": {spearman}, "median_predicted_over_measured": {ratio}}}
+  {{"name": "timing", "scored": 20, "mape_percent": {mape}, "spearman": {spearman}, "median_predicted_over_measured": {ratio},
+    "mape_percent_ci90": [{lo}, {hi}], "spearman_ci90": [0.5, 0.95], "best_config_ratio": 1.0625}}
 ]}}"#,
-        seed.0, seed.1, seed.2
+        seed.0,
+        seed.1,
+        seed.2,
+        lo = mape - 2.0,
+        hi = mape + 3.0,
     )
 }
 
@@ -69,6 +76,15 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     }
     let dir = temp_dir();
     let (on_bar, low_rank, held_out) = (dir.join("a.json"), dir.join("b.json"), dir.join("c.json"));
+    let (gemm_ok, gemm_low) = (dir.join("d.json"), dir.join("e.json"));
+    write(
+        &gemm_ok,
+        &validate_json("gpu-d", (29.96, 0.851, 0.9), ("tmm", 50.0, 0.6)),
+    );
+    write(
+        &gemm_low,
+        &validate_json("gpu-e", (24.0, 0.84, 0.9), ("tmm", 50.0, 0.6)),
+    );
     write(
         &on_bar,
         &validate_json("gpu-a", (24.96, 0.859, 0.865), ("gpuperf", 40.0, 0.7)),
@@ -85,10 +101,12 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     write(
         &list,
         &format!(
-            "conv-a\tbar\t{}\ndedisp-b\tbar\t{}\nmissing\tbar\t-\nextra-c\tother\t{}\n",
+            "conv-a\tbar\t{}\ndedisp-b\tbar\t{}\nmissing\tbar\t-\nextra-c\tother\t{}\ngemm-d\tgemm\t{}\ngemm-e\tgemm\t{}\n",
             on_bar.display(),
             low_rank.display(),
-            held_out.display()
+            held_out.display(),
+            gemm_ok.display(),
+            gemm_low.display()
         ),
     );
     let out = run(&list);
@@ -99,11 +117,14 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
         String::from_utf8_lossy(&out.stderr)
     );
     for row in [
-        "| conv-a | gpu-a | 20 | 14 / 6 | 24.96 | 0.859 | 0.865 | **passes** | gpuperf 40.0 / 0.700 |",
-        "| dedisp-b | gpu-b | 20 | 14 / 6 | 20.53 | 0.444 | 0.794 | Spearman fails | mcm 656.1 / 0.684 |",
-        "| missing |  | 0 | n/a | n/a | n/a | n/a | did not run (see its section) | n/a |",
-        "| extra-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (outside the bar) | roofline 10.0 / 0.900 |",
+        "| conv-a | gpu-a | 20 | 14 / 6 | 24.96 | 0.859 | 0.865 | **passes** | gpuperf 40.0 / 0.700 | [23.0, 28.0] | [0.500, 0.950] | 1.062 |",
+        "| dedisp-b | gpu-b | 20 | 14 / 6 | 20.53 | 0.444 | 0.794 | Spearman fails | mcm 656.1 / 0.684 | [18.5, 23.5] | [0.500, 0.950] | 1.062 |",
+        "| missing |  | 0 | n/a | n/a | n/a | n/a | did not run (see its section) | n/a | n/a | n/a | n/a |",
+        "| extra-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (outside the bar) | roofline 10.0 / 0.900 | [78.0, 83.0] | [0.500, 0.950] | 1.062 |",
+        "| gemm-d | gpu-d | 20 | 14 / 6 | 29.96 | 0.851 | 0.900 | issue 26: **passes** | tmm 50.0 / 0.600 | [28.0, 33.0] | [0.500, 0.950] | 1.062 |",
+        "| gemm-e | gpu-e | 20 | 14 / 6 | 24.00 | 0.840 | 0.900 | issue 26: Spearman fails | tmm 50.0 / 0.600 | [22.0, 27.0] | [0.500, 0.950] | 1.062 |",
         "It holds on 1 of 3.",
+        "it holds on\n1 of 2.",
     ] {
         assert!(text.contains(row), "no {row:?} in:\n{text}");
     }
@@ -117,7 +138,7 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(":2: want DATASET<tab>bar|other<tab>JSON"),
+        err.contains(":2: want DATASET<tab>bar|gemm|other<tab>JSON"),
         "{err}"
     );
     // A file that is not validate's JSON: exit 1, naming the file.
