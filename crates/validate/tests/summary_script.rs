@@ -77,26 +77,32 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     let dir = temp_dir();
     let (on_bar, low_rank, held_out) = (dir.join("a.json"), dir.join("b.json"), dir.join("c.json"));
     let (gemm_ok, gemm_low) = (dir.join("d.json"), dir.join("e.json"));
-    write(
-        &gemm_ok,
-        &validate_json("gpu-d", (29.96, 0.851, 0.9), ("tmm", 50.0, 0.6)),
-    );
-    write(
-        &gemm_low,
-        &validate_json("gpu-e", (24.0, 0.84, 0.9), ("tmm", 50.0, 0.6)),
-    );
-    write(
-        &on_bar,
-        &validate_json("gpu-a", (24.96, 0.859, 0.865), ("gpuperf", 40.0, 0.7)),
-    );
-    write(
-        &low_rank,
-        &validate_json("gpu-b", (20.53, 0.444, 0.794), ("mcm", 656.1, 0.684)),
-    );
-    write(
-        &held_out,
-        &validate_json("gpu-c", (80.0, 0.1, 2.0), ("roofline", 10.0, 0.9)),
-    );
+    // (file, GPU, timing's MAPE / Spearman / median ratio, the seed model's).
+    let fixtures = [
+        (&gemm_ok, "gpu-d", (29.96, 0.851, 0.9), ("tmm", 50.0, 0.6)),
+        (&gemm_low, "gpu-e", (24.0, 0.84, 0.9), ("tmm", 50.0, 0.6)),
+        (
+            &on_bar,
+            "gpu-a",
+            (24.96, 0.859, 0.865),
+            ("gpuperf", 40.0, 0.7),
+        ),
+        (
+            &low_rank,
+            "gpu-b",
+            (20.53, 0.444, 0.794),
+            ("mcm", 656.1, 0.684),
+        ),
+        (
+            &held_out,
+            "gpu-c",
+            (80.0, 0.1, 2.0),
+            ("roofline", 10.0, 0.9),
+        ),
+    ];
+    for (path, gpu, timing, seed) in fixtures {
+        write(path, &validate_json(gpu, timing, seed));
+    }
     let list = dir.join("list");
     write(
         &list,
