@@ -78,7 +78,9 @@ if [ -n "$profiles" ]; then
 fi
 
 # The GEMM rows: rescored from their own archive (never emulated here).
-[ -n "$gemm_profiles" ] || { [ ! -f "$out/profiles-gemm.tar.xz" ] || gemm_profiles=$root/$out/profiles-gemm.tar.xz; }
+if [ -z "$gemm_profiles" ] && [ -f "$out/profiles-gemm.tar.xz" ]; then
+  gemm_profiles=$root/$out/profiles-gemm.tar.xz
+fi
 [ "$gemm_profiles" != none ] || gemm_profiles=""
 gemm_dir=""
 if [ -n "$gemm_profiles" ]; then

@@ -10,6 +10,8 @@ use emu::fault::FaultKind;
 use emu::mem::MemFaultKind;
 use emu::observer::NoObserver;
 
+mod common;
+
 /// One CTA of 32 threads; `buf` is 512 u32 (2 KiB) of zeros.
 fn run(body: &str) -> Result<Vec<u32>, RunError> {
     let ptx = format!(
@@ -33,11 +35,7 @@ fn run(body: &str) -> Result<Vec<u32>, RunError> {
         LaunchOptions::default(),
         &mut NoObserver,
     )?;
-    Ok(r.buffers[0]
-        .bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    Ok(common::u32s(&r.buffers[0].bytes))
 }
 
 /// Each thread stores {t, t+100, t+200, t+300} as one `v4` into shared
