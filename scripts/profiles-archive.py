@@ -3,13 +3,14 @@
 
 A report run with SAVE_PROFILES=DIR leaves DIR/settings.txt and, per GPU,
 DIR/<gpu>/<configuration>.toml (the emulated profile ptxperf validate
-rescores) and .ptx (kept for reading, not needed to rescore). The archive
-holds settings.txt and the TOML files only, xz-compressed (about 60 KB for
+rescores) and .ptx (kept for reading, not needed to rescore), or .failed
+(why that configuration has no profile). The archive holds settings.txt
+and the TOML and .failed files only, xz-compressed (about 60 KB for
 the report's 354 profiles), and is byte-for-byte the same for the same
 profiles: names sorted, times, owners and modes fixed. So the committed
 report can be rescored by anyone, and by a test, in seconds.
 
-usage: profiles-archive.py pack DIR ARCHIVE     # DIR/settings.txt + DIR/*/*.toml
+usage: profiles-archive.py pack DIR ARCHIVE     # DIR/settings.txt + DIR/*/*.toml, *.failed
        profiles-archive.py unpack ARCHIVE DIR   # the same tree under DIR
 Exits 1 with a message on a missing folder, a bad archive or an unsafe name.
 """
@@ -21,14 +22,14 @@ import tarfile
 
 
 def members(root):
-    """settings.txt, then every <gpu>/<name>.toml, sorted."""
+    """settings.txt, then every <gpu>/<name>.toml and .failed, sorted."""
     if not os.path.isfile(os.path.join(root, "settings.txt")):
         raise SystemExit(f"{root}: no settings.txt (not a folder a SAVE_PROFILES run wrote)")
     names = ["settings.txt"]
     for gpu in sorted(os.listdir(root)):
         folder = os.path.join(root, gpu)
         if os.path.isdir(folder):
-            names += [f"{gpu}/{f}" for f in sorted(os.listdir(folder)) if f.endswith(".toml")]
+            names += [f"{gpu}/{f}" for f in sorted(os.listdir(folder)) if f.endswith((".toml", ".failed"))]
     if len(names) == 1:
         raise SystemExit(f"{root}: no <gpu>/*.toml profiles")
     return names

@@ -106,6 +106,10 @@ pub enum PredictError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// `--profiles`: the run that saved the profiles failed on this
+    /// configuration (`<defines>.failed` holds its reason).
+    #[error("{}: failed when the profiles were saved: {reason}", path.display())]
+    FailedWhenSaved { path: PathBuf, reason: String },
     #[error("{}: {source}", path.display())]
     BadProfile {
         path: PathBuf,

@@ -146,7 +146,8 @@ pub struct Args {
     #[arg(long)]
     pub timings: bool,
     /// Save each configuration's profile (and PTX) to DIR/<gpu>/ for
-    /// --profiles (default: $PTXPERF_VALIDATE_DUMP, if set).
+    /// --profiles (default: $PTXPERF_VALIDATE_DUMP, if set); one that failed
+    /// leaves <defines>.failed with the reason, which rescoring reports.
     #[arg(long, value_name = "DIR", conflicts_with = "profiles")]
     pub save_profiles: Option<PathBuf>,
     /// Rescore saved profiles instead of compiling and emulating: read each

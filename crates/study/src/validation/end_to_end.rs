@@ -88,6 +88,23 @@ fn small_experiment(root: &Path, source: &Path) -> Result<String, String> {
 /// measured as failed), every stage's time within the configuration's
 /// total, the totals their sum, the stages in `busy` non-zero, and
 /// `ptx_hits` PTX cache hits in all.
+/// The row index and launch of the data's first measured configuration.
+fn first_measured(
+    experiment: &validate::Experiment,
+    dataset: &validate::Dataset,
+) -> (usize, validate::Launch) {
+    let (i, row) = dataset
+        .rows
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.measured.mean_ms().is_some())
+        .expect("a measured configuration");
+    let launch = experiment
+        .launch(&dataset.named_values(row))
+        .expect("its launch");
+    (i, launch)
+}
+
 fn check_timings(study: &Study, busy: &[Stage], ptx_hits: usize) {
     assert_eq!(study.timings.len(), study.outcomes.len());
     let mut sum = Timings::default();
@@ -289,14 +306,27 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         gpu.with_sustained_clock(0.0).is_err(),
         "a 0 MHz clock must be refused"
     );
-    // A folder without them: every configuration fails, and says why.
+    // A folder without them: every configuration fails, and says why; one
+    // the saving run failed on (its `.failed` file) says that run's reason.
     replay.profiles = Some(dir.join("empty"));
+    let first = first_measured(&experiment_file, &dataset);
+    super::engine::save_failure(
+        &dir.join("empty"),
+        &gpu.id,
+        &first.1,
+        "emulation: out of fuel",
+    )
+    .expect("write the failure");
     let four = match evaluate(&gpu, &replay) {
         Ok(ev) => ev,
         Err(e) => panic!("an empty profile folder is not a run error: {e}"),
     };
     for o in four.outcomes.iter().filter(|o| o.measured_ms.is_some()) {
         match &o.attempt {
+            Attempt::Failed(why) if o.index == first.0 => assert!(
+                why.contains("failed when the profiles were saved: emulation: out of fuel"),
+                "{why}"
+            ),
             Attempt::Failed(why) => assert!(why.contains("no saved profile"), "{why}"),
             other => panic!("configuration {} without a profile: {other:?}", o.index),
         }

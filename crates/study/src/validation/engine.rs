@@ -248,6 +248,41 @@ impl Engine {
             model_times(&self.models, |one| pipeline::predict(&profiled, gpu, one))
         }))
     }
+
+    /// With `--save-profiles DIR`: record that `launch` failed on `gpu`
+    /// before it had a profile ([`save_failure`]), so that rescoring says
+    /// why instead of "no saved profile".
+    pub fn note_failure(&self, gpu: &str, launch: &Launch, reason: &str) {
+        if let Some(dir) = &self.save_profiles
+            && let Err(e) = save_failure(dir, gpu, launch, reason)
+        {
+            self.save_error
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get_or_insert(e);
+        }
+    }
+}
+
+/// Extension of the file that stands for a configuration's profile when it
+/// failed before it had one: `DIR/<gpu>/<defines>.failed` holds the reason.
+pub const FAILED_EXTENSION: &str = "failed";
+
+/// Write why `launch` has no profile on `gpu` (compile, emulation or cache
+/// model failure) as `DIR/<gpu>/<defines>.failed`; rescoring reports it.
+pub fn save_failure(
+    dir: &Path,
+    gpu: &str,
+    launch: &Launch,
+    reason: &str,
+) -> Result<(), SaveProfileError> {
+    let dir = dir.join(gpu);
+    if let Err(source) = std::fs::create_dir_all(&dir) {
+        return Err(SaveProfileError::CreateDir { path: dir, source });
+    }
+    let path = dir.join(format!("{}.{FAILED_EXTENSION}", profile_file_stem(launch)));
+    std::fs::write(&path, format!("{reason}\n"))
+        .map_err(|source| SaveProfileError::Write { path, source })
 }
 
 /// For model work (`--save-profiles DIR`, or `PTXPERF_VALIDATE_DUMP=DIR`):

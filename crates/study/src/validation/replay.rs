@@ -12,7 +12,7 @@ use pipeline::Stage;
 use profile::KernelProfile;
 use validate::Launch;
 
-use super::engine::{model_times, profile_file_stem};
+use super::engine::{FAILED_EXTENSION, model_times, profile_file_stem};
 use super::runner::{ModelTimes, Predictor};
 use crate::error::PredictError;
 use crate::timings::Timings;
@@ -43,10 +43,21 @@ impl Replay {
     }
 
     fn profile(&self, launch: &Launch) -> Result<KernelProfile, PredictError> {
-        let path = self.dir.join(format!("{}.toml", profile_file_stem(launch)));
+        let stem = profile_file_stem(launch);
+        let path = self.dir.join(format!("{stem}.toml"));
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
-            Err(source) => return Err(PredictError::NoProfile { path, source }),
+            Err(source) => {
+                // The saving run failed on this configuration: say why.
+                let failed = self.dir.join(format!("{stem}.{FAILED_EXTENSION}"));
+                if let Ok(reason) = std::fs::read_to_string(&failed) {
+                    return Err(PredictError::FailedWhenSaved {
+                        path: failed,
+                        reason: reason.trim().to_string(),
+                    });
+                }
+                return Err(PredictError::NoProfile { path, source });
+            }
         };
         KernelProfile::from_toml(&text).map_err(|source| PredictError::BadProfile { path, source })
     }

@@ -347,8 +347,12 @@ fn run_one(
                         if arch_for(member.gpu) != *arch {
                             continue;
                         }
+                        let failed = |why: String| {
+                            engine.note_failure(&member.gpu.id, &launch, &why);
+                            Attempt::Failed(why)
+                        };
                         let attempt = match &emulated {
-                            Err(e) => Attempt::Failed(e.to_string()),
+                            Err(e) => failed(e.to_string()),
                             Ok(em) => match engine.on_gpu(
                                 em,
                                 &launch,
@@ -357,7 +361,7 @@ fn run_one(
                                 &mut timings,
                             ) {
                                 Ok(times) => Attempt::Predicted(times),
-                                Err(e) => Attempt::Failed(e.to_string()),
+                                Err(e) => failed(e.to_string()),
                             },
                         };
                         attempts.push((m, i, attempt, from));
