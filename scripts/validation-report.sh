@@ -29,6 +29,10 @@
 #                  GEMM rows), with the samples, seed and CTAs of its
 #                  settings.txt; scripts/gemm-profiles.sh emulates it (2,000
 #                  configurations per GPU take about an hour and a half)
+#   PNPOLY_PROFILES= the pnpoly rows, the same way: rescored from this archive
+#                  or folder (default docs/validation/profiles-pnpoly.tar.xz;
+#                  `none`: no pnpoly rows); scripts/pnpoly-profiles.sh
+#                  emulates it (every configuration in about half an hour)
 #
 # Needs NVRTC (scripts/setup.sh) and the kernel sources
 # (scripts/fetch-validation-kernels.sh).
@@ -39,6 +43,8 @@ save=$(absolute "${SAVE_PROFILES:-}")
 profiles=$(absolute "${PROFILES:-}")
 gemm_profiles=${GEMM_PROFILES:-}
 [ "$gemm_profiles" = none ] || gemm_profiles=$(absolute "$gemm_profiles")
+pnpoly_profiles=${PNPOLY_PROFILES:-}
+[ "$pnpoly_profiles" = none ] || pnpoly_profiles=$(absolute "$pnpoly_profiles")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 sample=${SAMPLE:-100}
@@ -77,29 +83,49 @@ if [ -n "$profiles" ]; then
   profiles_from=$(sed -n 's/^emulated: //p' "$profiles/settings.txt")
 fi
 
-# The GEMM rows: rescored from their own archive (never emulated here).
-if [ -z "$gemm_profiles" ] && [ -f "$out/profiles-gemm.tar.xz" ]; then
-  gemm_profiles=$root/$out/profiles-gemm.tar.xz
-fi
-[ "$gemm_profiles" != none ] || gemm_profiles=""
-gemm_dir=""
-if [ -n "$gemm_profiles" ]; then
-  if [ -f "$gemm_profiles" ]; then
-    gemm_dir=$(mktemp -d)
-    python3 scripts/profiles-archive.py unpack "$gemm_profiles" "$gemm_dir"
+# The GEMM and pnpoly rows: rescored from their own archives (never emulated
+# here). `extra_dir NAME ARCHIVE` prints the folder of the profiles (the
+# archive unpacked into a scratch folder, or the folder itself), or nothing
+# when ARCHIVE is `none`, or empty and docs/validation/profiles-NAME.tar.xz
+# is missing.
+extra_dir() {
+  local name=$1 given=$2
+  local default=$root/$out/profiles-$name.tar.xz
+  if [ -z "$given" ] && [ -f "$default" ]; then given=$default; fi
+  if [ -z "$given" ] || [ "$given" = none ]; then return 0; fi
+  if [ -f "$given" ]; then
+    local d
+    d=$(mktemp -d)
+    python3 scripts/profiles-archive.py unpack "$given" "$d" >&2
+    printf '%s' "$d"
   else
-    gemm_dir=$gemm_profiles
+    printf '%s' "$given"
   fi
-  gemm_settings=$(sed -n 's/^settings: //p' "$gemm_dir/settings.txt" 2>/dev/null || true)
-  gemm_from=$(sed -n 's/^emulated: //p' "$gemm_dir/settings.txt" 2>/dev/null || true)
-  gemm_setting() { printf '%s\n' "$gemm_settings" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-  gemm_sample=$(gemm_setting GEMM_SAMPLE)
-  gemm_laptop_sample=$(gemm_setting GEMM_LAPTOP_SAMPLE)
+}
+# KEY=VALUE from the "settings: ..." line of a profiles folder's settings.txt.
+folder_setting() { sed -n 's/^settings: //p' "$1/settings.txt" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+folder_from() { sed -n 's/^emulated: //p' "$1/settings.txt" 2>/dev/null || true; }
+gemm_dir=$(extra_dir gemm "$gemm_profiles")
+if [ -n "$gemm_dir" ]; then
+  gemm_sample=$(folder_setting "$gemm_dir" GEMM_SAMPLE)
+  gemm_laptop_sample=$(folder_setting "$gemm_dir" GEMM_LAPTOP_SAMPLE)
   gemm_laptop_sample=${gemm_laptop_sample:-$gemm_sample}
-  gemm_seed=$(gemm_setting SEED)
-  gemm_ctas=$(gemm_setting CTAS)
+  gemm_seed=$(folder_setting "$gemm_dir" SEED)
+  gemm_ctas=$(folder_setting "$gemm_dir" CTAS)
+  gemm_from=$(folder_from "$gemm_dir")
   if [ -z "$gemm_sample" ] || [ -z "$gemm_seed" ] || [ -z "$gemm_ctas" ]; then
     echo "GEMM_PROFILES=$gemm_profiles: its settings.txt must say \"settings: GEMM_SAMPLE=N SEED=S CTAS=K\" (scripts/gemm-profiles.sh)" >&2
+    exit 1
+  fi
+fi
+pnpoly_dir=$(extra_dir pnpoly "$pnpoly_profiles")
+if [ -n "$pnpoly_dir" ]; then
+  pnpoly_sample=$(folder_setting "$pnpoly_dir" PNPOLY_SAMPLE)
+  pnpoly_seed=$(folder_setting "$pnpoly_dir" SEED)
+  pnpoly_ctas=$(folder_setting "$pnpoly_dir" CTAS)
+  pnpoly_from=$(folder_from "$pnpoly_dir")
+  if [ -z "$pnpoly_sample" ] || [ -z "$pnpoly_seed" ] || [ -z "$pnpoly_ctas" ]; then
+    echo "PNPOLY_PROFILES=$pnpoly_profiles: its settings.txt must say \"settings: PNPOLY_SAMPLE=N|all SEED=S CTAS=K\" (scripts/pnpoly-profiles.sh)" >&2
     exit 1
   fi
 fi
@@ -114,7 +140,9 @@ bin="$target/release/ptxperf"
 tmp=$(mktemp -d)
 gemm_unpacked=""
 [ "$gemm_dir" = "$gemm_profiles" ] || gemm_unpacked=$gemm_dir
-trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"}' EXIT
+pnpoly_unpacked=""
+[ "$pnpoly_dir" = "$pnpoly_profiles" ] || pnpoly_unpacked=$pnpoly_dir
+trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"}' EXIT
 rm -rf "$plots"
 mkdir -p "$plots"
 
@@ -146,6 +174,13 @@ if [ -n "$gemm_dir" ]; then
     "kt-gemm/KT_gemm_RTX_Titan.json.gz|experiments/gemm.toml|titan-rtx"
   )
 fi
+# pnpoly on the two GPUs whose files data/split.toml does not exclude.
+if [ -n "$pnpoly_dir" ]; then
+  datasets+=(
+    "kt-pnpoly/KT_pnpoly_RTX_3060_laptop.json.gz|experiments/pnpoly.toml|geforce-rtx-3060-laptop"
+    "kt-pnpoly/KT_pnpoly_RTX_3090.json.gz|experiments/pnpoly.toml|geforce-rtx-3090"
+  )
+fi
 
 start=$(date +%s)
 n=0
@@ -161,6 +196,7 @@ for entry in "${datasets[@]}"; do
   case $file in
     kt-convolution/* | schoonhoven-convolution/* | dedispersion/*) kind=bar ;;
     kt-gemm/*) kind=gemm ;;
+    kt-pnpoly/*) kind=pnpoly ;;
     *) kind=other ;;
   esac
   if [ "$experiment" = experiments/dedispersion.toml ] && [ ! -f third_party/benchmark_hub/dedisp_milo/dedispersion.cu ]; then
@@ -177,19 +213,31 @@ for entry in "${datasets[@]}"; do
     n_sample=$gemm_sample; n_seed=$gemm_seed; n_ctas=$gemm_ctas
     case $file in *3060_laptop*) n_sample=$gemm_laptop_sample ;; esac
   fi
+  if [ "$kind" = pnpoly ]; then
+    n_sample=$pnpoly_sample; n_seed=$pnpoly_seed; n_ctas=$pnpoly_ctas
+  fi
+  # `all`: every configuration, no --sample.
+  sample_args=(--sample "$n_sample" --seed "$n_seed")
+  shown_sample="--sample $n_sample --seed $n_seed"
+  if [ "$n_sample" = all ]; then sample_args=(); shown_sample=""; fi
   echo "validation-report: $file on $gpu (--sample $n_sample)" >&2
   # The command as written in the report: paths relative to the repository,
   # the data folder as ../shared/data/groundtruth.
-  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu --sample $n_sample --seed $n_seed --sample-ctas $n_ctas --jobs $jobs --svg $plots --markdown SECTION.md"
+  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu${shown_sample:+ $shown_sample} --sample-ctas $n_ctas --jobs $jobs --svg $plots --markdown SECTION.md"
   reuse=()
   # Scatter plots, except of the GEMM's thousands of points (200 KB per model
   # and GPU; its section has the figures).
   svg=(--svg "$plots")
-  if [ "$kind" = gemm ]; then
+  if [ "$kind" = gemm ] || [ "$kind" = pnpoly ]; then
     svg=()
     shown=${shown/ --svg $plots/}
-    reuse=(--profiles "$gemm_dir")
-    shown="$shown --profiles GEMM_PROFILES"
+    if [ "$kind" = gemm ]; then
+      reuse=(--profiles "$gemm_dir")
+      shown="$shown --profiles GEMM_PROFILES"
+    else
+      reuse=(--profiles "$pnpoly_dir")
+      shown="$shown --profiles PNPOLY_PROFILES"
+    fi
   elif [ -n "$profiles" ]; then
     reuse=(--profiles "$profiles")
     shown="$shown --profiles PROFILES"
@@ -197,7 +245,7 @@ for entry in "${datasets[@]}"; do
     reuse=(--save-profiles "$save")
   fi
   # stdout: the JSON (every figure unrounded) behind the summary table.
-  if ! "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample "$n_sample" --seed "$n_seed" \
+  if ! "$bin" validate "$experiment" --data "$path" --gpu "$gpu" ${sample_args[@]+"${sample_args[@]}"} \
       --sample-ctas "$n_ctas" --jobs "$jobs" "${svg[@]}" --markdown "$section" --quiet --json "${reuse[@]}" \
       >"$tmp/$n.json" 2>"$tmp/$n.err"; then
     printf '## %s on %s\n\n```\n%s\n```\n\nFailed:\n\n```\n%s\n```\n' "$file" "$gpu" "$shown" "$(cat "$tmp/$n.err")" >"$section"
@@ -206,18 +254,19 @@ for entry in "${datasets[@]}"; do
   fi
   printf '%s\t%s\t%s\n' "${file%%.*}" "$kind" "$tmp/$n.json" >>"$tmp/summary.list"
   # Replace the machine-specific command line by the portable one.
-  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" <<'EOF'
+  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" <<'EOF'
 import sys
-path, shown, root, profiles, gemm = sys.argv[1:6]
+path, shown, root, profiles, gemm, pnpoly = sys.argv[1:7]
 text = open(path).read()
 # The saved profiles' folder is this machine's: name it as the command does.
 # (Failures cite a profile's path: named the same way.)
 if profiles:
     text = text.replace("rescored from " + profiles, "rescored from PROFILES")
     text = text.replace(profiles.rstrip("/") + "/", "PROFILES/")
-if gemm:
-    text = text.replace("rescored from " + gemm, "rescored from GEMM_PROFILES")
-    text = text.replace(gemm.rstrip("/") + "/", "GEMM_PROFILES/")
+for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES")):
+    if folder:
+        text = text.replace("rescored from " + folder, "rescored from " + name)
+        text = text.replace(folder.rstrip("/") + "/", name + "/")
 # Data paths inside the repository, relative to it (not this machine's).
 text = text.replace(root.rstrip("/") + "/", "")
 start = text.index("```\n") + 4
@@ -277,6 +326,12 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
   if [ -n "$gemm_dir" ]; then
     echo "The GEMM rows ($gemm_sample configurations per GPU, $gemm_laptop_sample on the RTX 3060 Laptop; seed $gemm_seed, $gemm_ctas CTAs) are always rescored from"
     echo "\`profiles-gemm.tar.xz\` beside this file (GEMM_PROFILES), emulated at $gemm_from by \`scripts/gemm-profiles.sh\`."
+  fi
+  if [ -n "$pnpoly_dir" ]; then
+    what="$pnpoly_sample configurations per GPU, seed $pnpoly_seed"
+    [ "$pnpoly_sample" != all ] || what="every configuration"
+    echo "The pnpoly rows ($what, $pnpoly_ctas CTAs) are always rescored from"
+    echo "\`profiles-pnpoly.tar.xz\` beside this file (PNPOLY_PROFILES), emulated at $pnpoly_from by \`scripts/pnpoly-profiles.sh\`."
   fi
   if [ -n "$bench" ]; then
     echo

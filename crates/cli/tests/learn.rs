@@ -1,5 +1,6 @@
-//! `ptxperf learn` on the committed profiles (docs/validation/profiles.tar.xz
-//! and data/learned/profiles-gemm-pnpoly.tar.xz):
+//! `ptxperf learn` on the committed profiles (the validation report's
+//! archives: docs/validation/profiles.tar.xz, profiles-gemm.tar.xz and
+//! profiles-pnpoly.tar.xz):
 //! training twice on a small fixture (the H100 data of data/measured, in the
 //! repository) writes the same bytes, the committed model file is what
 //! training gives today (with the shared ground truth beside the
@@ -30,9 +31,10 @@ fn profiles(tag: &str) -> PathBuf {
     common::unpacked_profiles(&format!("learn-{tag}"))
 }
 
-/// The profiles of the kernels the report does not score (GEMM, pnpoly),
-/// for training only (docs/validation/learned.md).
-const TRAINING_ARCHIVE: &str = "data/learned/profiles-gemm-pnpoly.tar.xz";
+/// The report's archives of the GEMM and pnpoly rows, which train the
+/// committed model beside `profiles.tar.xz` (docs/validation/learned.md).
+const GEMM_ARCHIVE: &str = "docs/validation/profiles-gemm.tar.xz";
+const PNPOLY_ARCHIVE: &str = "docs/validation/profiles-pnpoly.tar.xz";
 
 const H100_SOURCES: &str = r#"
 [[source]]
@@ -138,7 +140,8 @@ fn the_committed_model_is_what_training_gives() {
         return;
     }
     let dir = profiles("committed");
-    let more = common::unpacked_archive(TRAINING_ARCHIVE, "learn-committed-more");
+    let gemm = common::unpacked_archive(GEMM_ARCHIVE, "learn-committed-gemm");
+    let pnpoly = common::unpacked_archive(PNPOLY_ARCHIVE, "learn-committed-pnpoly");
     let out = dir.join("model.json");
     let o = ptxperf(&[
         "learn",
@@ -146,7 +149,9 @@ fn the_committed_model_is_what_training_gives() {
         "--profiles",
         dir.to_str().expect("utf-8"),
         "--profiles",
-        more.to_str().expect("utf-8"),
+        gemm.to_str().expect("utf-8"),
+        "--profiles",
+        pnpoly.to_str().expect("utf-8"),
         "--out",
         out.to_str().expect("utf-8"),
     ]);
@@ -155,9 +160,10 @@ fn the_committed_model_is_what_training_gives() {
     let committed = std::fs::read(root().join("data/learned/model.json")).expect("committed model");
     assert!(
         trained == committed,
-        "data/learned/model.json is not what `ptxperf learn data/learned/sources.toml --profiles <docs/validation/profiles.tar.xz unpacked> --profiles <{TRAINING_ARCHIVE} unpacked>` gives: retrain and commit it"
+        "data/learned/model.json is not what `ptxperf learn data/learned/sources.toml --profiles <docs/validation/profiles.tar.xz unpacked> --profiles <{GEMM_ARCHIVE} unpacked> --profiles <{PNPOLY_ARCHIVE} unpacked>` gives: retrain and commit it"
     );
-    // Both archives were read: the model's samples name every kernel.
+    // Every archive was read: the model's samples name every kernel, and
+    // each data file weighs the same.
     let text = String::from_utf8_lossy(&o.stdout).to_string();
     for kernel in [
         "convolution_kernel",
@@ -170,6 +176,8 @@ fn the_committed_model_is_what_training_gives() {
             "no {kernel} among the training samples: {text}"
         );
     }
+    assert!(text.contains("weighted per data file"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&more);
+    let _ = std::fs::remove_dir_all(&gemm);
+    let _ = std::fs::remove_dir_all(&pnpoly);
 }

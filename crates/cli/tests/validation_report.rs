@@ -1,6 +1,7 @@
 //! The committed validation report against its committed inputs: rescoring
-//! the profiles of `docs/validation/profiles.tar.xz` (and, for the GEMM rows,
-//! of `docs/validation/profiles-gemm.tar.xz`) with the models of this
+//! the profiles of `docs/validation/profiles.tar.xz` (and, for the GEMM and
+//! pnpoly rows, of `docs/validation/profiles-gemm.tar.xz` and
+//! `docs/validation/profiles-pnpoly.tar.xz`) with the models of this
 //! build must give the figures of the report's summary table (the `timing`
 //! model's scored count, MAPE, Spearman, median predicted/measured and best
 //! ratio, to the digits printed), and the split's development and check counts. A model change that is not carried into the report fails
@@ -103,6 +104,8 @@ fn shared_groundtruth() -> Option<PathBuf> {
 fn dataset_files(groundtruth: &Path, dataset: &str) -> (PathBuf, &'static str) {
     let experiment = if dataset.contains("kt-gemm") {
         "experiments/gemm.toml"
+    } else if dataset.contains("kt-pnpoly") {
+        "experiments/pnpoly.toml"
     } else if dataset.contains("dedispersion") {
         "experiments/dedispersion.toml"
     } else if dataset.contains("vector") {
@@ -145,10 +148,23 @@ fn the_reports_summary_is_what_its_profiles_give() {
             == 4,
         "the summary has the four GEMM rows: {rows:?}"
     );
+    let pnpoly_dir =
+        common::unpacked_archive("docs/validation/profiles-pnpoly.tar.xz", "report-pnpoly");
+    let pnpoly_settings =
+        std::fs::read_to_string(pnpoly_dir.join("settings.txt")).expect("pnpoly settings.txt");
+    // The two pnpoly files the split does not exclude.
+    assert!(
+        rows.iter()
+            .filter(|r| r.dataset.starts_with("kt-pnpoly/"))
+            .count()
+            == 2,
+        "the summary has the two pnpoly rows: {rows:?}"
+    );
 
     for row in &rows {
         let (data, experiment) = dataset_files(&groundtruth, &row.dataset);
         let gemm = experiment.contains("gemm");
+        let pnpoly = experiment.contains("pnpoly");
         // The RTX 3060 Laptop's GEMM file has a sample of its own.
         let (profiles, settings, sample) = if gemm && row.dataset.contains("3060_laptop") {
             let sample = setting(&gemm_settings, "GEMM_LAPTOP_SAMPLE");
@@ -156,6 +172,9 @@ fn the_reports_summary_is_what_its_profiles_give() {
         } else if gemm {
             let sample = setting(&gemm_settings, "GEMM_SAMPLE");
             (&gemm_dir, &gemm_settings, sample)
+        } else if pnpoly {
+            let sample = setting(&pnpoly_settings, "PNPOLY_SAMPLE");
+            (&pnpoly_dir, &pnpoly_settings, sample)
         } else if experiment.contains("dedispersion") {
             (&dir, &settings, setting(&settings, "DEDISP_SAMPLE"))
         } else {
@@ -163,11 +182,18 @@ fn the_reports_summary_is_what_its_profiles_give() {
         };
         // The timing model's figures do not depend on the other models or
         // on the intervals: only it runs, without resampling.
+        // `all`: every configuration, without --sample.
+        let sample_args = if sample == "all" {
+            Vec::new()
+        } else {
+            vec!["--sample".to_string(), sample]
+        };
         let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
             .current_dir(root())
             .args(["validate", experiment, "--data"])
             .arg(&data)
-            .args(["--gpu", &row.gpu, "--sample", &sample])
+            .args(["--gpu", &row.gpu])
+            .args(&sample_args)
             .args(["--seed", &setting(settings, "SEED")])
             .args(["--sample-ctas", &setting(settings, "CTAS")])
             .arg("--profiles")
@@ -225,4 +251,5 @@ fn the_reports_summary_is_what_its_profiles_give() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&gemm_dir);
+    let _ = std::fs::remove_dir_all(&pnpoly_dir);
 }

@@ -77,6 +77,15 @@ pub struct Training {
     pub gpus: Vec<String>,
     /// The kernels, sorted.
     pub kernels: Vec<String>,
+    /// How the rows were weighted: `row` (each the same) or `data_file`
+    /// (each measured data file the same in total, however many of its
+    /// configurations have profiles).
+    #[serde(default = "row_weighting")]
+    pub weighting: String,
+}
+
+fn row_weighting() -> String {
+    "row".to_string()
 }
 
 /// A trained ensemble as the model file holds it.
@@ -109,10 +118,21 @@ pub struct EnsemblePrediction {
 }
 
 /// Train `members` boosters on `x`, `y` (member `i` with seed
-/// `params.seed + i`), sequentially.
+/// `params.seed + i`), sequentially, every row weighing the same.
 pub fn train(
     x: &[Vec<f64>],
     y: &[f64],
+    params: &Params,
+    members: usize,
+) -> Result<Vec<Booster>, LearnError> {
+    train_weighted(x, y, &vec![1.0; x.len()], params, members)
+}
+
+/// [`train`] with row `i` weighing `w[i]` ([`gbt::fit_weighted`]).
+pub fn train_weighted(
+    x: &[Vec<f64>],
+    y: &[f64],
+    w: &[f64],
     params: &Params,
     members: usize,
 ) -> Result<Vec<Booster>, LearnError> {
@@ -122,7 +142,7 @@ pub fn train(
                 seed: params.seed.wrapping_add(i),
                 ..params.clone()
             };
-            gbt::fit(x, y, &p)
+            gbt::fit_weighted(x, y, w, &p)
         })
         .collect()
 }
@@ -243,6 +263,7 @@ mod tests {
             samples: 60,
             gpus: vec!["g".into()],
             kernels: vec!["k".into()],
+            weighting: "row".into(),
         };
         (
             ModelFile::new(

@@ -29,11 +29,12 @@ pub fn samples_line(samples: &[Sample], target: Target, part: Part) -> String {
 /// The trained model's summary and its largest feature importances.
 pub fn trained(file: &ModelFile, target: Target, out: &Path) -> String {
     let mut text = format!(
-        "trained on {} development configurations of {} GPUs ({}), kernels {}; target {}; {} members of {} trees; wrote {}\nlargest feature importances (share of split gain):\n",
+        "trained on {} development configurations of {} GPUs ({}), kernels {}; weighted per {}; target {}; {} members of {} trees; wrote {}\nlargest feature importances (share of split gain):\n",
         file.training.samples,
         file.training.gpus.len(),
         file.training.gpus.join(", "),
         file.training.kernels.join(", "),
+        file.training.weighting.replace('_', " "),
         target.name(),
         file.members.len(),
         file.params.trees,
@@ -49,16 +50,29 @@ fn opt(x: Option<f64>) -> String {
     x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"))
 }
 
+/// The transferred-best baseline of a dataset: the range of the ratios over
+/// the GPUs it was taken from, and how many ("-" when no other GPU ran the
+/// kernel).
+fn transferred(ratios: &[(String, f64)]) -> String {
+    let lo = ratios.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
+    let hi = ratios.iter().map(|r| r.1).fold(0.0, f64::max);
+    match ratios.len() {
+        0 => "-".to_string(),
+        1 => format!("{lo:.2} (1 GPU)"),
+        n => format!("{lo:.2} to {hi:.2} ({n} GPUs)"),
+    }
+}
+
 /// One Markdown table per hold-out: learned beside timing, per dataset.
 pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
     let mut t = format!(
-        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | timing best ratio | learned pred/meas | timing pred/meas |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | timing best ratio | learned pred/meas | timing pred/meas | transferred best |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
         hold.name()
     );
     for f in folds {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.3} | {:.3} |",
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.3} | {:.3} | {} |",
             f.held_out,
             f.gpu,
             f.kernel,
@@ -71,7 +85,8 @@ pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
             f.learned.best_ratio,
             f.timing.best_ratio,
             f.learned.median_ratio,
-            f.timing.median_ratio
+            f.timing.median_ratio,
+            transferred(&f.transferred)
         );
     }
     t

@@ -96,6 +96,9 @@ pub struct Sample {
     pub data: String,
     /// Its row in the data file.
     pub row: usize,
+    /// The configuration (its saved profile's file stem): the same on every
+    /// GPU whose data lists it.
+    pub config: String,
     pub part: Part,
     /// [`models::learned::feature_names`] order.
     pub features: Vec<f64>,
@@ -145,7 +148,8 @@ pub fn collect(
             let Ok(launch) = experiment.launch(&dataset.named_values(row)) else {
                 continue;
             };
-            let file = format!("{}.toml", profile_file_stem(&launch));
+            let config = profile_file_stem(&launch);
+            let file = format!("{config}.toml");
             let Some(path) = dirs.iter().map(|d| d.join(&file)).find(|p| p.is_file()) else {
                 continue;
             };
@@ -155,6 +159,7 @@ pub fn collect(
                 kernel: dataset.kernel.clone(),
                 data: s.data.display().to_string(),
                 row: row_index,
+                config,
                 part,
                 features,
                 measured: ms / 1e3,
@@ -199,6 +204,55 @@ pub fn sample_features(
     Ok((x, t.seconds))
 }
 
+/// How the training rows are weighted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weighting {
+    /// Every configuration the same.
+    Row,
+    /// Every measured data file the same in total: a file with 1,400
+    /// profiled configurations counts as much as one with 20, so the kernel
+    /// and GPU with the most profiles do not decide every split.
+    DataFile,
+}
+
+impl Weighting {
+    /// Name as the command line and the model file write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Weighting::Row => "row",
+            Weighting::DataFile => "data_file",
+        }
+    }
+
+    /// Parse a command-line name (`row`, `data-file` or `data_file`).
+    pub fn parse(s: &str) -> Option<Weighting> {
+        match s {
+            "row" => Some(Weighting::Row),
+            "data-file" | "data_file" => Some(Weighting::DataFile),
+            _ => None,
+        }
+    }
+
+    /// The weight of each of `samples`, in order; their mean is 1.
+    pub fn weights(self, samples: &[Sample]) -> Vec<f64> {
+        match self {
+            Weighting::Row => vec![1.0; samples.len()],
+            Weighting::DataFile => {
+                let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+                for s in samples {
+                    *per_file.entry(s.data.as_str()).or_default() += 1;
+                }
+                let files = per_file.len() as f64;
+                let n = samples.len() as f64;
+                samples
+                    .iter()
+                    .map(|s| n / (files * per_file[s.data.as_str()] as f64))
+                    .collect()
+            }
+        }
+    }
+}
+
 /// How training runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainOptions {
@@ -208,6 +262,7 @@ pub struct TrainOptions {
     pub members: usize,
     /// The split file, as recorded in the model file.
     pub split: String,
+    pub weighting: Weighting,
 }
 
 impl Default for TrainOptions {
@@ -217,6 +272,7 @@ impl Default for TrainOptions {
             params: Params::default(),
             members: 5,
             split: "data/split.toml".to_string(),
+            weighting: Weighting::Row,
         }
     }
 }
@@ -235,7 +291,8 @@ pub fn train(samples: &[Sample], opts: &TrainOptions) -> Result<ModelFile, Learn
     }
     let x: Vec<Vec<f64>> = samples.iter().map(|s| s.features.clone()).collect();
     let y: Vec<f64> = samples.iter().map(|s| s.target(opts.target)).collect();
-    let members = learn::train(&x, &y, &opts.params, opts.members)?;
+    let w = opts.weighting.weights(samples);
+    let members = learn::train_weighted(&x, &y, &w, &opts.params, opts.members)?;
     let set = |f: fn(&Sample) -> &String| -> Vec<String> {
         samples
             .iter()
@@ -250,6 +307,7 @@ pub fn train(samples: &[Sample], opts: &TrainOptions) -> Result<ModelFile, Learn
         samples: samples.len(),
         gpus: set(|s| &s.gpu),
         kernels: set(|s| &s.kernel),
+        weighting: opts.weighting.name().to_string(),
     };
     Ok(ModelFile::new(
         opts.target,
@@ -331,6 +389,41 @@ pub struct FoldScore {
     pub scored: usize,
     pub learned: Metrics,
     pub timing: Metrics,
+    /// The transferred-best baseline, one ratio per other GPU with samples
+    /// of this kernel ([`transferred_best`]), in GPU order.
+    pub transferred: Vec<(String, f64)>,
+}
+
+/// The transferred-best baseline for the configurations `set` of one GPU
+/// and kernel: for every other GPU with samples of the kernel, its fastest
+/// measured configuration among those in `set`, run here: that
+/// configuration's measured time over the fastest in `set` (1.0: the other
+/// GPU's pick is this GPU's best). What a user without a model would do:
+/// take the configuration that won on the GPU they measured.
+pub fn transferred_best(samples: &[Sample], set: &[&Sample]) -> Vec<(String, f64)> {
+    let Some(first) = set.first() else {
+        return Vec::new();
+    };
+    let best_here = set.iter().map(|s| s.measured).fold(f64::INFINITY, f64::min);
+    let here: BTreeMap<&str, f64> = set
+        .iter()
+        .map(|s| (s.config.as_str(), s.measured))
+        .collect();
+    let mut by_gpu: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
+    for s in samples
+        .iter()
+        .filter(|s| s.kernel == first.kernel && s.gpu != first.gpu)
+    {
+        by_gpu.entry(s.gpu.as_str()).or_default().push(s);
+    }
+    by_gpu
+        .into_iter()
+        .filter_map(|(gpu, mut theirs)| {
+            theirs.sort_by(|a, b| a.measured.total_cmp(&b.measured).then(a.row.cmp(&b.row)));
+            let pick = theirs.iter().find_map(|s| here.get(s.config.as_str()))?;
+            Some((gpu.to_string(), pick / best_here))
+        })
+        .collect()
 }
 
 /// Hold out each GPU (or kernel) in turn: train on the development part of
@@ -377,6 +470,7 @@ pub fn cross_validate(
                     scored: set.len(),
                     learned: l,
                     timing: t,
+                    transferred: transferred_best(samples, &set),
                 });
             }
         }
@@ -408,6 +502,7 @@ mod tests {
                         kernel: kernel.to_string(),
                         data: format!("{gpu}-{kernel}.json"),
                         row,
+                        config: format!("row={row}"),
                         part: if row % 10 < 3 {
                             Part::Check
                         } else {
@@ -458,6 +553,85 @@ mod tests {
         let a = train(&dev, &opts).expect("train").to_json();
         let b = train(&dev, &opts).expect("train").to_json();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn data_file_weighting_gives_every_file_the_same_total() {
+        let mut dev: Vec<Sample> = samples()
+            .into_iter()
+            .filter(|s| s.part == Part::Development)
+            .collect();
+        // One file keeps a quarter of its rows: its rows weigh four times more.
+        let first = dev[0].data.clone();
+        let mut kept = 0;
+        dev.retain(|s| {
+            if s.data != first {
+                return true;
+            }
+            kept += 1;
+            kept % 4 == 0
+        });
+        let w = Weighting::DataFile.weights(&dev);
+        let mut totals: BTreeMap<&str, f64> = BTreeMap::new();
+        for (s, w) in dev.iter().zip(&w) {
+            *totals.entry(s.data.as_str()).or_default() += w;
+        }
+        let totals: Vec<f64> = totals.into_values().collect();
+        assert_eq!(totals.len(), 6);
+        for t in &totals {
+            assert!((t - totals[0]).abs() < 1e-9, "{totals:?}");
+        }
+        let mean = w.iter().sum::<f64>() / w.len() as f64;
+        assert!((mean - 1.0).abs() < 1e-12, "mean weight {mean}");
+        assert_eq!(Weighting::Row.weights(&dev), vec![1.0; dev.len()]);
+        // The model file says how it was weighted.
+        let opts = TrainOptions {
+            weighting: Weighting::DataFile,
+            params: Params {
+                trees: 10,
+                ..Params::default()
+            },
+            ..TrainOptions::default()
+        };
+        let file = train(&dev, &opts).expect("train");
+        assert_eq!(file.training.weighting, "data_file");
+    }
+
+    #[test]
+    fn the_transferred_best_is_the_other_gpus_pick_run_here() {
+        let sample = |gpu: &str, config: &str, measured: f64| Sample {
+            gpu: gpu.to_string(),
+            kernel: "k".to_string(),
+            data: format!("{gpu}.json"),
+            row: 0,
+            config: config.to_string(),
+            part: Part::Check,
+            features: Vec::new(),
+            measured,
+            timing: measured,
+        };
+        let all = vec![
+            sample("a", "x", 2.0),
+            sample("a", "y", 1.0),
+            sample("a", "z", 4.0),
+            // b's best (w) was not scored on a: its next best (z) is run there.
+            sample("b", "w", 0.5),
+            sample("b", "z", 1.0),
+            sample("b", "x", 3.0),
+            // c's best is a's best.
+            sample("c", "y", 7.0),
+            sample("c", "x", 9.0),
+            // Another kernel on d: no baseline from it.
+            Sample {
+                kernel: "other".to_string(),
+                ..sample("d", "x", 0.1)
+            },
+        ];
+        let set: Vec<&Sample> = all.iter().filter(|s| s.gpu == "a").collect();
+        assert_eq!(
+            transferred_best(&all, &set),
+            vec![("b".to_string(), 4.0), ("c".to_string(), 1.0)]
+        );
     }
 
     #[test]

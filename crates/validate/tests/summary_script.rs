@@ -107,12 +107,13 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     write(
         &list,
         &format!(
-            "conv-a\tbar\t{}\ndedisp-b\tbar\t{}\nmissing\tbar\t-\nextra-c\tother\t{}\ngemm-d\tgemm\t{}\ngemm-e\tgemm\t{}\n",
+            "conv-a\tbar\t{}\ndedisp-b\tbar\t{}\nmissing\tbar\t-\nextra-c\tother\t{}\ngemm-d\tgemm\t{}\ngemm-e\tgemm\t{}\npnpoly-c\tpnpoly\t{}\n",
             on_bar.display(),
             low_rank.display(),
             held_out.display(),
             gemm_ok.display(),
-            gemm_low.display()
+            gemm_low.display(),
+            held_out.display()
         ),
     );
     let out = run(&list);
@@ -129,6 +130,10 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
         "| extra-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (outside the bar) | roofline 10.0 / 0.900 | [78.0, 83.0] | [0.500, 0.950] | 1.062 |",
         "| gemm-d | gpu-d | 20 | 14 / 6 | 29.96 | 0.851 | 0.900 | issue 26: **passes** | tmm 50.0 / 0.600 | [28.0, 33.0] | [0.500, 0.950] | 1.062 |",
         "| gemm-e | gpu-e | 20 | 14 / 6 | 24.00 | 0.840 | 0.900 | issue 26: Spearman fails | tmm 50.0 / 0.600 | [22.0, 27.0] | [0.500, 0.950] | 1.062 |",
+        // pnpoly: shown, never judged (no bar for the timing model), with
+        // the paragraph that says why.
+        "| pnpoly-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (no timing bar) | roofline 10.0 / 0.900 | [78.0, 83.0] | [0.500, 0.950] | 1.062 |",
+        "The pnpoly rows (both parts of the split",
         "It holds on 1 of 3.",
         "it holds on\n1 of 2.",
     ] {
@@ -144,7 +149,7 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(":2: want DATASET<tab>bar|gemm|other<tab>JSON"),
+        err.contains(":2: want DATASET<tab>bar|gemm|pnpoly|other<tab>JSON"),
         "{err}"
     );
     // A file that is not validate's JSON: exit 1, naming the file.

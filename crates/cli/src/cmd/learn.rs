@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use learn::{Params, Target};
 use report::learn as learn_report;
-use study::learning::{self, HoldOut, Sample, TrainOptions};
+use study::learning::{self, HoldOut, Sample, TrainOptions, Weighting};
 use validate::split::{Part, Split};
 
 use crate::error::CliError;
@@ -23,10 +23,10 @@ use crate::output::{emit, write_file};
 /// development part only and writes the same bytes on every run.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
-  ptxperf learn data/learned/sources.toml --profiles PROFILES --profiles MORE
+  ptxperf learn data/learned/sources.toml --profiles P --profiles G --profiles N
                                         train on the development part, write data/learned/model.json
-                                        (PROFILES, MORE: docs/validation/profiles.tar.xz and
-                                        data/learned/profiles-gemm-pnpoly.tar.xz unpacked)
+                                        (P, G, N: docs/validation/profiles.tar.xz, profiles-gemm.tar.xz
+                                        and profiles-pnpoly.tar.xz unpacked with scripts/profiles-archive.py)
   ptxperf learn data/learned/sources.toml --profiles PROFILES --target log-time --out m.json
                                         predict ln(time) instead of a correction on the timing model
   ptxperf learn data/learned/sources.toml --profiles PROFILES --cross-validate --part check
@@ -57,6 +57,13 @@ pub struct Args {
     /// Ensemble members (their spread is the interval).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub members: usize,
+    /// How the training configurations weigh: `data-file` (each measured
+    /// data file the same in total, so a file with thousands of saved
+    /// profiles does not outweigh one with twenty; chosen by
+    /// cross-validation on the development part, docs/validation/learned.md)
+    /// or `row` (each configuration the same).
+    #[arg(long, value_name = "W", default_value = "data-file")]
+    pub weighting: String,
     /// Cross-validate (hold out each GPU, then each kernel) instead of
     /// training; prints Markdown tables and writes nothing.
     #[arg(long)]
@@ -76,6 +83,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let target = Target::parse(&args.target).ok_or_else(|| {
         CliError::usage(format!("--target {}: correction or log-time", args.target))
     })?;
+    let weighting = Weighting::parse(&args.weighting).ok_or_else(|| {
+        CliError::usage(format!("--weighting {}: row or data-file", args.weighting))
+    })?;
     let part = Part::parse(&args.part)
         .ok_or_else(|| CliError::usage(format!("--part {}: development or check", args.part)))?;
     let split = Split::load(&args.split).map_err(|e| CliError::of(&e))?;
@@ -92,6 +102,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         params,
         members: args.members,
         split: args.split.display().to_string(),
+        weighting,
     };
     if args.cross_validate {
         let mut text = learn_report::samples_line(&samples, target, part);
