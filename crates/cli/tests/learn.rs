@@ -125,6 +125,46 @@ fn retraining_a_fixture_writes_the_same_bytes_and_predicts_with_it() {
 }
 
 #[test]
+fn cross_validation_by_kernel_prints_the_same_tables_twice() {
+    // The H100 fixture: one GPU (no GPU can be held out with another left
+    // to train on) and two kernels, development by role.
+    let dir = profiles("cv");
+    let sources = dir.join("sources.toml");
+    std::fs::write(&sources, H100_SOURCES).expect("write sources");
+    let run = || {
+        ptxperf(&[
+            "learn",
+            sources.to_str().expect("utf-8"),
+            "--profiles",
+            dir.to_str().expect("utf-8"),
+            "--trees",
+            "30",
+            "--members",
+            "3",
+            "--cross-validate",
+            "--part",
+            "development",
+        ])
+    };
+    let (a, b) = (run(), run());
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout, "two cross-validations differ");
+    let text = String::from_utf8_lossy(&a.stdout).to_string();
+    assert!(text.contains("scored: the development part"), "{text}");
+    assert!(text.contains("### Held out by kernel"), "{text}");
+    for kernel in ["convolution_kernel", "dedispersion_kernel"] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {kernel} | h100-sxm5-80gb | {kernel} |")))
+            .unwrap_or_else(|| panic!("no row holding out {kernel}:\n{text}"));
+        // 15 cells; no other GPU ran the kernel, so no transferred best.
+        assert_eq!(row.matches('|').count(), 16, "{row}");
+        assert!(row.ends_with("| - |"), "{row}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_committed_model_is_what_training_gives() {
     let groundtruth = root().join("../shared/data/groundtruth");
     if !groundtruth.is_dir() {

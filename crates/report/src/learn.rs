@@ -66,13 +66,13 @@ fn transferred(ratios: &[(String, f64)]) -> String {
 /// One Markdown table per hold-out: learned beside timing, per dataset.
 pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
     let mut t = format!(
-        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | timing best ratio | learned pred/meas | timing pred/meas | transferred best |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | learned best ratio, pessimistic | timing best ratio | learned pred/meas | timing pred/meas | transferred best |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
         hold.name()
     );
     for f in folds {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.3} | {:.3} | {} |",
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {} |",
             f.held_out,
             f.gpu,
             f.kernel,
@@ -83,6 +83,7 @@ pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
             opt(f.learned.spearman),
             opt(f.timing.spearman),
             f.learned.best_ratio,
+            f.learned_pessimistic_best,
             f.timing.best_ratio,
             f.learned.median_ratio,
             f.timing.median_ratio,
@@ -90,4 +91,57 @@ pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
         );
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use study::learning::Metrics;
+
+    fn metrics(mape: f64, spearman: Option<f64>, best: f64, median: f64) -> Metrics {
+        Metrics {
+            mape,
+            spearman,
+            best_ratio: best,
+            median_ratio: median,
+        }
+    }
+
+    fn check(transferred: Vec<(String, f64)>, expect: &str) {
+        let fold = FoldScore {
+            held_out: "gpu-a".to_string(),
+            gpu: "gpu-a".to_string(),
+            kernel: "k".to_string(),
+            trained_on: 120,
+            scored: 30,
+            learned: metrics(12.34, Some(0.9123), 1.05, 0.98),
+            timing: metrics(30.0, None, 1.5, 0.7),
+            learned_pessimistic_best: 1.02,
+            transferred,
+        };
+        let text = folds(HoldOut::Gpu, &[fold]);
+        assert!(text.contains("### Held out by gpu"), "{text}");
+        assert!(text.contains(expect), "no {expect:?} in\n{text}");
+        // Every row has as many cells as the header.
+        let cells: Vec<usize> = text
+            .lines()
+            .filter(|l| l.starts_with('|'))
+            .map(|l| l.matches('|').count())
+            .collect();
+        assert!(cells.iter().all(|&c| c == cells[0]), "{cells:?}\n{text}");
+    }
+
+    #[test]
+    fn a_fold_row_shows_both_models_both_picks_and_the_baseline() {
+        let row = "| gpu-a | gpu-a | k | 120 | 30 | 12.3 | 30.0 | 0.912 | - | 1.05 | 1.02 | 1.50 | 0.980 | 0.700 |";
+        check(Vec::new(), &format!("{row} - |"));
+        check(
+            vec![("gpu-b".to_string(), 1.1)],
+            &format!("{row} 1.10 (1 GPU) |"),
+        );
+        check(
+            vec![("gpu-b".to_string(), 1.3), ("gpu-c".to_string(), 1.0)],
+            &format!("{row} 1.00 to 1.30 (2 GPUs) |"),
+        );
+    }
 }

@@ -320,7 +320,16 @@ pub fn train(samples: &[Sample], opts: &TrainOptions) -> Result<ModelFile, Learn
 
 /// Seconds the model file predicts for a sample.
 pub fn predict_seconds(file: &ModelFile, s: &Sample) -> f64 {
-    let v = file.predict(&s.features).mean;
+    seconds_of(file, s, file.predict(&s.features).mean)
+}
+
+/// The upper end of the interval, seconds: the slowest member's time (what
+/// `tune --rank-by pessimistic` ranks by).
+pub fn predict_upper_seconds(file: &ModelFile, s: &Sample) -> f64 {
+    seconds_of(file, s, file.predict(&s.features).high)
+}
+
+fn seconds_of(file: &ModelFile, s: &Sample, v: f64) -> f64 {
     match file.target {
         Target::Correction => s.timing * v.exp(),
         Target::LogTime => v.exp(),
@@ -389,6 +398,9 @@ pub struct FoldScore {
     pub scored: usize,
     pub learned: Metrics,
     pub timing: Metrics,
+    /// Best ratio of the configuration whose upper bound (slowest member)
+    /// is lowest: `tune --rank-by pessimistic`'s pick.
+    pub learned_pessimistic_best: f64,
     /// The transferred-best baseline, one ratio per other GPU with samples
     /// of this kernel ([`transferred_best`]), in GPU order.
     pub transferred: Vec<(String, f64)>,
@@ -459,9 +471,16 @@ pub fn cross_validate(
         for ((gpu, kernel), set) in tests {
             let measured: Vec<f64> = set.iter().map(|s| s.measured).collect();
             let learned: Vec<f64> = set.iter().map(|s| predict_seconds(&file, s)).collect();
+            let upper: Vec<f64> = set
+                .iter()
+                .map(|s| predict_upper_seconds(&file, s))
+                .collect();
             let timing: Vec<f64> = set.iter().map(|s| s.timing).collect();
-            if let (Some(l), Some(t)) = (metrics(&learned, &measured), metrics(&timing, &measured))
-            {
+            if let (Some(l), Some(t), Ok(pessimistic)) = (
+                metrics(&learned, &measured),
+                metrics(&timing, &measured),
+                stats::best_config_ratio(&upper, &measured),
+            ) {
                 out.push(FoldScore {
                     held_out: g.to_string(),
                     gpu,
@@ -470,6 +489,7 @@ pub fn cross_validate(
                     scored: set.len(),
                     learned: l,
                     timing: t,
+                    learned_pessimistic_best: pessimistic,
                     transferred: transferred_best(samples, &set),
                 });
             }
@@ -645,6 +665,8 @@ mod tests {
             assert_eq!(f.scored, 12);
             // Trained on the other kernel's development part: 3 GPUs x 28.
             assert_eq!(f.trained_on, 84);
+            // A pick's measured time over the best: at least 1.
+            assert!(f.learned_pessimistic_best >= 1.0, "{f:?}");
             assert!(
                 f.learned.mape < f.timing.mape,
                 "learned {:?} timing {:?}",
