@@ -48,6 +48,23 @@ experiment = "experiments/dedispersion.toml"
 data = "data/measured/h100-sxm5-80gb/dedispersion.json.gz"
 "#;
 
+/// `ptxperf learn` on the H100 fixture (`sources` lists [`H100_SOURCES`],
+/// `dir` holds the profiles), small: 30 trees, 3 members; then `more`.
+fn learn_fixture(sources: &Path, dir: &Path, more: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "learn",
+        sources.to_str().expect("utf-8"),
+        "--profiles",
+        dir.to_str().expect("utf-8"),
+        "--trees",
+        "30",
+        "--members",
+        "3",
+    ];
+    args.extend_from_slice(more);
+    ptxperf(&args)
+}
+
 #[test]
 fn retraining_a_fixture_writes_the_same_bytes_and_predicts_with_it() {
     let dir = profiles("fixture");
@@ -56,18 +73,7 @@ fn retraining_a_fixture_writes_the_same_bytes_and_predicts_with_it() {
     let mut files = Vec::new();
     for n in ["a", "b"] {
         let out = dir.join(format!("model-{n}.json"));
-        let o = ptxperf(&[
-            "learn",
-            sources.to_str().expect("utf-8"),
-            "--profiles",
-            dir.to_str().expect("utf-8"),
-            "--trees",
-            "30",
-            "--members",
-            "3",
-            "--out",
-            out.to_str().expect("utf-8"),
-        ]);
+        let o = learn_fixture(&sources, &dir, &["--out", out.to_str().expect("utf-8")]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let text = String::from_utf8_lossy(&o.stdout).to_string();
         assert!(
@@ -132,19 +138,11 @@ fn cross_validation_by_kernel_prints_the_same_tables_twice() {
     let sources = dir.join("sources.toml");
     std::fs::write(&sources, H100_SOURCES).expect("write sources");
     let run = || {
-        ptxperf(&[
-            "learn",
-            sources.to_str().expect("utf-8"),
-            "--profiles",
-            dir.to_str().expect("utf-8"),
-            "--trees",
-            "30",
-            "--members",
-            "3",
-            "--cross-validate",
-            "--part",
-            "development",
-        ])
+        learn_fixture(
+            &sources,
+            &dir,
+            &["--cross-validate", "--part", "development"],
+        )
     };
     let (a, b) = (run(), run());
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
