@@ -272,7 +272,7 @@ impl Default for TrainOptions {
             params: Params::default(),
             members: 5,
             split: "data/split.toml".to_string(),
-            weighting: Weighting::Row,
+            weighting: Weighting::DataFile,
         }
     }
 }
@@ -318,22 +318,16 @@ pub fn train(samples: &[Sample], opts: &TrainOptions) -> Result<ModelFile, Learn
     ))
 }
 
-/// Seconds the model file predicts for a sample.
-pub fn predict_seconds(file: &ModelFile, s: &Sample) -> f64 {
-    seconds_of(file, s, file.predict(&s.features).mean)
-}
-
-/// The upper end of the interval, seconds: the slowest member's time (what
-/// `tune --rank-by pessimistic` ranks by).
-pub fn predict_upper_seconds(file: &ModelFile, s: &Sample) -> f64 {
-    seconds_of(file, s, file.predict(&s.features).high)
-}
-
-fn seconds_of(file: &ModelFile, s: &Sample, v: f64) -> f64 {
-    match file.target {
+/// Seconds the model file predicts for a sample: the members' mean, and
+/// the upper end of the interval (the slowest member's time, what `tune
+/// --rank-by pessimistic` ranks by).
+pub fn predict_seconds(file: &ModelFile, s: &Sample) -> (f64, f64) {
+    let p = file.predict(&s.features);
+    let seconds = |v: f64| match file.target {
         Target::Correction => s.timing * v.exp(),
         Target::LogTime => v.exp(),
-    }
+    };
+    (seconds(p.mean), seconds(p.high))
 }
 
 /// What a fold holds out.
@@ -470,11 +464,8 @@ pub fn cross_validate(
         let file = train(&train_set, opts)?;
         for ((gpu, kernel), set) in tests {
             let measured: Vec<f64> = set.iter().map(|s| s.measured).collect();
-            let learned: Vec<f64> = set.iter().map(|s| predict_seconds(&file, s)).collect();
-            let upper: Vec<f64> = set
-                .iter()
-                .map(|s| predict_upper_seconds(&file, s))
-                .collect();
+            let (learned, upper): (Vec<f64>, Vec<f64>) =
+                set.iter().map(|s| predict_seconds(&file, s)).unzip();
             let timing: Vec<f64> = set.iter().map(|s| s.timing).collect();
             if let (Some(l), Some(t), Ok(pessimistic)) = (
                 metrics(&learned, &measured),
