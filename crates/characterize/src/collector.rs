@@ -60,6 +60,16 @@ impl Traffic {
     }
 }
 
+/// The parts of an instruction's class it is counted in as well (see
+/// [`crate::static_info::InstInfo`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Parts {
+    fused: bool,
+    int_div: bool,
+    fp32_div: bool,
+    const_indexed: bool,
+}
+
 /// Counts events of the CTAs it is told to watch.
 #[derive(Debug)]
 pub struct Collector<'t> {
@@ -163,21 +173,20 @@ impl<'t> Collector<'t> {
     }
 
     /// Count `mask`'s lanes as executing the instruction at `site` (thread level).
-    fn count_threads(
-        &mut self,
-        site: Site,
-        class: InstClass,
-        mask: Mask,
-        fused: bool,
-        int_div: bool,
-    ) {
+    fn count_threads(&mut self, site: Site, class: InstClass, mask: Mask, parts: Parts) {
         let n = u64::from(mask.count_ones());
         self.totals.thread[class.index()] += n;
-        if fused {
+        if parts.fused {
             self.totals.fused.1[class.index()] += n;
         }
-        if int_div {
+        if parts.int_div {
             self.totals.int_div.1 += n;
+        }
+        if parts.fp32_div {
+            self.totals.fp32_div.1 += n;
+        }
+        if parts.const_indexed {
+            self.totals.const_indexed.1 += n;
         }
         self.live.thread_instructions += n;
         if let Some(l) = self.line_mut(site) {
@@ -360,19 +369,31 @@ impl Observer for Collector<'_> {
         let Some(info) = self.table.get(site.func, site.pc) else {
             return;
         };
-        let (class, fused, int_div) = (info.class, info.fused, info.int_div);
+        let class = info.class;
+        let parts = Parts {
+            fused: info.fused,
+            int_div: info.int_div,
+            fp32_div: info.fp32_div,
+            const_indexed: info.const_indexed,
+        };
         self.totals.warp[class.index()] += 1;
-        if fused {
+        if parts.fused {
             self.totals.fused.0[class.index()] += 1;
         }
-        if int_div {
+        if parts.int_div {
             self.totals.int_div.0 += 1;
+        }
+        if parts.fp32_div {
+            self.totals.fp32_div.0 += 1;
+        }
+        if parts.const_indexed {
+            self.totals.const_indexed.0 += 1;
         }
         self.live.warp_instructions += 1;
         if let Some(l) = self.line_mut(site) {
             l.executions += 1;
         }
-        self.count_threads(site, class, active, fused, int_div);
+        self.count_threads(site, class, active, parts);
     }
 
     fn memory(&mut self, e: &MemEvent<'_>) {
@@ -422,7 +443,7 @@ impl Observer for Collector<'_> {
         // Lanes whose guard was false executed the branch too (not taken).
         let not_taken = e.active & !e.taken;
         if not_taken != 0 {
-            self.count_threads(e.site, InstClass::Branch, not_taken, false, false);
+            self.count_threads(e.site, InstClass::Branch, not_taken, Parts::default());
         }
     }
 

@@ -111,6 +111,10 @@ pub struct Totals {
     pub fused: (ClassCounts, ClassCounts),
     /// Warp and thread counts of integer div/rem.
     pub int_div: (u64, u64),
+    /// Warp and thread counts of IEEE-rounded FP32 div.
+    pub fp32_div: (u64, u64),
+    /// Warp and thread counts of register-addressed constant loads.
+    pub const_indexed: (u64, u64),
     /// Every branch instruction executed (warp level).
     pub branches: u64,
     pub divergent_branches: u64,
@@ -147,6 +151,8 @@ impl Totals {
             thread: ZERO,
             fused: (ZERO, ZERO),
             int_div: (0, 0),
+            fp32_div: (0, 0),
+            const_indexed: (0, 0),
             branches: 0,
             divergent_branches: 0,
             conditional_branches: 0,
@@ -171,6 +177,8 @@ impl Totals {
             thread,
             fused,
             int_div,
+            fp32_div,
+            const_indexed,
             branches,
             divergent_branches,
             conditional_branches,
@@ -191,6 +199,10 @@ impl Totals {
         add_classes(&mut self.fused.1, &fused.1);
         self.int_div.0 += int_div.0;
         self.int_div.1 += int_div.1;
+        self.fp32_div.0 += fp32_div.0;
+        self.fp32_div.1 += fp32_div.1;
+        self.const_indexed.0 += const_indexed.0;
+        self.const_indexed.1 += const_indexed.1;
         self.branches += branches;
         self.divergent_branches += divergent_branches;
         self.conditional_branches += conditional_branches;

@@ -3,7 +3,8 @@
 //! ptx's instruction classes are folded into the profile's [`ClassMix`]:
 //! integer ALU, move, compare and logic go to `int_add`; integer multiply to
 //! `int_mul` except div/rem (`int_div`); float classes split fma/mad into the
-//! `_fma` fields; branch, call/ret and exit are `control`; warp collectives,
+//! `_fma` fields and IEEE FP32 division into `fp32_div`;
+//! register-addressed constant loads are `constant_indexed`; branch, call/ret and exit are `control`; warp collectives,
 //! tensor, fences, async copies and `other` are `other`; generic loads and
 //! stores are counted as global (the common case in NVRTC output; the
 //! emulator resolves the space of each access, and the memory sections of
@@ -20,8 +21,15 @@ use crate::class_counts::ClassCounts;
 use crate::report::Characterization;
 
 /// Fold counts by ptx class into a [`ClassMix`]; `fused` holds the fma/mad
-/// part of each float class, `int_div` the div/rem part of `int_mul`.
-pub fn class_mix(counts: &ClassCounts, fused: &ClassCounts, int_div: f64) -> ClassMix {
+/// part of each float class, `int_div` the div/rem part of `int_mul`,
+/// `fp32_div` the IEEE division part of `fp32`.
+pub fn class_mix(
+    counts: &ClassCounts,
+    fused: &ClassCounts,
+    int_div: f64,
+    fp32_div: f64,
+    const_indexed: f64,
+) -> ClassMix {
     let mut m = ClassMix::default();
     for &c in InstClass::ALL {
         let n = counts.get(c);
@@ -38,8 +46,10 @@ pub fn class_mix(counts: &ClassCounts, fused: &ClassCounts, int_div: f64) -> Cla
             }
             Fp32 => {
                 let f = fused.get(c).min(n);
+                let d = fp32_div.min(n - f);
                 m.fp32_fma += f;
-                m.fp32 += n - f;
+                m.fp32_div += d;
+                m.fp32 += n - f - d;
             }
             Fp64 => {
                 let f = fused.get(c).min(n);
@@ -56,7 +66,12 @@ pub fn class_mix(counts: &ClassCounts, fused: &ClassCounts, int_div: f64) -> Cla
             LdShared => m.shared_load += n,
             StShared => m.shared_store += n,
             LdLocal | StLocal | StParam => m.local += n,
-            LdParam | LdConst => m.constant += n,
+            LdParam => m.constant += n,
+            LdConst => {
+                let d = const_indexed.min(n);
+                m.constant_indexed += d;
+                m.constant += n - d;
+            }
             AtomGlobal | AtomShared | AtomGeneric => m.atomic += n,
             Barrier => m.barrier += n,
         }
@@ -119,15 +134,23 @@ impl Characterization {
                 block: self.block,
                 dynamic_shared: 0,
             },
-            warp_instructions: class_mix(&self.instruction_mix, &mi.fused_warp, mi.int_div_warp),
+            warp_instructions: class_mix(
+                &self.instruction_mix,
+                &mi.fused_warp,
+                mi.int_div_warp,
+                mi.fp32_div_warp,
+                mi.const_indexed_warp,
+            ),
             thread_instructions: class_mix(
                 &self.thread_instruction_mix,
                 &mi.fused_thread,
                 mi.int_div_thread,
+                mi.fp32_div_thread,
+                mi.const_indexed_thread,
             ),
             per_thread: PerThread {
-                max: class_mix(&mi.per_thread_max, &no_fused, 0.0),
-                mean: class_mix(&mi.per_thread_mean, &no_fused, 0.0),
+                max: class_mix(&mi.per_thread_max, &no_fused, 0.0, 0.0, 0.0),
+                mean: class_mix(&mi.per_thread_mean, &no_fused, 0.0, 0.0, 0.0),
             },
             global,
             shared,
@@ -207,17 +230,18 @@ mod tests {
             (InstClass::IntMul, 4.0),
             (InstClass::LdGlobal, 5.0),
         ]);
-        let m = class_mix(&counts, &map(&[(InstClass::Fp32, 6.0)]), 1.0);
+        let m = class_mix(&counts, &map(&[(InstClass::Fp32, 6.0)]), 1.0, 3.0, 0.0);
         assert_eq!(
             (
                 m.int_add,
                 m.fp32,
+                m.fp32_div,
                 m.fp32_fma,
                 m.int_mul,
                 m.int_div,
                 m.global_load
             ),
-            (5.0, 4.0, 6.0, 3.0, 1.0, 5.0)
+            (5.0, 1.0, 3.0, 6.0, 3.0, 1.0, 5.0)
         );
         assert_eq!(m.total(), 24.0);
     }

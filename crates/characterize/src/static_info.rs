@@ -16,7 +16,7 @@
 //! emulator tracks the actual dynamic writer).
 
 use ptx::analysis::{Cfg, InstClass, class_of};
-use ptx::{Function, Instruction, Module, Opcode, Operand, Reg};
+use ptx::{AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg};
 
 /// Static facts about one instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +26,13 @@ pub struct InstInfo {
     pub fused: bool,
     /// Integer `div`/`rem`.
     pub int_div: bool,
+    /// IEEE-rounded FP32 `div` (`div.rn.f32` and the other rounding
+    /// modes): a software sequence, not one instruction.
+    pub fp32_div: bool,
+    /// A constant-space load with a register in its address: ptxas folds
+    /// an immediate-addressed one into its user's `c[bank][offset]`
+    /// operand, but this one is an `LDC` instruction of its own.
+    pub const_indexed: bool,
     /// A branch with a guard predicate.
     pub conditional: bool,
     /// A shared store whose value comes straight from a global load (see the module docs).
@@ -104,6 +111,8 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
                 class,
                 fused: float && matches!(inst.opcode, Opcode::Fma | Opcode::Mad),
                 int_div: !float && matches!(inst.opcode, Opcode::Div | Opcode::Rem),
+                fp32_div: class == InstClass::Fp32 && inst.opcode == Opcode::Div,
+                const_indexed: class == InstClass::LdConst && register_addressed(inst),
                 conditional: class == InstClass::Branch && inst.guard.is_some(),
                 ptx_line: lines.get(pc).copied().unwrap_or(0),
                 exempt_store: class == InstClass::StShared
@@ -117,6 +126,19 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
             }
         })
         .collect()
+}
+
+/// Does one of `inst`'s memory operands have a register base?
+fn register_addressed(inst: &Instruction) -> bool {
+    inst.operands.iter().any(|o| {
+        matches!(
+            o,
+            Operand::Address(Address {
+                base: AddrBase::Reg(_),
+                ..
+            })
+        )
+    })
 }
 
 /// Registers of an operand, flattening vectors; None when it holds a non-register.

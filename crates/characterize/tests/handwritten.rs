@@ -198,3 +198,52 @@ fn exempt_store_from_global_load() {
     assert_eq!(c.shared_requests, 2.0);
     assert_eq!(c.inter_thread_data_flow, 0.0);
 }
+
+/// IEEE FP32 division: 8 lanes run `div.rn.f32` under a branch, every lane
+/// a `div.approx.f32` (one SFU instruction) and a `mul.f32`. Two constant
+/// loads: one at an immediate address, one indexed by a register.
+const DIVISIONS: &str = r#"
+.const .align 4 .f32 table[32];
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  ld.const.f32 %f6, [table+4];
+  mov.u64 %rd1, table;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.const.f32 %f7, [%rd3];
+  cvt.rn.f32.u32 %f1, %r1;
+  add.f32 %f2, %f1, 1.0;
+  setp.ge.u32 %p1, %r1, 8;
+  @%p1 bra SKIP;
+  div.rn.f32 %f3, %f1, %f2;
+SKIP:
+  div.approx.f32 %f4, %f1, %f2;
+  mul.f32 %f5, %f4, %f2;
+  ret;
+}
+"#;
+
+#[test]
+fn ieee_fp32_division_and_indexed_constant_loads_are_counted_apart() {
+    let c = characterize_inline(
+        &format!("{HEADER}{DIVISIONS}"),
+        SPEC_ONE_WARP,
+        Policy::Ipdom,
+    );
+    let p = c.to_profile();
+    let (w, t) = (&p.warp_instructions, &p.thread_instructions);
+    // Warp level: one division, and add + mul stay FP32; div.approx is SFU.
+    assert_eq!((w.fp32_div, w.fp32, w.sfu), (1.0, 2.0, 1.0));
+    // Thread level: the division ran on 8 lanes.
+    assert_eq!((t.fp32_div, t.fp32, t.sfu), (8.0, 64.0, 32.0));
+    // A division is one flop, as before it had a field of its own.
+    assert_eq!(w.flops(), 3.0);
+    // The register-addressed constant load is apart from the other.
+    assert_eq!((w.constant, w.constant_indexed), (1.0, 1.0));
+    assert_eq!((t.constant, t.constant_indexed), (32.0, 32.0));
+}

@@ -34,6 +34,7 @@ fn load_of(r: &LineRow) -> LineLoad {
     LineLoad {
         warp_instructions: r.executions,
         int_div: if r.int_div { r.executions } else { 0.0 },
+        fp32_div: if r.fp32_div { r.executions } else { 0.0 },
         mean_active_threads: r.mean_active_threads,
         shared_requests: r.shared_requests,
         shared_passes: r.shared_requests + r.bank_replays,

@@ -129,6 +129,10 @@ pub struct ClassMix {
     pub int_div: f64,
     /// FP32 add, mul, min/max, compare (one flop each). Count.
     pub fp32: f64,
+    /// IEEE-rounded FP32 division (`div.rn.f32`, one flop each): a
+    /// sequence of about 13 machine instructions (an SFU reciprocal, FMA
+    /// refinement, a range check), not in `fp32`. Count.
+    pub fp32_div: f64,
     /// FP32 fused multiply-add (two flops each). Count.
     pub fp32_fma: f64,
     /// FP64 add, mul, compare (one flop each). Count.
@@ -155,8 +159,12 @@ pub struct ClassMix {
     pub shared_store: f64,
     /// Local-memory loads and stores. Count of memory instructions.
     pub local: f64,
-    /// Constant and parameter loads. Count of memory instructions.
+    /// Constant and parameter loads with an immediate address (ptxas
+    /// folds them into operands). Count of memory instructions.
     pub constant: f64,
+    /// Constant loads with a register in the address: an `LDC`
+    /// instruction each, not in `constant`. Count of memory instructions.
+    pub constant_indexed: f64,
     /// Atomic and reduction operations (global or shared). Count.
     pub atomic: f64,
     /// Barriers (`bar.sync`, `__syncthreads`). Count.
@@ -170,6 +178,7 @@ impl ClassMix {
             + self.int_mul
             + self.int_div
             + self.fp32
+            + self.fp32_div
             + self.fp32_fma
             + self.fp64
             + self.fp64_fma
@@ -192,7 +201,13 @@ impl ClassMix {
 
     /// Every memory instruction class, atomics and barriers included.
     pub fn memory_and_sync(&self) -> f64 {
-        self.global() + self.shared() + self.local + self.constant + self.atomic + self.barrier
+        self.global()
+            + self.shared()
+            + self.local
+            + self.constant
+            + self.constant_indexed
+            + self.atomic
+            + self.barrier
     }
 
     /// All classes.
@@ -202,16 +217,22 @@ impl ClassMix {
 
     /// Floating-point operations, FMA counted as two (FP16 counted as one per instruction).
     pub fn flops(&self) -> f64 {
-        self.fp32 + 2.0 * self.fp32_fma + self.fp64 + 2.0 * self.fp64_fma + self.fp16
+        self.fp32
+            + self.fp32_div
+            + 2.0 * self.fp32_fma
+            + self.fp64
+            + 2.0 * self.fp64_fma
+            + self.fp16
     }
 
     /// Every field with its name, in declaration order (for validation and display).
-    pub fn fields(&self) -> [(&'static str, f64); 20] {
+    pub fn fields(&self) -> [(&'static str, f64); 22] {
         [
             ("int_add", self.int_add),
             ("int_mul", self.int_mul),
             ("int_div", self.int_div),
             ("fp32", self.fp32),
+            ("fp32_div", self.fp32_div),
             ("fp32_fma", self.fp32_fma),
             ("fp64", self.fp64),
             ("fp64_fma", self.fp64_fma),
@@ -226,6 +247,7 @@ impl ClassMix {
             ("shared_store", self.shared_store),
             ("local", self.local),
             ("constant", self.constant),
+            ("constant_indexed", self.constant_indexed),
             ("atomic", self.atomic),
             ("barrier", self.barrier),
         ]

@@ -181,7 +181,7 @@ fn stage_counts(name: &str, p: &profile::KernelProfile, occ: &arch::Occupancy) -
     let mut ops = BTreeMap::new();
     ops.insert(OpClass::IntAdd, m.int_add);
     ops.insert(OpClass::IntMul, m.int_mul + m.int_div);
-    ops.insert(OpClass::Fp32, m.fp32 + m.fp32_fma + m.fp16);
+    ops.insert(OpClass::Fp32, m.fp32 + m.fp32_div + m.fp32_fma + m.fp16);
     ops.insert(OpClass::Fp64, m.fp64 + m.fp64_fma);
     ops.insert(OpClass::Sfu, m.sfu);
     ops.insert(OpClass::Shared, m.shared_load + m.shared_store);
@@ -194,6 +194,7 @@ fn stage_counts(name: &str, p: &profile::KernelProfile, occ: &arch::Occupancy) -
             + m.global_store
             + m.local
             + m.constant
+            + m.constant_indexed
             + m.atomic
             + m.barrier,
     );

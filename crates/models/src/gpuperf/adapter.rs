@@ -72,7 +72,7 @@ pub fn params(
         mem_insts: per_warp(mem_requests),
         sfu_insts: per_warp(w.sfu),
         sync_insts: profile.sync.barriers_per_thread,
-        fp_insts: per_warp(w.fp32 + w.fp32_fma + w.fp64 + w.fp64_fma + w.fp16),
+        fp_insts: per_warp(w.fp32 + w.fp32_div + w.fp32_fma + w.fp64 + w.fp64_fma + w.fp16),
         total_warps: warps,
         total_blocks: lf.blocks,
         sync_per_block: false,

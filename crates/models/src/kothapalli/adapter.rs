@@ -59,7 +59,7 @@ pub fn comp_cycles(mix: &ClassMix, c: &OpCosts) -> f64 {
     mix.int_add * c.int_add
         + mix.int_mul * c.int_mul
         + mix.int_div * c.int_div
-        + (mix.fp32 + mix.fp32_fma + mix.fp16) * c.fp32
+        + (mix.fp32 + mix.fp32_div + mix.fp32_fma + mix.fp16) * c.fp32
         + (mix.fp64 + mix.fp64_fma) * c.fp64
         + mix.sfu * c.sfu
         + (mix.convert + mix.control + mix.other) * c.other
@@ -88,7 +88,7 @@ pub fn memory_cycles(mix: &ClassMix, c: &OpCosts, m: &MemoryPattern) -> f64 {
     let shared = mix.shared() * c.shared_access(m.shared_conflict_ways);
     let local = mix.local * c.global_access(LOCAL_THREADS_PER_TRANSACTION);
     let atomic = mix.atomic * c.global;
-    let constant = mix.constant * c.shared;
+    let constant = (mix.constant + mix.constant_indexed) * c.shared;
     global + shared + local + atomic + constant
 }
 

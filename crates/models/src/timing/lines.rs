@@ -1,8 +1,8 @@
 //! Per-line cost: the terms of one wave ([`super::wave_cycles`]) for the
 //! work of one source line (or one PTX instruction) alone, over the whole
 //! kernel, in core clock cycles of the GPU (SM terms spread evenly over
-//! the SMs). The terms are the model's: issue slots (integer division
-//! expanded), bank-conflict replays, shared-memory bank passes, the L1
+//! the SMs). The terms are the model's: issue slots (integer and FP32
+//! division expanded), bank-conflict replays, shared-memory bank passes, the L1
 //! data path, and DRAM bytes (sectors that miss L1 and L2 at the kernel's
 //! hit rates). A line's cost is the largest of them, as a wave's time is
 //! the largest of its limits; the lines ranked by cost say where the time
@@ -17,6 +17,8 @@ pub struct LineLoad {
     pub warp_instructions: f64,
     /// The integer divisions among them (each expands to several slots).
     pub int_div: f64,
+    /// The IEEE FP32 divisions among them (each expands to several slots).
+    pub fp32_div: f64,
     /// Mean active lanes per execution (32: no divergence).
     pub mean_active_threads: f64,
     /// Shared-memory requests and their bank passes (requests x conflict ways).
@@ -90,7 +92,9 @@ pub fn line_cost(
 ) -> LineCost {
     let sms = arch.sm_count.max(1.0);
     let per_sm = |x: f64| x / sms;
-    let slots = load.warp_instructions - load.int_div + load.int_div * arch.int_div_slots;
+    let slots = load.warp_instructions - load.int_div - load.fp32_div
+        + load.int_div * arch.int_div_slots
+        + load.fp32_div * arch.fp32_div_slots;
     let issue = per_sm(slots / arch.issue_per_clock.max(f64::MIN_POSITIVE));
     let passes_per_clock = arch.shared_passes_per_clock.max(f64::MIN_POSITIVE);
     let replays = (load.shared_passes - load.shared_requests).max(0.0);

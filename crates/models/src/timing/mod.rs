@@ -40,6 +40,8 @@ pub const NAME: &str = "timing";
 pub struct WarpMix {
     /// FP32 add/mul/FMA (and FP16, issued on the FP32 pipe).
     pub fp32: f64,
+    /// IEEE FP32 divisions (expanded by the compiler into a sequence).
+    pub fp32_div: f64,
     /// FP64 arithmetic.
     pub fp64: f64,
     /// Special functions (MUFU).
@@ -52,6 +54,9 @@ pub struct WarpMix {
     pub int_div: f64,
     /// Type conversions.
     pub convert: f64,
+    /// Register-addressed constant loads: an `LDC` each, which takes an
+    /// issue slot (immediate-addressed ones are folded into operands).
+    pub const_loads: f64,
     /// Global and local loads and stores (LSU, through L1), register
     /// spills included.
     pub global: f64,
@@ -72,7 +77,15 @@ pub struct WarpMix {
 impl WarpMix {
     /// Compute (non-memory) instructions.
     pub fn compute(&self) -> f64 {
-        self.fp32 + self.fp64 + self.sfu + self.int_add + self.int_mul + self.int_div + self.convert
+        self.fp32
+            + self.fp32_div
+            + self.fp64
+            + self.sfu
+            + self.int_add
+            + self.int_mul
+            + self.int_div
+            + self.convert
+            + self.const_loads
     }
 }
 
@@ -215,9 +228,11 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     let m = &inp.mix;
     let warps = b * inp.warps_per_block;
     // Issue slots of one warp: integer division expands to `int_div_slots`
-    // instructions; everything else issues once.
-    let slots = m.compute() - m.int_div
+    // instructions, FP32 division to `fp32_div_slots`; everything else
+    // issues once.
+    let slots = m.compute() - m.int_div - m.fp32_div
         + m.int_div * arch.int_div_slots
+        + m.fp32_div * arch.fp32_div_slots
         + m.global
         + m.shared
         + m.atomic
@@ -230,10 +245,12 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     let issue = warps * slots
         / (arch.issue_per_clock * fetch::issue_fraction(&arch.instruction_fetch, inp.code_bytes))
         + bank;
+    // An FP32 division is one SFU reciprocal and FP32-pipe refinement.
+    let div_fp32 = m.fp32_div * (arch.fp32_div_slots - 1.0).max(0.0);
     let pipe = [
-        m.fp32 / arch.rate_fp32,
+        (m.fp32 + div_fp32) / arch.rate_fp32,
         m.fp64 / arch.rate_fp64,
-        m.sfu / arch.rate_sfu,
+        (m.sfu + m.fp32_div) / arch.rate_sfu,
         (m.int_add + m.int_div * arch.int_div_slots) / arch.rate_int,
         m.int_mul / arch.rate_int_mul,
         m.convert / arch.rate_convert,
@@ -291,9 +308,11 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     // Code beyond the instruction caches stretches that cycle (fetch).
     let floor = fetch::warp_slowdown(&arch.instruction_fetch, inp.code_bytes);
     let step = |latency: f64, parallelism: f64| (latency / parallelism).max(floor);
-    let compute = m.fp32 * step(arch.lat_fp32, inp.ilp)
+    let div_fp32 = m.fp32_div * (arch.fp32_div_slots - 1.0).max(0.0);
+    let compute = (m.fp32 + div_fp32) * step(arch.lat_fp32, inp.ilp)
         + m.fp64 * step(arch.lat_fp64, inp.ilp)
-        + m.sfu * step(arch.lat_sfu, inp.ilp)
+        + (m.sfu + m.fp32_div) * step(arch.lat_sfu, inp.ilp)
+        + m.const_loads * floor
         + (m.int_add + m.convert + m.int_div * arch.int_div_slots) * step(arch.lat_int, inp.ilp)
         + m.int_mul * step(arch.lat_int_mul, inp.ilp);
     let conflict = if m.shared > 0.0 {
@@ -350,12 +369,14 @@ fn check(inp: &TimingInputs, arch: &ArchParams) -> Result<(), ModelError> {
     let m = &inp.mix;
     for (n, v) in [
         ("fp32", m.fp32),
+        ("fp32_div", m.fp32_div),
         ("fp64", m.fp64),
         ("sfu", m.sfu),
         ("int_add", m.int_add),
         ("int_mul", m.int_mul),
         ("int_div", m.int_div),
         ("convert", m.convert),
+        ("const_loads", m.const_loads),
         ("global", m.global),
         ("shared", m.shared),
         ("atomic", m.atomic),

@@ -49,6 +49,14 @@ pub const DEFAULT_PCIE_GBS: f64 = 12.3;
 /// cost a modulus at 48 cycles against 4 for an add, i.e. 12 instruction slots.
 pub const INT_DIV_SLOTS: f64 = 12.0;
 
+/// Issue slots of an IEEE-rounded FP32 division (`div.rn.f32`): ptxas 12.9
+/// expands one into 12.8 to 13.0 SASS instructions on sm_70 to sm_90 (an SFU
+/// reciprocal, FMA refinement, a range check and a branch around a
+/// slow-path call), measured by `scripts/sass-per-op.py`
+/// (data/ptxas/sass-per-op.tsv). One of them runs on the SFU, the rest are
+/// charged to the FP32 pipe.
+pub const FP32_DIV_SLOTS: f64 = 13.0;
+
 /// Load/store lanes per SM: the SM's LD/ST units (`max_lanes`, the catalog's
 /// `lsu_lanes` of its compute capability), fewer where the shared memory
 /// delivers less than 4 B per lane per clock. Jia et al. (2019) compute the
@@ -84,6 +92,8 @@ pub struct ArchParams {
     pub rate_lsu: f64,
     /// Issue slots of one integer division.
     pub int_div_slots: f64,
+    /// Issue slots of one IEEE FP32 division ([`FP32_DIV_SLOTS`]).
+    pub fp32_div_slots: f64,
     /// Shared-memory bank passes per clock (bytes per clock / 128).
     pub shared_passes_per_clock: f64,
     /// L1 data bytes per clock per SM.
@@ -134,6 +144,7 @@ impl ArchParams {
             ("convert rate", self.rate_convert),
             ("lsu rate", self.rate_lsu),
             ("int div slots", self.int_div_slots),
+            ("fp32 div slots", self.fp32_div_slots),
             ("shared passes per clock", self.shared_passes_per_clock),
             ("L1 bytes per clock", self.l1_bytes_per_clock),
             ("fp32 latency", self.lat_fp32),
@@ -266,6 +277,7 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
             / warp,
         rate_lsu: lsu_lanes(shared_bpc, f64::from(cc.lsu_lanes)) / warp,
         int_div_slots,
+        fp32_div_slots: FP32_DIV_SLOTS,
         shared_passes_per_clock: shared_bpc / 128.0,
         l1_bytes_per_clock,
         instruction_fetch: cc.instruction_fetch.clone(),

@@ -35,6 +35,7 @@ fn arch() -> ArchParams {
         rate_convert: 0.5,
         rate_lsu: 1.0,
         int_div_slots: 12.0,
+        fp32_div_slots: 13.0,
         shared_passes_per_clock: 1.0,
         l1_bytes_per_clock: 128.0,
         instruction_fetch: h100_fetch_curve(),
@@ -122,6 +123,41 @@ fn pure_compute_is_bound_by_the_fp32_pipe() {
     // FFMA on a 2/clock pipe together fill 4 warps x 2000 / 4 = 2000 slots.
     inp.mix.int_add = 1000.0;
     check(&inp, 2e-6 + 1e-7, Limit::ComputeIssue);
+}
+
+#[test]
+fn an_fp32_division_is_a_reciprocal_and_fp32_refinement() {
+    // 4 warps x 100 divisions: issue 4 x 100 x 13 / 4 = 1300 slots; the FP32
+    // pipe 4 x 100 x 12 / 2 = 2400 cycles; the SFU 4 x 100 / 0.5 = 800;
+    // chain 100 x (16 + 12 x 4) / ILP 8 = 800. 2400 cycles + 0.1 µs.
+    let mut inp = base();
+    inp.mix.fp32_div = 100.0;
+    inp.ilp = 8.0;
+    check(&inp, 2.4e-6 + 1e-7, Limit::ComputeIssue);
+    // As many plain FP32 instructions cost a thirteenth of the pipe time.
+    let mut plain = base();
+    plain.mix.fp32 = 100.0;
+    plain.ilp = 8.0;
+    check(&plain, 200e-9 + 1e-7, Limit::ComputeIssue);
+    // One warp alone waits its chain: 100 x (16 + 12 x 4) = 6400 cycles.
+    inp.warps_per_block = 1.0;
+    inp.ilp = 1.0;
+    check(&inp, 6.4e-6 + 1e-7, Limit::Latency);
+}
+
+#[test]
+fn a_register_addressed_constant_load_takes_an_issue_slot() {
+    // 8 warps x 500 integer adds: the integer pipe 8 x 500 / 2 = 2000
+    // cycles binds (issue 8 x 500 / 4 = 1000).
+    let mut inp = base();
+    inp.warps_per_block = 8.0;
+    inp.mix.int_add = 500.0;
+    inp.ilp = 8.0;
+    check(&inp, 2e-6 + 1e-7, Limit::ComputeIssue);
+    // 1500 LDC more have no pipe of their own but take issue slots:
+    // 8 x 2000 / 4 = 4000 cycles; the chain 500 + 1500 x 1 = 2000.
+    inp.mix.const_loads = 1500.0;
+    check(&inp, 4e-6 + 1e-7, Limit::ComputeIssue);
 }
 
 #[test]
@@ -826,6 +862,16 @@ mod lines {
                 0.0,
                 0.5 * 100.0 / arch.issue_per_clock / sms,
             ],
+        );
+        // 100 executions of an FP32 division: 13 issue slots each.
+        check(
+            LineLoad {
+                warp_instructions: 100.0,
+                fp32_div: 100.0,
+                mean_active_threads: 32.0,
+                ..LineLoad::default()
+            },
+            [1300.0 / arch.issue_per_clock / sms, 0.0, 0.0, 0.0, 0.0, 0.0],
         );
         // 10 sectors: L1 and DRAM.
         check(
