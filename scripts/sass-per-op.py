@@ -10,13 +10,14 @@ measures that number for every compute capability the ground truth holds.
 For each operation it writes a kernel with N independent operations (N = 8,
 16, 32, 64) on values loaded from memory, compiles it with ptxas, reads the
 size of the kernel's `.text` section from the cubin (every SASS instruction
-of Volta and later is 16 bytes) and fits the slope of instructions over N:
+of Volta and later is 16 bytes; Maxwell and Pascal put three in 32 bytes
+with a control word) and fits the slope of instructions over N:
 the cost of one more operation, without the kernel's fixed prologue and
 epilogue and without a slow-path subroutine that all operations share.
 Constant-memory loads are measured the same way, each multiplied into a
 product: at an immediate address ptxas folds the load into the multiply's
-`c[bank][offset]` operand (0 instructions), behind a register it is an
-`LDC` of its own (1).
+`c[bank][offset]` operand, behind a register it is an `LDC` of its own
+(one instruction more).
 
 Output: data/ptxas/sass-per-op.tsv, with the ptxas version and the command.
 
@@ -32,9 +33,16 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "data", "ptxas", "sass-per-op.tsv")
-ARCHS = ["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"]
+ARCHS = ["sm_50", "sm_52", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"]
 COUNTS = [8, 16, 32, 64]
-SASS_BYTES = 16
+
+
+
+def sass_bytes(arch):
+    """Bytes of .text per SASS instruction: 16 from Volta on; on Maxwell
+    and Pascal 32 bytes hold a control word and three instructions."""
+    return 16.0 if int(arch[3:]) >= 70 else 32.0 / 3.0
+
 # (name, PTX type of the operands, the operation with %d, %a, %b)
 OPS = [
     ("mul.f32", "f32", "mul.rn.f32 {d}, {a}, {b};"),
@@ -45,6 +53,8 @@ OPS = [
     ("sqrt.rn.f32", "f32", "sqrt.rn.f32 {d}, {a};"),
     ("div.rn.f64", "f64", "div.rn.f64 {d}, {a}, {b};"),
     ("div.s32", "s32", "div.s32 {d}, {a}, {b};"),
+    ("div.u32", "u32", "div.u32 {d}, {a}, {b};"),
+    ("rem.s32", "s32", "rem.s32 {d}, {a}, {b};"),
     ("rem.u32", "u32", "rem.u32 {d}, {a}, {b};"),
 ]
 
@@ -68,7 +78,7 @@ def kernel(op, ty, n):
     decl = {"%f": ".f32", "%fd": ".f64", "%r": ".b32"}[reg]
     body = [
         ".version 8.0",
-        ".target sm_70",
+        ".target sm_50",
         ".address_size 64",
         ".visible .entry k(.param .u64 src, .param .u64 dst)",
         "{",
@@ -99,7 +109,7 @@ def const_kernel(n, register_addressed):
     (`[%p2+4i]`, the table indexed by a parameter)."""
     body = [
         ".version 8.0",
-        ".target sm_70",
+        ".target sm_50",
         ".address_size 64",
         ".const .align 4 .b32 table[256];",
         ".visible .entry k(.param .u64 dst, .param .u32 j)",
@@ -157,7 +167,7 @@ def main():
         def instructions(text, arch):
             open(ptx, "w").write(text)
             subprocess.run([ptxas, "-O3", "--gpu-name", arch, ptx, "-o", cubin], check=True)
-            return text_bytes(cubin) / SASS_BYTES
+            return text_bytes(cubin) / sass_bytes(arch)
 
         for name, ty, op in OPS:
             for arch in ARCHS:
@@ -180,15 +190,17 @@ def main():
         f.write(f"# Kernels of N independent operations, N in {COUNTS}, each result added to a sum;\n")
         f.write("# per_op = slope of .text instructions over N, less the add (the mul.f32 slope less 1).\n")
         f.write("# A slow-path subroutine shared by every operation is not in the slope.\n")
-        f.write("# ld.const rows: N constant loads each multiplied into a product; per_op = slope less the multiply.\n")
+        f.write("# ld.const rows: N constant loads each multiplied into a product; per_op = SASS per load and multiply\n")
+        f.write("# (a 32-bit multiply is 1 IMAD from sm_70, 3 XMAD before); the [reg+imm] row less the [table+imm] row is the LDC.\n")
         f.write("op\tarch\tper_op\ttext_instructions_at_n\n")
         for name, arch, s, sizes in rows:
             per_op = s - (add[arch] - 1.0)
             f.write(f"{name}\t{arch}\t{per_op:.2f}\t{','.join(str(int(x)) for x in sizes)}\n")
         # Constant loads: N loads each multiplied into a product; per_op is
-        # the slope less the multiply (0: folded into the multiply's operand).
+        # the slope, load and multiply together: the register-addressed
+        # load costs the difference between the two rows of an arch.
         for name, arch, s, sizes in consts:
-            f.write(f"{name}\t{arch}\t{s - 1.0:.2f}\t{','.join(str(int(x)) for x in sizes)}\n")
+            f.write(f"{name}\t{arch}\t{s:.2f}\t{','.join(str(int(x)) for x in sizes)}\n")
     print(open(OUT).read())
 
 

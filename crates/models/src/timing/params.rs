@@ -45,12 +45,28 @@ pub const DEFAULT_LAUNCH_SECONDS: f64 = 2.40e-6;
 /// 0 then).
 pub const DEFAULT_PCIE_GBS: f64 = 12.3;
 
-/// Issue slots of an integer division or modulus: Kothapalli et al. (seed 000)
-/// cost a modulus at 48 cycles against 4 for an add, i.e. 12 instruction slots.
+/// Issue slots of an integer division or modulus before Maxwell: Kothapalli
+/// et al. (seed 000) cost a modulus at 48 cycles against 4 for an add, i.e.
+/// 12 instruction slots (a GPU of the catalog may give its own figures).
 pub const INT_DIV_SLOTS: f64 = 12.0;
 
+/// Issue slots of a 32-bit integer division or modulus by a register, as
+/// ptxas 12.9 expands them (`scripts/sass-per-op.py`,
+/// data/ptxas/sass-per-op.tsv): the mean of `div.s32`, `div.u32`,
+/// `rem.s32` and `rem.u32`, straight-line SASS with no branch. Maxwell and
+/// Pascal (sm_50 to sm_61): 34.7, 29.7, 32.4 and 28.4, mean 31.3; Volta
+/// to Hopper (sm_70 to sm_90): 23.8 to 25.0, 17.6 to 18.8, 21.5 to 21.6
+/// and 16.5 to 17.0, mean 20.
+pub fn int_div_slots_measured(cc_major: u32) -> Option<f64> {
+    match cc_major {
+        5 | 6 => Some(31.3),
+        7.. => Some(20.0),
+        _ => None,
+    }
+}
+
 /// Issue slots of an IEEE-rounded FP32 division (`div.rn.f32`): ptxas 12.9
-/// expands one into 12.8 to 13.0 SASS instructions on sm_70 to sm_90 (an SFU
+/// expands one into 12.3 to 13.0 SASS instructions on sm_50 to sm_90 (an SFU
 /// reciprocal, FMA refinement, a range check and a branch around a
 /// slow-path call), measured by `scripts/sass-per-op.py`
 /// (data/ptxas/sass-per-op.tsv). One of them runs on the SFU, the rest are
@@ -202,7 +218,7 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         gpu.model_params.kothapalli_add_cycles,
     ) {
         (Some(m), Some(a)) if m > 0.0 && a > 0.0 => m / a,
-        _ => INT_DIV_SLOTS,
+        _ => int_div_slots_measured(gpu.compute_capability.major).unwrap_or(INT_DIV_SLOTS),
     };
     let shared_bpc = t.shared_bytes_per_clock.unwrap_or(128.0).max(1.0);
 

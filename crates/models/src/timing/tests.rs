@@ -146,6 +146,22 @@ fn an_fp32_division_is_a_reciprocal_and_fp32_refinement() {
 }
 
 #[test]
+fn integer_division_slots_follow_ptxas_where_it_targets_the_gpu() {
+    for (id, slots) in [
+        ("geforce-rtx-3090", 20.0),
+        ("tesla-v100-sxm2-16gb", 20.0),
+        ("tesla-p100-pcie-16gb", 31.3),
+        ("tesla-k20m", 12.0),
+    ] {
+        let gpu = match Catalog::bundled().and_then(|c| c.get(id).cloned()) {
+            Ok(g) => g,
+            Err(e) => panic!("{id}: {e}"),
+        };
+        assert_eq!(arch_params(&gpu, None).int_div_slots, slots, "{id}");
+    }
+}
+
+#[test]
 fn a_register_addressed_constant_load_takes_an_issue_slot() {
     // 8 warps x 500 integer adds: the integer pipe 8 x 500 / 2 = 2000
     // cycles binds (issue 8 x 500 / 4 = 1000).
