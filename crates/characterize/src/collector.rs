@@ -67,6 +67,7 @@ struct Parts {
     fused: bool,
     int_div: bool,
     fp32_div: bool,
+    sfu_ieee: bool,
     const_indexed: bool,
 }
 
@@ -184,6 +185,9 @@ impl<'t> Collector<'t> {
         }
         if parts.fp32_div {
             self.totals.fp32_div.1 += n;
+        }
+        if parts.sfu_ieee {
+            self.totals.sfu_ieee.1 += n;
         }
         if parts.const_indexed {
             self.totals.const_indexed.1 += n;
@@ -374,6 +378,7 @@ impl Observer for Collector<'_> {
             fused: info.fused,
             int_div: info.int_div,
             fp32_div: info.fp32_div,
+            sfu_ieee: info.sfu_ieee,
             const_indexed: info.const_indexed,
         };
         self.totals.warp[class.index()] += 1;
@@ -385,6 +390,9 @@ impl Observer for Collector<'_> {
         }
         if parts.fp32_div {
             self.totals.fp32_div.0 += 1;
+        }
+        if parts.sfu_ieee {
+            self.totals.sfu_ieee.0 += 1;
         }
         if parts.const_indexed {
             self.totals.const_indexed.0 += 1;

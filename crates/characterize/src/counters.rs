@@ -113,6 +113,8 @@ pub struct Totals {
     pub int_div: (u64, u64),
     /// Warp and thread counts of IEEE-rounded FP32 div.
     pub fp32_div: (u64, u64),
+    /// Warp and thread counts of IEEE-rounded FP32 rcp and sqrt.
+    pub sfu_ieee: (u64, u64),
     /// Warp and thread counts of register-addressed constant loads.
     pub const_indexed: (u64, u64),
     /// Every branch instruction executed (warp level).
@@ -152,6 +154,7 @@ impl Totals {
             fused: (ZERO, ZERO),
             int_div: (0, 0),
             fp32_div: (0, 0),
+            sfu_ieee: (0, 0),
             const_indexed: (0, 0),
             branches: 0,
             divergent_branches: 0,
@@ -178,6 +181,7 @@ impl Totals {
             fused,
             int_div,
             fp32_div,
+            sfu_ieee,
             const_indexed,
             branches,
             divergent_branches,
@@ -201,6 +205,8 @@ impl Totals {
         self.int_div.1 += int_div.1;
         self.fp32_div.0 += fp32_div.0;
         self.fp32_div.1 += fp32_div.1;
+        self.sfu_ieee.0 += sfu_ieee.0;
+        self.sfu_ieee.1 += sfu_ieee.1;
         self.const_indexed.0 += const_indexed.0;
         self.const_indexed.1 += const_indexed.1;
         self.branches += branches;

@@ -3,7 +3,8 @@
 //! ptx's instruction classes are folded into the profile's [`ClassMix`]:
 //! integer ALU, move, compare and logic go to `int_add`; integer multiply to
 //! `int_mul` except div/rem (`int_div`); float classes split fma/mad into the
-//! `_fma` fields and IEEE FP32 division into `fp32_div`;
+//! `_fma` fields and IEEE FP32 division into `fp32_div`, IEEE FP32 rcp and
+//! sqrt into `sfu_ieee`;
 //! register-addressed constant loads are `constant_indexed`; branch, call/ret and exit are `control`; warp collectives,
 //! tensor, fences, async copies and `other` are `other`; generic loads and
 //! stores are counted as global (the common case in NVRTC output; the
@@ -22,12 +23,15 @@ use crate::report::Characterization;
 
 /// Fold counts by ptx class into a [`ClassMix`]; `fused` holds the fma/mad
 /// part of each float class, `int_div` the div/rem part of `int_mul`,
-/// `fp32_div` the IEEE division part of `fp32`.
+/// `fp32_div` the IEEE division part of `fp32`, `sfu_ieee` the IEEE rcp and
+/// sqrt part of `sfu`, `const_indexed` the register-addressed part of the
+/// constant loads.
 pub fn class_mix(
     counts: &ClassCounts,
     fused: &ClassCounts,
     int_div: f64,
     fp32_div: f64,
+    sfu_ieee: f64,
     const_indexed: f64,
 ) -> ClassMix {
     let mut m = ClassMix::default();
@@ -57,7 +61,11 @@ pub fn class_mix(
                 m.fp64 += n - f;
             }
             Fp16 => m.fp16 += n,
-            Sfu => m.sfu += n,
+            Sfu => {
+                let d = sfu_ieee.min(n);
+                m.sfu_ieee += d;
+                m.sfu += n - d;
+            }
             Convert => m.convert += n,
             Branch | CallRet | Exit => m.control += n,
             Warp | Tensor | Fence | AsyncCopy | Other => m.other += n,
@@ -139,6 +147,7 @@ impl Characterization {
                 &mi.fused_warp,
                 mi.int_div_warp,
                 mi.fp32_div_warp,
+                mi.sfu_ieee_warp,
                 mi.const_indexed_warp,
             ),
             thread_instructions: class_mix(
@@ -146,11 +155,12 @@ impl Characterization {
                 &mi.fused_thread,
                 mi.int_div_thread,
                 mi.fp32_div_thread,
+                mi.sfu_ieee_thread,
                 mi.const_indexed_thread,
             ),
             per_thread: PerThread {
-                max: class_mix(&mi.per_thread_max, &no_fused, 0.0, 0.0, 0.0),
-                mean: class_mix(&mi.per_thread_mean, &no_fused, 0.0, 0.0, 0.0),
+                max: class_mix(&mi.per_thread_max, &no_fused, 0.0, 0.0, 0.0, 0.0),
+                mean: class_mix(&mi.per_thread_mean, &no_fused, 0.0, 0.0, 0.0, 0.0),
             },
             global,
             shared,
@@ -230,7 +240,7 @@ mod tests {
             (InstClass::IntMul, 4.0),
             (InstClass::LdGlobal, 5.0),
         ]);
-        let m = class_mix(&counts, &map(&[(InstClass::Fp32, 6.0)]), 1.0, 3.0, 0.0);
+        let m = class_mix(&counts, &map(&[(InstClass::Fp32, 6.0)]), 1.0, 3.0, 0.0, 0.0);
         assert_eq!(
             (
                 m.int_add,

@@ -52,7 +52,8 @@ pub struct LineRow {
     /// Integer divisions or remainders (for the issue cost; not serialised).
     #[serde(skip)]
     pub int_div: bool,
-    /// IEEE-rounded FP32 divisions (for the issue cost; not serialised).
+    /// IEEE-rounded FP32 divisions, reciprocals or square roots (for the
+    /// issue cost; not serialised).
     #[serde(skip)]
     pub fp32_div: bool,
     /// The line's cost in GPU cycles under the timing model (see
@@ -194,6 +195,9 @@ pub struct ModelInputs {
     /// IEEE-rounded FP32 div: warp and thread level.
     pub fp32_div_warp: f64,
     pub fp32_div_thread: f64,
+    /// IEEE-rounded FP32 rcp and sqrt: warp and thread level.
+    pub sfu_ieee_warp: f64,
+    pub sfu_ieee_thread: f64,
     /// Register-addressed constant loads: warp and thread level.
     pub const_indexed_warp: f64,
     pub const_indexed_thread: f64,
@@ -462,6 +466,8 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
         int_div_thread: t.int_div.1 as f64 * k,
         fp32_div_warp: t.fp32_div.0 as f64 * k,
         fp32_div_thread: t.fp32_div.1 as f64 * k,
+        sfu_ieee_warp: t.sfu_ieee.0 as f64 * k,
+        sfu_ieee_thread: t.sfu_ieee.1 as f64 * k,
         const_indexed_warp: t.const_indexed.0 as f64 * k,
         const_indexed_thread: t.const_indexed.1 as f64 * k,
     }
@@ -493,7 +499,7 @@ fn line_rows(c: &Collector<'_>, k: f64) -> Vec<LineRow> {
                 bank_replays: l.conflict_ways.saturating_sub(l.shared_requests) as f64 * k,
                 global_bytes: l.global_bytes as f64 * k,
                 int_div: info.is_some_and(|i| i.int_div),
-                fp32_div: info.is_some_and(|i| i.fp32_div),
+                fp32_div: info.is_some_and(|i| i.fp32_div || i.sfu_ieee),
                 cost_cycles: 0.0,
             });
         }

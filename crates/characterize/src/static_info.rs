@@ -16,7 +16,7 @@
 //! emulator tracks the actual dynamic writer).
 
 use ptx::analysis::{Cfg, InstClass, class_of};
-use ptx::{AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg};
+use ptx::{AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg, Type};
 
 /// Static facts about one instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,9 @@ pub struct InstInfo {
     /// IEEE-rounded FP32 `div` (`div.rn.f32` and the other rounding
     /// modes): a software sequence, not one instruction.
     pub fp32_div: bool,
+    /// IEEE-rounded FP32 reciprocal or square root (`rcp.rn.f32`,
+    /// `sqrt.rn.f32`, ...): a software sequence around one SFU instruction.
+    pub sfu_ieee: bool,
     /// A constant-space load with a register in its address: ptxas folds
     /// an immediate-addressed one into its user's `c[bank][offset]`
     /// operand, but this one is an `LDC` instruction of its own.
@@ -112,6 +115,10 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
                 fused: float && matches!(inst.opcode, Opcode::Fma | Opcode::Mad),
                 int_div: !float && matches!(inst.opcode, Opcode::Div | Opcode::Rem),
                 fp32_div: class == InstClass::Fp32 && inst.opcode == Opcode::Div,
+                sfu_ieee: class == InstClass::Sfu
+                    && matches!(inst.opcode, Opcode::Rcp | Opcode::Sqrt)
+                    && inst.ty() == Some(Type::F32)
+                    && inst.mods.precision.is_none(),
                 const_indexed: class == InstClass::LdConst && register_addressed(inst),
                 conditional: class == InstClass::Branch && inst.guard.is_some(),
                 ptx_line: lines.get(pc).copied().unwrap_or(0),

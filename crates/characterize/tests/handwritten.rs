@@ -200,7 +200,8 @@ fn exempt_store_from_global_load() {
 }
 
 /// IEEE FP32 division: 8 lanes run `div.rn.f32` under a branch, every lane
-/// a `div.approx.f32` (one SFU instruction) and a `mul.f32`. Two constant
+/// a `div.approx.f32` (one SFU instruction) and a `mul.f32`, then an IEEE
+/// and an approximate square root. Two constant
 /// loads: one at an immediate address, one indexed by a register.
 const DIVISIONS: &str = r#"
 .const .align 4 .f32 table[32];
@@ -224,6 +225,8 @@ const DIVISIONS: &str = r#"
 SKIP:
   div.approx.f32 %f4, %f1, %f2;
   mul.f32 %f5, %f4, %f2;
+  sqrt.rn.f32 %f4, %f5;
+  sqrt.approx.f32 %f4, %f5;
   ret;
 }
 "#;
@@ -238,11 +241,13 @@ fn ieee_fp32_division_and_indexed_constant_loads_are_counted_apart() {
     let p = c.to_profile();
     let (w, t) = (&p.warp_instructions, &p.thread_instructions);
     // Warp level: one division, and add + mul stay FP32; div.approx is SFU.
-    assert_eq!((w.fp32_div, w.fp32, w.sfu), (1.0, 2.0, 1.0));
+    assert_eq!((w.fp32_div, w.fp32, w.sfu), (1.0, 2.0, 2.0));
     // Thread level: the division ran on 8 lanes.
-    assert_eq!((t.fp32_div, t.fp32, t.sfu), (8.0, 64.0, 32.0));
+    assert_eq!((t.fp32_div, t.fp32, t.sfu), (8.0, 64.0, 64.0));
     // A division is one flop, as before it had a field of its own.
     assert_eq!(w.flops(), 3.0);
+    // sqrt.rn is an IEEE sequence, sqrt.approx one SFU instruction.
+    assert_eq!((w.sfu_ieee, t.sfu_ieee), (1.0, 32.0));
     // The register-addressed constant load is apart from the other.
     assert_eq!((w.constant, w.constant_indexed), (1.0, 1.0));
     assert_eq!((t.constant, t.constant_indexed), (32.0, 32.0));

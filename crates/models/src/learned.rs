@@ -187,7 +187,7 @@ pub fn features(
         ),
         share(w.fp32 + w.fp32_div + w.fp32_fma + w.fp16 + w.fp64 + w.fp64_fma),
         share(w.int_add + w.int_mul + w.int_div),
-        share(w.convert + w.sfu),
+        share(w.convert + w.sfu + w.sfu_ieee),
         share(w.control + w.other),
         share(w.global() + w.local),
         share(w.shared()),

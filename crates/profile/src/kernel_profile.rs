@@ -141,8 +141,13 @@ pub struct ClassMix {
     pub fp64_fma: f64,
     /// FP16/BF16 arithmetic, scalar or packed. Count.
     pub fp16: f64,
-    /// Special-function unit: rcp, sqrt, rsqrt, sin, cos, lg2, ex2, FP32 div. Count.
+    /// Special-function unit: approximate rcp, sqrt, rsqrt, sin, cos, lg2,
+    /// ex2, FP32 div (`.approx`, `.full`). Count.
     pub sfu: f64,
+    /// IEEE-rounded FP32 reciprocal and square root (`rcp.rn.f32`,
+    /// `sqrt.rn.f32`): one SFU instruction in a sequence of about 13
+    /// machine instructions, not in `sfu`. Count.
+    pub sfu_ieee: f64,
     /// Conversions between types. Count.
     pub convert: f64,
     /// Control flow: branch, call, return, exit. Count.
@@ -184,6 +189,7 @@ impl ClassMix {
             + self.fp64_fma
             + self.fp16
             + self.sfu
+            + self.sfu_ieee
             + self.convert
             + self.control
             + self.other
@@ -226,7 +232,7 @@ impl ClassMix {
     }
 
     /// Every field with its name, in declaration order (for validation and display).
-    pub fn fields(&self) -> [(&'static str, f64); 22] {
+    pub fn fields(&self) -> [(&'static str, f64); 23] {
         [
             ("int_add", self.int_add),
             ("int_mul", self.int_mul),
@@ -238,6 +244,7 @@ impl ClassMix {
             ("fp64_fma", self.fp64_fma),
             ("fp16", self.fp16),
             ("sfu", self.sfu),
+            ("sfu_ieee", self.sfu_ieee),
             ("convert", self.convert),
             ("control", self.control),
             ("other", self.other),

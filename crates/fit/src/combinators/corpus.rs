@@ -183,7 +183,7 @@ fn stage_counts(name: &str, p: &profile::KernelProfile, occ: &arch::Occupancy) -
     ops.insert(OpClass::IntMul, m.int_mul + m.int_div);
     ops.insert(OpClass::Fp32, m.fp32 + m.fp32_div + m.fp32_fma + m.fp16);
     ops.insert(OpClass::Fp64, m.fp64 + m.fp64_fma);
-    ops.insert(OpClass::Sfu, m.sfu);
+    ops.insert(OpClass::Sfu, m.sfu + m.sfu_ieee);
     ops.insert(OpClass::Shared, m.shared_load + m.shared_store);
     ops.insert(
         OpClass::Other,

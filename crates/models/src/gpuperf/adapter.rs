@@ -70,7 +70,7 @@ pub fn params(
         gamma: GAMMA,
         insts: per_warp(w.total()),
         mem_insts: per_warp(mem_requests),
-        sfu_insts: per_warp(w.sfu),
+        sfu_insts: per_warp(w.sfu + w.sfu_ieee),
         sync_insts: profile.sync.barriers_per_thread,
         fp_insts: per_warp(w.fp32 + w.fp32_div + w.fp32_fma + w.fp64 + w.fp64_fma + w.fp16),
         total_warps: warps,

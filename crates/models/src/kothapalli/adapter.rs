@@ -61,7 +61,7 @@ pub fn comp_cycles(mix: &ClassMix, c: &OpCosts) -> f64 {
         + mix.int_div * c.int_div
         + (mix.fp32 + mix.fp32_div + mix.fp32_fma + mix.fp16) * c.fp32
         + (mix.fp64 + mix.fp64_fma) * c.fp64
-        + mix.sfu * c.sfu
+        + (mix.sfu + mix.sfu_ieee) * c.sfu
         + (mix.convert + mix.control + mix.other) * c.other
 }
 

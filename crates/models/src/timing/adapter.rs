@@ -4,7 +4,7 @@
 //! |---|---|
 //! | blocks, warps per block | the profile's launch |
 //! | resident blocks per SM | the occupancy calculator (`occ.active_blocks_per_sm`) |
-//! | per-warp mix | `warp_instructions` / warps; FP16 on the FP32 pipe; control and other on the integer pipe; local with global (both go through L1); constant and parameter loads with an immediate address are not issued (ptxas folds them into `c[bank][offset]` operands), register-addressed constant loads are (`LDC`, `const_loads`) |
+//! | per-warp mix | `warp_instructions` / warps; FP16 on the FP32 pipe; control and other on the integer pipe; local with global (both go through L1); constant and parameter loads with an immediate address are not issued (ptxas folds them into `c[bank][offset]` operands), register-addressed constant loads are (`LDC`, `const_loads`); IEEE FP32 div, rcp and sqrt are `fp32_div` (a sequence each) |
 //! | shared passes | `shared.transactions()` (bank-serialised passes), else one per request |
 //! | sectors | (global + local transactions) x transaction size / 32 B, else bytes / 32 B |
 //! | DRAM bytes | `global.dram_bytes` (cache model), else transactions x transaction size (`derive::dram_bytes`) |
@@ -71,7 +71,7 @@ pub fn inputs(
     let spill = spill_instructions_per_warp(profile, warps);
     let mut mix = WarpMix {
         fp32: per(w.fp32 + w.fp32_fma + w.fp16),
-        fp32_div: per(w.fp32_div),
+        fp32_div: per(w.fp32_div + w.sfu_ieee),
         fp64: per(w.fp64 + w.fp64_fma),
         sfu: per(w.sfu),
         int_add: per(w.int_add + w.control + w.other + int_cvt),

@@ -40,7 +40,8 @@ pub const NAME: &str = "timing";
 pub struct WarpMix {
     /// FP32 add/mul/FMA (and FP16, issued on the FP32 pipe).
     pub fp32: f64,
-    /// IEEE FP32 divisions (expanded by the compiler into a sequence).
+    /// IEEE FP32 divisions, reciprocals and square roots (each expanded by
+    /// the compiler into a sequence around one SFU instruction).
     pub fp32_div: f64,
     /// FP64 arithmetic.
     pub fp64: f64,

@@ -553,7 +553,13 @@ fn adapter_reads_counts_per_warp_and_bank_passes() {
         Ok(g) => g,
         Err(e) => panic!("{e}"),
     };
-    let p = profile(160, 100.0, 4.0, 50.0, 1.0);
+    let mut p = profile(160, 100.0, 4.0, 50.0, 1.0);
+    // Per warp: 2 IEEE divisions, 3 IEEE square roots, 5 indexed constant
+    // loads (160 blocks x 8 warps).
+    let warps = 160.0 * 8.0;
+    p.warp_instructions.fp32_div = 2.0 * warps;
+    p.warp_instructions.sfu_ieee = 3.0 * warps;
+    p.warp_instructions.constant_indexed = 5.0 * warps;
     let input = OccupancyInput {
         threads_per_block: 256,
         registers_per_thread: 32,
@@ -570,6 +576,10 @@ fn adapter_reads_counts_per_warp_and_bank_passes() {
     assert_eq!(inp.blocks, 160.0);
     assert_eq!(inp.warps_per_block, 8.0);
     assert_eq!(inp.mix.fp32, 100.0);
+    assert_eq!(
+        (inp.mix.fp32_div, inp.mix.sfu, inp.mix.const_loads),
+        (5.0, 0.0, 5.0)
+    );
     assert_eq!(inp.mix.global, 4.0);
     assert_eq!(inp.shared_passes, 100.0);
     // 4 transactions of 32 B per request = 4 sectors; DRAM falls back to 32 B each.
