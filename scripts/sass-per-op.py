@@ -47,10 +47,12 @@ def sass_bytes(arch):
 OPS = [
     ("mul.f32", "f32", "mul.rn.f32 {d}, {a}, {b};"),
     ("div.rn.f32", "f32", "div.rn.f32 {d}, {a}, {b};"),
+    ("div.rn.ftz.f32", "f32", "div.rn.ftz.f32 {d}, {a}, {b};"),
     ("div.full.f32", "f32", "div.full.f32 {d}, {a}, {b};"),
     ("div.approx.f32", "f32", "div.approx.f32 {d}, {a}, {b};"),
     ("rcp.rn.f32", "f32", "rcp.rn.f32 {d}, {a};"),
     ("sqrt.rn.f32", "f32", "sqrt.rn.f32 {d}, {a};"),
+    ("sqrt.rn.ftz.f32", "f32", "sqrt.rn.ftz.f32 {d}, {a};"),
     ("div.rn.f64", "f64", "div.rn.f64 {d}, {a}, {b};"),
     ("div.s32", "s32", "div.s32 {d}, {a}, {b};"),
     ("div.u32", "u32", "div.u32 {d}, {a}, {b};"),
