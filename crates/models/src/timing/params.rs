@@ -71,7 +71,8 @@ pub fn int_div_slots_measured(cc_major: u32) -> Option<f64> {
 /// slow-path call), measured by `scripts/sass-per-op.py`
 /// (data/ptxas/sass-per-op.tsv). One of them runs on the SFU, the rest are
 /// charged to the FP32 pipe. IEEE `rcp.rn.f32` and `sqrt.rn.f32` cost the
-/// same (12.0 to 13.2 and 11.9 to 12.9 there) and are charged alike.
+/// about the same (11.4 to 13.2 and 11.4 to 12.9 on sm_50 to sm_90) and are
+/// charged alike.
 pub const FP32_DIV_SLOTS: f64 = 13.0;
 
 /// Load/store lanes per SM: the SM's LD/ST units (`max_lanes`, the catalog's

@@ -4,7 +4,7 @@ use arch::{Catalog, OccupancyInput, occupancy};
 use profile::KernelProfile;
 
 use super::calibration::{self, Calibration};
-use super::params::{DEFAULT_LAUNCH_SECONDS, arch_params};
+use super::params::{DEFAULT_LAUNCH_SECONDS, FP32_DIV_SLOTS, arch_params};
 use super::*;
 
 /// The catalog's instruction-fetch curve of CC 9.0 (the H100 measurement).
@@ -1023,4 +1023,54 @@ fn the_adapter_moves_mapped_bytes_from_dram_to_pcie() {
     );
     assert_eq!(mapped.dram_bytes, plain.dram_bytes - 4e5);
     assert!(seconds(&mapped) > seconds(&plain));
+}
+
+/// The expansion constants are the committed ptxas measurement's
+/// (data/ptxas/sass-per-op.tsv, `scripts/sass-per-op.py`): a rerun of the
+/// script with another ptxas that moves them fails here.
+#[test]
+fn expansion_slots_are_the_committed_ptxas_measurement() {
+    let tsv = include_str!("../../../../data/ptxas/sass-per-op.tsv");
+    let per_op = |op: &str, arch: &str| -> f64 {
+        let row = tsv.lines().find_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.len() == 4 && f[0] == op && f[1] == arch).then(|| f[2].parse::<f64>())
+        });
+        match row {
+            Some(Ok(v)) => v,
+            _ => panic!("no {op} row for {arch} in sass-per-op.tsv"),
+        }
+    };
+    for (arch, major) in [
+        ("sm_52", 5),
+        ("sm_61", 6),
+        ("sm_75", 7),
+        ("sm_86", 8),
+        ("sm_90", 9),
+    ] {
+        for op in ["div.rn.f32", "rcp.rn.f32", "sqrt.rn.f32"] {
+            let v = per_op(op, arch);
+            assert!((v - FP32_DIV_SLOTS).abs() <= 1.7, "{op} on {arch}: {v}");
+        }
+        let mean = ["div.s32", "div.u32", "rem.s32", "rem.u32"]
+            .iter()
+            .map(|op| per_op(op, arch))
+            .sum::<f64>()
+            / 4.0;
+        let slots = params::int_div_slots_measured(major).unwrap_or(f64::NAN);
+        assert!(
+            (slots - mean).abs() <= 0.6,
+            "{arch}: {slots} against {mean}"
+        );
+        // The register-addressed load adds one instruction to its
+        // multiply (sm_90's immediate-address kernels schedule unevenly:
+        // its row is 1.45, so that architecture is compared with its one
+        // IMAD instead).
+        let folded = match arch {
+            "sm_90" => 1.0,
+            _ => per_op("ld.const [table+imm]", arch),
+        };
+        let ldc = per_op("ld.const [reg+imm]", arch) - folded;
+        assert!((ldc - 1.0).abs() <= 0.05, "{arch}: LDC {ldc}");
+    }
 }
