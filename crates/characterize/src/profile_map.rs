@@ -3,10 +3,10 @@
 //! ptx's instruction classes are folded into the profile's [`ClassMix`]:
 //! integer ALU, move, compare and logic go to `int_add`; integer multiply to
 //! `int_mul` except div/rem (`int_div`); float classes split fma/mad into the
-//! `_fma` fields and IEEE FP32 division into `fp32_div`, IEEE FP32 rcp and
-//! sqrt into `sfu_ieee`;
-//! register-addressed constant loads are `constant_indexed`; branch, call/ret and exit are `control`; warp collectives,
-//! tensor, fences, async copies and `other` are `other`; generic loads and
+//! `_fma` fields and IEEE FP32 division into `fp32_div`; IEEE FP32 rcp and
+//! sqrt are `sfu_ieee`, apart from `sfu`; register-addressed constant loads
+//! are `constant_indexed`; branch, call/ret and exit are `control`; warp
+//! collectives, tensor, fences, async copies and `other` are `other`; generic loads and
 //! stores are counted as global (the common case in NVRTC output; the
 //! emulator resolves the space of each access, and the memory sections of
 //! the profile use the resolved space); param and const loads are

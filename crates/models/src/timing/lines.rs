@@ -17,7 +17,8 @@ pub struct LineLoad {
     pub warp_instructions: f64,
     /// The integer divisions among them (each expands to several slots).
     pub int_div: f64,
-    /// The IEEE FP32 divisions among them (each expands to several slots).
+    /// The IEEE FP32 divisions, reciprocals and square roots among them
+    /// (each expands to several slots).
     pub fp32_div: f64,
     /// Mean active lanes per execution (32: no divergence).
     pub mean_active_threads: f64,

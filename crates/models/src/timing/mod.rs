@@ -76,6 +76,12 @@ pub struct WarpMix {
 }
 
 impl WarpMix {
+    /// The FP32-pipe instructions of the IEEE FP32 sequences: all but the
+    /// one SFU instruction of each.
+    fn fp32_div_refinement(&self, arch: &ArchParams) -> f64 {
+        self.fp32_div * (arch.fp32_div_slots - 1.0).max(0.0)
+    }
+
     /// Compute (non-memory) instructions.
     pub fn compute(&self) -> f64 {
         self.fp32
@@ -247,7 +253,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         / (arch.issue_per_clock * fetch::issue_fraction(&arch.instruction_fetch, inp.code_bytes))
         + bank;
     // An FP32 division is one SFU reciprocal and FP32-pipe refinement.
-    let div_fp32 = m.fp32_div * (arch.fp32_div_slots - 1.0).max(0.0);
+    let div_fp32 = m.fp32_div_refinement(arch);
     let pipe = [
         (m.fp32 + div_fp32) / arch.rate_fp32,
         m.fp64 / arch.rate_fp64,
@@ -309,7 +315,7 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     // Code beyond the instruction caches stretches that cycle (fetch).
     let floor = fetch::warp_slowdown(&arch.instruction_fetch, inp.code_bytes);
     let step = |latency: f64, parallelism: f64| (latency / parallelism).max(floor);
-    let div_fp32 = m.fp32_div * (arch.fp32_div_slots - 1.0).max(0.0);
+    let div_fp32 = m.fp32_div_refinement(arch);
     let compute = (m.fp32 + div_fp32) * step(arch.lat_fp32, inp.ilp)
         + m.fp64 * step(arch.lat_fp64, inp.ilp)
         + (m.sfu + m.fp32_div) * step(arch.lat_sfu, inp.ilp)

@@ -70,7 +70,7 @@ pub fn int_div_slots_measured(cc_major: u32) -> Option<f64> {
 /// reciprocal, FMA refinement, a range check and a branch around a
 /// slow-path call), measured by `scripts/sass-per-op.py`
 /// (data/ptxas/sass-per-op.tsv). One of them runs on the SFU, the rest are
-/// charged to the FP32 pipe. IEEE `rcp.rn.f32` and `sqrt.rn.f32` cost the
+/// charged to the FP32 pipe. IEEE `rcp.rn.f32` and `sqrt.rn.f32` cost
 /// about the same (11.4 to 13.2 and 11.4 to 12.9 on sm_50 to sm_90) and are
 /// charged alike.
 pub const FP32_DIV_SLOTS: f64 = 13.0;
@@ -110,7 +110,8 @@ pub struct ArchParams {
     pub rate_lsu: f64,
     /// Issue slots of one integer division.
     pub int_div_slots: f64,
-    /// Issue slots of one IEEE FP32 division ([`FP32_DIV_SLOTS`]).
+    /// Issue slots of one IEEE FP32 division, reciprocal or square root
+    /// ([`FP32_DIV_SLOTS`]).
     pub fp32_div_slots: f64,
     /// Shared-memory bank passes per clock (bytes per clock / 128).
     pub shared_passes_per_clock: f64,
