@@ -836,7 +836,7 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
     let by_high: Vec<usize> = expected.iter().map(|e| e.0).take(10).collect();
     assert_eq!(order, by_high, "{l}");
     // The space is one where the two orders differ (with the committed
-    // model, BS=20 is fifth by its estimate and fourth by its upper end), so
+    // model, BS=16 is first by its estimate and second by its upper end), so
     // an estimate ranking fails. A
     // retrained model can make them agree: then pick a space where they
     // differ (`tune ... --model learned --json` shows `ms` and

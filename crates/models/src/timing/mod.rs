@@ -191,16 +191,42 @@ pub struct WaveCycles {
     pub latency: f64,
     /// One warp's dependent chain alone (docs: T_chain).
     pub warp_chain: f64,
+    /// Resident warps per warp scheduler in this wave (docs: "Few warps").
+    pub warps_per_scheduler: f64,
 }
 
 impl WaveCycles {
-    /// The wave's time: the largest of its limits (each hides the others).
+    /// The largest throughput limit: issue, a pipe, the banks or L1.
+    pub fn throughput(&self) -> f64 {
+        self.issue.max(self.pipe).max(self.shared).max(self.l1)
+    }
+
+    /// The wave's time (docs: "Few warps"). Each limit alone bounds it
+    /// from below; between the two bounds the warps of a scheduler queue
+    /// for its busiest resource while the others wait out their latencies,
+    /// so where neither limit dominates the time exceeds both.
     pub fn total(&self) -> f64 {
-        self.issue
-            .max(self.pipe)
-            .max(self.shared)
-            .max(self.l1)
-            .max(self.latency)
+        (self.throughput() / self.utilisation()).max(self.latency)
+    }
+
+    /// The busiest resource's utilisation as a closed queue of the
+    /// scheduler's warps ([`closed_queue_utilisation`]); 1 with one warp
+    /// per scheduler or fewer (the warp's chain already holds its share of
+    /// every pipe, `warp_chain_cycles`) and where no warp waits.
+    pub fn utilisation(&self) -> f64 {
+        let tp = self.throughput();
+        let w = self.warps_per_scheduler;
+        if tp <= 0.0 || w <= 1.0 {
+            return 1.0;
+        }
+        // Per warp: `service` cycles on the busiest resource, `think` cycles
+        // of its chain spent waiting (the rest of the chain is that service).
+        let service = tp / w;
+        let think = self.latency - service;
+        if think <= 0.0 {
+            return 1.0;
+        }
+        closed_queue_utilisation(w, service / think)
     }
 
     /// Which per-SM limit is largest (first wins a tie, in the order of the doc).
@@ -228,6 +254,37 @@ pub struct Timing {
     pub limit: Limit,
     /// Terms by name (units in the name).
     pub breakdown: BTreeMap<String, f64>,
+}
+
+/// Utilisation of one server shared by `customers` that each need `ratio`
+/// units of service per unit of waiting elsewhere: the machine-repairman
+/// queue (finite-source M/M/1//W; Kleinrock, Queueing Systems vol. 1, 1975,
+/// section 3.8), `1 - p0` with `p0 = 1 / sum_k W!/(W-k)! ratio^k`. Fewer
+/// than one customer counts as one; a fractional count interpolates between
+/// its neighbours (schedulers hold whole warps, some one more than others).
+pub fn closed_queue_utilisation(customers: f64, ratio: f64) -> f64 {
+    let at = |n: u32| {
+        let mut sum = 0.0;
+        let mut term = 1.0;
+        for k in 0..=n {
+            sum += term;
+            term *= f64::from(n - k) * ratio;
+            if !term.is_finite() {
+                return 1.0;
+            }
+        }
+        1.0 - 1.0 / sum
+    };
+    let w = customers.clamp(1.0, 4096.0);
+    let lo = w.floor();
+    let frac = w - lo;
+    // `lo` is a whole number in [1, 4096]: the cast is exact.
+    let lo_u = lo as u32;
+    if frac == 0.0 {
+        at(lo_u)
+    } else {
+        (1.0 - frac) * at(lo_u) + frac * at(lo_u + 1)
+    }
 }
 
 /// One wave on one SM with `b` resident blocks (docs, section "One wave").
@@ -294,6 +351,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         l1,
         latency,
         warp_chain: chain,
+        warps_per_scheduler: warps / arch.schedulers.max(1.0),
     }
 }
 
@@ -470,6 +528,11 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("block_chain_cycles", full.latency.max(tail.latency));
     put("full_wave_cycles", full.total());
     put("tail_wave_cycles", tail.total());
+    put(
+        "warps_per_scheduler",
+        full.warps_per_scheduler.max(tail.warps_per_scheduler),
+    );
+    put("queue_utilisation", per_sm.utilisation());
     put("sm_seconds", sm_seconds);
     put("l2_seconds", l2_seconds);
     put("dram_seconds", dram_seconds);

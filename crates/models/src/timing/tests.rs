@@ -281,10 +281,14 @@ fn code_beyond_the_instruction_caches_slows_a_lone_warp_and_the_sm() {
     }
     // 16 warps of 4000 integer adds: issue 16 x 4000 / 4 = 16,000 cycles
     // (as the pipe); on 128 KB 16 x 4000 / (4 x 4.04 / 5.73) = 22,693,
-    // above the pipe and the chain (4000 x 2.4).
+    // above the pipe and the chain (4000 x 2.4 = 9600). There the four warps
+    // of a scheduler queue ("Few warps"): 22,693 / 4 cycles of issue each
+    // per 9600 - 22,693 / 4 of waiting for fetch, utilisation 0.995.
+    let slow_issue = 16.0 * 4000.0 / (4.0 * 4.04 / 5.73);
+    let ratio = (slow_issue / 4.0) / (9600.0 - slow_issue / 4.0);
     for (code, cycles) in [
         (0.0, 16000.0),
-        (131072.0, 16.0 * 4000.0 / (4.0 * 4.04 / 5.73)),
+        (131072.0, slow_issue / closed_queue_utilisation(4.0, ratio)),
     ] {
         let mut inp = warps(16.0, code);
         inp.mix.int_add = 4000.0;
@@ -358,10 +362,64 @@ fn a_barrier_puts_a_blocks_tile_loads_before_its_own_work() {
     assert_eq!(bd.get("block_chain_cycles"), Some(&13000.0), "{bd:?}");
     assert_eq!(bd.get("warp_chain_cycles"), Some(&9030.0), "{bd:?}");
     // Two resident blocks overlap each other's phases: the wave of 2 blocks
-    // needs 16000 cycles of FP32 pipe, above one block's 13000.
+    // needs 16000 cycles of FP32 pipe, above one block's 13000. Two warps
+    // per scheduler queue for it ("Few warps"): each needs 8000 cycles of
+    // pipe per 5000 of waiting, ratio 1.6, utilisation
+    // 1 - 1 / (1 + 2 x 1.6 + 2 x 1.6^2) = 0.8927, so 16000 / 0.8927 cycles.
     inp.resident_blocks_per_sm = 2.0;
     inp.blocks = 20.0;
-    check(&inp, 16e-6 + 1e-7, Limit::ComputeIssue);
+    check(
+        &inp,
+        16000.0 / (1.0 - 1.0 / 9.32) * 1e-9 + 1e-7,
+        Limit::ComputeIssue,
+    );
+}
+
+/// `closed_queue_utilisation(customers, ratio)` against the closed form.
+fn check_queue(customers: f64, ratio: f64, expect: f64) {
+    let u = closed_queue_utilisation(customers, ratio);
+    assert!(
+        (u - expect).abs() <= 1e-12,
+        "U({customers}, {ratio}) = {u}, expected {expect}"
+    );
+}
+
+#[test]
+fn closed_queue_utilisation_cases() {
+    // One customer: busy ratio / (1 + ratio) of the time.
+    check_queue(1.0, 1.0, 0.5);
+    check_queue(1.0, 3.0, 0.75);
+    // Fewer than one counts as one.
+    check_queue(0.25, 3.0, 0.75);
+    // Two: 1 - 1 / (1 + 2r + 2r^2).
+    check_queue(2.0, 1.0, 0.8);
+    check_queue(2.0, 0.5, 1.0 - 1.0 / 2.5);
+    // Three: 1 - 1 / (1 + 3r + 6r^2 + 6r^3).
+    check_queue(3.0, 1.0, 1.0 - 1.0 / 16.0);
+    // Between two and three: the straight line between them.
+    check_queue(2.5, 1.0, 0.5 * 0.8 + 0.5 * (1.0 - 1.0 / 16.0));
+    // No waiting at all (ratio infinite): always busy.
+    check_queue(2.0, f64::INFINITY, 1.0);
+}
+
+#[test]
+fn few_warps_per_scheduler_queue_between_the_throughput_and_latency_bounds() {
+    // 8 warps (two per scheduler), 1000 FFMA each with ILP 8 on a 2-per-clock
+    // FP32 pipe: 4000 cycles of pipe; 10 dependent DRAM loads (MLP 1) make a
+    // chain of 5000 + 1000 = 6000. The bounds say max(4000, 6000) = 6000;
+    // each warp needs 2000 cycles of pipe per 4000 of waiting, ratio 0.5,
+    // utilisation 0.6: 4000 / 0.6 = 6667 cycles, above both bounds.
+    let mut inp = base();
+    inp.warps_per_block = 8.0;
+    inp.mix.fp32 = 1000.0;
+    inp.ilp = 8.0;
+    inp.mix.global = 10.0;
+    check(&inp, 4000.0 / 0.6 * 1e-9 + 1e-7, Limit::Latency);
+    // Far from the knee either bound alone holds: 200 warps of the same
+    // work are pipe-bound (100,000 cycles, utilisation within 1e-12 of 1).
+    inp.warps_per_block = 200.0;
+    let t = seconds(&inp);
+    assert!((t - (1e-4 + 1e-7)).abs() <= 1e-9 * t, "{t}");
 }
 
 #[test]
@@ -441,10 +499,13 @@ fn higher_occupancy_is_never_slower_when_latency_bound() {
     inp.mix.fp32 = 20.0;
     inp.sectors = 20.0;
     let mut last = f64::INFINITY;
+    // Within 0.01 %: a block more per SM can turn the last full wave into a
+    // tail wave while the warps of a scheduler queue a little longer ("Few
+    // warps"), 8.07561e-5 s at 9 blocks against 8.07555e-5 s at 8.
     for b in 1..=32 {
         inp.resident_blocks_per_sm = f64::from(b);
         let t = seconds(&inp);
-        assert!(t <= last * (1.0 + 1e-12), "{b} blocks/SM: {t} > {last}");
+        assert!(t <= last * (1.0 + 1e-4), "{b} blocks/SM: {t} > {last}");
         last = t;
     }
     inp.resident_blocks_per_sm = 1.0;
