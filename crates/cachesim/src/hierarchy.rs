@@ -3,7 +3,7 @@
 //! each sector of a request and counts what happens in a [`Tally`].
 
 use crate::config::{CacheConfig, ReadOnlyPath};
-use crate::report::{LevelStats, Tally};
+use crate::report::{LevelStats, Tally, hit_age_bucket};
 use crate::request::{Kind, Path, TRACE_SECTOR_BYTES};
 use crate::tagstore::TagStore;
 
@@ -47,6 +47,12 @@ impl Hierarchy {
         }
     }
 
+    /// Starts lockstep round `round`: L1 fills are stamped with it and L1
+    /// hits aged by it.
+    pub fn set_round(&mut self, round: u32) {
+        self.l1.iter_mut().for_each(|c| c.set_round(round));
+    }
+
     /// Issues one warp-level request from SM `sm`.
     pub fn issue(&mut self, sm: usize, kind: Kind, path: Path, sectors: &[u64], t: &mut Tally) {
         t.requests += 1;
@@ -68,11 +74,11 @@ impl Hierarchy {
         }
         match (kind, path) {
             (Kind::Load, Path::Global) if self.global_loads_allocate_l1 => {
-                sectors.iter().for_each(|&s| self.load_l1(sm, s, t))
+                sectors.iter().for_each(|&s| self.load_l1(sm, s, true, t))
             }
             (Kind::Load, Path::Global) => sectors.iter().for_each(|&s| self.l2_load(s, t)),
             (Kind::Load, Path::ReadOnly) if self.readonly.is_empty() => {
-                sectors.iter().for_each(|&s| self.load_l1(sm, s, t))
+                sectors.iter().for_each(|&s| self.load_l1(sm, s, true, t))
             }
             (Kind::Load, Path::ReadOnly) => {
                 for &s in sectors {
@@ -92,7 +98,9 @@ impl Hierarchy {
                     }
                 }
             }
-            (Kind::Load, Path::Local) => sectors.iter().for_each(|&s| self.load_l1(sm, s, t)),
+            (Kind::Load, Path::Local) => {
+                sectors.iter().for_each(|&s| self.load_l1(sm, s, false, t))
+            }
             (Kind::Store, Path::Local) => {
                 // Write-back, write-allocate in L1: a full-sector write needs no fill.
                 for &s in sectors {
@@ -117,11 +125,16 @@ impl Hierarchy {
         }
     }
 
-    /// A load through L1 (allocating).
+    /// A load through L1 (allocating); `aged`: count its hit by age
+    /// ([`Tally::l1_hit_ages`]; global data only: a local sector a store
+    /// allocated is not a miss in flight).
     #[inline]
-    fn load_l1(&mut self, sm: usize, s: u64, t: &mut Tally) {
+    fn load_l1(&mut self, sm: usize, s: u64, aged: bool, t: &mut Tally) {
         let o = self.l1[sm].access(s, true, false);
         t.l1.record(o.hit);
+        if o.hit && aged {
+            t.l1_hit_ages[hit_age_bucket(o.age)] += 1;
+        }
         self.l1_per_sm[sm].record(o.hit);
         if !o.hit {
             self.write_back_l1(sm, o.evicted_line, o.evicted_dirty, t);

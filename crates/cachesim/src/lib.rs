@@ -116,7 +116,8 @@ mod tagstore;
 pub use config::{CacheConfig, CacheGeometry, ReadOnlyPath, SetIndex};
 pub use error::CacheSimError;
 pub use report::{
-    CacheReport, CtaPlacement, Extrapolated, LevelStats, PathCounts, PathStats, Tally,
+    CacheReport, CtaPlacement, Extrapolated, HIT_AGE_BUCKETS, LevelStats, PathCounts, PathStats,
+    Tally,
 };
 pub use request::{
     Access, Kind, Path, Request, TRACE_SECTOR_BYTES, Trace, TraceBuilder, TraceMark,

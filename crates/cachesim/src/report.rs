@@ -130,6 +130,24 @@ pub struct Tally {
     pub dram_write_sectors: u64,
     /// Per-path request and sector counts.
     pub paths: PathCounts,
+    /// The L1 hits of `l1` by rounds since their sector was filled
+    /// ([`HIT_AGE_BUCKETS`]): a hit on a sector filled a few rounds before
+    /// (by the same warp's previous requests, or by another warp issuing
+    /// alongside) finds on a GPU a miss still in flight, and waits for it.
+    pub l1_hit_ages: [u64; HIT_AGE_BUCKETS.len()],
+}
+
+/// The age buckets of [`Tally::l1_hit_ages`]: the least age of each, in
+/// rounds; the last holds every older hit.
+pub const HIT_AGE_BUCKETS: [u32; 6] = [0, 1, 2, 4, 8, 16];
+
+/// Index of the bucket of [`HIT_AGE_BUCKETS`] that holds `age`.
+#[inline]
+pub(crate) fn hit_age_bucket(age: u32) -> usize {
+    HIT_AGE_BUCKETS
+        .iter()
+        .rposition(|&lo| age >= lo)
+        .unwrap_or(0)
 }
 
 impl Tally {
@@ -147,6 +165,9 @@ impl Tally {
         self.dram_read_sectors += o.dram_read_sectors;
         self.dram_write_sectors += o.dram_write_sectors;
         self.paths.add(&o.paths);
+        for (a, b) in self.l1_hit_ages.iter_mut().zip(o.l1_hit_ages) {
+            *a += b;
+        }
     }
 }
 

@@ -249,6 +249,7 @@ pub fn simulate_warmed(
                 s.replay_until(round.saturating_add(s.lead), w.trace, &mut mem);
             }
         }
+        mem.set_round(u32::try_from(round).unwrap_or(u32::MAX));
         for sm in 0..num_sms {
             for r in 0..resident {
                 let slot = r * num_sms + sm;

@@ -13,6 +13,8 @@ const INVALID: u64 = u64::MAX;
 pub(crate) struct Outcome {
     /// The sector was valid (line present and sector filled).
     pub hit: bool,
+    /// On a hit, rounds since the sector was filled ([`TagStore::set_round`]).
+    pub age: u32,
     /// Index of the way now holding the line (`usize::MAX` if not allocated).
     pub slot: usize,
     /// Dirty sectors of an evicted line (bit i = sector i of `evicted_line`).
@@ -52,6 +54,11 @@ pub(crate) struct TagStore {
     /// Last-use time of each way; the smallest in a set is the LRU victim.
     stamp: Vec<u64>,
     clock: u64,
+    /// Round in which each sector (way x sectors per line + sector) was
+    /// last filled, for the age of a hit.
+    filled: Vec<u32>,
+    /// The current round ([`TagStore::set_round`]).
+    round: u32,
 }
 
 impl TagStore {
@@ -74,7 +81,38 @@ impl TagStore {
             dirty: vec![0; n],
             stamp: vec![0; n],
             clock: 0,
+            filled: vec![0; n.saturating_mul((g.line_bytes / g.sector_bytes).max(1) as usize)],
+            round: 0,
         }
+    }
+
+    /// Sets the round that fills are stamped with and hits aged by (the
+    /// simulation's lockstep round: one request per warp).
+    #[inline]
+    pub fn set_round(&mut self, round: u32) {
+        self.round = round;
+    }
+
+    /// Stamps the sectors `mask` of way `slot` as filled now.
+    #[inline]
+    fn stamp_fill(&mut self, slot: usize, mut mask: u32) {
+        let base = slot * self.sectors_per_line as usize;
+        while mask != 0 {
+            let i = mask.trailing_zeros() as usize;
+            if let Some(f) = self.filled.get_mut(base + i) {
+                *f = self.round;
+            }
+            mask &= mask - 1;
+        }
+    }
+
+    /// Rounds since sector `bit` of way `slot` was filled.
+    #[inline]
+    fn age(&self, slot: usize, bit: u32) -> u32 {
+        let i = slot * self.sectors_per_line as usize + bit.trailing_zeros() as usize;
+        self.filled
+            .get(i)
+            .map_or(0, |&f| self.round.saturating_sub(f))
     }
 
     /// Line number and sector-in-line bit of a byte address.
@@ -112,15 +150,20 @@ impl TagStore {
         for i in base..base + self.ways {
             if self.tags[i] == line {
                 let hit = self.valid[i] & bit != 0;
+                let age = if hit { self.age(i, bit) } else { 0 };
                 if hit || allocate {
                     self.stamp[i] = self.clock;
                     self.valid[i] |= bit;
                     if write {
                         self.dirty[i] |= bit;
                     }
+                    if !hit {
+                        self.stamp_fill(i, bit);
+                    }
                 }
                 return Outcome {
                     hit,
+                    age,
                     slot: if hit || allocate { i } else { usize::MAX },
                     evicted_dirty: 0,
                     evicted_line: 0,
@@ -139,6 +182,7 @@ impl TagStore {
         if !allocate {
             return Outcome {
                 hit: false,
+                age: 0,
                 slot: usize::MAX,
                 evicted_dirty: 0,
                 evicted_line: 0,
@@ -154,8 +198,10 @@ impl TagStore {
         self.valid[victim] = bit;
         self.dirty[victim] = if write { bit } else { 0 };
         self.stamp[victim] = self.clock;
+        self.stamp_fill(victim, bit);
         Outcome {
             hit: false,
+            age: 0,
             slot: victim,
             evicted_dirty,
             evicted_line,
@@ -169,6 +215,7 @@ impl TagStore {
             Some(v) => {
                 let new = mask & !*v;
                 *v |= new;
+                self.stamp_fill(slot, new);
                 new.count_ones()
             }
             None => 0,

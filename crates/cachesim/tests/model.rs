@@ -514,3 +514,66 @@ fn volta_like_defaults_are_valid() {
     let huge = cachesim::CacheConfig::sm70_like(128 * 1024, 1 << 40);
     assert!(huge.validate().is_err());
 }
+
+/// Runs `reqs` on one SM with every CTA resident and checks the L1 hits by
+/// age bucket (rounds since the sector's fill: 0, 1, 2-3, 4-7, 8-15, 16+).
+fn check_ages(reqs: &[common::Req], expect: [u64; 6]) {
+    let ctas = reqs.iter().map(|r| r.0).max().map_or(1, |c| c + 1);
+    let r = simulate(&small(), &launch(ctas, ctas, 1), &trace(reqs));
+    match r {
+        Ok(r) => assert_eq!(r.total.l1_hit_ages, expect, "{:?}", r.total.l1),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn l1_hits_are_aged_in_rounds_since_the_fill() {
+    let a = run(0, 4);
+    let b = run(128, 4);
+    // Two warps read the same line in round 0: warp 1's 4 hits are 0 rounds
+    // old (on a GPU, a miss in flight).
+    check_ages(
+        &[(0, 0, Load, Global, &a), (0, 1, Load, Global, &a)],
+        [4, 0, 0, 0, 0, 0],
+    );
+    // One warp reads a, then b, then a again in round 2: 4 hits, 2 rounds old.
+    check_ages(
+        &[
+            (0, 0, Load, Global, &a),
+            (0, 0, Load, Global, &b),
+            (0, 0, Load, Global, &a),
+        ],
+        [0, 0, 4, 0, 0, 0],
+    );
+    // Read-only loads through L1 are aged too; the next round's re-read is 1 old.
+    check_ages(
+        &[(0, 0, Load, ReadOnly, &a), (0, 0, Load, ReadOnly, &a)],
+        [0, 4, 0, 0, 0, 0],
+    );
+    // Local loads are not: the sector a local store allocated is no miss.
+    check_ages(&[(0, 0, Store, Local, &a), (0, 0, Load, Local, &a)], [0; 6]);
+    // Twenty requests apart: the last bucket.
+    let mut reqs = vec![(0, 0, Load, Global, a.as_slice())];
+    reqs.extend((0..19).map(|_| (0, 0, Store, Global, b.as_slice())));
+    reqs.push((0, 0, Load, Global, a.as_slice()));
+    check_ages(&reqs, [0, 0, 0, 0, 0, 4]);
+}
+
+#[test]
+fn a_refilled_sector_is_aged_from_its_new_fill() {
+    // L1 sets hold 2 ways: lines 0, 4 and 8 share set 0. Round 0 reads line 0,
+    // rounds 1 and 2 lines 4 and 8 (line 0 evicted), round 3 line 0 again (a
+    // miss, refilled), round 4 line 0 (hits 1 round after the refill).
+    let l = |n: u64| run(128 * n, 4);
+    let (l0, l4, l8) = (l(0), l(4), l(8));
+    check_ages(
+        &[
+            (0, 0, Load, Global, &l0),
+            (0, 0, Load, Global, &l4),
+            (0, 0, Load, Global, &l8),
+            (0, 0, Load, Global, &l0),
+            (0, 0, Load, Global, &l0),
+        ],
+        [0, 4, 0, 0, 0, 0],
+    );
+}

@@ -122,6 +122,10 @@ pub fn apply(profile: &mut KernelProfile, gpu_id: &str, report: Option<&CacheRep
     profile.cache = CacheFigures {
         gpu: gpu_id.to_string(),
         l1_hit_rate: rate(&r.total.l1),
+        l1_hit_ages: (r.total.l1.accesses() > 0).then(|| {
+            let n = r.total.l1.accesses() as f64;
+            r.total.l1_hit_ages.iter().map(|&h| h as f64 / n).collect()
+        }),
         l2_hit_rate: rate(&r.total.l2),
         dram_read_bytes: Some(x.dram_read_bytes),
         dram_write_bytes: Some(x.dram_write_bytes),

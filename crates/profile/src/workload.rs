@@ -108,6 +108,12 @@ pub struct CacheFigures {
     pub gpu: String,
     /// L1 sector hit rate of loads that look up L1. Ratio in [0, 1].
     pub l1_hit_rate: Option<f64>,
+    /// The L1 hits of global loads by rounds since their sector was filled
+    /// (cache model's lockstep rounds, one request per warp; ages 0, 1, 2-3,
+    /// 4-7, 8-15 and 16 on), each as a share of the L1 lookups. A hit a few
+    /// rounds after the fill finds the miss still in flight on a GPU.
+    /// Absent from profiles made before ptxperf counted it.
+    pub l1_hit_ages: Option<Vec<f64>>,
     /// L2 sector hit rate over every sector reaching L2. Ratio in [0, 1].
     pub l2_hit_rate: Option<f64>,
     /// Bytes read from DRAM, kernel total (extrapolated from sampled CTAs). Bytes.
@@ -131,9 +137,11 @@ impl CacheFigures {
             ("l2_to_sm_bytes", self.l2_to_sm_bytes),
             ("sm_to_l2_bytes", self.sm_to_l2_bytes),
         ];
+        let ages = self.l1_hit_ages.iter().flatten().enumerate();
         fields
             .into_iter()
             .filter_map(|(n, v)| v.map(|v| (format!("cache.{n}"), v)))
+            .chain(ages.map(|(i, &v)| (format!("cache.l1_hit_ages[{i}]"), v)))
             .collect()
     }
 }

@@ -26,6 +26,20 @@ use super::{NAME, TimingInputs, WarpMix, prediction};
 use crate::derive::{dram_bytes, launch_figures, transaction_bytes};
 use crate::prediction::{ModelError, Prediction};
 
+/// The share of L1 lookups that hit a sector whose miss is still in flight
+/// (docs: "Hits on misses in flight"): the cache model's L1 hits by age in
+/// rounds (`cache.l1_hit_ages`, buckets from `cachesim::HIT_AGE_BUCKETS`,
+/// the last taken as 16 to 31), counted where younger than `mlp` rounds (a
+/// warp issues about `mlp` loads before it waits for the first), a bucket
+/// in part where `mlp` falls inside it.
+pub fn pending_hit_share(ages: &[f64], mlp: f64) -> f64 {
+    const BOUNDS: [f64; 7] = [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
+    ages.iter()
+        .zip(BOUNDS.windows(2))
+        .map(|(&share, b)| share.max(0.0) * ((mlp - b[0]) / (b[1] - b[0])).clamp(0.0, 1.0))
+        .sum()
+}
+
 /// Whether ptxas emits `cvt.{rn,rz}.f32.{s32,u32}` as `I2FP` (integer ALU)
 /// rather than the conversion unit's `I2F` for `gpu`: from CC 8.6 on (the
 /// SASS of ptxas 12.9 and 13.0 for sm_86, sm_89 and sm_90; sm_75 and sm_80
@@ -123,6 +137,7 @@ pub fn inputs(
     let same_gpu = c.gpu.is_empty() || c.gpu == gpu.id;
     let rate = |r: Option<f64>| r.filter(|v| same_gpu && v.is_finite() && (0.0..=1.0).contains(v));
     let l1_hit = rate(c.l1_hit_rate).unwrap_or(derived_l1_hit);
+    let l1_hit_ages = c.l1_hit_ages.as_deref().filter(|_| same_gpu);
     let l2_hit = rate(c.l2_hit_rate).unwrap_or(derived_l2_hit);
     // Register spills (docs: "Register spills"): LSU instructions of one warp,
     // SPILL_BYTES_PER_ACCESS per thread, so 32 x 4 B = 4 sectors each (local
@@ -144,6 +159,12 @@ pub fn inputs(
     let a = &profile.analysis.gpuperf;
     let par = &profile.analysis.parallelism;
     let interval = |loads: f64| (loads / (barriers + 1.0)).max(1.0);
+    let mlp_global = par
+        .mlp_global
+        .or(a.mlp)
+        .unwrap_or_else(|| interval(per(w.global_load + w.local)))
+        .max(1.0);
+    let l1_pending = l1_hit_ages.map_or(0.0, |ages| pending_hit_share(ages, mlp_global));
     Ok(TimingInputs {
         blocks: lf.blocks,
         warps_per_block: lf.warps_per_block,
@@ -152,6 +173,7 @@ pub fn inputs(
         shared_passes,
         sectors,
         l1_hit_rate: l1_hit,
+        l1_pending_hit_rate: l1_pending.min(l1_hit),
         l2_hit_rate: l2_hit,
         spill_l1_hit_rate: spill_l1_hit,
         l2_bytes: l2,
@@ -159,11 +181,7 @@ pub fn inputs(
         pcie_read_bytes: pcie_read,
         pcie_write_bytes: pcie_write,
         ilp: par.ilp.or(a.ilp).unwrap_or(1.0).max(1.0),
-        mlp_global: par
-            .mlp_global
-            .or(a.mlp)
-            .unwrap_or_else(|| interval(per(w.global_load + w.local)))
-            .max(1.0),
+        mlp_global,
         mlp_shared: par
             .mlp_shared
             .unwrap_or_else(|| interval(per(w.shared_load)))

@@ -113,6 +113,10 @@ pub struct TimingInputs {
     pub sectors: f64,
     /// Fraction of global sectors that hit in L1, `[0, 1]`.
     pub l1_hit_rate: f64,
+    /// Fraction of global sectors that hit in L1 a sector whose miss is
+    /// still in flight (part of `l1_hit_rate`; docs: "Hits on misses in
+    /// flight"): they wait like the miss.
+    pub l1_pending_hit_rate: f64,
     /// Fraction of the L1 misses that hit in L2, `[0, 1]`.
     pub l2_hit_rate: f64,
     /// Fraction of the register-spill accesses that hit in L1, `[0, 1]`
@@ -357,7 +361,8 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
 
 /// Mean latency of one global access, cycles: the hit-rate weighted levels.
 pub fn global_latency(inp: &TimingInputs, arch: &ArchParams) -> f64 {
-    let h1 = inp.l1_hit_rate;
+    // A hit on a miss in flight waits like the miss.
+    let h1 = (inp.l1_hit_rate - inp.l1_pending_hit_rate).max(0.0);
     let h2 = inp.l2_hit_rate;
     h1 * arch.lat_l1 + (1.0 - h1) * (h2 * arch.lat_l2 + (1.0 - h2) * arch.lat_dram)
 }
@@ -425,6 +430,7 @@ fn check(inp: &TimingInputs, arch: &ArchParams) -> Result<(), ModelError> {
     }
     for (n, v) in [
         ("l1 hit rate", inp.l1_hit_rate),
+        ("l1 pending hit rate", inp.l1_pending_hit_rate),
         ("l2 hit rate", inp.l2_hit_rate),
     ] {
         if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
@@ -553,6 +559,7 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("global_chain_cycles", global_chain_cycles(inp, arch));
     put("code_bytes", inp.code_bytes);
     put("l1_hit_rate", inp.l1_hit_rate);
+    put("l1_pending_hit_rate", inp.l1_pending_hit_rate);
     put("l2_hit_rate", inp.l2_hit_rate);
     if inp.mix.spill_loads > 0.0 {
         put("spill_l1_hit_rate", inp.spill_l1_hit_rate);

@@ -70,6 +70,7 @@ fn base() -> TimingInputs {
         shared_passes: 0.0,
         sectors: 0.0,
         l1_hit_rate: 0.0,
+        l1_pending_hit_rate: 0.0,
         l2_hit_rate: 0.0,
         spill_l1_hit_rate: 1.0,
         l2_bytes: 0.0,
@@ -235,6 +236,45 @@ fn low_occupancy_dependent_loads_are_latency_bound() {
     // Two independent loads in flight halve the chain: 1750.
     inp.mlp_global = 2.0;
     check(&inp, 1.75e-6 + 1e-7, Limit::Latency);
+}
+
+/// `adapter::pending_hit_share(ages, mlp)` against a hand sum.
+fn check_pending(ages: [f64; 6], mlp: f64, expect: f64) {
+    let got = adapter::pending_hit_share(&ages, mlp);
+    assert!(
+        (got - expect).abs() <= 1e-12,
+        "ages {ages:?}, MLP {mlp}: {got}, expected {expect}"
+    );
+}
+
+#[test]
+fn hits_younger_than_the_mlp_are_on_misses_in_flight() {
+    let ages = [0.4, 0.1, 0.1, 0.1, 0.1, 0.1];
+    // One load in flight: only the same round's hits (other warps' loads
+    // issued alongside) find the miss in flight.
+    check_pending(ages, 1.0, 0.4);
+    // Two: ages 0 and 1.
+    check_pending(ages, 2.0, 0.5);
+    // Three: half of the 2-3 bucket.
+    check_pending(ages, 3.0, 0.55);
+    // Twelve: 0 to 7 whole, half of 8-15.
+    check_pending(ages, 12.0, 0.75);
+    // 32 and more: every bucket (the last read as 16 to 31).
+    check_pending(ages, 40.0, 0.9);
+}
+
+#[test]
+fn a_hit_on_a_miss_in_flight_waits_like_the_miss() {
+    // L1 hits 0.8, L2 hits 0.5 of the misses: 0.8 x 30 + 0.2 x (100 + 250)
+    // = 94 cycles. With 0.5 of the lookups hitting misses in flight, only
+    // 0.3 wait an L1 hit: 0.3 x 30 + 0.7 x 350 = 254.
+    let mut inp = base();
+    inp.l1_hit_rate = 0.8;
+    inp.l2_hit_rate = 0.5;
+    let lat = |i: &TimingInputs| global_latency(i, &arch());
+    assert!((lat(&inp) - 94.0).abs() < 1e-9, "{}", lat(&inp));
+    inp.l1_pending_hit_rate = 0.5;
+    assert!((lat(&inp) - 254.0).abs() < 1e-9, "{}", lat(&inp));
 }
 
 #[test]
