@@ -87,6 +87,13 @@
 //! at the end also count, since they reach DRAM eventually. DRAM bytes are L2
 //! sectors moved times the L2 sector size.
 //!
+//! Hit ages. Every L1 hit of a global or read-only load is counted by the
+//! rounds (below) since its sector was filled ([`Tally::l1_hit_ages`],
+//! buckets [`HIT_AGE_BUCKETS`]): a hit in the round of the fill, or a few
+//! rounds after, is on a GPU a hit on a miss still in flight, which waits
+//! like the miss. The counts of hits and misses are not changed by it.
+//! Local loads are not aged (a sector a local store allocated is no miss).
+//!
 //! Scheduling. CTAs of the trace are dispatched in ascending id. Residency slot
 //! `k` (0..`num_sms * resident`) belongs to SM `k % num_sms`, so the first wave
 //! goes round-robin over the SMs (CTA i on SM i mod num_SMs), up to `resident`

@@ -10,6 +10,7 @@
 //! | DRAM bytes | `global.dram_bytes` (cache model), else transactions x transaction size (`derive::dram_bytes`) |
 //! | L2 bytes | `global.l2_bytes`, else sectors x 32 B (every access misses L1) |
 //! | L1 hit rate | `cache.l1_hit_rate` (cache model, same GPU), else 1 - L2 bytes / L1 bytes when the profile gives L2 bytes, else 0 |
+//! | L1 hits on misses in flight | `cache.l1_hit_ages` younger than the global MLP ([`pending_hit_share`]), at most the L1 hit rate; else 0 |
 //! | L2 hit rate | `cache.l2_hit_rate`, else 1 - DRAM bytes / L2 bytes, clamped to [0, 1] |
 //! | ILP | `analysis.parallelism.ilp` (static dependence graph, `ptx::analysis::ilp`), else `analysis.gpuperf.ilp`, else 1 |
 //! | MLP (global, shared) | `analysis.parallelism.mlp_global` / `mlp_shared`, else (global) `analysis.gpuperf.mlp`, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
