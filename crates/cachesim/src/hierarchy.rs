@@ -34,7 +34,7 @@ impl Hierarchy {
             }
         };
         Hierarchy {
-            l1: vec![TagStore::new(&cfg.l1); num_sms],
+            l1: vec![TagStore::with_ages(&cfg.l1); num_sms],
             readonly,
             constant: vec![TagStore::new(&cfg.constant); num_sms],
             l2: TagStore::new(&cfg.l2),

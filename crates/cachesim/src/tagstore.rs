@@ -13,7 +13,8 @@ const INVALID: u64 = u64::MAX;
 pub(crate) struct Outcome {
     /// The sector was valid (line present and sector filled).
     pub hit: bool,
-    /// On a hit, rounds since the sector was filled ([`TagStore::set_round`]).
+    /// On a hit, rounds since the sector was filled ([`TagStore::set_round`];
+    /// 0 unless the store was made [`TagStore::with_ages`]).
     pub age: u32,
     /// Index of the way now holding the line (`usize::MAX` if not allocated).
     pub slot: usize,
@@ -81,9 +82,19 @@ impl TagStore {
             dirty: vec![0; n],
             stamp: vec![0; n],
             clock: 0,
-            filled: vec![0; n.saturating_mul((g.line_bytes / g.sector_bytes).max(1) as usize)],
+            filled: Vec::new(),
             round: 0,
         }
+    }
+
+    /// A cold cache that also ages its hits ([`Outcome::age`]): it stamps
+    /// every sector fill with the round (only the L1s need it, and the
+    /// stamps cost memory traffic on every fill).
+    pub fn with_ages(g: &CacheGeometry) -> TagStore {
+        let mut t = TagStore::new(g);
+        let sectors = (g.line_bytes / g.sector_bytes).max(1) as usize;
+        t.filled = vec![0; t.tags.len().saturating_mul(sectors)];
+        t
     }
 
     /// Sets the round that fills are stamped with and hits aged by (the
@@ -96,6 +107,9 @@ impl TagStore {
     /// Stamps the sectors `mask` of way `slot` as filled now.
     #[inline]
     fn stamp_fill(&mut self, slot: usize, mut mask: u32) {
+        if self.filled.is_empty() {
+            return;
+        }
         let base = slot * self.sectors_per_line as usize;
         while mask != 0 {
             let i = mask.trailing_zeros() as usize;
@@ -150,7 +164,11 @@ impl TagStore {
         for i in base..base + self.ways {
             if self.tags[i] == line {
                 let hit = self.valid[i] & bit != 0;
-                let age = if hit { self.age(i, bit) } else { 0 };
+                let age = if hit && !self.filled.is_empty() {
+                    self.age(i, bit)
+                } else {
+                    0
+                };
                 if hit || allocate {
                     self.stamp[i] = self.clock;
                     self.valid[i] |= bit;
