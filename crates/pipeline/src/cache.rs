@@ -142,6 +142,11 @@ mod tests {
 
     use super::sms_for_sample;
 
+    #[test]
+    fn the_profile_reads_hit_ages_in_the_cache_models_buckets() {
+        assert_eq!(cachesim::HIT_AGE_BUCKETS, profile::L1_HIT_AGE_BUCKETS);
+    }
+
     fn check(sms: u32, resident: u32, total: u64, traced: usize, expect: u32) {
         assert_eq!(
             sms_for_sample(sms, resident, total, traced),

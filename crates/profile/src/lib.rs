@@ -27,4 +27,4 @@ pub use kernel_profile::{
     Synchronisation, Traffic,
 };
 pub use parse::ProfileError;
-pub use workload::{CacheFigures, Workload};
+pub use workload::{CacheFigures, L1_HIT_AGE_BUCKETS, Workload};

@@ -97,6 +97,12 @@ impl Workload {
     }
 }
 
+/// The age buckets of [`CacheFigures::l1_hit_ages`]: the least age of each,
+/// in the cache model's lockstep rounds; the last holds every older hit.
+/// The cache model counts by the same buckets (`cachesim::HIT_AGE_BUCKETS`;
+/// the pipeline's tests keep the two equal).
+pub const L1_HIT_AGE_BUCKETS: [u32; 6] = [0, 1, 2, 4, 8, 16];
+
 /// What a cache model (the `cachesim` crate) measured for one GPU's hierarchy.
 /// The DRAM and L2 byte totals are also written to
 /// [`crate::GlobalMemory::dram_bytes`] and [`crate::GlobalMemory::l2_bytes`],
@@ -109,8 +115,9 @@ pub struct CacheFigures {
     /// L1 sector hit rate of loads that look up L1. Ratio in [0, 1].
     pub l1_hit_rate: Option<f64>,
     /// The L1 hits of global loads by rounds since their sector was filled
-    /// (cache model's lockstep rounds, one request per warp; ages 0, 1, 2-3,
-    /// 4-7, 8-15 and 16 on), each as a share of the L1 lookups. A hit a few
+    /// (cache model's lockstep rounds, one request per warp; buckets of
+    /// [`L1_HIT_AGE_BUCKETS`]: ages 0, 1, 2-3, 4-7, 8-15 and 16 on), each as
+    /// a share of the L1 lookups. A hit a few
     /// rounds after the fill finds the miss still in flight on a GPU.
     /// Absent from profiles made before ptxperf counted it.
     pub l1_hit_ages: Option<Vec<f64>>,

@@ -29,15 +29,20 @@ use crate::prediction::{ModelError, Prediction};
 
 /// The share of L1 lookups that hit a sector whose miss is still in flight
 /// (docs: "Hits on misses in flight"): the cache model's L1 hits by age in
-/// rounds (`cache.l1_hit_ages`, buckets from `cachesim::HIT_AGE_BUCKETS`,
+/// rounds (`cache.l1_hit_ages`, buckets of [`profile::L1_HIT_AGE_BUCKETS`],
 /// the last taken as 16 to 31), counted where younger than `mlp` rounds (a
 /// warp issues about `mlp` loads before it waits for the first), a bucket
 /// in part where `mlp` falls inside it.
 pub fn pending_hit_share(ages: &[f64], mlp: f64) -> f64 {
-    const BOUNDS: [f64; 7] = [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0];
+    let lows = profile::L1_HIT_AGE_BUCKETS;
+    let last = lows[lows.len() - 1];
+    let highs = lows.iter().skip(1).copied().chain([2 * last]);
     ages.iter()
-        .zip(BOUNDS.windows(2))
-        .map(|(&share, b)| share.max(0.0) * ((mlp - b[0]) / (b[1] - b[0])).clamp(0.0, 1.0))
+        .zip(lows.iter().zip(highs))
+        .map(|(&share, (&lo, hi))| {
+            let (lo, hi) = (f64::from(lo), f64::from(hi));
+            share.max(0.0) * ((mlp - lo) / (hi - lo)).clamp(0.0, 1.0)
+        })
         .sum()
 }
 
