@@ -339,6 +339,11 @@ pub struct Throughput {
     pub int_mul: Option<f64>,
     #[serde(default)]
     pub shared_bytes_per_clock: Option<f64>,
+    /// Shared-memory bytes per clock per SM that 64-bit accesses reach,
+    /// where measured: the banks' data path when the LD/ST lanes, not the
+    /// banks, hold back 32-bit accesses (GA10x: 126.1 against 62.8).
+    #[serde(default)]
+    pub shared_wide_bytes_per_clock: Option<f64>,
 }
 
 /// The seeds' model parameters, where a paper or implementation states them.

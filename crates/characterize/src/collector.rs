@@ -272,6 +272,7 @@ impl<'t> Collector<'t> {
         {
             l.shared_requests += 1;
             l.conflict_ways += u64::from(w32.ways);
+            l.shared_bytes += u64::from(e.active.count_ones()) * u64::from(e.size);
         }
         self.data_flow(e);
     }

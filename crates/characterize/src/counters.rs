@@ -80,6 +80,8 @@ pub struct LineCounters {
     pub shared_requests: u64,
     /// Sum of bank-conflict ways over shared requests.
     pub conflict_ways: u64,
+    /// Shared bytes the active lanes requested.
+    pub shared_bytes: u64,
     /// Global bytes the active lanes requested.
     pub global_bytes: u64,
 }
@@ -93,6 +95,7 @@ impl LineCounters {
         self.transactions_sectors += o.transactions_sectors;
         self.shared_requests += o.shared_requests;
         self.conflict_ways += o.conflict_ways;
+        self.shared_bytes += o.shared_bytes;
         self.global_bytes += o.global_bytes;
     }
 }

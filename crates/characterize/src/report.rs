@@ -49,6 +49,10 @@ pub struct LineRow {
     pub bank_replays: f64,
     /// Global bytes the active lanes requested.
     pub global_bytes: f64,
+    /// Shared bytes the active lanes requested (for the cost of wide
+    /// accesses; not serialised).
+    #[serde(skip)]
+    pub shared_bytes: f64,
     /// Integer divisions or remainders (for the issue cost; not serialised).
     #[serde(skip)]
     pub int_div: bool,
@@ -498,6 +502,7 @@ fn line_rows(c: &Collector<'_>, k: f64) -> Vec<LineRow> {
                 shared_requests: l.shared_requests as f64 * k,
                 bank_replays: l.conflict_ways.saturating_sub(l.shared_requests) as f64 * k,
                 global_bytes: l.global_bytes as f64 * k,
+                shared_bytes: l.shared_bytes as f64 * k,
                 int_div: info.is_some_and(|i| i.int_div),
                 fp32_div: info.is_some_and(|i| i.fp32_div || i.sfu_ieee),
                 cost_cycles: 0.0,

@@ -38,6 +38,9 @@ fn load_of(r: &LineRow) -> LineLoad {
         mean_active_threads: r.mean_active_threads,
         shared_requests: r.shared_requests,
         shared_passes: r.shared_requests + r.bank_replays,
+        shared_wide_passes: r
+            .shared_requests
+            .max(r.shared_bytes / models::timing::adapter::SHARED_PASS_BYTES),
         sectors: r.transactions_sectors,
     }
 }

@@ -6,6 +6,7 @@
 //! | resident blocks per SM | the occupancy calculator (`occ.active_blocks_per_sm`) |
 //! | per-warp mix | `warp_instructions` / warps; FP16 on the FP32 pipe; control and other on the integer pipe; local with global (both go through L1); constant and parameter loads with an immediate address are not issued (ptxas folds them into `c[bank][offset]` operands), register-addressed constant loads are (`LDC`, `const_loads`); IEEE FP32 div, rcp and sqrt are `fp32_div` (a sequence each) |
 //! | shared passes | `shared.transactions()` (bank-serialised passes), else one per request |
+//! | shared passes for the width | per direction, the larger of requests and bytes / 128 ([`wide_passes`]), else one per request |
 //! | sectors | (global + local transactions) x transaction size / 32 B, else bytes / 32 B |
 //! | DRAM bytes | `global.dram_bytes` (cache model), else transactions x transaction size (`derive::dram_bytes`) |
 //! | L2 bytes | `global.l2_bytes`, else sectors x 32 B (every access misses L1) |
@@ -112,6 +113,11 @@ pub fn inputs(
     } else {
         mix.shared
     };
+    let shared_wide_passes = if shared_transactions > 0.0 {
+        per(wide_passes(&profile.shared.loads) + wide_passes(&profile.shared.stores))
+    } else {
+        mix.shared
+    };
     let seg = transaction_bytes(gpu);
     let g = &profile.global;
     let loc = &profile.local;
@@ -177,6 +183,7 @@ pub fn inputs(
         resident_blocks_per_sm: f64::from(occ.active_blocks_per_sm).max(1.0),
         mix,
         shared_passes,
+        shared_wide_passes,
         sectors,
         l1_hit_rate: l1_hit,
         l1_pending_hit_rate: l1_pending.min(l1_hit),
@@ -195,6 +202,17 @@ pub fn inputs(
         code_bytes: profile.analysis.spills.static_instructions as f64
             * gpu.cc_figures.sass_bytes_per_instruction,
     })
+}
+
+/// Bytes one shared-memory pass returns: one 32-bit register to each of
+/// 32 lanes (32 banks x 4 B).
+pub const SHARED_PASS_BYTES: f64 = 128.0;
+
+/// The passes `t`'s shared accesses take for their width alone: one per
+/// request, or their bytes over [`SHARED_PASS_BYTES`] where that is more
+/// (a warp's 64-bit access returns 2 registers per lane, 2 passes).
+pub fn wide_passes(t: &profile::Traffic) -> f64 {
+    t.requests.max(t.bytes / SHARED_PASS_BYTES).max(0.0)
 }
 
 /// Bytes one thread moves per spill instruction: ptxas spills 32-bit

@@ -2,7 +2,8 @@
 //! work of one source line (or one PTX instruction) alone, over the whole
 //! kernel, in core clock cycles of the GPU (SM terms spread evenly over
 //! the SMs). The terms are the model's: issue slots (integer and FP32
-//! division expanded), bank-conflict replays, shared-memory bank passes, the L1
+//! division expanded), bank-conflict replays, shared-memory bank passes (or
+//! the LD/ST lanes' time for the shared requests, where longer), the L1
 //! data path, and DRAM bytes (sectors that miss L1 and L2 at the kernel's
 //! hit rates). A line's cost is the largest of them, as a wave's time is
 //! the largest of its limits; the lines ranked by cost say where the time
@@ -25,6 +26,9 @@ pub struct LineLoad {
     /// Shared-memory requests and their bank passes (requests x conflict ways).
     pub shared_requests: f64,
     pub shared_passes: f64,
+    /// The passes the shared accesses' width needs (one per request, or
+    /// bytes / 128 where more; [`super::adapter::wide_passes`]).
+    pub shared_wide_passes: f64,
     /// 32-byte sectors of global and local accesses.
     pub sectors: f64,
 }
@@ -34,9 +38,10 @@ pub struct LineLoad {
 pub struct LineCost {
     /// Issue slots (replays excluded).
     pub issue_cycles: f64,
-    /// Bank-conflict replays: passes beyond one per shared request.
+    /// Bank-conflict replays ([`super::shared_passes_and_replays`]).
     pub replay_cycles: f64,
-    /// All shared-memory bank passes.
+    /// All shared-memory bank passes, or the LD/ST lanes' time for the
+    /// shared requests where longer.
     pub shared_cycles: f64,
     /// The L1 data path (sectors x 32 bytes).
     pub l1_cycles: f64,
@@ -98,7 +103,12 @@ pub fn line_cost(
         + load.fp32_div * arch.fp32_div_slots;
     let issue = per_sm(slots / arch.issue_per_clock.max(f64::MIN_POSITIVE));
     let passes_per_clock = arch.shared_passes_per_clock.max(f64::MIN_POSITIVE);
-    let replays = (load.shared_passes - load.shared_requests).max(0.0);
+    let (passes, replays) = super::shared_passes_and_replays(
+        load.shared_passes,
+        load.shared_wide_passes,
+        load.shared_requests,
+        arch,
+    );
     let bytes = load.sectors * 32.0;
     let miss = (1.0 - l1_hit_rate.clamp(0.0, 1.0)) * (1.0 - l2_hit_rate.clamp(0.0, 1.0));
     let dram_bytes_per_clock = arch.dram_bytes_per_second / arch.clock_hz.max(f64::MIN_POSITIVE);
@@ -110,7 +120,13 @@ pub fn line_cost(
     LineCost {
         issue_cycles: issue,
         replay_cycles: per_sm(replays / passes_per_clock),
-        shared_cycles: per_sm(load.shared_passes / passes_per_clock),
+        // The banks' passes, or the LD/ST lanes' time for the requests
+        // where that is longer (GA10x's 32-bit accesses: the wave charges
+        // it in the LSU pipe).
+        shared_cycles: per_sm(
+            (passes / passes_per_clock)
+                .max(load.shared_requests / arch.rate_lsu.max(f64::MIN_POSITIVE)),
+        ),
         l1_cycles: per_sm(bytes / arch.l1_bytes_per_clock.max(f64::MIN_POSITIVE)),
         dram_cycles: if dram_bytes_per_clock > 0.0 {
             bytes * miss / dram_bytes_per_clock

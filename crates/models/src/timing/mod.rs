@@ -109,6 +109,10 @@ pub struct TimingInputs {
     pub mix: WarpMix,
     /// Shared-memory bank passes per warp (requests x conflict degree).
     pub shared_passes: f64,
+    /// The passes the same accesses take for their width alone: one per
+    /// request, or their bytes over the 128 B a pass returns (a warp's
+    /// 64-bit access takes 2, a 128-bit one 4) where that is more.
+    pub shared_wide_passes: f64,
     /// 32-byte sectors one warp's global/local accesses touch (L1 traffic).
     pub sectors: f64,
     /// Fraction of global sectors that hit in L1, `[0, 1]`.
@@ -233,7 +237,10 @@ impl WaveCycles {
         closed_queue_utilisation(w, service / think)
     }
 
-    /// Which per-SM limit is largest (first wins a tie, in the order of the doc).
+    /// Which per-SM limit is largest (first wins a tie, in the order of the
+    /// doc, except that the banks win a tie with the pipes: the LSU pipe
+    /// carries the same shared requests, and a kernel bound by conflict-free
+    /// shared loads is named by its shared memory).
     pub fn binding(&self) -> Limit {
         let mut best = (self.issue.max(self.pipe), Limit::ComputeIssue);
         for (v, l) in [
@@ -241,7 +248,8 @@ impl WaveCycles {
             (self.shared, Limit::SharedMemory),
             (self.l1, Limit::L1Bandwidth),
         ] {
-            if v > best.0 {
+            let wins_tie = l == Limit::SharedMemory && best.1 == Limit::ComputeIssue;
+            if v > best.0 || (wins_tie && v == best.0 && v > 0.0) {
                 best = (v, l);
             }
         }
@@ -305,11 +313,13 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         + m.shared
         + m.atomic
         + m.barrier;
+    let (passes, replays) =
+        shared_passes_and_replays(inp.shared_passes, inp.shared_wide_passes, m.shared, arch);
     // Bank-conflict serialisation (GPUPerf, Sim et al. 2012, eq. 2 and 6:
     // O_bank is part of W_serial, added to the compute time, not hidden
-    // under it): the passes beyond one per shared request replay the
-    // instruction, each replay holding the dispatch like an issued one.
-    let bank = warps * (inp.shared_passes - m.shared).max(0.0) / arch.shared_passes_per_clock;
+    // under it): the replayed passes of a shared request hold the dispatch
+    // like issued instructions.
+    let bank = warps * replays / arch.shared_passes_per_clock;
     let issue = warps * slots
         / (arch.issue_per_clock * fetch::issue_fraction(&arch.instruction_fetch, inp.code_bytes))
         + bank;
@@ -322,12 +332,14 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         (m.int_add + m.int_div * arch.int_div_slots) / arch.rate_int,
         m.int_mul / arch.rate_int_mul,
         m.convert / arch.rate_convert,
-        (m.global + m.atomic) / arch.rate_lsu,
+        // The LSU pipe issues global, local and shared accesses alike
+        // (Nsight Compute's pipe `lsu`).
+        (m.global + m.atomic + m.shared) / arch.rate_lsu,
     ]
     .into_iter()
     .fold(0.0, f64::max)
         * warps;
-    let shared = warps * inp.shared_passes / arch.shared_passes_per_clock;
+    let shared = warps * passes / arch.shared_passes_per_clock;
     let l1 = warps * inp.sectors * 32.0 / arch.l1_bytes_per_clock;
     // A warp runs on one scheduler, which gets 1 / schedulers of each pipe
     // and of the shared-memory banks: the warp needs at least that share of
@@ -356,6 +368,25 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         latency,
         warp_chain: chain,
         warps_per_scheduler: warps / arch.schedulers.max(1.0),
+    }
+}
+
+/// Shared-memory bank passes and the replays among them (docs: "Shared
+/// memory"), from the passes counted, the passes the accesses' width needs
+/// and the requests. Where the banks' rate for wide accesses was measured,
+/// an access takes at least the passes its width needs and only the passes
+/// beyond those (bank conflicts) are replays; elsewhere every pass beyond
+/// one per request is a replay, wide or conflicting.
+pub fn shared_passes_and_replays(
+    passes: f64,
+    wide_passes: f64,
+    requests: f64,
+    arch: &ArchParams,
+) -> (f64, f64) {
+    if arch.shared_wide_measured {
+        (passes.max(wide_passes), (passes - wide_passes).max(0.0))
+    } else {
+        (passes, (passes - requests).max(0.0))
     }
 }
 

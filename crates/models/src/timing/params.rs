@@ -113,8 +113,16 @@ pub struct ArchParams {
     /// Issue slots of one IEEE FP32 division, reciprocal or square root
     /// ([`FP32_DIV_SLOTS`]).
     pub fp32_div_slots: f64,
-    /// Shared-memory bank passes per clock (bytes per clock / 128).
+    /// Shared-memory bank passes per clock (bytes per clock / 128): the
+    /// rate of wide accesses where it was measured, else the 32-bit one.
     pub shared_passes_per_clock: f64,
+    /// Whether the banks' rate for accesses of 64 bits and wider was
+    /// measured (the catalog's `shared_wide_bytes_per_clock`): then a wide
+    /// access takes its passes at that rate without replays, and the LD/ST
+    /// lanes bound the 32-bit ones (docs: "Shared memory"). Otherwise the
+    /// passes beyond one per request are replays at the 32-bit rate, as
+    /// bank conflicts are.
+    pub shared_wide_measured: bool,
     /// L1 data bytes per clock per SM.
     pub l1_bytes_per_clock: f64,
     /// How issue slows as the code outgrows the instruction caches (the
@@ -224,6 +232,9 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         _ => int_div_slots_measured(gpu.compute_capability.major).unwrap_or(INT_DIV_SLOTS),
     };
     let shared_bpc = t.shared_bytes_per_clock.unwrap_or(128.0).max(1.0);
+    let shared_wide_bpc = t
+        .shared_wide_bytes_per_clock
+        .filter(|v| v.is_finite() && *v > 0.0);
 
     let lat_cal = cal
         .and_then(|c| c.latency.as_ref())
@@ -297,7 +308,8 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         rate_lsu: lsu_lanes(shared_bpc, f64::from(cc.lsu_lanes)) / warp,
         int_div_slots,
         fp32_div_slots: FP32_DIV_SLOTS,
-        shared_passes_per_clock: shared_bpc / 128.0,
+        shared_passes_per_clock: shared_wide_bpc.unwrap_or(shared_bpc) / 128.0,
+        shared_wide_measured: shared_wide_bpc.is_some(),
         l1_bytes_per_clock,
         instruction_fetch: cc.instruction_fetch.clone(),
         lat_fp32,

@@ -37,6 +37,7 @@ fn arch() -> ArchParams {
         int_div_slots: 12.0,
         fp32_div_slots: 13.0,
         shared_passes_per_clock: 1.0,
+        shared_wide_measured: false,
         l1_bytes_per_clock: 128.0,
         instruction_fetch: h100_fetch_curve(),
         lat_fp32: 4.0,
@@ -68,6 +69,7 @@ fn base() -> TimingInputs {
         resident_blocks_per_sm: 1.0,
         mix: WarpMix::default(),
         shared_passes: 0.0,
+        shared_wide_passes: 0.0,
         sectors: 0.0,
         l1_hit_rate: 0.0,
         l1_pending_hit_rate: 0.0,
@@ -340,11 +342,12 @@ fn code_beyond_the_instruction_caches_slows_a_lone_warp_and_the_sm() {
 fn a_single_warp_issues_one_instruction_per_clock_whatever_its_parallelism() {
     // One warp per SM on a GPU whose pipes each serve a scheduler one warp
     // instruction per clock (rates 4 = schedulers), 1000 FFMA with ILP 8 and
-    // 1000 shared loads with MLP 100: latency over parallelism would be
+    // 1000 shared loads with MLP 100 (LSU and banks 4 per clock too): latency over parallelism would be
     // 1000 x 4 / 8 + 1000 x 30 / 100 = 800 cycles, but one warp issues at
     // most one instruction per clock: 1000 + 1000 = 2000 cycles.
     let mut a = arch();
     a.rate_fp32 = 4.0;
+    a.rate_lsu = 4.0;
     a.shared_passes_per_clock = 4.0;
     let mut inp = base();
     inp.warps_per_block = 1.0;
@@ -366,17 +369,20 @@ fn one_warp_gets_its_schedulers_share_of_the_shared_banks() {
     // conflict-free loads (MLP 100, so latency hides) take 4 x 1000 cycles,
     // as the H100 measured (one warp: a load per 4 clocks, the SM: 1 per
     // clock). Four warps, one per scheduler, take the same time together.
+    // (The LSU pipe issues 4 per clock here, so only the banks bind.)
+    let mut a = arch();
+    a.rate_lsu = 4.0;
     let mut inp = base();
     inp.warps_per_block = 1.0;
     inp.mix.shared = 1000.0;
     inp.shared_passes = 1000.0;
     inp.mlp_shared = 100.0;
-    check(&inp, 4e-6 + 1e-7, Limit::Latency);
+    check_on(&a, &inp, 4e-6 + 1e-7, Limit::Latency);
     inp.warps_per_block = 4.0;
-    check(&inp, 4e-6 + 1e-7, Limit::Latency);
+    check_on(&a, &inp, 4e-6 + 1e-7, Limit::Latency);
     // Eight warps: two per scheduler, and the banks bind at 8000 cycles.
     inp.warps_per_block = 8.0;
-    check(&inp, 8e-6 + 1e-7, Limit::SharedMemory);
+    check_on(&a, &inp, 8e-6 + 1e-7, Limit::SharedMemory);
 }
 
 #[test]
@@ -511,6 +517,113 @@ fn bank_conflicts_multiply_shared_passes() {
     // 32-way: 3200 passes per warp, 25600 cycles.
     inp.shared_passes = 3200.0;
     check(&inp, 25.6e-6 + 1e-7, Limit::SharedMemory);
+}
+
+/// A GA10x-like SM: 16 LD/ST lanes (a 32-lane request every 2 clocks),
+/// banks that return one 128-B pass per clock to wide accesses (measured),
+/// or, with `measured` false, passes at the 32-bit rate (0.5 per clock).
+fn ga10x_like(measured: bool) -> ArchParams {
+    let mut a = arch();
+    a.rate_lsu = 0.5;
+    a.shared_wide_measured = measured;
+    a.shared_passes_per_clock = if measured { 1.0 } else { 0.5 };
+    a
+}
+
+/// 8 warps, each with 100 shared requests of `passes` bank passes and
+/// `wide` passes for their width (MLP 10, so the chain hides).
+fn shared_loads(passes: f64, wide: f64) -> TimingInputs {
+    let mut inp = base();
+    inp.warps_per_block = 8.0;
+    inp.mix.shared = 100.0;
+    inp.shared_passes = passes;
+    inp.shared_wide_passes = wide;
+    inp.mlp_shared = 10.0;
+    inp
+}
+
+/// 8 warps of 100 shared requests (`shared_loads`) on a GA10x-like SM
+/// whose wide rate is `measured` or not: the time and the limit.
+fn check_shared(measured: bool, passes: f64, wide: f64, cycles: f64, limit: Limit) {
+    let inp = shared_loads(passes, wide);
+    check_on(&ga10x_like(measured), &inp, cycles * 1e-9 + 1e-7, limit);
+}
+
+#[test]
+fn wide_shared_accesses_take_their_passes_without_replays_where_measured() {
+    // 128-bit loads, conflict free: 4 passes each, 8 x 400 = 3200 cycles
+    // of banks; the LSU pipe 8 x 100 / 0.5 = 1600; issue 200, no replays.
+    check_shared(true, 400.0, 400.0, 3200.0, Limit::SharedMemory);
+    // Where the wide rate is unknown the passes run at the 32-bit rate and
+    // the 3 beyond the first replay: banks 8 x 400 / 0.5 = 6400 cycles,
+    // issue 200 + 8 x 300 / 0.5 = 5000.
+    check_shared(false, 400.0, 400.0, 6400.0, Limit::SharedMemory);
+    // 128-bit with 2-way conflicts: 8 passes, 4 of them replays: banks
+    // 8 x 800 = 6400, issue 200 + 8 x 400 = 3400.
+    check_shared(true, 800.0, 400.0, 6400.0, Limit::SharedMemory);
+    // Broadcast 128-bit loads whose distinct words fit one pass still
+    // return 4 registers per lane: 4 passes.
+    check_shared(true, 100.0, 400.0, 3200.0, Limit::SharedMemory);
+}
+
+#[test]
+fn the_lsu_lanes_hold_back_narrow_shared_accesses() {
+    // 32-bit loads, conflict free: banks 8 x 100 = 800 cycles, but 16 lanes
+    // take a request every 2 clocks: the LSU pipe, 1600 cycles.
+    check_shared(true, 100.0, 100.0, 1600.0, Limit::ComputeIssue);
+    // Global loads queue in the same pipe: 50 more per warp, 2400 cycles.
+    let mut inp = shared_loads(100.0, 100.0);
+    inp.mix.global = 50.0;
+    inp.mlp_global = 50.0;
+    inp.l1_hit_rate = 1.0;
+    check_on(&ga10x_like(true), &inp, 2.4e-6 + 1e-7, Limit::ComputeIssue);
+}
+
+/// `adapter::wide_passes` of a shared traffic record.
+fn check_wide(requests: f64, bytes: f64, expect: f64) {
+    let t = profile::Traffic {
+        requests,
+        transactions: requests,
+        bytes,
+    };
+    assert_eq!(
+        adapter::wide_passes(&t),
+        expect,
+        "{requests} requests, {bytes} B"
+    );
+}
+
+#[test]
+fn a_shared_access_needs_a_pass_per_128_bytes() {
+    // Full warps: 32-bit, 64-bit and 128-bit.
+    check_wide(100.0, 100.0 * 32.0 * 4.0, 100.0);
+    check_wide(100.0, 100.0 * 32.0 * 8.0, 200.0);
+    check_wide(100.0, 100.0 * 32.0 * 16.0, 400.0);
+    // Half-warps of 64-bit: 128 B, one pass each; at least one per request.
+    check_wide(100.0, 100.0 * 16.0 * 8.0, 100.0);
+    check_wide(100.0, 100.0 * 4.0, 100.0);
+    check_wide(0.0, 0.0, 0.0);
+}
+
+#[test]
+fn the_wide_shared_rate_comes_from_the_catalog_where_measured() {
+    for (id, passes, measured) in [
+        ("geforce-rtx-3090", 126.1 / 128.0, true),
+        ("rtx-a4000", 126.1 / 128.0, true),
+        ("tesla-t4", 57.6 / 128.0, false),
+        ("h100-sxm5-80gb", 127.4 / 128.0, false),
+    ] {
+        let gpu = match Catalog::bundled().and_then(|c| c.get(id).cloned()) {
+            Ok(g) => g,
+            Err(e) => panic!("{id}: {e}"),
+        };
+        let a = arch_params(&gpu, None);
+        assert_eq!(
+            (a.shared_passes_per_clock, a.shared_wide_measured),
+            (passes, measured),
+            "{id}"
+        );
+    }
 }
 
 #[test]
@@ -972,7 +1085,9 @@ mod lines {
             },
             [1000.0 / arch.issue_per_clock / sms, 0.0, 0.0, 0.0, 0.0, 0.0],
         );
-        // 100 shared requests, 4-way conflicts: 300 replays, 400 passes.
+        // 100 shared requests, 4-way conflicts: 300 replays, 400 passes
+        // (so too 128-bit accesses where the wide rate is not measured, as
+        // on this architecture; wide_shared_lines_... below where it is).
         check(
             LineLoad {
                 warp_instructions: 100.0,
@@ -1015,6 +1130,47 @@ mod lines {
                 0.0,
             ],
         );
+    }
+
+    #[test]
+    fn wide_shared_lines_replay_only_their_conflicts_where_measured() {
+        let arch = ga10x_like(true);
+        // 100 128-bit requests with 2-way conflicts: 800 passes, 400 for
+        // the width, 400 replays.
+        let c = line_cost(
+            &LineLoad {
+                warp_instructions: 100.0,
+                mean_active_threads: 32.0,
+                shared_requests: 100.0,
+                shared_passes: 800.0,
+                shared_wide_passes: 400.0,
+                ..LineLoad::default()
+            },
+            &arch,
+            0.0,
+            0.0,
+        );
+        let sms = arch.sm_count;
+        assert_eq!(
+            (c.replay_cycles, c.shared_cycles),
+            (400.0 / sms, 800.0 / sms)
+        );
+        // 100 conflict-free 32-bit requests: 100 passes, but the 16 lanes
+        // take 2 clocks a request: 200.
+        let c = line_cost(
+            &LineLoad {
+                warp_instructions: 100.0,
+                mean_active_threads: 32.0,
+                shared_requests: 100.0,
+                shared_passes: 100.0,
+                shared_wide_passes: 100.0,
+                ..LineLoad::default()
+            },
+            &arch,
+            0.0,
+            0.0,
+        );
+        assert_eq!((c.replay_cycles, c.shared_cycles), (0.0, 200.0 / sms));
     }
 
     #[test]
