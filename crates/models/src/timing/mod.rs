@@ -188,8 +188,12 @@ impl Limit {
 pub struct WaveCycles {
     /// Issue slots: all warps' instructions over the schedulers.
     pub issue: f64,
-    /// The busiest arithmetic pipe.
+    /// The busiest pipe (arithmetic, or the LSU pipe's global, local,
+    /// atomic and shared accesses).
     pub pipe: f64,
+    /// The LSU pipe's time, and the part of it its shared requests take.
+    pub lsu: f64,
+    pub lsu_shared: f64,
     /// Shared-memory bank passes.
     pub shared: f64,
     /// L1 data path.
@@ -238,11 +242,19 @@ impl WaveCycles {
     }
 
     /// Which per-SM limit is largest (first wins a tie, in the order of the
-    /// doc, except that the banks win a tie with the pipes: the LSU pipe
-    /// carries the same shared requests, and a kernel bound by conflict-free
-    /// shared loads is named by its shared memory).
+    /// doc). The pipes are "shared memory" where the LSU pipe is the
+    /// busiest and shared requests take at least half of it (the LD/ST
+    /// lanes, not the banks, hold back GA10x's 32-bit shared loads), and the
+    /// banks win a tie with the pipes (conflict-free shared loads load a
+    /// GPU of 32 LD/ST lanes' banks and pipe alike).
     pub fn binding(&self) -> Limit {
-        let mut best = (self.issue.max(self.pipe), Limit::ComputeIssue);
+        let lsu_binds = self.pipe > self.issue && self.lsu >= self.pipe;
+        let pipes = if lsu_binds && 2.0 * self.lsu_shared >= self.lsu {
+            Limit::SharedMemory
+        } else {
+            Limit::ComputeIssue
+        };
+        let mut best = (self.issue.max(self.pipe), pipes);
         for (v, l) in [
             (self.latency, Limit::Latency),
             (self.shared, Limit::SharedMemory),
@@ -325,6 +337,10 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         + bank;
     // An FP32 division is one SFU reciprocal and FP32-pipe refinement.
     let div_fp32 = m.fp32_div_refinement(arch);
+    // The LSU pipe issues global, local and shared accesses alike
+    // (Nsight Compute's pipe `lsu`).
+    let lsu = (m.global + m.atomic + m.shared) / arch.rate_lsu * warps;
+    let lsu_shared = m.shared / arch.rate_lsu * warps;
     let pipe = [
         (m.fp32 + div_fp32) / arch.rate_fp32,
         m.fp64 / arch.rate_fp64,
@@ -332,13 +348,11 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         (m.int_add + m.int_div * arch.int_div_slots) / arch.rate_int,
         m.int_mul / arch.rate_int_mul,
         m.convert / arch.rate_convert,
-        // The LSU pipe issues global, local and shared accesses alike
-        // (Nsight Compute's pipe `lsu`).
-        (m.global + m.atomic + m.shared) / arch.rate_lsu,
     ]
     .into_iter()
     .fold(0.0, f64::max)
         * warps;
+    let pipe = pipe.max(lsu);
     let shared = warps * passes / arch.shared_passes_per_clock;
     let l1 = warps * inp.sectors * 32.0 / arch.l1_bytes_per_clock;
     // A warp runs on one scheduler, which gets 1 / schedulers of each pipe
@@ -363,6 +377,8 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     WaveCycles {
         issue,
         pipe,
+        lsu,
+        lsu_shared,
         shared,
         l1,
         latency,

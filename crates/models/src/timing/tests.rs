@@ -569,14 +569,32 @@ fn wide_shared_accesses_take_their_passes_without_replays_where_measured() {
 #[test]
 fn the_lsu_lanes_hold_back_narrow_shared_accesses() {
     // 32-bit loads, conflict free: banks 8 x 100 = 800 cycles, but 16 lanes
-    // take a request every 2 clocks: the LSU pipe, 1600 cycles.
-    check_shared(true, 100.0, 100.0, 1600.0, Limit::ComputeIssue);
-    // Global loads queue in the same pipe: 50 more per warp, 2400 cycles.
-    let mut inp = shared_loads(100.0, 100.0);
-    inp.mix.global = 50.0;
-    inp.mlp_global = 50.0;
-    inp.l1_hit_rate = 1.0;
-    check_on(&ga10x_like(true), &inp, 2.4e-6 + 1e-7, Limit::ComputeIssue);
+    // take a request every 2 clocks: the LSU pipe, 1600 cycles, named by
+    // the shared memory whose requests fill it.
+    check_shared(true, 100.0, 100.0, 1600.0, Limit::SharedMemory);
+    // Global loads queue in the same pipe: 50 more per warp, 2400 cycles,
+    // two thirds of them the shared requests'.
+    let with_global = |global: f64| {
+        let mut inp = shared_loads(100.0, 100.0);
+        inp.mix.global = global;
+        inp.mlp_global = global;
+        inp.l1_hit_rate = 1.0;
+        inp
+    };
+    check_on(
+        &ga10x_like(true),
+        &with_global(50.0),
+        2.4e-6 + 1e-7,
+        Limit::SharedMemory,
+    );
+    // 200 global loads per warp: 4800 cycles, a third of them shared: the
+    // pipe is named as any other ("compute issue").
+    check_on(
+        &ga10x_like(true),
+        &with_global(200.0),
+        4.8e-6 + 1e-7,
+        Limit::ComputeIssue,
+    );
 }
 
 /// `adapter::wide_passes` of a shared traffic record.
