@@ -22,7 +22,7 @@ use crate::coalesce::{Coalescing, Intervals, Protocol, SECTOR_BYTES, coalesce, s
 use crate::counters::{AccessCounters, ClassCounts, LineCounters, Totals, kind_index};
 use crate::live_cta::LiveCta;
 use crate::sector_set::SectorSet;
-use crate::static_info::InstTable;
+use crate::static_info::{InstTable, Specials};
 
 /// One CTA's dynamic instruction counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -65,10 +65,7 @@ impl Traffic {
 #[derive(Debug, Clone, Copy, Default)]
 struct Parts {
     fused: bool,
-    int_div: bool,
-    fp32_div: bool,
-    sfu_ieee: bool,
-    const_indexed: bool,
+    specials: Specials,
 }
 
 /// Counts events of the CTAs it is told to watch.
@@ -180,18 +177,7 @@ impl<'t> Collector<'t> {
         if parts.fused {
             self.totals.fused.1[class.index()] += n;
         }
-        if parts.int_div {
-            self.totals.int_div.1 += n;
-        }
-        if parts.fp32_div {
-            self.totals.fp32_div.1 += n;
-        }
-        if parts.sfu_ieee {
-            self.totals.sfu_ieee.1 += n;
-        }
-        if parts.const_indexed {
-            self.totals.const_indexed.1 += n;
-        }
+        parts.specials.add_to(&mut self.totals.special.1, n);
         self.live.thread_instructions += n;
         if let Some(l) = self.line_mut(site) {
             l.threads += n;
@@ -377,27 +363,13 @@ impl Observer for Collector<'_> {
         let class = info.class;
         let parts = Parts {
             fused: info.fused,
-            int_div: info.int_div,
-            fp32_div: info.fp32_div,
-            sfu_ieee: info.sfu_ieee,
-            const_indexed: info.const_indexed,
+            specials: info.specials,
         };
         self.totals.warp[class.index()] += 1;
         if parts.fused {
             self.totals.fused.0[class.index()] += 1;
         }
-        if parts.int_div {
-            self.totals.int_div.0 += 1;
-        }
-        if parts.fp32_div {
-            self.totals.fp32_div.0 += 1;
-        }
-        if parts.sfu_ieee {
-            self.totals.sfu_ieee.0 += 1;
-        }
-        if parts.const_indexed {
-            self.totals.const_indexed.0 += 1;
-        }
+        parts.specials.add_to(&mut self.totals.special.0, 1);
         self.live.warp_instructions += 1;
         if let Some(l) = self.line_mut(site) {
             l.executions += 1;

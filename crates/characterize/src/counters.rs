@@ -4,6 +4,8 @@
 use crate::coalesce::Coalescing;
 use ptx::analysis::InstClass;
 
+use crate::static_info::Special;
+
 /// Counts by instruction class.
 pub type ClassCounts = [u64; InstClass::COUNT];
 
@@ -112,14 +114,8 @@ pub struct Totals {
     pub thread: ClassCounts,
     /// Warp and thread counts of float fma/mad, by class (fp32, fp64, fp16).
     pub fused: (ClassCounts, ClassCounts),
-    /// Warp and thread counts of integer div/rem.
-    pub int_div: (u64, u64),
-    /// Warp and thread counts of IEEE-rounded FP32 div.
-    pub fp32_div: (u64, u64),
-    /// Warp and thread counts of IEEE-rounded FP32 rcp and sqrt.
-    pub sfu_ieee: (u64, u64),
-    /// Warp and thread counts of register-addressed constant loads.
-    pub const_indexed: (u64, u64),
+    /// Warp and thread counts of each [`Special`], indexed by it.
+    pub special: ([u64; Special::COUNT], [u64; Special::COUNT]),
     /// Every branch instruction executed (warp level).
     pub branches: u64,
     pub divergent_branches: u64,
@@ -155,10 +151,7 @@ impl Totals {
             warp: ZERO,
             thread: ZERO,
             fused: (ZERO, ZERO),
-            int_div: (0, 0),
-            fp32_div: (0, 0),
-            sfu_ieee: (0, 0),
-            const_indexed: (0, 0),
+            special: ([0; Special::COUNT], [0; Special::COUNT]),
             branches: 0,
             divergent_branches: 0,
             conditional_branches: 0,
@@ -182,10 +175,7 @@ impl Totals {
             warp,
             thread,
             fused,
-            int_div,
-            fp32_div,
-            sfu_ieee,
-            const_indexed,
+            special,
             branches,
             divergent_branches,
             conditional_branches,
@@ -204,14 +194,12 @@ impl Totals {
         add_classes(&mut self.thread, thread);
         add_classes(&mut self.fused.0, &fused.0);
         add_classes(&mut self.fused.1, &fused.1);
-        self.int_div.0 += int_div.0;
-        self.int_div.1 += int_div.1;
-        self.fp32_div.0 += fp32_div.0;
-        self.fp32_div.1 += fp32_div.1;
-        self.sfu_ieee.0 += sfu_ieee.0;
-        self.sfu_ieee.1 += sfu_ieee.1;
-        self.const_indexed.0 += const_indexed.0;
-        self.const_indexed.1 += const_indexed.1;
+        for (a, b) in [
+            (&mut self.special.0, &special.0),
+            (&mut self.special.1, &special.1),
+        ] {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        }
         self.branches += branches;
         self.divergent_branches += divergent_branches;
         self.conditional_branches += conditional_branches;

@@ -18,6 +18,7 @@ use crate::coalesce::SECTOR_BYTES as SECTOR;
 use crate::collector::Collector;
 use crate::metrics::{self, CtaActivity};
 use crate::sampling::Sample;
+use crate::static_info::Special;
 
 /// One PTX instruction's row of the per-line attribution.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -429,6 +430,10 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
     let per_thread_mean: Vec<u64> = c.thread_sum.to_vec();
     let (sectors, lines) = c.footprint();
     let mapped = c.host_mapped_sectors();
+    let special = |s: Special| {
+        let i = s as usize;
+        (t.special.0[i] as f64 * k, t.special.1[i] as f64 * k)
+    };
     ModelInputs {
         per_thread_max: mix(&c.thread_max, 1.0),
         per_thread_mean: ClassCounts::from_nonzero(&per_thread_mean, |n| mean(n, c.threads_seen)),
@@ -466,14 +471,14 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
         divergent_conditional_branches: t.divergent_conditional as f64 * k,
         fused_warp: mix(&t.fused.0, k),
         fused_thread: mix(&t.fused.1, k),
-        int_div_warp: t.int_div.0 as f64 * k,
-        int_div_thread: t.int_div.1 as f64 * k,
-        fp32_div_warp: t.fp32_div.0 as f64 * k,
-        fp32_div_thread: t.fp32_div.1 as f64 * k,
-        sfu_ieee_warp: t.sfu_ieee.0 as f64 * k,
-        sfu_ieee_thread: t.sfu_ieee.1 as f64 * k,
-        const_indexed_warp: t.const_indexed.0 as f64 * k,
-        const_indexed_thread: t.const_indexed.1 as f64 * k,
+        int_div_warp: special(Special::IntDiv).0,
+        int_div_thread: special(Special::IntDiv).1,
+        fp32_div_warp: special(Special::Fp32Div).0,
+        fp32_div_thread: special(Special::Fp32Div).1,
+        sfu_ieee_warp: special(Special::SfuIeee).0,
+        sfu_ieee_thread: special(Special::SfuIeee).1,
+        const_indexed_warp: special(Special::ConstIndexed).0,
+        const_indexed_thread: special(Special::ConstIndexed).1,
     }
 }
 
@@ -503,8 +508,10 @@ fn line_rows(c: &Collector<'_>, k: f64) -> Vec<LineRow> {
                 bank_replays: l.conflict_ways.saturating_sub(l.shared_requests) as f64 * k,
                 global_bytes: l.global_bytes as f64 * k,
                 shared_bytes: l.shared_bytes as f64 * k,
-                int_div: info.is_some_and(|i| i.int_div),
-                fp32_div: info.is_some_and(|i| i.fp32_div || i.sfu_ieee),
+                int_div: info.is_some_and(|i| i.specials.has(Special::IntDiv)),
+                fp32_div: info.is_some_and(|i| {
+                    i.specials.has(Special::Fp32Div) || i.specials.has(Special::SfuIeee)
+                }),
                 cost_cycles: 0.0,
             });
         }

@@ -18,24 +18,65 @@
 use ptx::analysis::{Cfg, InstClass, class_of};
 use ptx::{AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg, Type};
 
+/// Instructions counted apart as well as in their class, because ptxas
+/// expands or keeps them differently from the rest of the class (the
+/// timing model prices each): warp- and thread-level counts of each
+/// (`Totals::special`), indexed by the variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    /// Integer `div`/`rem`.
+    IntDiv,
+    /// IEEE-rounded FP32 `div` (`div.rn.f32` and the other rounding
+    /// modes): a software sequence, not one instruction.
+    Fp32Div,
+    /// IEEE-rounded FP32 reciprocal or square root (`rcp.rn.f32`,
+    /// `sqrt.rn.f32`, ...): a software sequence around one SFU instruction.
+    SfuIeee,
+    /// A constant-space load with a register in its address: ptxas folds
+    /// an immediate-addressed one into its user's `c[bank][offset]`
+    /// operand, but this one is an `LDC` instruction of its own.
+    ConstIndexed,
+}
+
+impl Special {
+    /// How many there are (the length of a count array).
+    pub const COUNT: usize = 4;
+}
+
+/// A set of [`Special`]s, one bit each, so that the collector adds an
+/// instruction's special counts with one test in the usual case (none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Specials(u8);
+
+impl Specials {
+    /// `self` with `s` added when `on`.
+    pub fn with(self, s: Special, on: bool) -> Specials {
+        Specials(self.0 | (u8::from(on) << s as u8))
+    }
+
+    pub fn has(self, s: Special) -> bool {
+        self.0 & (1 << s as u8) != 0
+    }
+
+    /// Add `n` to the count of each member.
+    #[inline]
+    pub fn add_to(self, counts: &mut [u64; Special::COUNT], n: u64) {
+        let mut bits = self.0;
+        while bits != 0 {
+            counts[bits.trailing_zeros() as usize] += n;
+            bits &= bits - 1;
+        }
+    }
+}
+
 /// Static facts about one instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstInfo {
     pub class: InstClass,
     /// `fma`/`mad` on a float type (two flops).
     pub fused: bool,
-    /// Integer `div`/`rem`.
-    pub int_div: bool,
-    /// IEEE-rounded FP32 `div` (`div.rn.f32` and the other rounding
-    /// modes): a software sequence, not one instruction.
-    pub fp32_div: bool,
-    /// IEEE-rounded FP32 reciprocal or square root (`rcp.rn.f32`,
-    /// `sqrt.rn.f32`, ...): a software sequence around one SFU instruction.
-    pub sfu_ieee: bool,
-    /// A constant-space load with a register in its address: ptxas folds
-    /// an immediate-addressed one into its user's `c[bank][offset]`
-    /// operand, but this one is an `LDC` instruction of its own.
-    pub const_indexed: bool,
+    /// The [`Special`]s it is.
+    pub specials: Specials,
     /// A branch with a guard predicate.
     pub conditional: bool,
     /// A shared store whose value comes straight from a global load (see the module docs).
@@ -113,13 +154,26 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
             InstInfo {
                 class,
                 fused: float && matches!(inst.opcode, Opcode::Fma | Opcode::Mad),
-                int_div: !float && matches!(inst.opcode, Opcode::Div | Opcode::Rem),
-                fp32_div: class == InstClass::Fp32 && inst.opcode == Opcode::Div,
-                sfu_ieee: class == InstClass::Sfu
-                    && matches!(inst.opcode, Opcode::Rcp | Opcode::Sqrt)
-                    && inst.ty() == Some(Type::F32)
-                    && inst.mods.precision.is_none(),
-                const_indexed: class == InstClass::LdConst && register_addressed(inst),
+                specials: Specials::default()
+                    .with(
+                        Special::IntDiv,
+                        !float && matches!(inst.opcode, Opcode::Div | Opcode::Rem),
+                    )
+                    .with(
+                        Special::Fp32Div,
+                        class == InstClass::Fp32 && inst.opcode == Opcode::Div,
+                    )
+                    .with(
+                        Special::SfuIeee,
+                        class == InstClass::Sfu
+                            && matches!(inst.opcode, Opcode::Rcp | Opcode::Sqrt)
+                            && inst.ty() == Some(Type::F32)
+                            && inst.mods.precision.is_none(),
+                    )
+                    .with(
+                        Special::ConstIndexed,
+                        class == InstClass::LdConst && register_addressed(inst),
+                    ),
                 conditional: class == InstClass::Branch && inst.guard.is_some(),
                 ptx_line: lines.get(pc).copied().unwrap_or(0),
                 exempt_store: class == InstClass::StShared
@@ -195,4 +249,50 @@ fn stored_from_global(insts: &[&Instruction], block_start: usize, pc: usize) -> 
             .find(|&i| writes(insts[i], r))
             .is_some_and(|i| class_of(insts[i]) == InstClass::LdGlobal)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Special, Specials};
+
+    /// The counts `add_to` gives a set of `members` adding `n`, against
+    /// adding `n` to each member by hand.
+    fn check(members: &[Special], n: u64) {
+        let all = [
+            Special::IntDiv,
+            Special::Fp32Div,
+            Special::SfuIeee,
+            Special::ConstIndexed,
+        ];
+        let set = all
+            .iter()
+            .fold(Specials::default(), |s, &m| s.with(m, members.contains(&m)));
+        let mut got = [7; Special::COUNT];
+        set.add_to(&mut got, n);
+        let mut expect = [7; Special::COUNT];
+        for m in members {
+            expect[*m as usize] += n;
+        }
+        assert_eq!(got, expect, "{members:?}");
+        for m in all {
+            assert_eq!(set.has(m), members.contains(&m), "{m:?} in {members:?}");
+        }
+    }
+
+    #[test]
+    fn a_set_adds_to_its_members_only() {
+        check(&[], 5);
+        check(&[Special::IntDiv], 1);
+        check(&[Special::ConstIndexed], 32);
+        check(&[Special::Fp32Div, Special::SfuIeee], 3);
+        check(
+            &[
+                Special::IntDiv,
+                Special::Fp32Div,
+                Special::SfuIeee,
+                Special::ConstIndexed,
+            ],
+            2,
+        );
+    }
 }
