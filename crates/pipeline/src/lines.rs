@@ -9,6 +9,7 @@
 use arch::Gpu;
 use characterize::{Characterization, CudaLine, LineRow};
 use models::Prediction;
+use models::timing::adapter::wide_passes_of;
 use models::timing::lines::{LineCost, LineLoad, limit_of, line_cost};
 use models::timing::{Limit, calibration, params::arch_params};
 
@@ -38,9 +39,7 @@ fn load_of(r: &LineRow) -> LineLoad {
         mean_active_threads: r.mean_active_threads,
         shared_requests: r.shared_requests,
         shared_passes: r.shared_requests + r.bank_replays,
-        shared_wide_passes: r
-            .shared_requests
-            .max(r.shared_bytes / models::timing::adapter::SHARED_PASS_BYTES),
+        shared_wide_passes: wide_passes_of(r.shared_requests, r.shared_bytes),
         sectors: r.transactions_sectors,
     }
 }

@@ -208,11 +208,18 @@ pub fn inputs(
 /// 32 lanes (32 banks x 4 B).
 pub const SHARED_PASS_BYTES: f64 = 128.0;
 
-/// The passes `t`'s shared accesses take for their width alone: one per
-/// request, or their bytes over [`SHARED_PASS_BYTES`] where that is more
-/// (a warp's 64-bit access returns 2 registers per lane, 2 passes).
+/// The passes `t`'s shared accesses take for their width alone
+/// ([`wide_passes_of`]).
 pub fn wide_passes(t: &profile::Traffic) -> f64 {
-    t.requests.max(t.bytes / SHARED_PASS_BYTES).max(0.0)
+    wide_passes_of(t.requests, t.bytes)
+}
+
+/// The passes `requests` shared accesses moving `bytes` take for their
+/// width alone: one per request, or their bytes over [`SHARED_PASS_BYTES`]
+/// where that is more (a warp's 64-bit access returns 2 registers per
+/// lane, 2 passes). The wave and the per-line costs both count by it.
+pub fn wide_passes_of(requests: f64, bytes: f64) -> f64 {
+    requests.max(bytes / SHARED_PASS_BYTES).max(0.0)
 }
 
 /// Bytes one thread moves per spill instruction: ptxas spills 32-bit

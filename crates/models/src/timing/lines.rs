@@ -27,7 +27,7 @@ pub struct LineLoad {
     pub shared_requests: f64,
     pub shared_passes: f64,
     /// The passes the shared accesses' width needs (one per request, or
-    /// bytes / 128 where more; [`super::adapter::wide_passes`]).
+    /// bytes / 128 where more; [`super::adapter::wide_passes_of`]).
     pub shared_wide_passes: f64,
     /// 32-byte sectors of global and local accesses.
     pub sectors: f64,
