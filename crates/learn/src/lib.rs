@@ -4,8 +4,9 @@
 //! splits, squared loss, fixed seeds, no threads); [`ModelFile`] is an
 //! ensemble of boosters trained on different row draws, with the names of
 //! its features and what it predicts, as the JSON file that
-//! `ptxperf learn` writes and the `learned` model reads. The ensemble's
-//! members give the interval (their smallest and largest prediction).
+//! `ptxperf learn` writes and the `learned` model reads. The interval is
+//! [`Calibration`]'s where training measured one, else the members'
+//! smallest and largest prediction.
 //! Which learner and why: docs/validation/learned.md.
 
 pub mod gbt;
@@ -103,7 +104,46 @@ pub struct ModelFile {
     /// Split gain per feature over all members, as a share of the total,
     /// largest first (features that never split are left out).
     pub importances: Vec<(String, f64)>,
+    /// The calibrated interval, when training measured one ([`Calibration`]);
+    /// without it the interval is the members' range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Calibration>,
     pub members: Vec<Booster>,
+}
+
+/// An interval calibrated on configurations of GPUs the model was not
+/// trained on (split-conformal prediction: Lei, G'Sell, Rinaldo, Tibshirani
+/// and Wasserman, "Distribution-free predictive inference for regression",
+/// JASA 2018; its coverage holds for any score function).
+///
+/// Training holds out each GPU in turn, trains on the others and predicts
+/// the held-out GPU's configurations; each gets the score `|y - mean| - s`,
+/// where `s` is half the members' range. The interval of a new prediction
+/// is `mean ± (margin + s)`, `margin` being the scores' weighted `coverage`
+/// quantile: it held `coverage` of the held-out configurations, so it says
+/// how far off an unseen GPU's time may be, where the members' range says
+/// only how much they disagree. Keeping `s` in it keeps the members'
+/// disagreement in each interval, so ranking by its upper end still differs
+/// from ranking by the estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Calibration {
+    /// The share of the held-out configurations the interval is sized to hold.
+    pub coverage: f64,
+    /// The scores' weighted `coverage` quantile, target units (natural log).
+    pub margin: f64,
+    /// What was held out to score (`gpu`).
+    pub held_out: String,
+    /// Scored configurations.
+    pub scores: usize,
+}
+
+impl Calibration {
+    /// The interval around `mean` for members whose range is `[low, high]`.
+    pub fn interval(&self, mean: f64, low: f64, high: f64) -> (f64, f64) {
+        let half = (self.margin + (high - low) / 2.0).max(0.0);
+        (mean - half, mean + half)
+    }
 }
 
 /// The ensemble's answer for one row, in target units.
@@ -111,9 +151,10 @@ pub struct ModelFile {
 pub struct EnsemblePrediction {
     /// Mean of the members.
     pub mean: f64,
-    /// Smallest member.
+    /// The interval's lower end: the calibrated interval's where the file
+    /// has one ([`ModelFile::interval`]), else the smallest member.
     pub low: f64,
-    /// Largest member.
+    /// The interval's upper end (the largest member without calibration).
     pub high: f64,
 }
 
@@ -177,6 +218,7 @@ impl ModelFile {
             params,
             training,
             importances,
+            interval: None,
             members,
         }
     }
@@ -214,11 +256,14 @@ impl ModelFile {
     pub fn predict(&self, x: &[f64]) -> EnsemblePrediction {
         let preds: Vec<f64> = self.members.iter().map(|m| m.predict(x)).collect();
         let n = preds.len().max(1) as f64;
-        EnsemblePrediction {
-            mean: preds.iter().sum::<f64>() / n,
-            low: preds.iter().copied().fold(f64::INFINITY, f64::min),
-            high: preds.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        }
+        let mean = preds.iter().sum::<f64>() / n;
+        let low = preds.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = preds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (low, high) = match &self.interval {
+            Some(c) => c.interval(mean, low, high),
+            None => (low, high),
+        };
+        EnsemblePrediction { mean, low, high }
     }
 
     /// Per-feature contributions to [`ModelFile::predict`]'s mean (the
@@ -291,6 +336,41 @@ mod tests {
         assert_eq!(f.importances.len(), 2);
         let total: f64 = f.importances.iter().map(|i| i.1).sum();
         assert!((total - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_calibrated_file_widens_the_members_range_by_its_margin() {
+        let (mut f, x) = file();
+        let members = f.predict(&x[10]);
+        f.interval = Some(Calibration {
+            coverage: 0.9,
+            margin: 0.25,
+            held_out: "gpu".into(),
+            scores: 60,
+        });
+        let text = f.to_json();
+        assert!(
+            text.contains("\"interval\":{\"coverage\":0.9,\"margin\":0.25"),
+            "{text}"
+        );
+        let back = ModelFile::parse(&text, "m.json").expect("parse");
+        assert_eq!(back, f);
+        let p = back.predict(&x[10]);
+        let half = 0.25 + (members.high - members.low) / 2.0;
+        assert_eq!(p.mean, members.mean);
+        assert!((p.low - (members.mean - half)).abs() < 1e-12, "{p:?}");
+        assert!((p.high - (members.mean + half)).abs() < 1e-12, "{p:?}");
+        // A file written before calibration existed still reads, with the
+        // members' range as its interval.
+        f.interval = None;
+        let old = f.to_json();
+        assert!(!old.contains("interval"), "{old}");
+        assert_eq!(
+            ModelFile::parse(&old, "m.json")
+                .expect("parse")
+                .predict(&x[10]),
+            members
+        );
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! model file (docs/validation/learned.md).
 //!
 //! The file predicts, in natural-log space, either a correction on the
-//! timing model (`ln(measured / timing)`) or the time itself; the ensemble's
-//! members give an interval. When no model file is found, the model answers
+//! timing model (`ln(measured / timing)`) or the time itself; the interval
+//! is the file's calibrated one (`learn::Calibration`: sized on GPUs left out
+//! of training), else the ensemble members' range. When no model file is found, the model answers
 //! the timing model's time and says so in its bottleneck and breakdown
 //! (`learned_missing` = 1).
 
@@ -341,8 +342,13 @@ pub fn predict_with(
         .map(|&i| format!("{} ({:+.2})", file.features[i], contrib[i]))
         .collect();
     let bottleneck = format!(
-        "timing x {:.2} (members {:.2} to {:.2}); moved most by {}",
+        "timing x {:.2} ({} {:.2} to {:.2}); moved most by {}",
         seconds / t.seconds,
+        if file.interval.is_some() {
+            "interval"
+        } else {
+            "members"
+        },
         to_seconds(p.low) / t.seconds,
         to_seconds(p.high) / t.seconds,
         if moved.is_empty() {

@@ -43,6 +43,18 @@ pub fn trained(file: &ModelFile, target: Target, out: &Path) -> String {
     for (name, share) in file.importances.iter().take(10) {
         let _ = writeln!(text, "  {share:>6.3}  {name}");
     }
+    match &file.interval {
+        Some(c) => {
+            let _ = writeln!(
+                text,
+                "interval: the members' range widened by x{:.3} each way, sized to hold {:.0} % of {} configurations predicted without their GPU",
+                c.margin.exp(),
+                100.0 * c.coverage,
+                c.scores
+            );
+        }
+        None => text.push_str("interval: the members' range (not calibrated)\n"),
+    }
     text
 }
 
@@ -66,13 +78,13 @@ fn transferred(ratios: &[(String, f64)]) -> String {
 /// One Markdown table per hold-out: learned beside timing, per dataset.
 pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
     let mut t = format!(
-        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | learned best ratio, pessimistic | timing best ratio | learned pred/meas | timing pred/meas | transferred best |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | learned best ratio, pessimistic | timing best ratio | learned pred/meas | timing pred/meas | interval coverage % | interval width | transferred best |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
         hold.name()
     );
     for f in folds {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {} |",
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.0} | {:.2} | {} |",
             f.held_out,
             f.gpu,
             f.kernel,
@@ -87,6 +99,8 @@ pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
             f.timing.best_ratio,
             f.learned.median_ratio,
             f.timing.median_ratio,
+            100.0 * f.interval_coverage,
+            f.interval_width,
             transferred(&f.transferred)
         );
     }
@@ -117,6 +131,8 @@ mod tests {
             learned: metrics(12.34, Some(0.9123), 1.05, 0.98),
             timing: metrics(30.0, None, 1.5, 0.7),
             learned_pessimistic_best: 1.02,
+            interval_coverage: 0.4,
+            interval_width: 1.5,
             transferred,
         };
         let text = folds(HoldOut::Gpu, &[fold]);
@@ -133,7 +149,7 @@ mod tests {
 
     #[test]
     fn a_fold_row_shows_both_models_both_picks_and_the_baseline() {
-        let row = "| gpu-a | gpu-a | k | 120 | 30 | 12.3 | 30.0 | 0.912 | - | 1.05 | 1.02 | 1.50 | 0.980 | 0.700 |";
+        let row = "| gpu-a | gpu-a | k | 120 | 30 | 12.3 | 30.0 | 0.912 | - | 1.05 | 1.02 | 1.50 | 0.980 | 0.700 | 40 | 1.50 |";
         check(Vec::new(), &format!("{row} - |"));
         check(
             vec![("gpu-b".to_string(), 1.1)],

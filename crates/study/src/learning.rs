@@ -22,6 +22,8 @@ use validate::{Experiment, import_dataset};
 
 use crate::validation::engine::profile_file_stem;
 
+pub mod calibration;
+
 /// Why samples could not be collected or a model trained.
 #[derive(Debug, thiserror::Error)]
 pub enum LearningError {
@@ -322,12 +324,42 @@ pub fn train(samples: &[Sample], opts: &TrainOptions) -> Result<ModelFile, Learn
 /// the upper end of the interval (the slowest member's time, what `tune
 /// --rank-by pessimistic` ranks by).
 pub fn predict_seconds(file: &ModelFile, s: &Sample) -> (f64, f64) {
+    let (mean, _, high) = predict_interval(file, s);
+    (mean, high)
+}
+
+/// Seconds the model file predicts for a sample: the members' mean, and
+/// the interval's lower and upper end (the fastest and slowest member).
+pub fn predict_interval(file: &ModelFile, s: &Sample) -> (f64, f64, f64) {
     let p = file.predict(&s.features);
     let seconds = |v: f64| match file.target {
         Target::Correction => s.timing * v.exp(),
         Target::LogTime => v.exp(),
     };
-    (seconds(p.mean), seconds(p.high))
+    (seconds(p.mean), seconds(p.low), seconds(p.high))
+}
+
+/// Share of the configurations whose measured time lies within their
+/// interval `[low, high]` (the ensemble's smallest and largest member):
+/// what the interval is worth as a statement of uncertainty.
+fn coverage(intervals: &[(f64, f64)], measured: &[f64]) -> f64 {
+    let inside = intervals
+        .iter()
+        .zip(measured)
+        .filter(|((low, high), m)| low <= *m && *m <= high)
+        .count();
+    inside as f64 / measured.len().max(1) as f64
+}
+
+/// The median of `high / low` over `intervals` (1 for none).
+fn median_width(intervals: &[(f64, f64)]) -> f64 {
+    let mut w: Vec<f64> = intervals.iter().map(|(low, high)| high / low).collect();
+    w.sort_by(f64::total_cmp);
+    match w.len() {
+        0 => 1.0,
+        n if n % 2 == 1 => w[n / 2],
+        n => (w[n / 2 - 1] + w[n / 2]) / 2.0,
+    }
 }
 
 /// What a fold holds out.
@@ -395,6 +427,13 @@ pub struct FoldScore {
     /// Best ratio of the configuration whose upper bound (slowest member)
     /// is lowest: `tune --rank-by pessimistic`'s pick.
     pub learned_pessimistic_best: f64,
+    /// Share of the scored configurations whose measured time lies within
+    /// `learned`'s interval.
+    pub interval_coverage: f64,
+    /// Median over the scored configurations of the interval's upper end
+    /// over its lower end (1.5: the slowest plausible time is 1.5x the
+    /// fastest).
+    pub interval_width: f64,
     /// The transferred-best baseline, one ratio per other GPU with samples
     /// of this kernel ([`transferred_best`]), in GPU order.
     pub transferred: Vec<(String, f64)>,
@@ -441,6 +480,14 @@ pub fn cross_validate(
     opts: &TrainOptions,
 ) -> Result<Vec<FoldScore>, LearningError> {
     let groups: BTreeSet<&str> = samples.iter().map(|s| hold_out.key(s)).collect();
+    // The interval's scores, once: each development configuration predicted
+    // without its GPU; a fold's calibration leaves out its own GPU or kernel.
+    let dev: Vec<Sample> = samples
+        .iter()
+        .filter(|s| s.part == Part::Development)
+        .cloned()
+        .collect();
+    let oof = calibration::out_of_fold(&dev, opts)?;
     let mut out = Vec::new();
     for g in groups {
         let train_set: Vec<Sample> = samples
@@ -461,11 +508,18 @@ pub fn cross_validate(
         if train_set.is_empty() || tests.is_empty() {
             continue;
         }
-        let file = train(&train_set, opts)?;
+        let mut file = train(&train_set, opts)?;
+        file.interval = calibration::calibrate(&oof, |o| match hold_out {
+            HoldOut::Gpu => o.gpu != g,
+            HoldOut::Kernel => o.kernel != g,
+        });
         for ((gpu, kernel), set) in tests {
             let measured: Vec<f64> = set.iter().map(|s| s.measured).collect();
-            let (learned, upper): (Vec<f64>, Vec<f64>) =
-                set.iter().map(|s| predict_seconds(&file, s)).unzip();
+            let predicted: Vec<(f64, f64, f64)> =
+                set.iter().map(|s| predict_interval(&file, s)).collect();
+            let learned: Vec<f64> = predicted.iter().map(|p| p.0).collect();
+            let upper: Vec<f64> = predicted.iter().map(|p| p.2).collect();
+            let intervals: Vec<(f64, f64)> = predicted.iter().map(|p| (p.1, p.2)).collect();
             let timing: Vec<f64> = set.iter().map(|s| s.timing).collect();
             if let (Some(l), Some(t), Ok(pessimistic)) = (
                 metrics(&learned, &measured),
@@ -481,6 +535,8 @@ pub fn cross_validate(
                     learned: l,
                     timing: t,
                     learned_pessimistic_best: pessimistic,
+                    interval_coverage: coverage(&intervals, &measured),
+                    interval_width: median_width(&intervals),
                     transferred: transferred_best(samples, &set),
                 });
             }
@@ -548,19 +604,29 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn retraining_gives_the_same_bytes() {
-        let dev: Vec<Sample> = samples()
+    /// The development samples of [`samples`].
+    fn development() -> Vec<Sample> {
+        samples()
             .into_iter()
             .filter(|s| s.part == Part::Development)
-            .collect();
-        let opts = TrainOptions {
+            .collect()
+    }
+
+    /// Default options with `trees` trees per member.
+    fn with_trees(trees: usize) -> TrainOptions {
+        TrainOptions {
             params: Params {
-                trees: 40,
+                trees,
                 ..Params::default()
             },
             ..TrainOptions::default()
-        };
+        }
+    }
+
+    #[test]
+    fn retraining_gives_the_same_bytes() {
+        let dev = development();
+        let opts = with_trees(40);
         let a = train(&dev, &opts).expect("train").to_json();
         let b = train(&dev, &opts).expect("train").to_json();
         assert_eq!(a, b);
@@ -642,6 +708,24 @@ mod tests {
         assert_eq!(
             transferred_best(&all, &set),
             vec![("b".to_string(), 4.0), ("c".to_string(), 1.0)]
+        );
+    }
+
+    #[test]
+    fn the_interval_scores_do_not_depend_on_the_threads() {
+        let dev = development();
+        let opts = TrainOptions {
+            members: 2,
+            ..with_trees(10)
+        };
+        let one = calibration::out_of_fold_on(&dev, &opts, 1).expect("one thread");
+        let three = calibration::out_of_fold_on(&dev, &opts, 3).expect("three threads");
+        assert_eq!(one, three);
+        // One score per development sample, each of a GPU held out.
+        assert_eq!(one.len(), dev.len());
+        assert!(
+            one.iter()
+                .all(|o| o.error.is_finite() && o.half_range >= 0.0)
         );
     }
 

@@ -117,7 +117,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .into_iter()
         .filter(|s| s.part == Part::Development)
         .collect();
-    let file = learning::train(&dev, &opts).map_err(|e| CliError::of(&e))?;
+    let mut file = learning::train(&dev, &opts).map_err(|e| CliError::of(&e))?;
+    // The interval: each GPU's configurations predicted by a model trained
+    // without it (study::learning::calibration).
+    let oof = learning::calibration::out_of_fold(&dev, &opts).map_err(|e| CliError::of(&e))?;
+    file.interval = learning::calibration::calibrate(&oof, |_| true);
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::user(format!("{}: cannot create: {e}", dir.display())))?;

@@ -1,0 +1,231 @@
+//! The learned model's calibrated interval ([`learn::Calibration`]): scores
+//! of configurations of GPUs a model was not trained on, and the quantile
+//! that sizes the interval.
+//!
+//! Why: the members' range (five boosters on other row draws) held the
+//! measured time of only 0 to 25 % of the check configurations of a
+//! held-out GPU (docs/validation/learned.md, "The interval"); the members
+//! agree with each other far more than with a GPU none of them saw. So
+//! training holds out each GPU of the development part in turn, predicts
+//! it with a model trained on the others, and keeps how far off each of
+//! its configurations was beyond the members' own spread. Both targets
+//! (a correction, log time) are natural logs, so the interval's half-width
+//! is a factor on the predicted time either way.
+
+use std::collections::BTreeSet;
+
+use learn::Calibration;
+
+use super::LearningError;
+use super::{Sample, TrainOptions, train};
+
+/// The share of held-out configurations the interval is sized to hold.
+pub const COVERAGE: f64 = 0.9;
+
+/// One development configuration, predicted by a model trained without its GPU.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutOfFold {
+    pub gpu: String,
+    pub kernel: String,
+    /// Its training weight (the options' weighting over all the samples).
+    pub weight: f64,
+    /// `|target - members' mean|`, target units.
+    pub error: f64,
+    /// Half the members' range, target units.
+    pub half_range: f64,
+}
+
+/// Hold out each GPU of `samples` (all development) in turn, train on the
+/// rest with `opts` and predict the held-out GPU's configurations: one
+/// [`OutOfFold`] per sample, in GPU then sample order. The GPUs run on
+/// worker threads; each fold is trained and predicted alone, so the result
+/// does not depend on how many there are.
+pub fn out_of_fold(
+    samples: &[Sample],
+    opts: &TrainOptions,
+) -> Result<Vec<OutOfFold>, LearningError> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    out_of_fold_on(samples, opts, workers)
+}
+
+/// [`out_of_fold`] on `workers` threads.
+pub(super) fn out_of_fold_on(
+    samples: &[Sample],
+    opts: &TrainOptions,
+    workers: usize,
+) -> Result<Vec<OutOfFold>, LearningError> {
+    let weights = opts.weighting.weights(samples);
+    let gpus: Vec<&str> = samples
+        .iter()
+        .map(|s| s.gpu.as_str())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let fold = |gpu: &str| -> Result<Vec<OutOfFold>, LearningError> {
+        let rest: Vec<Sample> = samples.iter().filter(|s| s.gpu != gpu).cloned().collect();
+        if rest.is_empty() {
+            return Ok(Vec::new());
+        }
+        let file = train(&rest, opts)?;
+        Ok(samples
+            .iter()
+            .zip(&weights)
+            .filter(|(s, _)| s.gpu == gpu)
+            .map(|(s, &weight)| {
+                let members: Vec<f64> = file
+                    .members
+                    .iter()
+                    .map(|m| m.predict(&s.features))
+                    .collect();
+                let n = members.len().max(1) as f64;
+                let mean = members.iter().sum::<f64>() / n;
+                let low = members.iter().copied().fold(f64::INFINITY, f64::min);
+                let high = members.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                OutOfFold {
+                    gpu: s.gpu.clone(),
+                    kernel: s.kernel.clone(),
+                    weight,
+                    error: (s.target(opts.target) - mean).abs(),
+                    half_range: (high - low) / 2.0,
+                }
+            })
+            .collect())
+    };
+    let workers = workers.clamp(1, gpus.len().max(1));
+    let mut results: Vec<Option<Result<Vec<OutOfFold>, LearningError>>> =
+        (0..gpus.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let chunks: Vec<Vec<(usize, &str)>> = (0..workers)
+            .map(|w| {
+                gpus.iter()
+                    .copied()
+                    .enumerate()
+                    .skip(w)
+                    .step_by(workers)
+                    .collect()
+            })
+            .collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let fold = &fold;
+                scope.spawn(move || {
+                    chunk
+                        .into_iter()
+                        .map(|(i, g)| (i, fold(g)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            for (i, r) in h.join().expect("a calibration fold panicked") {
+                results[i] = Some(r);
+            }
+        }
+    });
+    let mut out = Vec::with_capacity(samples.len());
+    for r in results.into_iter().flatten() {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// The calibration from the out-of-fold configurations `keep` admits
+/// (cross-validation leaves out those of the GPU or kernel it scores), or
+/// `None` when none is admitted.
+pub fn calibrate(oof: &[OutOfFold], keep: impl Fn(&OutOfFold) -> bool) -> Option<Calibration> {
+    let scores: Vec<(f64, f64)> = oof
+        .iter()
+        .filter(|o| keep(o))
+        .map(|o| (o.error - o.half_range, o.weight))
+        .collect();
+    if scores.is_empty() {
+        return None;
+    }
+    let n = scores.len();
+    Some(Calibration {
+        coverage: COVERAGE,
+        margin: round6(weighted_quantile(scores, COVERAGE)),
+        held_out: "gpu".to_string(),
+        scores: n,
+    })
+}
+
+/// The smallest value whose weight and that of every smaller value reach
+/// `q` of the total (the lower weighted quantile); 0 for no values.
+fn weighted_quantile(mut values: Vec<(f64, f64)>, q: f64) -> f64 {
+    values.retain(|(v, w)| v.is_finite() && *w > 0.0);
+    values.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = values.iter().map(|(_, w)| w).sum();
+    let mut acc = 0.0;
+    for &(v, w) in &values {
+        acc += w;
+        if acc >= q * total {
+            return v;
+        }
+    }
+    values.last().map_or(0.0, |&(v, _)| v)
+}
+
+/// Six decimals, so that the file's bytes do not hang on the last bits of a sum.
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_quantile(values: &[(f64, f64)], q: f64, expect: f64) {
+        assert_eq!(
+            weighted_quantile(values.to_vec(), q),
+            expect,
+            "{values:?} at {q}"
+        );
+    }
+
+    #[test]
+    fn the_weighted_quantile_is_the_lower_one() {
+        check_quantile(&[(1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0)], 0.5, 2.0);
+        check_quantile(&[(1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0)], 0.9, 4.0);
+        // A heavy value pulls the quantile to itself.
+        check_quantile(&[(1.0, 1.0), (2.0, 8.0), (3.0, 1.0)], 0.5, 2.0);
+        check_quantile(&[(3.0, 1.0), (1.0, 1.0)], 0.25, 1.0);
+        check_quantile(&[], 0.9, 0.0);
+        // Non-finite values and zero weights are left out.
+        check_quantile(&[(f64::NAN, 1.0), (5.0, 0.0), (2.0, 1.0)], 0.9, 2.0);
+    }
+
+    fn oof(gpu: &str, error: f64, half_range: f64) -> OutOfFold {
+        OutOfFold {
+            gpu: gpu.to_string(),
+            kernel: "k".to_string(),
+            weight: 1.0,
+            error,
+            half_range,
+        }
+    }
+
+    #[test]
+    fn the_interval_holds_the_coverage_of_the_scores() {
+        // Ten configurations, errors 1..10 beyond a half-range of 1: 90 % of
+        // the scores (0..9) are at most 8.
+        let rows: Vec<OutOfFold> = (1..=10).map(|e| oof("a", f64::from(e), 1.0)).collect();
+        let c = calibrate(&rows, |_| true).expect("calibrated");
+        assert_eq!(c.margin, 8.0);
+        assert_eq!(c.scores, 10);
+        // The interval is the margin plus the prediction's own half-range.
+        assert_eq!(c.interval(0.0, -1.0, 1.0), (-9.0, 9.0));
+        assert_eq!(c.interval(0.5, 0.5, 0.5), (-7.5, 8.5));
+        // It never turns inside out.
+        let tight = Calibration {
+            margin: -2.0,
+            ..c.clone()
+        };
+        assert_eq!(tight.interval(1.0, 0.0, 2.0), (1.0, 1.0));
+        // Leaving rows out changes the margin; leaving all out gives none.
+        let c = calibrate(&rows, |o| o.error <= 5.0).expect("calibrated");
+        assert_eq!(c.margin, 4.0);
+        assert!(calibrate(&rows, |o| o.gpu == "b").is_none());
+    }
+}
