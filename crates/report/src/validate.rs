@@ -433,12 +433,29 @@ pub fn text(sum: &Summary, scores: &[ModelScore], intervals: &[Intervals], width
     }
     let below: Vec<String> = transfer_lines(sum.transfer.as_ref(), scores)
         .iter()
+        .chain(&interval_lines(scores))
         .map(|l| crate::table::wrap(l, width))
         .chain(notes(scores, intervals))
         .collect();
     out.push_str(&below.join("\n"));
     out.push_str(&format!("\nnote: {TIME_NOTE}\n"));
     out
+}
+
+/// For each model that gives a prediction interval (`learned`), how often
+/// it held the measured time: the user's own check of the interval.
+fn interval_lines(scores: &[ModelScore]) -> Vec<String> {
+    scores
+        .iter()
+        .filter_map(|s| {
+            let (coverage, width) = (s.interval_coverage?, s.interval_width?);
+            Some(format!(
+                "{}: its interval held the measured time on {:.0} % of the scored configurations (median width: upper end {width:.2}x the lower)",
+                s.model,
+                100.0 * coverage
+            ))
+        })
+        .collect()
 }
 
 fn notes(scores: &[ModelScore], intervals: &[Intervals]) -> Vec<String> {
@@ -512,6 +529,8 @@ pub fn json(
                 "kendall_tau_b": s.kendall,
                 "top1_percent_overlap": s.top1_overlap,
                 "best_config_ratio": s.best_ratio,
+                "interval_coverage": s.interval_coverage,
+                "interval_width": s.interval_width,
                 "measured_failed": s.measured_failed,
                 "ptxperf_failed": s.ptxperf_failed,
                 "notes": s.notes,
@@ -529,22 +548,33 @@ pub fn json(
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            let (status, predicted, error) = match &o.attempt {
-                Attempt::NotRun => ("measured_failed", Value::Null, Value::Null),
-                Attempt::Failed(e) => ("ptxperf_failed", Value::Null, json!(e)),
+            let (status, predicted, ranges, error) = match &o.attempt {
+                Attempt::NotRun => ("measured_failed", Value::Null, Value::Null, Value::Null),
+                Attempt::Failed(e) => ("ptxperf_failed", Value::Null, Value::Null, json!(e)),
                 Attempt::Predicted(p) => {
                     let map: serde_json::Map<String, Value> = p
                         .iter()
                         .map(|(n, r)| {
                             let v = match r {
-                                Ok(ms) if ms.is_finite() => json!(ms),
+                                Ok(t) if t.ms.is_finite() => json!(t.ms),
                                 Ok(_) => Value::Null,
                                 Err(e) => json!({ "error": e.to_string() }),
                             };
                             (n.clone(), v)
                         })
                         .collect();
-                    ("predicted", Value::Object(map), Value::Null)
+                    let ranges: serde_json::Map<String, Value> = p
+                        .iter()
+                        .filter_map(|(n, r)| {
+                            Some((n.clone(), json!(r.as_ref().ok()?.interval_ms?)))
+                        })
+                        .collect();
+                    let ranges = if ranges.is_empty() {
+                        Value::Null
+                    } else {
+                        Value::Object(ranges)
+                    };
+                    ("predicted", Value::Object(map), ranges, Value::Null)
                 }
             };
             json!({
@@ -553,6 +583,7 @@ pub fn json(
                 "measured_ms": o.measured_ms,
                 "status": status,
                 "predicted_ms": predicted,
+                "interval_ms": ranges,
                 "error": error,
                 "timings": timings.get(i).copied().flatten().as_ref().map(crate::timings::json),
             })
@@ -831,9 +862,27 @@ mod tests {
             kendall: Some(1.0),
             top1_overlap: Some(1.0),
             best_ratio: Some(1.0),
+            interval_coverage: None,
+            interval_width: None,
             notes: vec!["a | b".to_string()],
             points: vec![],
         }
+    }
+
+    #[test]
+    fn a_model_with_an_interval_says_how_often_it_held() {
+        let ranged = ModelScore {
+            model: "learned".to_string(),
+            interval_coverage: Some(0.915),
+            interval_width: Some(1.76),
+            ..score()
+        };
+        let text = text(&summary(), &[score(), ranged], &[], 200);
+        assert!(
+            text.contains("learned: its interval held the measured time on 92 % of the scored configurations (median width: upper end 1.76x the lower)"),
+            "{text}"
+        );
+        assert!(!text.contains("m: its interval"), "{text}");
     }
 
     #[test]
@@ -1033,7 +1082,7 @@ mod tests {
             Outcome {
                 index: 7,
                 measured_ms: Some(2.0),
-                attempt: Attempt::Predicted(vec![("m".to_string(), Ok(2.5))]),
+                attempt: Attempt::Predicted(vec![("m".to_string(), Ok(2.5.into()))]),
             },
         ];
         let mut ran = study::Timings::one();

@@ -579,8 +579,8 @@ fn refused(model: &str, error: String) -> ModelResult {
 }
 
 /// A prediction's interval in milliseconds: its breakdown's `low_seconds`
-/// and `high_seconds` (the `learned` model's: the smallest and largest
-/// member of its ensemble, around their mean, the predicted time); `None`
+/// and `high_seconds` (the `learned` model's: its ensemble's range widened
+/// by the calibrated margin of its model file, around the predicted time); `None`
 /// for a model without them, or with a bound that is not a positive
 /// finite time.
 pub fn interval_ms(p: &models::Prediction) -> Option<[f64; 2]> {

@@ -112,7 +112,7 @@ fn check(exp: &Experiment, kernel: &str, keys: &[&str], configs: &[Vec<i64>]) {
     for o in &study.outcomes {
         match &o.attempt {
             Attempt::Predicted(times) => match times.as_slice() {
-                [(model, Ok(t))] if model == "timing" && *t > 0.0 => {}
+                [(model, Ok(t))] if model == "timing" && t.ms > 0.0 => {}
                 other => panic!("{kernel} configuration {}: {other:?}", o.index),
             },
             other => panic!("{kernel} configuration {}: {other:?}", o.index),

@@ -45,8 +45,8 @@ pub enum RankBy {
     /// The predicted time.
     #[default]
     Estimate,
-    /// The upper end of the model's interval (the slowest its ensemble
-    /// says), where the model gives one; its estimate where it does not.
+    /// The upper end of the model's interval (the slowest time it calls
+    /// plausible), where the model gives one; its estimate where it does not.
     Pessimistic,
 }
 

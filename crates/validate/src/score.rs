@@ -24,8 +24,28 @@ pub enum Attempt {
     /// The configuration never reached the models (instantiation, NVRTC,
     /// emulation or profiling failed), with the reason.
     Failed(String),
-    /// Each model's predicted kernel time in milliseconds, or why not.
-    Predicted(Vec<(String, Result<f64, NoTime>)>),
+    /// Each model's predicted kernel time, or why not.
+    Predicted(Vec<(String, Result<Predicted, NoTime>)>),
+}
+
+/// One model's prediction for one configuration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Predicted {
+    /// The predicted kernel time, milliseconds.
+    pub ms: f64,
+    /// `[low, high]` milliseconds, for a model that gives an interval
+    /// (`learned`).
+    pub interval_ms: Option<[f64; 2]>,
+}
+
+impl From<f64> for Predicted {
+    /// A time without an interval.
+    fn from(ms: f64) -> Predicted {
+        Predicted {
+            ms,
+            interval_ms: None,
+        }
+    }
 }
 
 /// Why a model gave no time for a configuration, as the report records it.
@@ -77,6 +97,12 @@ pub struct ModelScore {
     pub best_ratio: Option<f64>,
     /// Why figures are missing, and the first ptxperf failure (one line each).
     pub notes: Vec<String>,
+    /// For a model that gives an interval (`learned`): the share (0 to 1) of
+    /// the scored configurations with one whose measured time lies inside.
+    pub interval_coverage: Option<f64>,
+    /// The median over those configurations of the interval's upper end
+    /// over its lower end.
+    pub interval_width: Option<f64>,
     /// (predicted, measured) milliseconds of the scored configurations, in
     /// configuration order: the scatter plot's points.
     pub points: Vec<(f64, f64)>,
@@ -95,6 +121,7 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
         ..ModelScore::default()
     };
     let mut first_failure: Option<String> = None;
+    let mut intervals: Vec<([f64; 2], f64)> = Vec::new();
     for o in outcomes {
         let Some(measured) = o.measured_ms else {
             s.measured_failed += 1;
@@ -104,14 +131,19 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
             Attempt::NotRun => Err("not run".to_string()),
             Attempt::Failed(why) => Err(why.clone()),
             Attempt::Predicted(preds) => match preds.iter().find(|(n, _)| n == model) {
-                Some((_, Ok(ms))) if ms.is_finite() && *ms > 0.0 => Ok(*ms),
-                Some((_, Ok(ms))) => Err(format!("predicted time {ms} ms is not positive")),
+                Some((_, Ok(p))) if p.ms.is_finite() && p.ms > 0.0 => Ok(*p),
+                Some((_, Ok(p))) => Err(format!("predicted time {} ms is not positive", p.ms)),
                 Some((_, Err(e))) => Err(e.to_string()),
                 None => Err("the model gave no prediction".to_string()),
             },
         };
         match predicted {
-            Ok(p) if measured.is_finite() && measured > 0.0 => s.points.push((p, measured)),
+            Ok(p) if measured.is_finite() && measured > 0.0 => {
+                s.points.push((p.ms, measured));
+                if let Some(i) = p.interval_ms {
+                    intervals.push((i, measured));
+                }
+            }
             Ok(_) => {
                 s.ptxperf_failed += 1;
                 first_failure.get_or_insert_with(|| {
@@ -125,6 +157,7 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
         }
     }
     s.scored = s.points.len();
+    (s.interval_coverage, s.interval_width) = interval_figures(&intervals);
     let predicted: Vec<f64> = s.points.iter().map(|p| p.0).collect();
     let measured: Vec<f64> = s.points.iter().map(|p| p.1).collect();
     let mut notes = Vec::new();
@@ -165,6 +198,30 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
     s
 }
 
+/// The share of `intervals` (`[low, high]`, measured) that hold their
+/// measured time, and the median of `high / low`; `None` for none.
+fn interval_figures(intervals: &[([f64; 2], f64)]) -> (Option<f64>, Option<f64>) {
+    if intervals.is_empty() {
+        return (None, None);
+    }
+    let inside = intervals
+        .iter()
+        .filter(|([low, high], m)| low <= m && m <= high)
+        .count();
+    let mut widths: Vec<f64> = intervals
+        .iter()
+        .map(|([low, high], _)| high / low)
+        .collect();
+    widths.sort_by(f64::total_cmp);
+    let n = widths.len();
+    let median = if n % 2 == 1 {
+        widths[n / 2]
+    } else {
+        (widths[n / 2 - 1] + widths[n / 2]) / 2.0
+    };
+    (Some(inside as f64 / n as f64), Some(median))
+}
+
 /// The bootstrap intervals of a model's figures over its scored
 /// configurations ([`bootstrap::intervals`]). Where none can be drawn (fewer
 /// than three scored configurations) every interval is `None` and the note
@@ -196,7 +253,11 @@ mod tests {
                     preds
                         .iter()
                         .map(|(n, r)| {
-                            (n.to_string(), r.map_err(|e| NoTime::Refused(e.to_string())))
+                            (
+                                n.to_string(),
+                                r.map(Predicted::from)
+                                    .map_err(|e| NoTime::Refused(e.to_string())),
+                            )
                         })
                         .collect(),
                 )
@@ -252,6 +313,41 @@ mod tests {
             s.best_ratio
         );
         assert!(close(s.top1_overlap, top1), "{model}: {:?}", s.top1_overlap);
+    }
+
+    #[test]
+    fn an_interval_is_scored_by_how_often_it_holds_the_measured_time() {
+        // Measured 1..=4 ms, predicted exactly, with intervals [0.5 t, 1.5 t]
+        // for the first three and [2 t, 3 t] (missing it) for the last.
+        let outcomes: Vec<Outcome> = (1..=4)
+            .map(|t| {
+                let t = f64::from(t);
+                let (lo, hi) = if t < 4.0 { (0.5, 1.5) } else { (2.0, 3.0) };
+                Outcome {
+                    index: t as usize,
+                    measured_ms: Some(t),
+                    attempt: Attempt::Predicted(vec![
+                        (
+                            "ranged".to_string(),
+                            Ok(Predicted {
+                                ms: t,
+                                interval_ms: Some([lo * t, hi * t]),
+                            }),
+                        ),
+                        ("plain".to_string(), Ok(t.into())),
+                    ]),
+                }
+            })
+            .collect();
+        let s = score_model(&outcomes, "ranged");
+        assert_eq!(s.interval_coverage, Some(0.75));
+        // Widths 3, 3, 3 and 1.5: the median is 3.
+        assert_eq!(s.interval_width, Some(3.0));
+        let plain = score_model(&outcomes, "plain");
+        assert_eq!(
+            (plain.interval_coverage, plain.interval_width),
+            (None, None)
+        );
     }
 
     #[test]

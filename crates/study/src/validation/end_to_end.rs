@@ -291,7 +291,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
                 Attempt::Predicted(p) => p
                     .iter()
                     .find(|(n, _)| n == "timing")
-                    .and_then(|(_, r)| r.as_ref().ok().copied()),
+                    .and_then(|(_, r)| r.as_ref().ok().map(|t| t.ms)),
                 _ => None,
             })
             .collect()

@@ -17,7 +17,7 @@ use crate::launch_spec::spec_of_launch;
 use crate::message::first_nonblank_line;
 use crate::ptx_cache::PtxCache;
 use crate::timings::Timings;
-use validate::score::NoTime;
+use validate::score::{NoTime, Predicted};
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise:
 /// few enough that 500 convolution configurations fit the 15-minute budget
@@ -364,7 +364,10 @@ pub fn model_times(
                 .and_then(|p| {
                     p.predictions
                         .first()
-                        .map(|pr| pr.seconds * 1e3)
+                        .map(|pr| Predicted {
+                            ms: pr.seconds * 1e3,
+                            interval_ms: crate::evaluate::interval_ms(pr),
+                        })
                         .ok_or(NoTime::NoPrediction)
                 });
             (name.clone(), time)

@@ -17,7 +17,10 @@ use crate::timings::Timings;
 
 /// Each model's predicted kernel time in milliseconds, or why it refused
 /// (one line: recorded in the report as it is).
-pub type ModelTimes = Vec<(String, Result<f64, validate::score::NoTime>)>;
+pub type ModelTimes = Vec<(
+    String,
+    Result<validate::score::Predicted, validate::score::NoTime>,
+)>;
 
 /// Turns the launch of one configuration into per-model predicted times.
 /// `Err` means the configuration never reached the models.
