@@ -355,11 +355,7 @@ fn coverage(intervals: &[(f64, f64)], measured: &[f64]) -> f64 {
 fn median_width(intervals: &[(f64, f64)]) -> f64 {
     let mut w: Vec<f64> = intervals.iter().map(|(low, high)| high / low).collect();
     w.sort_by(f64::total_cmp);
-    match w.len() {
-        0 => 1.0,
-        n if n % 2 == 1 => w[n / 2],
-        n => (w[n / 2 - 1] + w[n / 2]) / 2.0,
-    }
+    stats::median_of_sorted(&w).unwrap_or(1.0)
 }
 
 /// What a fold holds out.

@@ -213,13 +213,10 @@ fn interval_figures(intervals: &[([f64; 2], f64)]) -> (Option<f64>, Option<f64>)
         .map(|([low, high], _)| high / low)
         .collect();
     widths.sort_by(f64::total_cmp);
-    let n = widths.len();
-    let median = if n % 2 == 1 {
-        widths[n / 2]
-    } else {
-        (widths[n / 2 - 1] + widths[n / 2]) / 2.0
-    };
-    (Some(inside as f64 / n as f64), Some(median))
+    (
+        Some(inside as f64 / widths.len() as f64),
+        stats::median_of_sorted(&widths),
+    )
 }
 
 /// The bootstrap intervals of a model's figures over its scored
