@@ -6,10 +6,10 @@
 //!
 //! The file predicts, in natural-log space, either a correction on the
 //! timing model (`ln(measured / timing)`) or the time itself; the interval
-//! is the file's calibrated one (`learn::Calibration`: sized on GPUs left out
-//! of training), else the ensemble members' range. When no model file is found, the model answers
-//! the timing model's time and says so in its bottleneck and breakdown
-//! (`learned_missing` = 1).
+//! is the file's calibrated one (`learn::Calibration`: sized on GPUs left
+//! out of training), else the ensemble members' range. When no model file
+//! is found, the model answers the timing model's time and says so in its
+//! bottleneck and breakdown (`learned_missing` = 1).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};

@@ -321,15 +321,15 @@ pub fn train(samples: &[Sample], opts: &TrainOptions) -> Result<ModelFile, Learn
 }
 
 /// Seconds the model file predicts for a sample: the members' mean, and
-/// the upper end of the interval (the slowest member's time, what `tune
-/// --rank-by pessimistic` ranks by).
+/// the upper end of its interval (what `tune --rank-by pessimistic` ranks
+/// by).
 pub fn predict_seconds(file: &ModelFile, s: &Sample) -> (f64, f64) {
     let (mean, _, high) = predict_interval(file, s);
     (mean, high)
 }
 
 /// Seconds the model file predicts for a sample: the members' mean, and
-/// the interval's lower and upper end (the fastest and slowest member).
+/// its interval's lower and upper end.
 pub fn predict_interval(file: &ModelFile, s: &Sample) -> (f64, f64, f64) {
     let p = file.predict(&s.features);
     let seconds = |v: f64| match file.target {
@@ -337,25 +337,6 @@ pub fn predict_interval(file: &ModelFile, s: &Sample) -> (f64, f64, f64) {
         Target::LogTime => v.exp(),
     };
     (seconds(p.mean), seconds(p.low), seconds(p.high))
-}
-
-/// Share of the configurations whose measured time lies within their
-/// interval `[low, high]` (the ensemble's smallest and largest member):
-/// what the interval is worth as a statement of uncertainty.
-fn coverage(intervals: &[(f64, f64)], measured: &[f64]) -> f64 {
-    let inside = intervals
-        .iter()
-        .zip(measured)
-        .filter(|((low, high), m)| low <= *m && *m <= high)
-        .count();
-    inside as f64 / measured.len().max(1) as f64
-}
-
-/// The median of `high / low` over `intervals` (1 for none).
-fn median_width(intervals: &[(f64, f64)]) -> f64 {
-    let mut w: Vec<f64> = intervals.iter().map(|(low, high)| high / low).collect();
-    w.sort_by(f64::total_cmp);
-    stats::median_of_sorted(&w).unwrap_or(1.0)
 }
 
 /// What a fold holds out.
@@ -420,8 +401,8 @@ pub struct FoldScore {
     pub scored: usize,
     pub learned: Metrics,
     pub timing: Metrics,
-    /// Best ratio of the configuration whose upper bound (slowest member)
-    /// is lowest: `tune --rank-by pessimistic`'s pick.
+    /// Best ratio of the configuration whose interval's upper end is
+    /// lowest: `tune --rank-by pessimistic`'s pick.
     pub learned_pessimistic_best: f64,
     /// Share of the scored configurations whose measured time lies within
     /// `learned`'s interval.
@@ -468,22 +449,18 @@ pub fn transferred_best(samples: &[Sample], set: &[&Sample]) -> Vec<(String, f64
 }
 
 /// Hold out each GPU (or kernel) in turn: train on the development part of
-/// the rest, score the held-out one's `part`, per (GPU, kernel).
+/// the rest, score the held-out one's `part`, per (GPU, kernel). `oof` are
+/// the interval's scores ([`calibration::out_of_fold`] of the development
+/// samples, made once for both hold-outs); a fold's interval is calibrated
+/// without those of its own GPU or kernel.
 pub fn cross_validate(
     samples: &[Sample],
     hold_out: HoldOut,
     part: Part,
     opts: &TrainOptions,
+    oof: &[calibration::OutOfFold],
 ) -> Result<Vec<FoldScore>, LearningError> {
     let groups: BTreeSet<&str> = samples.iter().map(|s| hold_out.key(s)).collect();
-    // The interval's scores, once: each development configuration predicted
-    // without its GPU; a fold's calibration leaves out its own GPU or kernel.
-    let dev: Vec<Sample> = samples
-        .iter()
-        .filter(|s| s.part == Part::Development)
-        .cloned()
-        .collect();
-    let oof = calibration::out_of_fold(&dev, opts)?;
     let mut out = Vec::new();
     for g in groups {
         let train_set: Vec<Sample> = samples
@@ -505,7 +482,7 @@ pub fn cross_validate(
             continue;
         }
         let mut file = train(&train_set, opts)?;
-        file.interval = calibration::calibrate(&oof, |o| match hold_out {
+        file.interval = calibration::calibrate(oof, |o| match hold_out {
             HoldOut::Gpu => o.gpu != g,
             HoldOut::Kernel => o.kernel != g,
         });
@@ -515,7 +492,12 @@ pub fn cross_validate(
                 set.iter().map(|s| predict_interval(&file, s)).collect();
             let learned: Vec<f64> = predicted.iter().map(|p| p.0).collect();
             let upper: Vec<f64> = predicted.iter().map(|p| p.2).collect();
-            let intervals: Vec<(f64, f64)> = predicted.iter().map(|p| (p.1, p.2)).collect();
+            let intervals: Vec<([f64; 2], f64)> = predicted
+                .iter()
+                .zip(&measured)
+                .map(|(p, &m)| ([p.1, p.2], m))
+                .collect();
+            let (coverage, width) = validate::score::interval_figures(&intervals);
             let timing: Vec<f64> = set.iter().map(|s| s.timing).collect();
             if let (Some(l), Some(t), Ok(pessimistic)) = (
                 metrics(&learned, &measured),
@@ -531,8 +513,8 @@ pub fn cross_validate(
                     learned: l,
                     timing: t,
                     learned_pessimistic_best: pessimistic,
-                    interval_coverage: coverage(&intervals, &measured),
-                    interval_width: median_width(&intervals),
+                    interval_coverage: coverage.unwrap_or(0.0),
+                    interval_width: width.unwrap_or(1.0),
                     transferred: transferred_best(samples, &set),
                 });
             }
@@ -606,6 +588,16 @@ mod tests {
             .into_iter()
             .filter(|s| s.part == Part::Development)
             .collect()
+    }
+
+    /// The interval's scores of the development samples of `all`.
+    fn oof_of(all: &[Sample], opts: &TrainOptions) -> Vec<calibration::OutOfFold> {
+        let dev: Vec<Sample> = all
+            .iter()
+            .filter(|s| s.part == Part::Development)
+            .cloned()
+            .collect();
+        calibration::out_of_fold(&dev, opts).expect("out of fold")
     }
 
     /// Default options with `trees` trees per member.
@@ -729,7 +721,8 @@ mod tests {
     fn cross_validation_holds_out_and_scores_the_check_part() {
         let all = samples();
         let opts = TrainOptions::default();
-        let folds = cross_validate(&all, HoldOut::Kernel, Part::Check, &opts).expect("cv");
+        let oof = oof_of(&all, &opts);
+        let folds = cross_validate(&all, HoldOut::Kernel, Part::Check, &opts, &oof).expect("cv");
         // 2 kernels held out in turn, 3 GPUs each.
         assert_eq!(folds.len(), 6);
         for f in &folds {
@@ -745,7 +738,7 @@ mod tests {
                 f.timing
             );
         }
-        let by_gpu = cross_validate(&all, HoldOut::Gpu, Part::Check, &opts).expect("cv");
+        let by_gpu = cross_validate(&all, HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
         assert_eq!(by_gpu.len(), 6);
         assert!(by_gpu.iter().all(|f| f.trained_on == 112));
     }

@@ -200,7 +200,7 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
 
 /// The share of `intervals` (`[low, high]`, measured) that hold their
 /// measured time, and the median of `high / low`; `None` for none.
-fn interval_figures(intervals: &[([f64; 2], f64)]) -> (Option<f64>, Option<f64>) {
+pub fn interval_figures(intervals: &[([f64; 2], f64)]) -> (Option<f64>, Option<f64>) {
     if intervals.is_empty() {
         return (None, None);
     }

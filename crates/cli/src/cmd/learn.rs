@@ -106,8 +106,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     if args.cross_validate {
         let mut text = learn_report::samples_line(&samples, target, part);
+        // The interval's scores, once for both hold-outs.
+        let dev: Vec<Sample> = samples
+            .iter()
+            .filter(|s| s.part == Part::Development)
+            .cloned()
+            .collect();
+        let oof = learning::calibration::out_of_fold(&dev, &opts).map_err(|e| CliError::of(&e))?;
         for hold in [HoldOut::Gpu, HoldOut::Kernel] {
-            let folds = learning::cross_validate(&samples, hold, part, &opts)
+            let folds = learning::cross_validate(&samples, hold, part, &opts, &oof)
                 .map_err(|e| CliError::of(&e))?;
             text.push_str(&learn_report::folds(hold, &folds));
         }

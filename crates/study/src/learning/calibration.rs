@@ -72,21 +72,15 @@ pub(super) fn out_of_fold_on(
             .zip(&weights)
             .filter(|(s, _)| s.gpu == gpu)
             .map(|(s, &weight)| {
-                let members: Vec<f64> = file
-                    .members
-                    .iter()
-                    .map(|m| m.predict(&s.features))
-                    .collect();
-                let n = members.len().max(1) as f64;
-                let mean = members.iter().sum::<f64>() / n;
-                let low = members.iter().copied().fold(f64::INFINITY, f64::min);
-                let high = members.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                // A freshly trained file has no calibration: its interval
+                // is the members' range.
+                let p = file.predict(&s.features);
                 OutOfFold {
                     gpu: s.gpu.clone(),
                     kernel: s.kernel.clone(),
                     weight,
-                    error: (s.target(opts.target) - mean).abs(),
-                    half_range: (high - low) / 2.0,
+                    error: (s.target(opts.target) - p.mean).abs(),
+                    half_range: (p.high - p.low) / 2.0,
                 }
             })
             .collect())
