@@ -103,6 +103,19 @@ fn usage_errors_exit_2() {
         2,
         &["at least 1"],
     );
+    check(
+        &[
+            "validate",
+            "experiments/convolution.toml",
+            "--data",
+            "x.json",
+            "--gpu",
+            "geforce-rtx-3090",
+            "--resume",
+        ],
+        2,
+        &["--resume goes on from the profiles of --save-profiles DIR"],
+    );
 }
 
 #[test]

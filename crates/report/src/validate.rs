@@ -48,6 +48,9 @@ pub struct Summary {
     /// PTX compilations served from the cache, and those compiled.
     pub ptx_cache_hits: usize,
     pub ptx_compiled: usize,
+    /// Configurations rescored from the profiles an interrupted run saved
+    /// (`--resume`): neither compiled nor emulated.
+    pub resumed: usize,
     /// The measured times of the sampled configurations that ran.
     pub measured: Option<validate::Spread>,
     /// The NVRTC versions behind the measured kernels (where the data file
@@ -340,8 +343,12 @@ fn header_lines(sum: &Summary) -> Vec<String> {
             ),
         },
         format!(
-            "wall time: {:.1} s with {} job(s); PTX: {} compiled, {} from the cache",
-            sum.elapsed_s, sum.jobs, sum.ptx_compiled, sum.ptx_cache_hits
+            "wall time: {:.1} s with {} job(s); PTX: {} compiled, {} from the cache{}",
+            sum.elapsed_s,
+            sum.jobs,
+            sum.ptx_compiled,
+            sum.ptx_cache_hits,
+            resumed_note(sum.resumed)
         ),
     ];
     if let Some((held, rated)) = sum.clock_mhz {
@@ -648,13 +655,25 @@ pub fn json(
 /// and emulating served how many GPU predictions.
 pub fn shared_line(shared: &study::validation::Shared, gpus: usize) -> String {
     format!(
-        "shared work: {} configurations on {gpus} GPUs: {} PTX compiled and {} from the cache (one per configuration and architecture), {} emulations (one per distinct PTX; PTX that differs only in its .target is emulated once), served {} GPU predictions",
+        "shared work: {} configurations on {gpus} GPUs: {} PTX compiled and {} from the cache (one per configuration and architecture), {} emulations (one per distinct PTX; PTX that differs only in its .target is emulated once), served {} GPU predictions{}",
         shared.configurations,
         shared.ptx_compiled,
         shared.ptx_cache_hits,
         shared.emulations,
-        shared.predictions
+        shared.predictions,
+        resumed_note(shared.resumed)
     )
+}
+
+/// "; N resumed ..." after the PTX counts of a `--resume` run that found
+/// saved profiles; nothing otherwise.
+fn resumed_note(resumed: usize) -> String {
+    match resumed {
+        0 => String::new(),
+        n => format!(
+            "; {n} configuration(s) resumed: rescored from the profiles an earlier run saved"
+        ),
+    }
 }
 
 /// JSON (schema 1) of a run on several GPUs: `gpus` holds one object per
@@ -670,6 +689,7 @@ pub fn json_multi(command: &str, gpus: Vec<Value>, shared: &study::validation::S
             "ptx_cache_hits": shared.ptx_cache_hits,
             "emulations": shared.emulations,
             "predictions": shared.predictions,
+            "resumed": shared.resumed,
         },
         "timings": crate::timings::totals_json(&shared.timings),
         "gpus": gpus,
@@ -779,6 +799,7 @@ mod tests {
             elapsed_s: 1.0,
             ptx_cache_hits: 1,
             ptx_compiled: 2,
+            resumed: 0,
             measured: None,
             compilers: None,
             timings: study::Timings::default(),

@@ -106,6 +106,7 @@ fn check(exp: &Experiment, kernel: &str, keys: &[&str], configs: &[Vec<i64>]) {
         cache_dir: None,
         save_profiles: None,
         profiles: None,
+        resume: false,
     };
     let study = run(exp, &dataset, &gpu, &opts, &|_| ()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(study.outcomes.len(), configs.len());

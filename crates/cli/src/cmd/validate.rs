@@ -155,6 +155,14 @@ pub struct Args {
     /// put it (same GPU, same sample); for scoring a model change in seconds.
     #[arg(long, value_name = "DIR")]
     pub profiles: Option<PathBuf>,
+    /// Go on with a run that was interrupted: with --save-profiles DIR (or
+    /// $PTXPERF_VALIDATE_DUMP), a configuration whose profile DIR/<gpu>/
+    /// already holds for every GPU of the run (or the reason it failed) is
+    /// rescored from it, not compiled or emulated again. The profiles must
+    /// come from this version of ptxperf with the same --sample-ctas and
+    /// --work-budget; empty DIR to start afresh.
+    #[arg(long, conflicts_with = "profiles")]
+    pub resume: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -273,6 +281,16 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
     if args.sample == Some(0) {
         return Err(CliError::usage("--sample must be at least 1"));
     }
+    let save_profiles = args.save_profiles.clone().or_else(|| {
+        std::env::var_os("PTXPERF_VALIDATE_DUMP")
+            .filter(|d| !d.is_empty() && args.profiles.is_none())
+            .map(PathBuf::from)
+    });
+    if args.resume && save_profiles.is_none() {
+        return Err(CliError::usage(
+            "--resume goes on from the profiles of --save-profiles DIR (or $PTXPERF_VALIDATE_DUMP): give the DIR the interrupted run saved to",
+        ));
+    }
     if args.data.len() != args.gpu.len() {
         return Err(CliError::user(format!(
             "{} --data and {} --gpu: give one --gpu per --data, in the same order (--data A --gpu a --data B --gpu b)",
@@ -307,11 +325,6 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         (Some(d), false) => Some(d.clone()),
         (None, false) => Some(ptx_cache::default_dir().map_err(|e| CliError::of(&e))?),
     };
-    let save_profiles = args.save_profiles.clone().or_else(|| {
-        std::env::var_os("PTXPERF_VALIDATE_DUMP")
-            .filter(|d| !d.is_empty() && args.profiles.is_none())
-            .map(PathBuf::from)
-    });
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
@@ -326,6 +339,7 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         cache_dir,
         save_profiles,
         profiles: args.profiles.clone(),
+        resume: args.resume,
     };
     let pairs: Vec<validation::Pair<'_>> = loaded
         .iter()
@@ -508,6 +522,7 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         elapsed_s: study.elapsed.as_secs_f64(),
         ptx_cache_hits: study.ptx_cache_hits,
         ptx_compiled: study.ptx_compiled,
+        resumed: study.resumed,
         measured: validate::Spread::of(
             study
                 .indices

@@ -195,6 +195,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         cache_dir: Some(dir.join(cache)),
         save_profiles: (jobs == 1).then(|| saved.clone()),
         profiles: None,
+        resume: false,
     };
     let evaluate =
         |gpu: &arch::Gpu, opts: &Options| run(&experiment_file, &dataset, gpu, opts, &|_| ());

@@ -11,6 +11,7 @@ use arch::Gpu;
 use pipeline::Stage;
 use validate::{Launch, instantiate_source};
 
+use super::replay::Replay;
 use super::runner::ModelTimes;
 use crate::error::{PredictError, SaveProfileError};
 use crate::launch_spec::spec_of_launch;
@@ -45,6 +46,10 @@ pub struct Engine {
     /// that no GPU of the run would keep in L2 are not emulated
     /// (`pipeline::Options::warmup_l2_bytes`).
     warmup_l2_bytes: Option<u64>,
+    /// `--resume`: a configuration whose profiles are already saved under
+    /// `save_profiles` for every GPU that needs it is rescored from them
+    /// ([`Engine::resumed`]).
+    resume: bool,
 }
 
 /// Where a configuration's PTX came from ([`Engine::emulate`]).
@@ -54,6 +59,9 @@ pub enum PtxFrom {
     Compiled,
     /// Served from the PTX cache.
     Cache,
+    /// Not needed: the profiles an interrupted run saved were rescored
+    /// (`--resume`).
+    Resumed,
 }
 
 /// One configuration compiled for one architecture and emulated: what every
@@ -79,7 +87,45 @@ impl Engine {
             work_budget: None,
             emulations: AtomicUsize::new(0),
             warmup_l2_bytes: None,
+            resume: false,
         }
+    }
+
+    /// Resume an interrupted run that saved its profiles: see [`Engine::resumed`].
+    pub fn with_resume(mut self, resume: bool) -> Engine {
+        self.resume = resume;
+        self
+    }
+
+    /// With `--resume` and `--save-profiles DIR`: when `DIR/<gpu>/` holds
+    /// the profile of `launch` (or the reason it failed) for each of `gpus`
+    /// (a GPU with the measured compiler of its data), every model's time
+    /// on each from those profiles, in the order of `gpus`, with nothing
+    /// compiled or emulated; `None` when one is missing or unreadable (a
+    /// run killed while writing it), and the configuration is run afresh.
+    pub fn resumed(
+        &self,
+        launch: &Launch,
+        gpus: &[(&Gpu, Option<profile::CompilerVersion>)],
+        timings: &mut Timings,
+    ) -> Option<Vec<Result<ModelTimes, PredictError>>> {
+        let dir = self.save_profiles.as_ref().filter(|_| self.resume)?;
+        let mut loaded = Vec::with_capacity(gpus.len());
+        for &(gpu, compiler) in gpus {
+            let replay =
+                Replay::new(dir.clone(), gpu, self.models.clone()).with_measured_compiler(compiler);
+            match replay.profile(launch) {
+                Ok(profile) => loaded.push((replay, Ok(profile))),
+                Err(e @ PredictError::FailedWhenSaved { .. }) => loaded.push((replay, Err(e))),
+                Err(_) => return None,
+            }
+        }
+        Some(
+            loaded
+                .into_iter()
+                .map(|(replay, profile)| Ok(replay.predict_profile(profile?, timings)))
+                .collect(),
+        )
     }
 
     /// The GPUs the profiles will be predicted on: the neighbour warm-up
@@ -281,8 +327,22 @@ pub fn save_failure(
         return Err(SaveProfileError::CreateDir { path: dir, source });
     }
     let path = dir.join(format!("{}.{FAILED_EXTENSION}", profile_file_stem(launch)));
-    std::fs::write(&path, format!("{reason}\n"))
-        .map_err(|source| SaveProfileError::Write { path, source })
+    write_whole(&path, &format!("{reason}\n"))
+}
+
+/// Write `text` to `path` whole or not at all (a temporary file beside it,
+/// renamed): a run killed while saving leaves no half profile for
+/// `--resume` or `--profiles` to read.
+fn write_whole(path: &Path, text: &str) -> Result<(), SaveProfileError> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    std::fs::write(&partial, text)
+        .and_then(|()| std::fs::rename(&partial, path))
+        .map_err(|source| SaveProfileError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// For model work (`--save-profiles DIR`, or `PTXPERF_VALIDATE_DUMP=DIR`):
@@ -314,13 +374,9 @@ fn save_profile(
         return Err(SaveProfileError::CreateDir { path: dir, source });
     }
     let ptx_path = dir.join(format!("{name}.ptx"));
-    for (path, bytes) in [(&toml_path, text.as_str()), (&ptx_path, ptx)] {
-        std::fs::write(path, bytes).map_err(|source| SaveProfileError::Write {
-            path: path.clone(),
-            source,
-        })?;
-    }
-    Ok(())
+    // The PTX first: a profile on disk means its run got that far.
+    write_whole(&ptx_path, ptx)?;
+    write_whole(&toml_path, &text)
 }
 
 /// The file name (without extension) of a configuration's saved profile:

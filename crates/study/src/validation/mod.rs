@@ -18,6 +18,8 @@ pub mod runner;
 mod end_to_end;
 #[cfg(test)]
 mod multi_gpu;
+#[cfg(test)]
+mod resume;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -58,6 +60,10 @@ pub struct Options {
     /// Rescore the profiles saved under `DIR/<gpu>/` instead of compiling
     /// and emulating.
     pub profiles: Option<PathBuf>,
+    /// With `save_profiles`: a configuration whose profiles are already
+    /// saved there for all its GPUs (by an interrupted run) is rescored
+    /// from them, not compiled or emulated again.
+    pub resume: bool,
 }
 
 /// Progress of a study, for a progress bar.
@@ -86,6 +92,9 @@ pub struct Study {
     pub timing_totals: Timings,
     pub ptx_cache_hits: usize,
     pub ptx_compiled: usize,
+    /// Configurations rescored from the profiles an interrupted run saved
+    /// ([`Options::resume`]).
+    pub resumed: usize,
     /// The (major, minor) NVRTC version, asked for only where the data name
     /// the compiler that built the measured kernels (rescoring saved
     /// profiles needs no NVRTC otherwise); `None` also when NVRTC is missing.
@@ -113,6 +122,9 @@ pub struct Shared {
     pub ptx_compiled: usize,
     /// PTX served from the PTX cache.
     pub ptx_cache_hits: usize,
+    /// Configurations rescored from the profiles saved by an interrupted
+    /// run ([`Options::resume`]): neither compiled nor emulated.
+    pub resumed: usize,
     /// Emulations run (at most one per configuration and architecture).
     pub emulations: usize,
     /// Configurations predicted on a GPU (one per data file and
@@ -180,6 +192,7 @@ pub fn run_many(
         opts.save_profiles.clone(),
     )
     .with_work_budget(opts.work_budget)
+    .with_resume(opts.resume)
     .for_gpus(&pairs.iter().map(|p| p.gpu).collect::<Vec<_>>());
     // The models assume the SASS of the compiler that built the measured
     // kernels where the data name it (this project's measurements do).
@@ -211,12 +224,15 @@ pub fn run_many(
                     opts.jobs,
                     &|| progress(Progress::Done),
                 )?;
-                runs.push((run, 0, 0));
+                runs.push((run, 0, 0, 0));
             }
             // Nothing is shared: each GPU rescores its own profiles.
             let shared = Shared {
                 configurations: sampled.iter().map(Vec::len).sum(),
-                timings: Timings::sum(runs.iter().flat_map(|(r, _, _)| r.timings.iter().flatten())),
+                timings: Timings::sum(
+                    runs.iter()
+                        .flat_map(|(r, _, _, _)| r.timings.iter().flatten()),
+                ),
                 ..Shared::default()
             };
             (runs, shared)
@@ -242,6 +258,7 @@ pub fn run_many(
                 configurations: run.configurations,
                 ptx_compiled: run.ptx_compiled,
                 ptx_cache_hits: run.ptx_cache_hits,
+                resumed: run.resumed,
                 emulations: engine.emulations(),
                 predictions: run.predictions,
                 timings: run.timings,
@@ -249,7 +266,7 @@ pub fn run_many(
             let runs = run
                 .runs
                 .into_iter()
-                .map(|m| (m.run, m.ptx_cache_hits, m.ptx_compiled))
+                .map(|m| (m.run, m.ptx_cache_hits, m.ptx_compiled, m.resumed))
                 .collect();
             (runs, shared)
         }
@@ -261,25 +278,28 @@ pub fn run_many(
         .iter()
         .zip(sampled)
         .zip(runs)
-        .map(|((pair, indices), (run, ptx_cache_hits, ptx_compiled))| {
-            let scores = score_all(&run.outcomes, &opts.models);
-            let nvrtc_version = match pair.dataset.compiler {
-                Some(_) => engine.nvrtc_version(),
-                None => None,
-            };
-            let timing_totals = Timings::sum(run.timings.iter().flatten());
-            Study {
-                indices,
-                outcomes: run.outcomes,
-                scores,
-                elapsed: run.elapsed,
-                timings: run.timings,
-                timing_totals,
-                ptx_cache_hits,
-                ptx_compiled,
-                nvrtc_version,
-            }
-        })
+        .map(
+            |((pair, indices), (run, ptx_cache_hits, ptx_compiled, resumed))| {
+                let scores = score_all(&run.outcomes, &opts.models);
+                let nvrtc_version = match pair.dataset.compiler {
+                    Some(_) => engine.nvrtc_version(),
+                    None => None,
+                };
+                let timing_totals = Timings::sum(run.timings.iter().flatten());
+                Study {
+                    indices,
+                    outcomes: run.outcomes,
+                    scores,
+                    elapsed: run.elapsed,
+                    timings: run.timings,
+                    timing_totals,
+                    ptx_cache_hits,
+                    ptx_compiled,
+                    resumed,
+                    nvrtc_version,
+                }
+            },
+        )
         .collect();
     Ok(Studies { studies, shared })
 }

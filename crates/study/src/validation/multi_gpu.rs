@@ -44,6 +44,37 @@ const DATA: [(&str, &[(u32, &str)]); 2] = [
     ),
 ];
 
+/// The fixture written to a folder and loaded: a.csv on the RTX 3090 and
+/// b.csv on the H100 (two architectures).
+pub(super) struct TwoGpus {
+    pub experiment: validate::Experiment,
+    pub datasets: [validate::Dataset; 2],
+    pub gpus: [arch::Gpu; 2],
+}
+
+impl TwoGpus {
+    pub fn written_to(dir: &Path) -> TwoGpus {
+        write_fixture(dir);
+        let catalog = arch::Catalog::bundled().expect("the bundled catalog loads");
+        let data = |f: &str| validate::import_dataset(&dir.join(f)).expect("dataset");
+        let gpu = |id: &str| catalog.get(id).expect("gpu").clone();
+        TwoGpus {
+            experiment: validate::Experiment::load(&dir.join("twice.exp.toml"))
+                .expect("experiment"),
+            datasets: [data("a.csv"), data("b.csv")],
+            gpus: [gpu("geforce-rtx-3090"), gpu("h100-sxm5-80gb")],
+        }
+    }
+
+    pub fn pairs(&self) -> [Pair<'_>; 2] {
+        [0, 1].map(|k| Pair {
+            dataset: &self.datasets[k],
+            gpu: &self.gpus[k],
+            rows: None,
+        })
+    }
+}
+
 fn write_fixture(dir: &Path) {
     std::fs::create_dir_all(dir).expect("temp dir");
     std::fs::write(dir.join("twice.cu"), CUDA).expect("write cu");
@@ -132,7 +163,7 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn options(sample: Option<usize>, seed: u64, jobs: usize) -> Options {
+pub(super) fn options(sample: Option<usize>, seed: u64, jobs: usize) -> Options {
     Options {
         models: vec!["timing".to_string(), "roofline".to_string()],
         sample,
@@ -144,6 +175,7 @@ fn options(sample: Option<usize>, seed: u64, jobs: usize) -> Options {
         cache_dir: None,
         save_profiles: None,
         profiles: None,
+        resume: false,
     }
 }
 
@@ -258,7 +290,7 @@ fn check(dir: &Path, case: &Case) {
     }
 }
 
-fn nvrtc_or_skip() -> bool {
+pub(super) fn nvrtc_or_skip() -> bool {
     match nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(None)) {
         Ok(_) => true,
         Err(e) => {
@@ -272,7 +304,7 @@ fn nvrtc_or_skip() -> bool {
     }
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+pub(super) fn temp_dir(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("ptxperf-multi-{name}-{}", std::process::id()))
 }
 
@@ -297,32 +329,14 @@ fn a_shared_run_saves_and_rescores_profiles_per_gpu() {
         return;
     }
     let dir = temp_dir("profiles");
-    write_fixture(&dir);
-    let catalog = arch::Catalog::bundled().expect("the bundled catalog loads");
-    let experiment = validate::Experiment::load(&dir.join("twice.exp.toml")).expect("experiment");
-    let a = validate::import_dataset(&dir.join("a.csv")).expect("dataset");
-    let b = validate::import_dataset(&dir.join("b.csv")).expect("dataset");
-    let (g1, g2) = (
-        catalog.get("geforce-rtx-3090").expect("gpu").clone(),
-        catalog.get("h100-sxm5-80gb").expect("gpu").clone(),
-    );
-    let pairs = [
-        Pair {
-            dataset: &a,
-            gpu: &g1,
-            rows: None,
-        },
-        Pair {
-            dataset: &b,
-            gpu: &g2,
-            rows: None,
-        },
-    ];
+    let two = TwoGpus::written_to(&dir);
+    let (experiment, pairs) = (&two.experiment, two.pairs());
+    let (g1, g2) = (&two.gpus[0], &two.gpus[1]);
     let saved = dir.join("saved");
     let mut opts = options(None, 1, 2);
     opts.save_profiles = Some(saved.clone());
-    let first = run_many(&experiment, &pairs, &opts, &|_| ()).expect("shared run");
-    for (gpu, rows) in [(&g1, 4), (&g2, 4)] {
+    let first = run_many(experiment, &pairs, &opts, &|_| ()).expect("shared run");
+    for (gpu, rows) in [(g1, 4), (g2, 4)] {
         let n = std::fs::read_dir(saved.join(&gpu.id))
             .expect("a folder per GPU")
             .filter_map(Result::ok)
@@ -332,7 +346,7 @@ fn a_shared_run_saves_and_rescores_profiles_per_gpu() {
     }
     let mut replay = options(None, 1, 2);
     replay.profiles = Some(saved);
-    let again = run_many(&experiment, &pairs, &replay, &|_| ()).expect("rescored");
+    let again = run_many(experiment, &pairs, &replay, &|_| ()).expect("rescored");
     assert_eq!((again.shared.ptx_compiled, again.shared.emulations), (0, 0));
     for (x, y) in first.studies.iter().zip(&again.studies) {
         assert_eq!(x.outcomes, y.outcomes);

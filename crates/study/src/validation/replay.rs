@@ -42,7 +42,9 @@ impl Replay {
         self
     }
 
-    fn profile(&self, launch: &Launch) -> Result<KernelProfile, PredictError> {
+    /// The saved profile of `launch` on this GPU; a configuration the saving
+    /// run failed on is [`PredictError::FailedWhenSaved`].
+    pub(super) fn profile(&self, launch: &Launch) -> Result<KernelProfile, PredictError> {
         let stem = profile_file_stem(launch);
         let path = self.dir.join(format!("{stem}.toml"));
         let text = match std::fs::read_to_string(&path) {
@@ -61,20 +63,29 @@ impl Replay {
         };
         KernelProfile::from_toml(&text).map_err(|source| PredictError::BadProfile { path, source })
     }
+
+    /// Every model's time on `profile` (one [`Replay::profile`] read).
+    pub(super) fn predict_profile(
+        &self,
+        mut profile: KernelProfile,
+        timings: &mut Timings,
+    ) -> ModelTimes {
+        if let Some(c) = self.measured_compiler {
+            profile.resources.compiler = Some(c);
+        }
+        timings.stages.time(Stage::Models, || {
+            model_times(&self.models, |one| {
+                pipeline::predict_profile(&profile, &self.gpu, one)
+            })
+        })
+    }
 }
 
 impl Predictor for Replay {
     /// As [`super::engine::Engine`] predicts once it has the profile.
     /// Only the models are timed (the rest, reading the profile, is `other`).
     fn predict(&self, launch: &Launch, timings: &mut Timings) -> Result<ModelTimes, PredictError> {
-        let mut profile = self.profile(launch)?;
-        if let Some(c) = self.measured_compiler {
-            profile.resources.compiler = Some(c);
-        }
-        Ok(timings.stages.time(Stage::Models, || {
-            model_times(&self.models, |one| {
-                pipeline::predict_profile(&profile, &self.gpu, one)
-            })
-        }))
+        let profile = self.profile(launch)?;
+        Ok(self.predict_profile(profile, timings))
     }
 }

@@ -126,6 +126,9 @@ pub struct SharedRun {
     /// and served from the PTX cache.
     pub ptx_compiled: usize,
     pub ptx_cache_hits: usize,
+    /// Configurations rescored from the profiles of an interrupted run
+    /// (`--resume`): neither compiled nor emulated.
+    pub resumed: usize,
     /// Configurations predicted on a GPU (one per member that reached the models).
     pub predictions: usize,
     /// Distinct configurations run (rows of several members matched by
@@ -143,6 +146,8 @@ pub struct MemberRun {
     /// members its PTX served).
     pub ptx_cache_hits: usize,
     pub ptx_compiled: usize,
+    /// This member's configurations rescored from saved profiles (`--resume`).
+    pub resumed: usize,
 }
 
 /// A configuration of a shared run: the rows of every member that carry the
@@ -192,6 +197,7 @@ pub fn run_shared(
         runs: Vec::with_capacity(members.len()),
         ptx_compiled: 0,
         ptx_cache_hits: 0,
+        resumed: 0,
         predictions: 0,
         configurations: configurations.len(),
         timings: Timings::default(),
@@ -202,6 +208,7 @@ pub fn run_shared(
         }
         out.ptx_compiled += d.compiled;
         out.ptx_cache_hits += d.cache_hits;
+        out.resumed += d.resumed;
         for (member, (outcome, timings, from)) in d.rows {
             if matches!(outcome.attempt, Attempt::Predicted(_)) {
                 out.predictions += 1;
@@ -215,6 +222,7 @@ pub fn run_shared(
         rows.sort_by_key(|(o, _, _)| o.index);
         let count = |want: PtxFrom| rows.iter().filter(|(_, _, f)| *f == Some(want)).count();
         let (ptx_cache_hits, ptx_compiled) = (count(PtxFrom::Cache), count(PtxFrom::Compiled));
+        let resumed = count(PtxFrom::Resumed);
         let (outcomes, timings) = rows.into_iter().map(|(o, t, _)| (o, t)).unzip();
         out.runs.push(MemberRun {
             run: Run {
@@ -224,6 +232,7 @@ pub fn run_shared(
             },
             ptx_cache_hits,
             ptx_compiled,
+            resumed,
         });
     }
     Ok(out)
@@ -278,6 +287,9 @@ struct Done {
     timings: Option<Timings>,
     compiled: usize,
     cache_hits: usize,
+    /// 1 when the configuration was rescored from the profiles an
+    /// interrupted run saved (`--resume`).
+    resumed: usize,
 }
 
 fn run_one(
@@ -293,6 +305,7 @@ fn run_one(
         timings: None,
         compiled: 0,
         cache_hits: 0,
+        resumed: 0,
     };
     // (member, row, attempt, where its PTX came from) of the rows measured
     // as run.
@@ -321,57 +334,31 @@ fn run_one(
                 }
             }
             Some(Ok(launch)) => {
-                // One compile and one emulation per architecture, in the
-                // order the members name them.
-                let mut archs: Vec<String> = Vec::new();
-                for &(m, _) in &running {
-                    if let Some(member) = members.get(m) {
-                        let a = arch_for(member.gpu);
-                        if !archs.contains(&a) {
-                            archs.push(a);
-                        }
-                    }
-                }
-                // Emulations of this configuration so far: another
-                // architecture's PTX of the same program reuses one.
-                let mut earlier = Vec::new();
-                for arch in &archs {
-                    let mut from = None;
-                    let emulated = engine.emulate(&launch, arch, &mut timings, &mut from, &earlier);
-                    match from {
-                        Some(PtxFrom::Compiled) => done.compiled += 1,
-                        Some(PtxFrom::Cache) => done.cache_hits += 1,
-                        None => {}
-                    }
-                    for &(m, i) in &running {
-                        let Some(member) = members.get(m) else {
-                            continue;
-                        };
-                        if arch_for(member.gpu) != *arch {
-                            continue;
-                        }
-                        let failed = |why: String| {
-                            engine.note_failure(&member.gpu.id, &launch, &why);
-                            Attempt::Failed(why)
-                        };
-                        let attempt = match &emulated {
-                            Err(e) => failed(e.to_string()),
-                            Ok(em) => match engine.on_gpu(
-                                em,
-                                &launch,
-                                member.gpu,
-                                member.measured_compiler,
-                                &mut timings,
-                            ) {
+                let gpus: Vec<(&Gpu, Option<profile::CompilerVersion>)> = running
+                    .iter()
+                    .filter_map(|&(m, _)| members.get(m))
+                    .map(|member| (member.gpu, member.measured_compiler))
+                    .collect();
+                match engine.resumed(&launch, &gpus, &mut timings) {
+                    Some(resumed) => {
+                        done.resumed = 1;
+                        for (&(m, i), times) in running.iter().zip(resumed) {
+                            let attempt = match times {
                                 Ok(times) => Attempt::Predicted(times),
-                                Err(e) => failed(e.to_string()),
-                            },
-                        };
-                        attempts.push((m, i, attempt, from));
+                                Err(e) => Attempt::Failed(e.to_string()),
+                            };
+                            attempts.push((m, i, attempt, Some(PtxFrom::Resumed)));
+                        }
                     }
-                    if let Ok(e) = emulated {
-                        earlier.push(e);
-                    }
+                    None => compile_and_emulate(
+                        members,
+                        engine,
+                        &running,
+                        &launch,
+                        &mut timings,
+                        &mut done,
+                        &mut attempts,
+                    ),
                 }
             }
         }
@@ -404,4 +391,66 @@ fn run_one(
         done.rows.push((m, (outcome, t, from)));
     }
     done
+}
+
+/// One compile and one emulation per architecture of the GPUs of `running`,
+/// then the cache model and the models per GPU: `attempts` gets one entry
+/// per row of `running`.
+fn compile_and_emulate(
+    members: &[Member<'_>],
+    engine: &Engine,
+    running: &[(usize, usize)],
+    launch: &Launch,
+    timings: &mut Timings,
+    done: &mut Done,
+    attempts: &mut Vec<(usize, usize, Attempt, Option<PtxFrom>)>,
+) {
+    // One compile and one emulation per architecture, in the
+    // order the members name them.
+    let mut archs: Vec<String> = Vec::new();
+    for &(m, _) in running {
+        if let Some(member) = members.get(m) {
+            let a = arch_for(member.gpu);
+            if !archs.contains(&a) {
+                archs.push(a);
+            }
+        }
+    }
+    // Emulations of this configuration so far: another
+    // architecture's PTX of the same program reuses one.
+    let mut earlier = Vec::new();
+    for arch in &archs {
+        let mut from = None;
+        let emulated = engine.emulate(launch, arch, timings, &mut from, &earlier);
+        match from {
+            Some(PtxFrom::Compiled) => done.compiled += 1,
+            Some(PtxFrom::Cache) => done.cache_hits += 1,
+            Some(PtxFrom::Resumed) | None => {}
+        }
+        for &(m, i) in running {
+            let Some(member) = members.get(m) else {
+                continue;
+            };
+            if arch_for(member.gpu) != *arch {
+                continue;
+            }
+            let failed = |why: String| {
+                engine.note_failure(&member.gpu.id, launch, &why);
+                Attempt::Failed(why)
+            };
+            let attempt = match &emulated {
+                Err(e) => failed(e.to_string()),
+                Ok(em) => {
+                    match engine.on_gpu(em, launch, member.gpu, member.measured_compiler, timings) {
+                        Ok(times) => Attempt::Predicted(times),
+                        Err(e) => failed(e.to_string()),
+                    }
+                }
+            };
+            attempts.push((m, i, attempt, from));
+        }
+        if let Ok(e) = emulated {
+            earlier.push(e);
+        }
+    }
 }
