@@ -85,11 +85,7 @@ const PLAIN_TERMS: [&str; 7] = [
 /// The feature names, in the order of [`features`]' values.
 pub fn feature_names() -> Vec<String> {
     let mut n: Vec<String> = [
-        "gpu_sms",
-        "gpu_clock_mhz",
         "gpu_cc",
-        "gpu_dram_gbs",
-        "gpu_l2_mib",
         "gpu_l1_shared_kib",
         "gpu_fp32_lanes_per_sm",
         "gpu_flops_per_dram_byte",
@@ -163,12 +159,14 @@ pub fn features(
     .max(1.0);
     let requests = profile.global.requests();
     let branches = profile.branches.branches;
+    // No absolute size or speed of the GPU (SMs, clock, DRAM bandwidth, L2
+    // size): each of them names one GPU of the training data, so trees
+    // split on them to learn that GPU's own offset, which does not carry
+    // to a GPU they never saw (docs/validation/learned.md, "Features").
+    // The timing model has already scaled by them; what is left are
+    // per-SM figures and ratios.
     let mut v = vec![
-        f64::from(gpu.sm_count),
-        gpu.clock_mhz(),
         f64::from(gpu.compute_capability.major * 10 + gpu.compute_capability.minor),
-        gpu.memory.bandwidth_gbs,
-        gpu.caches.l2_bytes as f64 / 1_048_576.0,
         gpu.caches.l1_shared_per_sm_bytes as f64 / 1024.0,
         f64::from(gpu.sm.fp32_lanes),
         ratio(gpu.peak_fp32_flops(), gpu.dram_bytes_per_second()),
