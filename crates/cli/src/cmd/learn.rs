@@ -51,9 +51,13 @@ pub struct Args {
     /// Where the model file goes.
     #[arg(long, value_name = "FILE", default_value = models::learned::DEFAULT_MODEL)]
     pub out: PathBuf,
-    /// Boosting rounds per member.
+    /// Boosting rounds per member (default: 150).
     #[arg(long, value_name = "N")]
     pub trees: Option<usize>,
+    /// Largest depth of a tree (default: 4; chosen by cross-validation on
+    /// the development part, docs/validation/learned.md).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
     /// Ensemble members (their spread is the interval).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub members: usize,
@@ -96,6 +100,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let mut params = Params::default();
     if let Some(t) = args.trees {
         params.trees = t;
+    }
+    if let Some(d) = args.depth {
+        params.depth = d;
     }
     let opts = TrainOptions {
         target,
