@@ -101,14 +101,16 @@ impl Engine {
     /// the profile of `launch` (or the reason it failed) for each of `gpus`
     /// (a GPU with the measured compiler of its data), every model's time
     /// on each from those profiles, in the order of `gpus`, with nothing
-    /// compiled or emulated; `None` when one is missing or unreadable (a
-    /// run killed while writing it), and the configuration is run afresh.
+    /// compiled or emulated; where the saving run failed, the reason it
+    /// recorded, so that the outcome is the one it had. `None` when one is
+    /// missing or unreadable (a run killed while writing it), and the
+    /// configuration is run afresh.
     pub fn resumed(
         &self,
         launch: &Launch,
         gpus: &[(&Gpu, Option<profile::CompilerVersion>)],
         timings: &mut Timings,
-    ) -> Option<Vec<Result<ModelTimes, PredictError>>> {
+    ) -> Option<Vec<Result<ModelTimes, String>>> {
         let dir = self.save_profiles.as_ref().filter(|_| self.resume)?;
         let mut loaded = Vec::with_capacity(gpus.len());
         for &(gpu, compiler) in gpus {
@@ -116,7 +118,9 @@ impl Engine {
                 Replay::new(dir.clone(), gpu, self.models.clone()).with_measured_compiler(compiler);
             match replay.profile(launch) {
                 Ok(profile) => loaded.push((replay, Ok(profile))),
-                Err(e @ PredictError::FailedWhenSaved { .. }) => loaded.push((replay, Err(e))),
+                Err(PredictError::FailedWhenSaved { reason, .. }) => {
+                    loaded.push((replay, Err(reason)));
+                }
                 Err(_) => return None,
             }
         }

@@ -10,6 +10,7 @@
 
 use super::multi_gpu::{TwoGpus, nvrtc_or_skip, options, temp_dir};
 use super::run_many;
+use validate::score::Attempt;
 
 #[test]
 fn a_resumed_run_redoes_only_what_is_missing_and_scores_the_same() {
@@ -86,6 +87,27 @@ fn a_resumed_run_redoes_only_what_is_missing_and_scores_the_same() {
     let again = std::fs::read_to_string(&cut).expect("saved again");
     assert_eq!(again, whole, "the cut profile was written whole again");
     assert!(missing.exists(), "the missing profile was saved");
+
+    // A configuration the saving run failed on stays failed, with the
+    // reason that run recorded (what its outcome said), and is not run.
+    let failing = profile(ampere, 32);
+    std::fs::remove_file(&failing).expect("remove a profile");
+    let why = "emulation: fuel exhausted after 1000 warp instructions";
+    std::fs::write(failing.with_extension("failed"), format!("{why}\n")).expect("write .failed");
+    let mut opts = options(None, 1, 2);
+    opts.save_profiles = Some(saved.clone());
+    opts.resume = true;
+    let resumed = run_many(experiment, &pairs, &opts, &|_| ()).expect("resumed run");
+    let w = &resumed.shared;
+    assert_eq!((w.resumed, w.ptx_compiled, w.emulations), (5, 0, 0));
+    // Row 0 of a.csv is block_size_x=32.
+    let row = resumed.studies[0]
+        .outcomes
+        .iter()
+        .find(|o| o.index == 0)
+        .expect("the row of block_size_x=32");
+    assert_eq!(row.attempt, Attempt::Failed(why.to_string()));
+    std::fs::remove_file(failing.with_extension("failed")).expect("remove .failed");
 
     // Without --resume, the saved profiles are not read.
     let mut fresh = options(None, 1, 2);

@@ -345,7 +345,7 @@ fn run_one(
                         for (&(m, i), times) in running.iter().zip(resumed) {
                             let attempt = match times {
                                 Ok(times) => Attempt::Predicted(times),
-                                Err(e) => Attempt::Failed(e.to_string()),
+                                Err(why) => Attempt::Failed(why),
                             };
                             attempts.push((m, i, attempt, Some(PtxFrom::Resumed)));
                         }
