@@ -18,8 +18,6 @@ use std::time::Instant;
 
 use pipeline::Stage;
 
-use rayon::prelude::*;
-
 use crate::error::PtxCacheError;
 use crate::error::StudyError;
 use crate::message::error_line;
@@ -231,15 +229,10 @@ impl Evaluator<'_> {
         tick: &(dyn Fn() + Sync),
     ) -> Result<Vec<Vec<Evaluation>>, StudyError> {
         let pool = crate::workers::pool(jobs)?;
-        Ok(pool.install(|| {
-            configs
-                .par_iter()
-                .map(|c| {
-                    let e = self.evaluate(c);
-                    tick();
-                    e
-                })
-                .collect()
+        Ok(crate::workers::map_each(&pool, configs, |c| {
+            let e = self.evaluate(c);
+            tick();
+            e
         }))
     }
 

@@ -1,5 +1,5 @@
 //! The worker threads of `validate` and `tune`: one pool builder, so every
-//! pool gets the stack NVRTC needs.
+//! pool gets the stack NVRTC needs, and one way to hand them configurations.
 
 use crate::error::StudyError;
 
@@ -18,6 +18,27 @@ pub fn pool(jobs: usize) -> Result<rayon::ThreadPool, StudyError> {
         .stack_size(WORKER_STACK_BYTES)
         .build()
         .map_err(|source| StudyError::ThreadPool { jobs, source })
+}
+
+/// `f` of every item on the pool's threads, in the items' order, one item
+/// per task.
+///
+/// Why one per task: rayon splits a slice into a few ranges up front and
+/// splits a range again only when a thread idles while the range's owner has
+/// not started it; a range being worked through is never split. That suits
+/// items of equal cost. Configurations differ by 100x (a 1x1 tile against a
+/// fully unrolled 8x8 one; a resumed configuration costs nothing): with two
+/// threads, a whole-space `validate --resume` had one thread idle while the
+/// other worked through the untouched half of the file alone. One item per
+/// task lets an idle thread take the next configuration; the task costs
+/// microseconds against seconds of compiling and emulating.
+pub fn map_each<T, R>(pool: &rayon::ThreadPool, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+{
+    use rayon::prelude::*;
+    pool.install(|| items.par_iter().with_max_len(1).map(&f).collect())
 }
 
 #[cfg(test)]
@@ -42,5 +63,34 @@ mod tests {
         let sum = pool.install(|| deep(depth));
         let want: u64 = (1..=depth as u64).map(|d| d % 256).sum();
         assert_eq!(sum, want);
+    }
+
+    /// Items 0 to 5 are free, like a resumed run's; 6 and 7 each wait for
+    /// the other to start. Both have started only if two threads hold them
+    /// at once, which a range split up front into {0..4} and {4..8} does
+    /// not give: the thread of the free half finishes and the other works
+    /// through 6 and 7 alone (each then gives up after its wait).
+    #[test]
+    fn an_idle_worker_takes_the_next_item() {
+        use std::sync::{Condvar, Mutex};
+        use std::time::Duration;
+        let pool = super::pool(2).expect("a pool");
+        let started = Mutex::new(0usize);
+        let wake = Condvar::new();
+        let items: Vec<usize> = (0..8).collect();
+        let met = super::map_each(&pool, &items, |&i| {
+            if i < 6 {
+                return true;
+            }
+            let mut n = started.lock().expect("lock");
+            *n += 1;
+            wake.notify_all();
+            let (n, _) = wake
+                .wait_timeout_while(n, Duration::from_secs(20), |n| *n < 2)
+                .expect("lock");
+            *n >= 2
+        });
+        assert_eq!(met.len(), 8);
+        assert!(met.iter().all(|&m| m), "6 and 7 never ran at once: {met:?}");
     }
 }

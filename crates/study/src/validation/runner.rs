@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use arch::Gpu;
-use rayon::prelude::*;
 use validate::score::{Attempt, Outcome};
 use validate::{Dataset, Experiment, Launch};
 
@@ -52,32 +51,29 @@ pub fn run_configurations(
 ) -> Result<Run, StudyError> {
     let start = Instant::now();
     let pool = crate::workers::pool(jobs)?;
-    let mut timed: Vec<(Outcome, Option<Timings>)> = pool.install(|| {
-        indices
-            .par_iter()
-            .filter_map(|&index| dataset.rows.get(index).map(|row| (index, row)))
-            .map(|(index, row)| {
-                let measured_ms = row.measured.mean_ms();
-                let (attempt, timings) = match measured_ms {
-                    None => (Attempt::NotRun, None),
-                    Some(_) => {
-                        let started = Instant::now();
-                        let mut timings = Timings::one();
-                        let attempt = attempt(dataset, experiment, index, predictor, &mut timings);
-                        timings.total = started.elapsed();
-                        (attempt, Some(timings))
-                    }
-                };
-                tick();
-                let outcome = Outcome {
-                    index,
-                    measured_ms,
-                    attempt,
-                };
-                (outcome, timings)
-            })
-            .collect()
-    });
+    let ran: Vec<Option<(Outcome, Option<Timings>)>> =
+        crate::workers::map_each(&pool, indices, |&index| {
+            let row = dataset.rows.get(index)?;
+            let measured_ms = row.measured.mean_ms();
+            let (attempt, timings) = match measured_ms {
+                None => (Attempt::NotRun, None),
+                Some(_) => {
+                    let started = Instant::now();
+                    let mut timings = Timings::one();
+                    let attempt = attempt(dataset, experiment, index, predictor, &mut timings);
+                    timings.total = started.elapsed();
+                    (attempt, Some(timings))
+                }
+            };
+            tick();
+            let outcome = Outcome {
+                index,
+                measured_ms,
+                attempt,
+            };
+            Some((outcome, timings))
+        });
+    let mut timed: Vec<(Outcome, Option<Timings>)> = ran.into_iter().flatten().collect();
     timed.sort_by_key(|(o, _)| o.index);
     let (outcomes, timings) = timed.into_iter().unzip();
     Ok(Run {
@@ -181,15 +177,10 @@ pub fn run_shared(
     let start = Instant::now();
     let configurations = group(members);
     let pool = crate::workers::pool(jobs)?;
-    let done: Vec<Done> = pool.install(|| {
-        configurations
-            .par_iter()
-            .map(|shared| {
-                let d = run_one(experiment, members, engine, shared);
-                tick();
-                d
-            })
-            .collect()
+    let done: Vec<Done> = crate::workers::map_each(&pool, &configurations, |shared| {
+        let d = run_one(experiment, members, engine, shared);
+        tick();
+        d
     });
     let elapsed = start.elapsed();
     let mut per_member: Vec<Vec<RowDone>> = members.iter().map(|_| Vec::new()).collect();
