@@ -33,6 +33,12 @@
 #                  or folder (default docs/validation/profiles-pnpoly.tar.xz;
 #                  `none`: no pnpoly rows); scripts/pnpoly-profiles.sh
 #                  emulates it (every configuration in about half an hour)
+#   KTCONV_PROFILES= the whole-space rows of Kernel Tuner's convolution: the
+#                  GPUs its settings.txt lists (GPUS=) are rescored from this
+#                  archive or folder, every configuration (default
+#                  docs/validation/profiles-kt-convolution.tar.xz; `none`: the
+#                  sampled rows for every GPU); scripts/kt-convolution-profiles.sh
+#                  emulates it (hours: it resumes where it was stopped)
 #
 # Needs NVRTC (scripts/setup.sh) and the kernel sources
 # (scripts/fetch-validation-kernels.sh).
@@ -45,6 +51,8 @@ gemm_profiles=${GEMM_PROFILES:-}
 [ "$gemm_profiles" = none ] || gemm_profiles=$(absolute "$gemm_profiles")
 pnpoly_profiles=${PNPOLY_PROFILES:-}
 [ "$pnpoly_profiles" = none ] || pnpoly_profiles=$(absolute "$pnpoly_profiles")
+ktconv_profiles=${KTCONV_PROFILES:-}
+[ "$ktconv_profiles" = none ] || ktconv_profiles=$(absolute "$ktconv_profiles")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 sample=${SAMPLE:-100}
@@ -129,6 +137,19 @@ if [ -n "$pnpoly_dir" ]; then
     exit 1
   fi
 fi
+ktconv_dir=$(extra_dir kt-convolution "$ktconv_profiles")
+ktconv_gpus=""
+if [ -n "$ktconv_dir" ]; then
+  ktconv_gpus=$(folder_setting "$ktconv_dir" GPUS)
+  ktconv_ctas=$(folder_setting "$ktconv_dir" CTAS)
+  ktconv_from=$(folder_from "$ktconv_dir")
+  if [ -z "$ktconv_gpus" ] || [ -z "$ktconv_ctas" ]; then
+    echo "KTCONV_PROFILES=$ktconv_profiles: its settings.txt must say \"settings: KTCONV_SAMPLE=all SEED=1 CTAS=K GPUS=a,b\" (scripts/kt-convolution-profiles.sh)" >&2
+    exit 1
+  fi
+fi
+# Whether the whole-space archive holds GPU $1's convolution profiles.
+ktconv_has() { [ -n "$ktconv_gpus" ] && [[ ",$ktconv_gpus," == *",$1,"* ]]; }
 
 if [ ! -f third_party/kernel_tuner/convolution.cu ]; then
   echo "third_party/kernel_tuner/convolution.cu is missing: run scripts/fetch-validation-kernels.sh" >&2
@@ -142,7 +163,9 @@ gemm_unpacked=""
 [ "$gemm_dir" = "$gemm_profiles" ] || gemm_unpacked=$gemm_dir
 pnpoly_unpacked=""
 [ "$pnpoly_dir" = "$pnpoly_profiles" ] || pnpoly_unpacked=$pnpoly_dir
-trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"}' EXIT
+ktconv_unpacked=""
+[ "$ktconv_dir" = "$ktconv_profiles" ] || ktconv_unpacked=$ktconv_dir
+trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"} ${ktconv_unpacked:+"$ktconv_unpacked"}' EXIT
 rm -rf "$plots"
 mkdir -p "$plots"
 
@@ -216,6 +239,11 @@ for entry in "${datasets[@]}"; do
   if [ "$kind" = pnpoly ]; then
     n_sample=$pnpoly_sample; n_seed=$pnpoly_seed; n_ctas=$pnpoly_ctas
   fi
+  whole_conv=0
+  case $file in kt-convolution/*) if ktconv_has "$gpu"; then whole_conv=1; fi ;; esac
+  if [ "$whole_conv" = 1 ]; then
+    n_sample=all; n_ctas=$ktconv_ctas
+  fi
   # `all`: every configuration, no --sample.
   sample_args=(--sample "$n_sample" --seed "$n_seed")
   shown_sample="--sample $n_sample --seed $n_seed"
@@ -228,12 +256,15 @@ for entry in "${datasets[@]}"; do
   # Scatter plots, except of the GEMM's thousands of points (200 KB per model
   # and GPU; its section has the figures).
   svg=(--svg "$plots")
-  if [ "$kind" = gemm ] || [ "$kind" = pnpoly ]; then
+  if [ "$kind" = gemm ] || [ "$kind" = pnpoly ] || [ "$whole_conv" = 1 ]; then
     svg=()
     shown=${shown/ --svg $plots/}
     if [ "$kind" = gemm ]; then
       reuse=(--profiles "$gemm_dir")
       shown="$shown --profiles GEMM_PROFILES"
+    elif [ "$whole_conv" = 1 ]; then
+      reuse=(--profiles "$ktconv_dir")
+      shown="$shown --profiles KTCONV_PROFILES"
     else
       reuse=(--profiles "$pnpoly_dir")
       shown="$shown --profiles PNPOLY_PROFILES"
@@ -252,18 +283,39 @@ for entry in "${datasets[@]}"; do
     printf '%s\t%s\t-\n' "${file%%.*}" "$kind" >>"$tmp/summary.list"
     continue
   fi
-  printf '%s\t%s\t%s\n' "${file%%.*}" "$kind" "$tmp/$n.json" >>"$tmp/summary.list"
+  row_kind=$kind
+  [ "$whole_conv" = 0 ] || row_kind=whole
+  printf '%s\t%s\t%s\n' "${file%%.*}" "$row_kind" "$tmp/$n.json" >>"$tmp/summary.list"
+  if [ "$whole_conv" = 1 ]; then
+    # The whole space by part of the split, each beside the transferred-best
+    # baseline of every other GPU of this convolution (a run per GPU: the
+    # baseline takes one --transfer-from; intervals on the first only).
+    for part in development check; do
+      line="${file%%.*}	$part"
+      bootstrap=1000
+      for other in KT_convolution_RTX_2080_Ti KT_convolution_RTX_3060_laptop KT_convolution_RTX_3090 KT_convolution_RTX_Titan; do
+        [ "kt-convolution/$other.json.gz" != "$file" ] || continue
+        j="$tmp/$n-$part-$other.json"
+        "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample-ctas "$n_ctas" --jobs "$jobs" \
+          --part "$part" --transfer-from "$data/kt-convolution/$other.json.gz" --model timing \
+          --bootstrap "$bootstrap" --quiet --json --profiles "$ktconv_dir" >"$j"
+        line="$line	$j"
+        bootstrap=0
+      done
+      printf '%s\n' "$line" >>"$tmp/whole.list"
+    done
+  fi
   # Replace the machine-specific command line by the portable one.
-  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" <<'EOF'
+  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" "$ktconv_dir" <<'EOF'
 import sys
-path, shown, root, profiles, gemm, pnpoly = sys.argv[1:7]
+path, shown, root, profiles, gemm, pnpoly, ktconv = sys.argv[1:8]
 text = open(path).read()
 # The saved profiles' folder is this machine's: name it as the command does.
 # (Failures cite a profile's path: named the same way.)
 if profiles:
     text = text.replace("rescored from " + profiles, "rescored from PROFILES")
     text = text.replace(profiles.rstrip("/") + "/", "PROFILES/")
-for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES")):
+for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES"), (ktconv, "KTCONV_PROFILES")):
     if folder:
         text = text.replace("rescored from " + folder, "rescored from " + name)
         text = text.replace(folder.rstrip("/") + "/", name + "/")
@@ -333,6 +385,10 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "The pnpoly rows ($what, $pnpoly_ctas CTAs) are always rescored from"
     echo "\`profiles-pnpoly.tar.xz\` beside this file (PNPOLY_PROFILES), emulated at $pnpoly_from by \`scripts/pnpoly-profiles.sh\`."
   fi
+  if [ -n "$ktconv_gpus" ]; then
+    echo "The Kernel Tuner convolution rows of ${ktconv_gpus//,/, } (every configuration, $ktconv_ctas CTAs) are always rescored from"
+    echo "\`profiles-kt-convolution.tar.xz\` beside this file (KTCONV_PROFILES), emulated at $ktconv_from by \`scripts/kt-convolution-profiles.sh\`."
+  fi
   if [ -n "$bench" ]; then
     echo
     echo "Speed: $bench_n convolution configurations (KT_convolution_RTX_3090, --sample $bench_n, --no-cache so every"
@@ -371,7 +427,7 @@ How to read this:
 
 EOF
   if [ -f "$tmp/summary.list" ]; then
-    python3 "$root/scripts/validation-summary.py" "$tmp/summary.list"
+    python3 "$root/scripts/validation-summary.py" "$tmp/summary.list" ${ktconv_gpus:+"$tmp/whole.list"}
     echo
     if [ -n "$profiles" ]; then
       # Rescored: nothing was compiled or emulated, so there is no breakdown

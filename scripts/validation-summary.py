@@ -6,13 +6,18 @@ against issue 26's (MAPE <= 30 % and Spearman >= 0.85), with the 90 %
 bootstrap intervals, from the JSON that `ptxperf validate --json` printed
 for each dataset.
 
-usage: validation-summary.py LIST
+usage: validation-summary.py LIST [WHOLE]
   LIST: one dataset a line, three tab-separated fields:
-        the dataset as the report names it, bar|gemm|pnpoly|other, the
+        the dataset as the report names it, bar|gemm|whole|pnpoly|other, the
         validate JSON file ("-": the dataset did not run or was skipped).
         "bar": a dataset issue 9's bar applies to; "gemm": one issue 26's bar
-        applies to; "pnpoly": a pnpoly row (shown, no bar for the timing
+        applies to; "whole": a whole space of the convolution, judged against
+        issue 26's bar; "pnpoly": a pnpoly row (shown, no bar for the timing
         model; a paragraph says why); "other": shown, not judged.
+  WHOLE: the "whole" datasets by part of the split, one a line, tab-separated:
+        the dataset, development|check, then one validate JSON (--part,
+        --transfer-from) per other GPU whose fastest configuration is the
+        transferred-best baseline; the first has the intervals.
 Prints Markdown on stdout; exits 1 with a message on a missing or bad file.
 """
 import json
@@ -86,8 +91,8 @@ def row(name, kind, path):
         bar = "not judged (outside the bar)"
     elif kind == "pnpoly":
         bar = "not judged (no timing bar)"
-    elif kind == "gemm":
-        bar = "issue 26: " + verdict(mape, spearman, kind)
+    elif kind in ("gemm", "whole"):
+        bar = "issue 26: " + verdict(mape, spearman, "gemm")
     else:
         bar = verdict(mape, spearman)
     cells = [
@@ -108,7 +113,7 @@ def row(name, kind, path):
 
 
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) not in (2, 3):
         raise SystemExit(__doc__.strip())
     try:
         lines = [l.rstrip("\n") for l in open(argv[1]) if l.strip()]
@@ -116,12 +121,12 @@ def main(argv):
         raise SystemExit(f"{argv[1]}: {e}")
     rows = []
     kinds = set()
-    passed = {"bar": 0, "gemm": 0}
-    judged = {"bar": 0, "gemm": 0}
+    passed = {"bar": 0, "gemm": 0, "whole": 0}
+    judged = {"bar": 0, "gemm": 0, "whole": 0}
     for n, line in enumerate(lines, 1):
         fields = line.split("\t")
-        if len(fields) != 3 or fields[1] not in ("bar", "gemm", "pnpoly", "other"):
-            raise SystemExit(f"{argv[1]}:{n}: want DATASET<tab>bar|gemm|pnpoly|other<tab>JSON, got {line!r}")
+        if len(fields) != 3 or fields[1] not in ("bar", "gemm", "whole", "pnpoly", "other"):
+            raise SystemExit(f"{argv[1]}:{n}: want DATASET<tab>bar|gemm|whole|pnpoly|other<tab>JSON, got {line!r}")
         text, ok, kind = row(*fields)
         rows.append(text)
         kinds.add(kind)
@@ -148,6 +153,12 @@ def main(argv):
         print(f"split) are judged against issue 26's bar, MAPE <= {GEMM_MAPE_BAR:g} % and Spearman >= {GEMM_SPEARMAN_BAR:g}: it holds on")
         print(f"{passed['gemm']} of {judged['gemm']}. Models were developed on their development part (docs/validation/gemm.md), and their")
         print("check part was scored once, to report; gemm.md gives the figures of each part.")
+    if judged["whole"]:
+        print()
+        print("The rows marked `issue 26` among the convolution's are whole spaces: every configuration Kernel Tuner measured on")
+        print(f"that GPU, both parts of the split, judged against issue 26's bar, MAPE <= {GEMM_MAPE_BAR:g} % and Spearman >= {GEMM_SPEARMAN_BAR:g}: it")
+        print(f"holds on {passed['whole']} of {judged['whole']}. They are not in issue 9's count above. No model change was chosen on them:")
+        print("the section below gives each part apart, the check part scored to report.")
     if "pnpoly" in kinds:
         print()
         print("The pnpoly rows (both parts of the split; the header says which configurations) have no bar for the timing")
@@ -164,6 +175,72 @@ def main(argv):
     print("|---|---|---:|---:|---:|---:|---:|---|---|---|---|---:|")
     for r in rows:
         print(r)
+    if len(argv) == 3:
+        whole_by_part(argv[2])
+
+
+def transfer_ratio(path):
+    """The transferred-best ratio and the other GPU of one --transfer-from run."""
+    try:
+        with open(path) as f:
+            t = json.load(f).get("transfer") or {}
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"{path}: not the JSON of `ptxperf validate --json` ({e})")
+    return t.get("ratio"), t.get("from_gpu", "?")
+
+
+def whole_by_part(path):
+    """The whole-space rows by part of the split, with the transferred-best
+    baseline of every other GPU."""
+    try:
+        lines = [l.rstrip("\n").split("\t") for l in open(path) if l.strip()]
+    except OSError as e:
+        raise SystemExit(f"{path}: {e}")
+    print()
+    print("### Whole spaces by part of the split")
+    print()
+    print("The whole-space rows above, each part of the split (data/split.toml) apart: models may be developed on")
+    print("the development part; the check part is scored only to report. Best ratio: as above, within the part.")
+    print("Transferred best: the configuration measured fastest on another GPU of the same convolution, run on this")
+    print("one (its measured time over the best here, within the part; `validate --transfer-from`); the range over")
+    print("the other three GPUs, and which GPU's is the closest. Timing beats it where its best ratio is lower.")
+    print()
+    print("| dataset | part | scored | MAPE % | MAPE 90 % CI | Spearman | Spearman 90 % CI | median pred/meas | best ratio | transferred best | timing beats the transferred best |")
+    print("|---|---|---:|---:|---|---:|---|---:|---:|---|---|")
+    for n, fields in enumerate(lines, 1):
+        if len(fields) < 3 or fields[1] not in ("development", "check"):
+            raise SystemExit(f"{path}:{n}: want DATASET<tab>development|check<tab>JSON..., got {fields!r}")
+        try:
+            with open(fields[2]) as f:
+                v = json.load(f)
+            timing = next(m for m in v["models"] if m["name"] == MODEL)
+        except (OSError, ValueError, KeyError, StopIteration) as e:
+            raise SystemExit(f"{fields[2]}: not the JSON of `ptxperf validate --json` with a timing model ({e})")
+        transfers = [transfer_ratio(p) for p in fields[2:]]
+        ratios = [(r, g) for r, g in transfers if r is not None]
+        best = timing.get("best_config_ratio")
+        if ratios:
+            low = min(ratios)
+            span = f"{min(r for r, _ in ratios):.3f} to {max(r for r, _ in ratios):.3f} (closest: {low[1]})"
+            beaten = sum(1 for r, _ in ratios if best is not None and best < r)
+            ties = sum(1 for r, _ in ratios if best is not None and best == r)
+            beats = f"{beaten} of {len(ratios)}" + (f" ({ties} tied)" if ties else "")
+        else:
+            span, beats = "n/a", "n/a"
+        cells = [
+            fields[0],
+            fields[1],
+            str(timing.get("scored", 0)),
+            figure(timing.get("mape_percent"), 2),
+            interval(timing, "mape_percent", 1),
+            figure(timing.get("spearman"), 3),
+            interval(timing, "spearman", 3),
+            figure(timing.get("median_predicted_over_measured"), 3),
+            figure(best, 3),
+            span,
+            beats,
+        ]
+        print("| " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -63,7 +63,17 @@ fn validate_json(gpu: &str, timing: (f64, f64, f64), seed: (&str, f64, f64)) -> 
 }
 
 fn run(list: &Path) -> Output {
-    match Command::new("python3").arg(script()).arg(list).output() {
+    run_with(list, &[])
+}
+
+/// The script on LIST and the optional WHOLE list.
+fn run_with(list: &Path, whole: &[&Path]) -> Output {
+    match Command::new("python3")
+        .arg(script())
+        .arg(list)
+        .args(whole)
+        .output()
+    {
         Ok(o) => o,
         Err(e) => panic!("cannot run python3: {e}"),
     }
@@ -107,13 +117,14 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     write(
         &list,
         &format!(
-            "conv-a\tbar\t{}\ndedisp-b\tbar\t{}\nmissing\tbar\t-\nextra-c\tother\t{}\ngemm-d\tgemm\t{}\ngemm-e\tgemm\t{}\npnpoly-c\tpnpoly\t{}\n",
+            "conv-a\tbar\t{}\ndedisp-b\tbar\t{}\nmissing\tbar\t-\nextra-c\tother\t{}\ngemm-d\tgemm\t{}\ngemm-e\tgemm\t{}\npnpoly-c\tpnpoly\t{}\nconv-w\twhole\t{}\n",
             on_bar.display(),
             low_rank.display(),
             held_out.display(),
             gemm_ok.display(),
             gemm_low.display(),
-            held_out.display()
+            held_out.display(),
+            gemm_ok.display()
         ),
     );
     let out = run(&list);
@@ -136,9 +147,35 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
         "The pnpoly rows (both parts of the split",
         "It holds on 1 of 3.",
         "it holds on\n1 of 2.",
+        // A whole space: judged against issue 26's bar, counted apart.
+        "| conv-w | gpu-d | 20 | 14 / 6 | 29.96 | 0.851 | 0.900 | issue 26: **passes** | tmm 50.0 / 0.600 | [28.0, 33.0] | [0.500, 0.950] | 1.062 |",
+        "holds on 1 of 1. They are not in issue 9's count above.",
     ] {
         assert!(text.contains(row), "no {row:?} in:\n{text}");
     }
+
+    // The whole spaces by part, with the transferred-best baselines: one
+    // run whose JSON has none (the first, with the intervals) and one of
+    // another GPU whose best runs 1.2x the best here.
+    let transfer = dir.join("t.json");
+    write(
+        &transfer,
+        r#"{"transfer": {"ratio": 1.2, "from_gpu": "gpu-z"}, "models": []}"#,
+    );
+    let whole = dir.join("whole");
+    write(
+        &whole,
+        &format!(
+            "conv-w\tcheck\t{}\t{}\n",
+            gemm_ok.display(),
+            transfer.display()
+        ),
+    );
+    let out = run_with(&list, &[&whole]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let row = "| conv-w | check | 20 | 29.96 | [28.0, 33.0] | 0.851 | [0.500, 0.950] | 0.900 | 1.062 | 1.200 to 1.200 (closest: gpu-z) | 1 of 1 |";
+    assert!(text.contains(row), "no {row:?} in:\n{text}");
 
     // A line without three fields: exit 1, naming the line.
     write(
@@ -149,7 +186,7 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(":2: want DATASET<tab>bar|gemm|pnpoly|other<tab>JSON"),
+        err.contains(":2: want DATASET<tab>bar|gemm|whole|pnpoly|other<tab>JSON"),
         "{err}"
     );
     // A file that is not validate's JSON: exit 1, naming the file.
