@@ -291,15 +291,17 @@ fn transfer_lines(t: Option<&TransferOf>, scores: &[ModelScore]) -> Vec<String> 
 }
 
 /// "split (data/split.toml): of the 23 sampled configurations measured, 16
-/// are development data and 7 check data".
-fn split_line(parts: Option<&SplitParts>) -> String {
+/// are development data and 7 check data" ("of the 5220 configurations
+/// measured" when every configuration was scored).
+fn split_line(parts: Option<&SplitParts>, sampled: bool) -> String {
     let Some(p) = parts else {
         return "split: no split file found (data/split.toml; --split FILE)".to_string();
     };
     let mut line = format!(
-        "split ({}): of the {} sampled configurations measured, {} are development data and {} check data",
+        "split ({}): of the {} {}configurations measured, {} are development data and {} check data",
         p.split,
         p.development + p.check + p.excluded,
+        if sampled { "sampled " } else { "" },
         p.development,
         p.check
     );
@@ -331,7 +333,7 @@ fn header_lines(sum: &Summary) -> Vec<String> {
         format!("GPU model: {}", sum.gpu),
         format!("configurations: {sample}"),
         measured_line(sum.measured.as_ref()),
-        split_line(sum.split_parts.as_ref()),
+        split_line(sum.split_parts.as_ref(), sum.sample.is_some()),
         match &sum.profiles {
             Some(dir) => {
                 format!("profiles: rescored from {dir} (saved by an earlier run; nothing emulated)")
