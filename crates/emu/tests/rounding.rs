@@ -264,6 +264,29 @@ fn known_values() {
     assert_eq!(sqrt_f32(2.0, Round::Rp), sqrt_f32(2.0, Round::Rz).next_up());
 }
 
+/// Directed f64 sums of operands near f64::MAX, where TwoSum's own
+/// differences overflow; the first is the case the random test found
+/// (it came out one ulp high toward zero).
+#[test]
+fn huge_f64_sums_match_apfloat() {
+    let cases = [
+        (-5.756603317887626e307, f64::MAX),
+        (f64::MAX, -5.756603317887626e307),
+        (f64::MAX, -f64::MIN_POSITIVE),
+        (-f64::MAX, 1.0),
+        (f64::MAX, f64::MAX.next_down()),
+        (2f64.powi(1023), -3.0e307),
+    ];
+    for (a, b) in cases {
+        for m in Round::ALL {
+            let want = ap64(a).add_r(ap64(b), m_ap(m)).value;
+            assert!(same64(add_f64(a, b, m), want), "add {a:e} {b:e} {m:?}");
+            let want = ap64(a).sub_r(ap64(-b), m_ap(m)).value;
+            assert!(same64(sub_f64(a, -b, m), want), "sub {a:e} {:e} {m:?}", -b);
+        }
+    }
+}
+
 /// Every NaN result is the canonical NaN, whatever the operands' payloads,
 /// in every build profile (CI runs the tests in release too: LLVM once
 /// folded the canonicalisation away there).

@@ -185,12 +185,22 @@ pub fn add_f64(a: f64, b: f64, mode: Round) -> f64 {
         // Overflow: the exact sum is finite, so it lies on the zero side of s.
         return adjust_f64(s, -sign_f64(s), mode);
     }
+    if a.abs().max(b.abs()) >= HUGE_F64 {
+        // TwoSum's `s - a` can round past f64::MAX here (-5.76e307 +
+        // f64::MAX toward zero once came out one ulp high): the soft-float
+        // oracle adds such operands.
+        return from_ap(ap(a).add_r(ap(b), ap_round(mode)).value);
+    }
     let err = two_sum_err(a, b, s);
     if s == 0.0 && err == 0 {
         return zero_sum(a, b, mode);
     }
     adjust_f64(s, err, mode)
 }
+
+/// 2^1023: from this magnitude on, the differences inside TwoSum may
+/// overflow.
+const HUGE_F64: f64 = f64::from_bits(0x7fe0_0000_0000_0000);
 
 #[inline]
 pub fn sub_f64(a: f64, b: f64, mode: Round) -> f64 {
