@@ -836,8 +836,8 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
     let by_high: Vec<usize> = expected.iter().map(|e| e.0).take(10).collect();
     assert_eq!(order, by_high, "{l}");
     // The space is one where the two orders differ (with the committed
-    // model the estimate ranks BS=20 first and BS=16 second, the upper end
-    // BS=16 first and BS=20 second), so an estimate ranking fails. A
+    // model the estimate ranks BS=12, BS=20, BS=14 and BS=16 first, the
+    // upper end BS=16, BS=20 and BS=8), so an estimate ranking fails. A
     // retrained model can make them agree: then pick a space where they
     // differ (`tune ... --model learned --json` shows `ms` and
     // `interval_ms` per configuration); 11 block sizes make that likely.

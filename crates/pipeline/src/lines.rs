@@ -41,6 +41,7 @@ fn load_of(r: &LineRow) -> LineLoad {
         shared_passes: r.shared_requests + r.bank_replays,
         shared_wide_passes: wide_passes_of(r.shared_requests, r.shared_bytes),
         sectors: r.transactions_sectors,
+        lane_bytes: r.global_bytes,
     }
 }
 

@@ -166,6 +166,9 @@ pub fn inputs(
         mix.global_stores += spill - mix.spill_loads;
     }
     sectors += spill_sectors;
+    // Each lane's own bytes, broadcasts counted per lane; a spill access
+    // moves SPILL_BYTES_PER_ACCESS per lane, as many bytes as its sectors.
+    let lane_bytes = per(g.bytes() + loc.loads.bytes + loc.stores.bytes) + spill_sectors * 32.0;
     l2 += spill_sectors * 32.0 * warps * (1.0 - spill_l1_hit);
     let barriers = mix.barrier.max(profile.sync.barriers_per_thread);
     let a = &profile.analysis.gpuperf;
@@ -185,6 +188,7 @@ pub fn inputs(
         shared_passes,
         shared_wide_passes,
         sectors,
+        lane_bytes,
         l1_hit_rate: l1_hit,
         l1_pending_hit_rate: l1_pending.min(l1_hit),
         l2_hit_rate: l2_hit,

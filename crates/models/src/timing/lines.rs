@@ -31,6 +31,9 @@ pub struct LineLoad {
     pub shared_wide_passes: f64,
     /// 32-byte sectors of global and local accesses.
     pub sectors: f64,
+    /// Bytes those accesses hand to or take from the lanes, a byte once per
+    /// active lane ([`super::TimingInputs::lane_bytes`]).
+    pub lane_bytes: f64,
 }
 
 /// The cost terms of one line, cycles over the whole kernel.
@@ -43,7 +46,7 @@ pub struct LineCost {
     /// All shared-memory bank passes, or the LD/ST lanes' time for the
     /// shared requests where longer.
     pub shared_cycles: f64,
-    /// The L1 data path (sectors x 32 bytes).
+    /// The L1 data path (sectors x 32 bytes, or the lanes' bytes where more).
     pub l1_cycles: f64,
     /// DRAM time of the sectors that miss L1 and L2.
     pub dram_cycles: f64,
@@ -110,6 +113,9 @@ pub fn line_cost(
         arch,
     );
     let bytes = load.sectors * 32.0;
+    // The L1 data path carries the lanes' bytes where they are more than
+    // the sectors' (wide or broadcast loads); DRAM moves sectors only.
+    let l1_bytes = bytes.max(load.lane_bytes);
     let miss = (1.0 - l1_hit_rate.clamp(0.0, 1.0)) * (1.0 - l2_hit_rate.clamp(0.0, 1.0));
     let dram_bytes_per_clock = arch.dram_bytes_per_second / arch.clock_hz.max(f64::MIN_POSITIVE);
     let inactive = if load.mean_active_threads > 0.0 {
@@ -127,7 +133,7 @@ pub fn line_cost(
             (passes / passes_per_clock)
                 .max(load.shared_requests / arch.rate_lsu.max(f64::MIN_POSITIVE)),
         ),
-        l1_cycles: per_sm(bytes / arch.l1_bytes_per_clock.max(f64::MIN_POSITIVE)),
+        l1_cycles: per_sm(l1_bytes / arch.l1_bytes_per_clock.max(f64::MIN_POSITIVE)),
         dram_cycles: if dram_bytes_per_clock > 0.0 {
             bytes * miss / dram_bytes_per_clock
         } else {

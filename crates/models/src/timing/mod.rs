@@ -115,6 +115,10 @@ pub struct TimingInputs {
     pub shared_wide_passes: f64,
     /// 32-byte sectors one warp's global/local accesses touch (L1 traffic).
     pub sectors: f64,
+    /// Bytes one warp's global/local accesses hand to or take from its
+    /// lanes, a byte once per active lane (a warp's 128-bit load: 512 B,
+    /// however few sectors it touches).
+    pub lane_bytes: f64,
     /// Fraction of global sectors that hit in L1, `[0, 1]`.
     pub l1_hit_rate: f64,
     /// Fraction of global sectors that hit in L1 a sector whose miss is
@@ -354,7 +358,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         * warps;
     let pipe = pipe.max(lsu);
     let shared = warps * passes / arch.shared_passes_per_clock;
-    let l1 = warps * inp.sectors * 32.0 / arch.l1_bytes_per_clock;
+    let l1 = warps * l1_data_bytes(inp) / arch.l1_bytes_per_clock;
     // A warp runs on one scheduler, which gets 1 / schedulers of each pipe
     // and of the shared-memory banks: the warp needs at least that share of
     // its busiest pipe's time, however much parallelism its code has
@@ -385,6 +389,15 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         warp_chain: chain,
         warps_per_scheduler: warps / arch.schedulers.max(1.0),
     }
+}
+
+/// Bytes one warp moves through the L1 data path (docs: "L1"): its
+/// sectors, or the bytes its lanes receive or send where more. The data
+/// path that returns a shared load's 128 B per pass returns a global
+/// load's lanes too, so a warp's 128-bit load takes four cycles of it
+/// even when its lanes share eight sectors.
+pub fn l1_data_bytes(inp: &TimingInputs) -> f64 {
+    (inp.sectors * 32.0).max(inp.lane_bytes)
 }
 
 /// Shared-memory bank passes and the replays among them (docs: "Shared

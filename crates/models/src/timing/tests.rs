@@ -71,6 +71,7 @@ fn base() -> TimingInputs {
         shared_passes: 0.0,
         shared_wide_passes: 0.0,
         sectors: 0.0,
+        lane_bytes: 0.0,
         l1_hit_rate: 0.0,
         l1_pending_hit_rate: 0.0,
         l2_hit_rate: 0.0,
@@ -221,6 +222,30 @@ fn dram_streaming_on_a_calibrated_gpu_uses_the_stream_plateau() {
     assert_eq!(d.dram_origin, Origin::Datasheet);
     let ratio = d.dram_bytes_per_second / (gpu.memory.bandwidth_gbs * 1e9);
     assert!((ratio - params::DRAM_EFFICIENCY).abs() < 1e-12);
+}
+
+#[test]
+fn the_l1_data_path_carries_the_larger_of_the_sectors_and_the_lanes_bytes() {
+    // 4 warps of 100 global loads each, latency hidden (MLP 100): LSU pipe
+    // 4 x 100 / 1 = 400 cycles, issue 100. 128-bit loads whose 32 lanes
+    // share 2 sectors: the lanes take 512 B a request, 4 x 100 x 512 / 128
+    // = 1600 cycles of L1, where the sectors alone would take 200.
+    let mut inp = TimingInputs {
+        mix: WarpMix {
+            global: 100.0,
+            ..WarpMix::default()
+        },
+        mlp_global: 100.0,
+        sectors: 200.0,
+        lane_bytes: 100.0 * 512.0,
+        ..base()
+    };
+    check(&inp, 1.6e-6 + 1e-7, Limit::L1Bandwidth);
+    // 32-bit loads, each lane in its own 32-byte sector of a strided row
+    // (8 sectors a request): the sectors are more, 4 x 800 x 32 / 128.
+    inp.sectors = 800.0;
+    inp.lane_bytes = 100.0 * 128.0;
+    check(&inp, 0.8e-6 + 1e-7, Limit::L1Bandwidth);
 }
 
 #[test]
@@ -1133,21 +1158,26 @@ mod lines {
             },
             [1300.0 / arch.issue_per_clock / sms, 0.0, 0.0, 0.0, 0.0, 0.0],
         );
-        // 10 sectors: L1 and DRAM.
-        check(
-            LineLoad {
-                sectors: 10.0,
-                ..LineLoad::default()
-            },
-            [
-                0.0,
-                0.0,
-                0.0,
-                320.0 / arch.l1_bytes_per_clock / sms,
-                320.0 / dram_per_clock,
-                0.0,
-            ],
-        );
+        // 10 sectors: L1 and DRAM; then the same sectors read by 128-bit
+        // loads that hand the lanes 2048 bytes: L1 carries the lanes'
+        // bytes, DRAM only the sectors.
+        for (lane_bytes, l1_bytes) in [(0.0, 320.0), (2048.0, 2048.0)] {
+            check(
+                LineLoad {
+                    sectors: 10.0,
+                    lane_bytes,
+                    ..LineLoad::default()
+                },
+                [
+                    0.0,
+                    0.0,
+                    0.0,
+                    l1_bytes / arch.l1_bytes_per_clock / sms,
+                    320.0 / dram_per_clock,
+                    0.0,
+                ],
+            );
+        }
     }
 
     #[test]
