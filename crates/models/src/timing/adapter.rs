@@ -8,6 +8,7 @@
 //! | shared passes | `shared.transactions()` (bank-serialised passes), else one per request |
 //! | shared passes for the width | per direction, the larger of requests and bytes / 128 ([`wide_passes`]), else one per request |
 //! | sectors | (global + local transactions) x transaction size / 32 B, else bytes / 32 B |
+//! | lane bytes | global and local `bytes` (each active lane's access size), plus the spill accesses' 4 B a lane |
 //! | DRAM bytes | `global.dram_bytes` (cache model), else transactions x transaction size (`derive::dram_bytes`) |
 //! | L2 bytes | `global.l2_bytes`, else sectors x 32 B (every access misses L1) |
 //! | L1 hit rate | `cache.l1_hit_rate` (cache model, same GPU), else 1 - L2 bytes / L1 bytes when the profile gives L2 bytes, else 0 |

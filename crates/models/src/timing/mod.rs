@@ -391,7 +391,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     }
 }
 
-/// Bytes one warp moves through the L1 data path (docs: "L1"): its
+/// Bytes one warp moves through the L1 data path (docs: "L1 data path"): its
 /// sectors, or the bytes its lanes receive or send where more. The data
 /// path that returns a shared load's 128 B per pass returns a global
 /// load's lanes too, so a warp's 128-bit load takes four cycles of it
