@@ -113,9 +113,8 @@ pub fn line_cost(
         arch,
     );
     let bytes = load.sectors * 32.0;
-    // The L1 data path carries the lanes' bytes where they are more than
-    // the sectors' (wide or broadcast loads); DRAM moves sectors only.
-    let l1_bytes = bytes.max(load.lane_bytes);
+    // L1 carries the lanes' bytes where more; DRAM moves sectors only.
+    let l1_bytes = super::l1_data_bytes(load.sectors, load.lane_bytes);
     let miss = (1.0 - l1_hit_rate.clamp(0.0, 1.0)) * (1.0 - l2_hit_rate.clamp(0.0, 1.0));
     let dram_bytes_per_clock = arch.dram_bytes_per_second / arch.clock_hz.max(f64::MIN_POSITIVE);
     let inactive = if load.mean_active_threads > 0.0 {

@@ -358,7 +358,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         * warps;
     let pipe = pipe.max(lsu);
     let shared = warps * passes / arch.shared_passes_per_clock;
-    let l1 = warps * l1_data_bytes(inp) / arch.l1_bytes_per_clock;
+    let l1 = warps * l1_data_bytes(inp.sectors, inp.lane_bytes) / arch.l1_bytes_per_clock;
     // A warp runs on one scheduler, which gets 1 / schedulers of each pipe
     // and of the shared-memory banks: the warp needs at least that share of
     // its busiest pipe's time, however much parallelism its code has
@@ -391,13 +391,15 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     }
 }
 
-/// Bytes one warp moves through the L1 data path (docs: "L1 data path"): its
-/// sectors, or the bytes its lanes receive or send where more. The data
-/// path that returns a shared load's 128 B per pass returns a global
-/// load's lanes too, so a warp's 128-bit load takes four cycles of it
-/// even when its lanes share eight sectors.
-pub fn l1_data_bytes(inp: &TimingInputs) -> f64 {
-    (inp.sectors * 32.0).max(inp.lane_bytes)
+/// Bytes that accesses of `sectors` 32-byte sectors handing their lanes
+/// `lane_bytes` move through the L1 data path (docs: "L1 data path"): the
+/// sectors', or the lanes' where more. The data path that returns a shared
+/// load's 128 B per pass returns a global load's lanes too, so a warp's
+/// 128-bit load moves 512 B through it even when its lanes share eight
+/// sectors. The wave ([`wave_cycles`]) and the per-line cost
+/// ([`lines::line_cost`]) both charge this.
+pub fn l1_data_bytes(sectors: f64, lane_bytes: f64) -> f64 {
+    (sectors * 32.0).max(lane_bytes)
 }
 
 /// Shared-memory bank passes and the replays among them (docs: "Shared
