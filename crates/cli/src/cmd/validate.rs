@@ -116,7 +116,7 @@ pub struct Args {
     /// Worker threads (default: the available cores).
     #[arg(long, value_name = "J")]
     pub jobs: Option<usize>,
-    /// Emulate K CTAs per configuration (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid; with --work-budget, no more working CTAs than N warp instructions pay for, two at least) and extrapolate to the grid.
+    /// Emulate K CTAs per configuration (spread over the grid; while they disagree, up to 16 K that do work, stratified by a probe of the grid; with --work-budget, no more working CTAs than N warp instructions pay for, four at least) and extrapolate to the grid.
     #[arg(long, value_name = "K", default_value_t = validation::DEFAULT_SAMPLE_CTAS)]
     pub sample_ctas: u64,
     /// Bound the emulated work of a configuration whose CTA sample grows:
