@@ -38,6 +38,32 @@ impl BankLayout {
         banks: 16,
         group: 16,
     };
+
+    /// The layout that serves accesses of `size` bytes per lane: one bank
+    /// word per bank and pass, so a warp whose lanes each want more than a
+    /// word is served in phases of as many lanes as one pass of the banks
+    /// holds (`banks x 4 / size`): half-warps for 64-bit accesses,
+    /// quarter-warps for 128-bit ones. Conflicts count within a phase, and
+    /// lanes of different phases that want the same word each take a pass.
+    ///
+    /// Sources: the CUDA C Programming Guide's compute capability 2.x
+    /// shared-memory section (64-bit accesses by half-warp, 128-bit by
+    /// quarter-warp; recalled, not re-read); an NVIDIA engineer's forum
+    /// answer that the L1/shared return path moves one register of a warp,
+    /// 128 B, per cycle, so an LDS.128 takes 4 requests whatever its
+    /// addresses (forums.developer.nvidia.com/t/unexpected-shared-memory-
+    /// bank-conflict/77228/2); the usual analysis of float4 shared loads as
+    /// four phases of 8 lanes (xlite-dev/LeetCUDA issue 399). The phase
+    /// rule itself is an ASSUMPTION checked against CLBlast's GEMM on four
+    /// GPUs (docs/timing-model.md, "Shared memory").
+    pub fn for_width(self, size: u32) -> BankLayout {
+        let pass_bytes = self.banks.saturating_mul(BANK_WORD_BYTES as u32);
+        let lanes = (pass_bytes / size.max(1)).clamp(1, self.group.max(1));
+        BankLayout {
+            banks: self.banks,
+            group: lanes,
+        }
+    }
 }
 
 /// What one warp-wide shared-memory access costs.
@@ -250,6 +276,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Wide accesses are served by phases of 128 bytes: contiguous vectors
+    /// take their width's passes, conflicts count within a phase, and a
+    /// phase pays for a word that another phase also reads.
+    #[test]
+    fn wide_accesses_by_phase() {
+        let w = |size| BankLayout::WARP32.for_width(size);
+        assert_eq!(w(4), BankLayout::WARP32);
+        assert_eq!(w(2), BankLayout::WARP32);
+        assert_eq!(w(8).group, 16);
+        assert_eq!(w(16).group, 8);
+        assert_eq!(w(32).group, 4);
+        // Contiguous float2 and float4: 2 and 4 conflict-free phases.
+        check(w(8), !0, |l| 8 * l, 8, 1, 2);
+        check(w(16), !0, |l| 16 * l, 16, 1, 4);
+        // Every lane the same float4: one pass per phase, 4 in all.
+        check(w(16), !0, |_| 0, 16, 1, 4);
+        // CLBlast's A tile with MDIMC = 8, MWI = 16, VWM = 4: lane x = l % 8
+        // reads the float4 at 64 x bytes, the four rows of lanes (l / 8)
+        // the same ones. Each phase has lanes 0, 2, 4, 6 on banks 0-3 and
+        // 1, 3, 5, 7 on banks 16-19: 4 ways, 16 passes; served as one group
+        // (the whole warp at once) it would be 4.
+        check(w(16), !0, |l| 64 * (l % 8), 16, 4, 16);
+        check(BankLayout::WARP32, !0, |l| 64 * (l % 8), 16, 4, 4);
+        // Only the active lanes' phases count.
+        check(w(16), 0xFF, |l| 16 * l, 16, 1, 1);
     }
 
     #[test]

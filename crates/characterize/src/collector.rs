@@ -243,13 +243,19 @@ impl<'t> Collector<'t> {
     }
 
     fn shared_access(&mut self, e: &MemEvent<'_>) {
-        let w32 = bank_conflicts(BankLayout::WARP32, e.active, e.addrs, e.size);
+        let w32 = bank_conflicts(
+            BankLayout::WARP32.for_width(e.size),
+            e.active,
+            e.addrs,
+            e.size,
+        );
         let h16 = bank_conflicts(BankLayout::HALF_WARP16, e.active, e.addrs, e.size);
         let s = &mut self.totals.shared[kind_index(e.kind)];
         s.requests += 1;
         s.thread_accesses += u64::from(e.active.count_ones());
         s.bytes += u64::from(e.active.count_ones()) * u64::from(e.size);
-        s.ways += u64::from(w32.ways);
+        // Passes, not ways: a wide access is served by phases (`for_width`).
+        s.ways += u64::from(w32.passes);
         s.max_ways = s.max_ways.max(u64::from(w32.ways));
         s.ways16 += u64::from(h16.ways);
         s.passes16 += u64::from(h16.passes);
@@ -257,7 +263,7 @@ impl<'t> Collector<'t> {
             && let Some(l) = self.line_mut(e.site)
         {
             l.shared_requests += 1;
-            l.conflict_ways += u64::from(w32.ways);
+            l.conflict_ways += u64::from(w32.passes);
             l.shared_bytes += u64::from(e.active.count_ones()) * u64::from(e.size);
         }
         self.data_flow(e);
