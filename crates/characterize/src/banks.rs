@@ -55,7 +55,7 @@ impl BankLayout {
     /// bank-conflict/77228/2); the usual analysis of float4 shared loads as
     /// four phases of 8 lanes (xlite-dev/LeetCUDA issue 399). The phase
     /// rule itself is an ASSUMPTION checked against CLBlast's GEMM on four
-    /// GPUs (docs/timing-model.md, "Shared memory").
+    /// GPUs (docs/timing-model.md, "Wide accesses by phase").
     pub fn for_width(self, size: u32) -> BankLayout {
         let pass_bytes = self.banks.saturating_mul(BANK_WORD_BYTES as u32);
         let lanes = (pass_bytes / size.max(1)).clamp(1, self.group.max(1));
