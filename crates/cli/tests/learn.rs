@@ -112,6 +112,7 @@ fn retraining_a_fixture_writes_the_same_bytes_and_predicts_with_it() {
         "high_seconds",
         "timing_seconds",
         "contribution:",
+        "familiarity",
     ] {
         assert!(text.contains(key), "no {key} in {text}");
     }
@@ -159,9 +160,11 @@ fn cross_validation_by_kernel_prints_the_same_tables_twice() {
             .lines()
             .find(|l| l.starts_with(&format!("| {kernel} | h100-sxm5-80gb | {kernel} |")))
             .unwrap_or_else(|| panic!("no row holding out {kernel}:\n{text}"));
-        // 17 cells; no other GPU ran the kernel, so no transferred best.
-        assert_eq!(row.matches('|').count(), 18, "{row}");
-        assert!(row.ends_with("| - |"), "{row}");
+        // 18 cells; no other GPU ran the kernel, so no transferred best;
+        // trained on one kernel, there is no distance between kernels to
+        // shrink the correction by, so every row keeps all of it.
+        assert_eq!(row.matches('|').count(), 19, "{row}");
+        assert!(row.ends_with("| - | 1.00 |"), "{row}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -222,6 +225,13 @@ fn the_committed_model_is_what_training_gives() {
         );
     }
     assert!(text.contains("weighted per data file"), "{text}");
+    // The correction's domain covers the five kernels, and an unknown
+    // kernel's interval was sized on kernels held out.
+    assert!(text.contains("points of 5 kernels"), "{text}");
+    assert!(
+        text.contains("for a kernel unlike every trained one"),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&gemm);
     let _ = std::fs::remove_dir_all(&pnpoly);

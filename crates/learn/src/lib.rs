@@ -9,10 +9,12 @@
 //! smallest and largest prediction.
 //! Which learner and why: docs/validation/learned.md.
 
+pub mod domain;
 pub mod gbt;
 
 use serde::{Deserialize, Serialize};
 
+pub use domain::Domain;
 pub use gbt::{Booster, Params};
 
 /// The `format` of every model file this version writes and reads.
@@ -108,6 +110,11 @@ pub struct ModelFile {
     /// without it the interval is the members' range.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Calibration>,
+    /// How far a row may be from the training configurations before the
+    /// correction shrinks ([`Domain`]; `correction` files only). Without it
+    /// every row gets the whole correction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<Domain>,
     pub members: Vec<Booster>,
 }
 
@@ -136,12 +143,31 @@ pub struct Calibration {
     pub held_out: String,
     /// Scored configurations.
     pub scores: usize,
+    /// The margin of an unknown kernel: the same quantile of the scores of
+    /// configurations predicted by models trained without their kernel.
+    /// A row's margin goes from `margin` (familiarity 1, [`Domain`]) to
+    /// this one (familiarity 0). Files without it use `margin` for all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_margin: Option<f64>,
+    /// Configurations scored with their kernel held out.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kernel_scores: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Calibration {
-    /// The interval around `mean` for members whose range is `[low, high]`.
-    pub fn interval(&self, mean: f64, low: f64, high: f64) -> (f64, f64) {
-        let half = (self.margin + (high - low) / 2.0).max(0.0);
+    /// The interval around `mean` for members whose range is `[low, high]`,
+    /// for a row of `familiarity` ([`ModelFile::familiarity`]).
+    pub fn interval(&self, mean: f64, low: f64, high: f64, familiarity: f64) -> (f64, f64) {
+        let w = familiarity.clamp(0.0, 1.0);
+        let margin = match self.kernel_margin {
+            Some(k) => w * self.margin + (1.0 - w) * k,
+            None => self.margin,
+        };
+        let half = (margin + (high - low) / 2.0).max(0.0);
         (mean - half, mean + half)
     }
 }
@@ -156,6 +182,9 @@ pub struct EnsemblePrediction {
     pub low: f64,
     /// The interval's upper end (the largest member without calibration).
     pub high: f64,
+    /// The share of the trees' correction kept ([`Domain::weight`]; 1
+    /// without a domain): `mean`, `low` and `high` already hold it.
+    pub familiarity: f64,
 }
 
 /// Train `members` boosters on `x`, `y` (member `i` with seed
@@ -219,6 +248,7 @@ impl ModelFile {
             training,
             importances,
             interval: None,
+            domain: None,
             members,
         }
     }
@@ -252,22 +282,40 @@ impl ModelFile {
         serde_json::to_string(self).unwrap_or_default() + "\n"
     }
 
-    /// The members' mean, smallest and largest prediction for one row.
+    /// The share of the correction kept for `x`: [`Domain::weight`] for a
+    /// `correction` file with a domain, else 1.
+    pub fn familiarity(&self, x: &[f64]) -> f64 {
+        match (&self.domain, self.target) {
+            (Some(d), Target::Correction) => d.weight(x),
+            _ => 1.0,
+        }
+    }
+
+    /// The members' mean, smallest and largest prediction for one row, the
+    /// correction scaled by [`ModelFile::familiarity`] (a far row's interval
+    /// is the calibrated margin around the timing model's time).
     pub fn predict(&self, x: &[f64]) -> EnsemblePrediction {
-        let preds: Vec<f64> = self.members.iter().map(|m| m.predict(x)).collect();
+        let w = self.familiarity(x);
+        let preds: Vec<f64> = self.members.iter().map(|m| w * m.predict(x)).collect();
         let n = preds.len().max(1) as f64;
         let mean = preds.iter().sum::<f64>() / n;
         let low = preds.iter().copied().fold(f64::INFINITY, f64::min);
         let high = preds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let (low, high) = match &self.interval {
-            Some(c) => c.interval(mean, low, high),
+            Some(c) => c.interval(mean, low, high, w),
             None => (low, high),
         };
-        EnsemblePrediction { mean, low, high }
+        EnsemblePrediction {
+            mean,
+            low,
+            high,
+            familiarity: w,
+        }
     }
 
     /// Per-feature contributions to [`ModelFile::predict`]'s mean (the
-    /// members' mean of [`Booster::contributions`]), with the bias.
+    /// members' mean of [`Booster::contributions`], times the row's
+    /// [`ModelFile::familiarity`]), with the bias.
     pub fn contributions(&self, x: &[f64]) -> (f64, Vec<f64>) {
         let k = self.features.len();
         let mut bias = 0.0;
@@ -279,7 +327,10 @@ impl ModelFile {
                 *s += v;
             }
         }
-        let n = self.members.len().max(1) as f64;
+        let n = self.members.len().max(1) as f64 / self.familiarity(x);
+        if !n.is_finite() {
+            return (0.0, vec![0.0; k]);
+        }
         (bias / n, c.into_iter().map(|v| v / n).collect())
     }
 }
@@ -347,6 +398,8 @@ mod tests {
             margin: 0.25,
             held_out: "gpu".into(),
             scores: 60,
+            kernel_margin: None,
+            kernel_scores: 0,
         });
         let text = f.to_json();
         assert!(

@@ -82,8 +82,43 @@ const PLAIN_TERMS: [&str; 7] = [
     "resident_blocks_per_sm",
 ];
 
+/// The features that describe the kernel and its configuration, not the
+/// GPU or the models: what [`learn::Domain`] measures a row's distance to the
+/// training configurations on. Not the launch's size (blocks, instructions
+/// per warp): a known kernel on another problem size is still known.
+pub const KERNEL_FEATURES: [&str; 15] = [
+    "threads_per_block",
+    "registers_per_thread",
+    "shared_per_block_kib",
+    "simd_efficiency",
+    "mix_fp32",
+    "mix_int",
+    "mix_convert_sfu",
+    "mix_control",
+    "mix_global",
+    "mix_shared",
+    "mix_constant",
+    "mix_barrier",
+    "sectors_per_global_request",
+    "shared_conflict_ways",
+    "divergent_branch_share",
+];
+
+/// The columns of [`KERNEL_FEATURES`] in a row of [`feature_names`].
+pub fn kernel_feature_columns() -> Vec<usize> {
+    let names = feature_names();
+    KERNEL_FEATURES
+        .iter()
+        .filter_map(|k| names.iter().position(|n| n == k))
+        .collect()
+}
+
 /// The feature names, in the order of [`features`]' values.
 pub fn feature_names() -> Vec<String> {
+    // The kernel features sit where they always sat in the row (a model
+    // file lists its features in this order): the block's shape among the
+    // launch figures, the rest after the instructions per warp.
+    let (shape, character) = KERNEL_FEATURES.split_at(3);
     let mut n: Vec<String> = [
         "gpu_cc",
         "gpu_l1_shared_kib",
@@ -93,27 +128,16 @@ pub fn feature_names() -> Vec<String> {
         "gpu_shared_latency",
         "gpu_max_warps_per_sm",
         "ln_blocks",
-        "threads_per_block",
-        "registers_per_thread",
-        "shared_per_block_kib",
+    ]
+    .iter()
+    .chain(shape)
+    .chain(&[
         "occupancy",
         "active_blocks_per_sm",
         "ln_warp_instructions_per_warp",
-        "simd_efficiency",
-        "mix_fp32",
-        "mix_int",
-        "mix_convert_sfu",
-        "mix_control",
-        "mix_global",
-        "mix_shared",
-        "mix_constant",
-        "mix_barrier",
-        "sectors_per_global_request",
-        "shared_conflict_ways",
-        "divergent_branch_share",
-        "ln_timing_seconds",
-    ]
-    .iter()
+    ])
+    .chain(character)
+    .chain(&["ln_timing_seconds"])
     .map(|s| s.to_string())
     .collect();
     n.extend(LIMITS.iter().map(|l| format!("timing_limit:{l}")));
@@ -331,6 +355,7 @@ pub fn predict_with(
     breakdown.insert("low_seconds".to_string(), to_seconds(p.low));
     breakdown.insert("high_seconds".to_string(), to_seconds(p.high));
     breakdown.insert("factor_on_timing".to_string(), seconds / t.seconds);
+    breakdown.insert("familiarity".to_string(), p.familiarity);
     for &i in &top {
         breakdown.insert(format!("contribution:{}", file.features[i]), contrib[i]);
     }
@@ -339,8 +364,24 @@ pub fn predict_with(
         .take(3)
         .map(|&i| format!("{} ({:+.2})", file.features[i], contrib[i]))
         .collect();
+    // A row far from every training configuration gets less of the
+    // correction (learn::Domain): say so, since the factor alone would read
+    // as the trees' verdict.
+    let kept = if p.familiarity < 1.0 {
+        let nearest = file
+            .domain
+            .as_ref()
+            .map_or("", |d| d.nearest(&x).1)
+            .to_string();
+        format!(
+            "; {:.0} % of the correction kept (nearest trained kernel {nearest})",
+            100.0 * p.familiarity
+        )
+    } else {
+        String::new()
+    };
     let bottleneck = format!(
-        "timing x {:.2} ({} {:.2} to {:.2}); moved most by {}",
+        "timing x {:.2} ({} {:.2} to {:.2}); moved most by {}{kept}",
         seconds / t.seconds,
         if file.interval.is_some() {
             "interval"

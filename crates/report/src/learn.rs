@@ -52,8 +52,27 @@ pub fn trained(file: &ModelFile, target: Target, out: &Path) -> String {
                 100.0 * c.coverage,
                 c.scores
             );
+            if let Some(k) = c.kernel_margin {
+                let _ = writeln!(
+                    text,
+                    "          x{:.3} each way for a kernel unlike every trained one (familiarity 0), sized on {} configurations predicted without their kernel",
+                    k.exp(),
+                    c.kernel_scores
+                );
+            }
         }
         None => text.push_str("interval: the members' range (not calibrated)\n"),
+    }
+    if let Some(d) = &file.domain {
+        let _ = writeln!(
+            text,
+            "domain: {} points of {} kernels on {} kernel features; the whole correction within {:.3}, none beyond {:.3} (RMS of standardised differences)",
+            d.points.len(),
+            d.kernels.len(),
+            d.features.len(),
+            d.near,
+            d.far
+        );
     }
     text
 }
@@ -78,13 +97,13 @@ fn transferred(ratios: &[(String, f64)]) -> String {
 /// One Markdown table per hold-out: learned beside timing, per dataset.
 pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
     let mut t = format!(
-        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | learned best ratio, pessimistic | timing best ratio | learned pred/meas | timing pred/meas | interval coverage % | interval width | transferred best |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "\n### Held out by {}\n\n| held out | GPU | kernel | trained on | scored | learned MAPE % | timing MAPE % | learned Spearman | timing Spearman | learned best ratio | learned best ratio, pessimistic | timing best ratio | learned pred/meas | timing pred/meas | interval coverage % | interval width | transferred best | familiarity |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n",
         hold.name()
     );
     for f in folds {
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.0} | {:.2} | {} |",
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.0} | {:.2} | {} | {:.2} |",
             f.held_out,
             f.gpu,
             f.kernel,
@@ -101,7 +120,8 @@ pub fn folds(hold: HoldOut, folds: &[FoldScore]) -> String {
             f.timing.median_ratio,
             100.0 * f.interval_coverage,
             f.interval_width,
-            transferred(&f.transferred)
+            transferred(&f.transferred),
+            f.familiarity
         );
     }
     t
@@ -134,6 +154,7 @@ mod tests {
             interval_coverage: 0.4,
             interval_width: 1.5,
             transferred,
+            familiarity: 0.25,
         };
         let text = folds(HoldOut::Gpu, &[fold]);
         assert!(text.contains("### Held out by gpu"), "{text}");

@@ -265,6 +265,9 @@ pub struct TrainOptions {
     /// The split file, as recorded in the model file.
     pub split: String,
     pub weighting: Weighting,
+    /// Shrink the correction of rows far from every training configuration
+    /// ([`learn::Domain`]).
+    pub domain: bool,
 }
 
 impl Default for TrainOptions {
@@ -275,6 +278,7 @@ impl Default for TrainOptions {
             members: 5,
             split: "data/split.toml".to_string(),
             weighting: Weighting::DataFile,
+            domain: true,
         }
     }
 }
@@ -311,13 +315,25 @@ pub fn train(samples: &[Sample], opts: &TrainOptions) -> Result<ModelFile, Learn
         kernels: set(|s| &s.kernel),
         weighting: opts.weighting.name().to_string(),
     };
-    Ok(ModelFile::new(
+    let mut file = ModelFile::new(
         opts.target,
         models::learned::feature_names(),
         opts.params.clone(),
         training,
         members,
-    ))
+    );
+    if opts.target == Target::Correction && opts.domain {
+        let kernels: Vec<&str> = samples.iter().map(|s| s.kernel.as_str()).collect();
+        let configs: Vec<&str> = samples.iter().map(|s| s.config.as_str()).collect();
+        file.domain = learn::Domain::build(
+            &x,
+            &kernels,
+            &configs,
+            &file.features,
+            &models::learned::kernel_feature_columns(),
+        );
+    }
+    Ok(file)
 }
 
 /// Seconds the model file predicts for a sample: the members' mean, and
@@ -414,6 +430,10 @@ pub struct FoldScore {
     /// The transferred-best baseline, one ratio per other GPU with samples
     /// of this kernel ([`transferred_best`]), in GPU order.
     pub transferred: Vec<(String, f64)>,
+    /// Mean over the scored configurations of the share of the correction
+    /// kept ([`learn::Domain`]; 1: every one as close to the training
+    /// configurations as they are to each other, 0: none).
+    pub familiarity: f64,
 }
 
 /// The transferred-best baseline for the configurations `set` of one GPU
@@ -450,7 +470,7 @@ pub fn transferred_best(samples: &[Sample], set: &[&Sample]) -> Vec<(String, f64
 
 /// Hold out each GPU (or kernel) in turn: train on the development part of
 /// the rest, score the held-out one's `part`, per (GPU, kernel). `oof` are
-/// the interval's scores ([`calibration::out_of_fold`] of the development
+/// the interval's scores ([`calibration::out_of_folds`] of the development
 /// samples, made once for both hold-outs); a fold's interval is calibrated
 /// without those of its own GPU or kernel.
 pub fn cross_validate(
@@ -458,7 +478,7 @@ pub fn cross_validate(
     hold_out: HoldOut,
     part: Part,
     opts: &TrainOptions,
-    oof: &[calibration::OutOfFold],
+    oof: &calibration::OutOfFolds,
 ) -> Result<Vec<FoldScore>, LearningError> {
     let groups: BTreeSet<&str> = samples.iter().map(|s| hold_out.key(s)).collect();
     let mut out = Vec::new();
@@ -516,6 +536,11 @@ pub fn cross_validate(
                     interval_coverage: coverage.unwrap_or(0.0),
                     interval_width: width.unwrap_or(1.0),
                     transferred: transferred_best(samples, &set),
+                    familiarity: set
+                        .iter()
+                        .map(|s| file.familiarity(&s.features))
+                        .sum::<f64>()
+                        / set.len() as f64,
                 });
             }
         }
@@ -591,13 +616,13 @@ mod tests {
     }
 
     /// The interval's scores of the development samples of `all`.
-    fn oof_of(all: &[Sample], opts: &TrainOptions) -> Vec<calibration::OutOfFold> {
+    fn oof_of(all: &[Sample], opts: &TrainOptions) -> calibration::OutOfFolds {
         let dev: Vec<Sample> = all
             .iter()
             .filter(|s| s.part == Part::Development)
             .cloned()
             .collect();
-        calibration::out_of_fold(&dev, opts).expect("out of fold")
+        calibration::out_of_folds(&dev, opts).expect("out of fold")
     }
 
     /// Default options with `trees` trees per member.
@@ -706,8 +731,9 @@ mod tests {
             members: 2,
             ..with_trees(10)
         };
-        let one = calibration::out_of_fold_on(&dev, &opts, 1).expect("one thread");
-        let three = calibration::out_of_fold_on(&dev, &opts, 3).expect("three threads");
+        let one = calibration::out_of_fold_on(&dev, &opts, HoldOut::Gpu, 1).expect("one thread");
+        let three =
+            calibration::out_of_fold_on(&dev, &opts, HoldOut::Gpu, 3).expect("three threads");
         assert_eq!(one, three);
         // One score per development sample, each of a GPU held out.
         assert_eq!(one.len(), dev.len());
@@ -741,5 +767,70 @@ mod tests {
         let by_gpu = cross_validate(&all, HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
         assert_eq!(by_gpu.len(), 6);
         assert!(by_gpu.iter().all(|f| f.trained_on == 112));
+    }
+
+    /// Three kernels: k1 and k2 alike ([`samples`]), k3 unlike both (all
+    /// shared-memory instructions, they none; its times follow the same
+    /// rule). Held out by kernel, k3 is as far from the others'
+    /// configurations as kernels are apart, so it keeps none of the
+    /// correction and is predicted as the timing model predicts it, while k1
+    /// and k2 keep it; held out by GPU, every configuration was trained on
+    /// (on the other GPUs) and keeps about all of it.
+    #[test]
+    fn an_unknown_kernel_gets_the_timing_models_time() {
+        let shared = models::learned::feature_names()
+            .iter()
+            .position(|n| n == "mix_shared")
+            .expect("mix_shared");
+        let mut all = samples();
+        let k3: Vec<Sample> = all
+            .iter()
+            .filter(|s| s.kernel == "k1")
+            .map(|s| {
+                let mut t = s.clone();
+                t.kernel = "k3".to_string();
+                t.data = t.data.replace("k1", "k3");
+                t.config = format!("k3 {}", t.config);
+                t.features[shared] = 1.0;
+                t
+            })
+            .collect();
+        all.extend(k3);
+        let opts = TrainOptions::default();
+        let oof = oof_of(&all, &opts);
+        let by_kernel =
+            cross_validate(&all, HoldOut::Kernel, Part::Check, &opts, &oof).expect("cv");
+        assert_eq!(by_kernel.len(), 9);
+        for f in &by_kernel {
+            if f.kernel == "k3" {
+                assert_eq!(f.familiarity, 0.0, "{f:?}");
+                assert_eq!(f.learned.mape, f.timing.mape, "{f:?}");
+            } else {
+                assert!(f.familiarity > 0.9, "{f:?}");
+                assert!(f.learned.mape < f.timing.mape, "{f:?}");
+            }
+        }
+        let by_gpu = cross_validate(&all, HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
+        for f in &by_gpu {
+            // Check configurations are not trained on; their features here
+            // differ by GPU, so they lie a little beyond `near`.
+            assert!(f.familiarity > 0.8, "{f:?}");
+            assert!(f.learned.mape < f.timing.mape, "{f:?}");
+        }
+        // Without the domain, k3 gets the whole correction.
+        let whole = TrainOptions {
+            domain: false,
+            ..TrainOptions::default()
+        };
+        let oof = oof_of(&all, &whole);
+        let by_kernel =
+            cross_validate(&all, HoldOut::Kernel, Part::Check, &whole, &oof).expect("cv");
+        assert!(by_kernel.iter().all(|f| f.familiarity == 1.0));
+        assert!(
+            by_kernel
+                .iter()
+                .filter(|f| f.kernel == "k3")
+                .all(|f| f.learned.mape != f.timing.mape)
+        );
     }
 }

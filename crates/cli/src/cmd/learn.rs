@@ -69,6 +69,13 @@ pub struct Args {
     /// or `row` (each configuration the same).
     #[arg(long, value_name = "W", default_value = "data-file")]
     pub weighting: String,
+    /// Give every row the whole correction, however far it is from the
+    /// training configurations (by default a row whose kernel features lie
+    /// as far from every training configuration as the training kernels lie
+    /// from each other gets the timing model's time: docs/validation/learned.md,
+    /// "Unknown kernels").
+    #[arg(long)]
+    pub no_domain: bool,
     /// Cross-validate (hold out each GPU, then each kernel) instead of
     /// training; prints Markdown tables and writes nothing.
     #[arg(long)]
@@ -111,6 +118,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         members: args.members,
         split: args.split.display().to_string(),
         weighting,
+        domain: !args.no_domain,
     };
     if args.cross_validate {
         let mut text = learn_report::samples_line(&samples, target, part);
@@ -120,7 +128,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .filter(|s| s.part == Part::Development)
             .cloned()
             .collect();
-        let oof = learning::calibration::out_of_fold(&dev, &opts).map_err(|e| CliError::of(&e))?;
+        let oof = learning::calibration::out_of_folds(&dev, &opts).map_err(|e| CliError::of(&e))?;
         for hold in [HoldOut::Gpu, HoldOut::Kernel] {
             let folds = learning::cross_validate(&samples, hold, part, &opts, &oof)
                 .map_err(|e| CliError::of(&e))?;
@@ -134,8 +142,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .collect();
     let mut file = learning::train(&dev, &opts).map_err(|e| CliError::of(&e))?;
     // The interval: each GPU's configurations predicted by a model trained
-    // without it (study::learning::calibration).
-    let oof = learning::calibration::out_of_fold(&dev, &opts).map_err(|e| CliError::of(&e))?;
+    // without it, and each kernel's by one trained without it (an unknown
+    // kernel's margin; study::learning::calibration).
+    let oof = learning::calibration::out_of_folds(&dev, &opts).map_err(|e| CliError::of(&e))?;
     file.interval = learning::calibration::calibrate(&oof, |_| true);
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use learn::Calibration;
 
 use super::LearningError;
-use super::{Sample, TrainOptions, train};
+use super::{HoldOut, Sample, TrainOptions, train};
 
 /// The share of held-out configurations the interval is sized to hold.
 pub const COVERAGE: f64 = 0.9;
@@ -35,6 +35,24 @@ pub struct OutOfFold {
     pub half_range: f64,
 }
 
+/// The development configurations predicted by models trained without
+/// their GPU (the interval of a configuration like the trained ones) and
+/// without their kernel (the interval of an unknown kernel's).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OutOfFolds {
+    pub by_gpu: Vec<OutOfFold>,
+    pub by_kernel: Vec<OutOfFold>,
+}
+
+/// [`out_of_fold`] holding out each GPU, then each kernel.
+pub fn out_of_folds(samples: &[Sample], opts: &TrainOptions) -> Result<OutOfFolds, LearningError> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(OutOfFolds {
+        by_gpu: out_of_fold_on(samples, opts, HoldOut::Gpu, workers)?,
+        by_kernel: out_of_fold_on(samples, opts, HoldOut::Kernel, workers)?,
+    })
+}
+
 /// Hold out each GPU of `samples` (all development) in turn, train on the
 /// rest with `opts` and predict the held-out GPU's configurations: one
 /// [`OutOfFold`] per sample, in GPU then sample order. The GPUs run on
@@ -45,24 +63,29 @@ pub fn out_of_fold(
     opts: &TrainOptions,
 ) -> Result<Vec<OutOfFold>, LearningError> {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    out_of_fold_on(samples, opts, workers)
+    out_of_fold_on(samples, opts, HoldOut::Gpu, workers)
 }
 
-/// [`out_of_fold`] on `workers` threads.
+/// [`out_of_fold`] holding out each GPU or each kernel, on `workers` threads.
 pub(super) fn out_of_fold_on(
     samples: &[Sample],
     opts: &TrainOptions,
+    hold: HoldOut,
     workers: usize,
 ) -> Result<Vec<OutOfFold>, LearningError> {
     let weights = opts.weighting.weights(samples);
     let gpus: Vec<&str> = samples
         .iter()
-        .map(|s| s.gpu.as_str())
+        .map(|s| hold.key(s))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
     let fold = |gpu: &str| -> Result<Vec<OutOfFold>, LearningError> {
-        let rest: Vec<Sample> = samples.iter().filter(|s| s.gpu != gpu).cloned().collect();
+        let rest: Vec<Sample> = samples
+            .iter()
+            .filter(|s| hold.key(s) != gpu)
+            .cloned()
+            .collect();
         if rest.is_empty() {
             return Ok(Vec::new());
         }
@@ -70,7 +93,7 @@ pub(super) fn out_of_fold_on(
         Ok(samples
             .iter()
             .zip(&weights)
-            .filter(|(s, _)| s.gpu == gpu)
+            .filter(|(s, _)| hold.key(s) == gpu)
             .map(|(s, &weight)| {
                 // A freshly trained file has no calibration: its interval
                 // is the members' range.
@@ -126,22 +149,30 @@ pub(super) fn out_of_fold_on(
 
 /// The calibration from the out-of-fold configurations `keep` admits
 /// (cross-validation leaves out those of the GPU or kernel it scores), or
-/// `None` when none is admitted.
-pub fn calibrate(oof: &[OutOfFold], keep: impl Fn(&OutOfFold) -> bool) -> Option<Calibration> {
-    let scores: Vec<(f64, f64)> = oof
-        .iter()
-        .filter(|o| keep(o))
-        .map(|o| (o.error - o.half_range, o.weight))
-        .collect();
-    if scores.is_empty() {
+/// `None` when none is admitted: the margin from those predicted without
+/// their GPU, the unknown kernel's margin from those predicted without
+/// their kernel (none when there are none).
+pub fn calibrate(oof: &OutOfFolds, keep: impl Fn(&OutOfFold) -> bool) -> Option<Calibration> {
+    let scores = |rows: &[OutOfFold]| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter(|o| keep(o))
+            .map(|o| (o.error - o.half_range, o.weight))
+            .collect()
+    };
+    let by_gpu = scores(&oof.by_gpu);
+    if by_gpu.is_empty() {
         return None;
     }
-    let n = scores.len();
+    let by_kernel = scores(&oof.by_kernel);
+    let n = by_gpu.len();
+    let k = by_kernel.len();
     Some(Calibration {
         coverage: COVERAGE,
-        margin: round6(weighted_quantile(scores, COVERAGE)),
+        margin: round6(weighted_quantile(by_gpu, COVERAGE)),
         held_out: "gpu".to_string(),
         scores: n,
+        kernel_margin: (k > 0).then(|| round6(weighted_quantile(by_kernel, COVERAGE))),
+        kernel_scores: k,
     })
 }
 
@@ -205,21 +236,42 @@ mod tests {
         // Ten configurations, errors 1..10 beyond a half-range of 1: 90 % of
         // the scores (0..9) are at most 8.
         let rows: Vec<OutOfFold> = (1..=10).map(|e| oof("a", f64::from(e), 1.0)).collect();
-        let c = calibrate(&rows, |_| true).expect("calibrated");
+        let by_gpu = |rows: &[OutOfFold]| OutOfFolds {
+            by_gpu: rows.to_vec(),
+            by_kernel: Vec::new(),
+        };
+        let c = calibrate(&by_gpu(&rows), |_| true).expect("calibrated");
         assert_eq!(c.margin, 8.0);
         assert_eq!(c.scores, 10);
+        assert_eq!(c.kernel_margin, None);
         // The interval is the margin plus the prediction's own half-range.
-        assert_eq!(c.interval(0.0, -1.0, 1.0), (-9.0, 9.0));
-        assert_eq!(c.interval(0.5, 0.5, 0.5), (-7.5, 8.5));
+        assert_eq!(c.interval(0.0, -1.0, 1.0, 1.0), (-9.0, 9.0));
+        assert_eq!(c.interval(0.5, 0.5, 0.5, 1.0), (-7.5, 8.5));
+        // Without an unknown kernel's margin, familiarity changes nothing.
+        assert_eq!(c.interval(0.5, 0.5, 0.5, 0.0), (-7.5, 8.5));
         // It never turns inside out.
         let tight = Calibration {
             margin: -2.0,
             ..c.clone()
         };
-        assert_eq!(tight.interval(1.0, 0.0, 2.0), (1.0, 1.0));
+        assert_eq!(tight.interval(1.0, 0.0, 2.0, 1.0), (1.0, 1.0));
         // Leaving rows out changes the margin; leaving all out gives none.
-        let c = calibrate(&rows, |o| o.error <= 5.0).expect("calibrated");
+        let c = calibrate(&by_gpu(&rows), |o| o.error <= 5.0).expect("calibrated");
         assert_eq!(c.margin, 4.0);
-        assert!(calibrate(&rows, |o| o.gpu == "b").is_none());
+        assert!(calibrate(&by_gpu(&rows), |o| o.gpu == "b").is_none());
+        // Scores of kernels held out size the unknown kernel's margin; a
+        // row's margin goes from one to the other with its familiarity.
+        let both = OutOfFolds {
+            by_gpu: rows.clone(),
+            by_kernel: (1..=10).map(|e| oof("a", f64::from(2 * e), 0.0)).collect(),
+        };
+        let c = calibrate(&both, |_| true).expect("calibrated");
+        assert_eq!(
+            (c.margin, c.kernel_margin, c.kernel_scores),
+            (8.0, Some(18.0), 10)
+        );
+        assert_eq!(c.interval(0.0, 0.0, 0.0, 1.0), (-8.0, 8.0));
+        assert_eq!(c.interval(0.0, 0.0, 0.0, 0.0), (-18.0, 18.0));
+        assert_eq!(c.interval(0.0, 0.0, 0.0, 0.5), (-13.0, 13.0));
     }
 }
