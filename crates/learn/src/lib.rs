@@ -282,12 +282,16 @@ impl ModelFile {
         serde_json::to_string(self).unwrap_or_default() + "\n"
     }
 
-    /// The share of the correction kept for `x`: [`Domain::weight`] for a
-    /// `correction` file with a domain, else 1.
-    pub fn familiarity(&self, x: &[f64]) -> f64 {
+    /// The share of the correction kept for `x` ([`Domain::weight`]) and
+    /// the trained kernel nearest to it, for a `correction` file with a
+    /// domain; else 1 and none.
+    pub fn familiarity(&self, x: &[f64]) -> (f64, Option<&str>) {
         match (&self.domain, self.target) {
-            (Some(d), Target::Correction) => d.weight(x),
-            _ => 1.0,
+            (Some(d), Target::Correction) => {
+                let (distance, kernel) = d.nearest(x);
+                (d.weight_at(distance), Some(kernel))
+            }
+            _ => (1.0, None),
         }
     }
 
@@ -295,7 +299,12 @@ impl ModelFile {
     /// correction scaled by [`ModelFile::familiarity`] (a far row's interval
     /// is the calibrated margin around the timing model's time).
     pub fn predict(&self, x: &[f64]) -> EnsemblePrediction {
-        let w = self.familiarity(x);
+        self.predict_at(x, self.familiarity(x).0)
+    }
+
+    /// [`ModelFile::predict`] for a row whose familiarity is known.
+    pub fn predict_at(&self, x: &[f64], familiarity: f64) -> EnsemblePrediction {
+        let w = familiarity;
         let preds: Vec<f64> = self.members.iter().map(|m| w * m.predict(x)).collect();
         let n = preds.len().max(1) as f64;
         let mean = preds.iter().sum::<f64>() / n;
@@ -313,10 +322,10 @@ impl ModelFile {
         }
     }
 
-    /// Per-feature contributions to [`ModelFile::predict`]'s mean (the
-    /// members' mean of [`Booster::contributions`], times the row's
-    /// [`ModelFile::familiarity`]), with the bias.
-    pub fn contributions(&self, x: &[f64]) -> (f64, Vec<f64>) {
+    /// Per-feature contributions to [`ModelFile::predict_at`]'s mean for a
+    /// row of that `familiarity` (the members' mean of
+    /// [`Booster::contributions`], times the familiarity), with the bias.
+    pub fn contributions(&self, x: &[f64], familiarity: f64) -> (f64, Vec<f64>) {
         let k = self.features.len();
         let mut bias = 0.0;
         let mut c = vec![0.0; k];
@@ -327,11 +336,8 @@ impl ModelFile {
                 *s += v;
             }
         }
-        let n = self.members.len().max(1) as f64 / self.familiarity(x);
-        if !n.is_finite() {
-            return (0.0, vec![0.0; k]);
-        }
-        (bias / n, c.into_iter().map(|v| v / n).collect())
+        let scale = familiarity / self.members.len().max(1) as f64;
+        (bias * scale, c.into_iter().map(|v| v * scale).collect())
     }
 }
 
@@ -429,9 +435,11 @@ mod tests {
     #[test]
     fn contributions_add_up_to_the_mean() {
         let (f, x) = file();
-        let (bias, c) = f.contributions(&x[5]);
-        let mean = f.predict(&x[5]).mean;
-        assert!((bias + c.iter().sum::<f64>() - mean).abs() < 1e-9);
+        for w in [1.0, 0.5, 0.0] {
+            let (bias, c) = f.contributions(&x[5], w);
+            let mean = f.predict_at(&x[5], w).mean;
+            assert!((bias + c.iter().sum::<f64>() - mean).abs() < 1e-9, "{w}");
+        }
     }
 
     #[test]

@@ -328,7 +328,8 @@ pub fn predict_with(
     occ: &Occupancy,
 ) -> Result<Prediction, ModelError> {
     let (x, t) = features(profile, gpu, occ)?;
-    let p = file.predict(&x);
+    let (familiarity, nearest) = file.familiarity(&x);
+    let p = file.predict_at(&x, familiarity);
     let to_seconds = |v: f64| match file.target {
         Target::Correction => t.seconds * v.exp(),
         Target::LogTime => v.exp(),
@@ -337,7 +338,7 @@ pub fn predict_with(
     if !(seconds.is_finite() && seconds > 0.0) {
         return Err(invalid(NAME, format!("predicted time {seconds} s")));
     }
-    let (_, contrib) = file.contributions(&x);
+    let (_, contrib) = file.contributions(&x, familiarity);
     let mut order: Vec<usize> = (0..contrib.len()).collect();
     order.sort_by(|&a, &b| {
         contrib[b]
@@ -367,18 +368,12 @@ pub fn predict_with(
     // A row far from every training configuration gets less of the
     // correction (learn::Domain): say so, since the factor alone would read
     // as the trees' verdict.
-    let kept = if p.familiarity < 1.0 {
-        let nearest = file
-            .domain
-            .as_ref()
-            .map_or("", |d| d.nearest(&x).1)
-            .to_string();
-        format!(
-            "; {:.0} % of the correction kept (nearest trained kernel {nearest})",
-            100.0 * p.familiarity
-        )
-    } else {
-        String::new()
+    let kept = match nearest {
+        Some(kernel) if familiarity < 1.0 => format!(
+            "; {:.0} % of the correction kept (nearest trained kernel {kernel})",
+            100.0 * familiarity
+        ),
+        _ => String::new(),
     };
     let bottleneck = format!(
         "timing x {:.2} ({} {:.2} to {:.2}); moved most by {}{kept}",

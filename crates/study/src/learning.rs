@@ -538,7 +538,7 @@ pub fn cross_validate(
                     transferred: transferred_best(samples, &set),
                     familiarity: set
                         .iter()
-                        .map(|s| file.familiarity(&s.features))
+                        .map(|s| file.familiarity(&s.features).0)
                         .sum::<f64>()
                         / set.len() as f64,
                 });

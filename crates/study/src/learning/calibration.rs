@@ -44,7 +44,8 @@ pub struct OutOfFolds {
     pub by_kernel: Vec<OutOfFold>,
 }
 
-/// [`out_of_fold`] holding out each GPU, then each kernel.
+/// [`out_of_fold_on`] holding out each GPU, then each kernel, on the
+/// available cores.
 pub fn out_of_folds(samples: &[Sample], opts: &TrainOptions) -> Result<OutOfFolds, LearningError> {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     Ok(OutOfFolds {
@@ -53,20 +54,11 @@ pub fn out_of_folds(samples: &[Sample], opts: &TrainOptions) -> Result<OutOfFold
     })
 }
 
-/// Hold out each GPU of `samples` (all development) in turn, train on the
-/// rest with `opts` and predict the held-out GPU's configurations: one
-/// [`OutOfFold`] per sample, in GPU then sample order. The GPUs run on
-/// worker threads; each fold is trained and predicted alone, so the result
-/// does not depend on how many there are.
-pub fn out_of_fold(
-    samples: &[Sample],
-    opts: &TrainOptions,
-) -> Result<Vec<OutOfFold>, LearningError> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    out_of_fold_on(samples, opts, HoldOut::Gpu, workers)
-}
-
-/// [`out_of_fold`] holding out each GPU or each kernel, on `workers` threads.
+/// Hold out each GPU (or kernel) of `samples` (all development) in turn,
+/// train on the rest with `opts` and predict the held-out one's
+/// configurations: one [`OutOfFold`] per sample, in GPU (kernel) then sample
+/// order. The folds run on `workers` threads; each is trained and predicted
+/// alone, so the result does not depend on how many there are.
 pub(super) fn out_of_fold_on(
     samples: &[Sample],
     opts: &TrainOptions,
