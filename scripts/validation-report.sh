@@ -33,6 +33,12 @@
 #                  or folder (default docs/validation/profiles-pnpoly.tar.xz;
 #                  `none`: no pnpoly rows); scripts/pnpoly-profiles.sh
 #                  emulates it (every configuration in about half an hour)
+#   DEDISP_PROFILES= the dedispersion rows of the RTX A4000 and RTX A6000:
+#                  rescored from this archive or folder (default
+#                  docs/validation/profiles-dedispersion.tar.xz, 2,000
+#                  configurations per GPU emulated with a work budget by
+#                  scripts/dedisp-profiles.sh; `none`: DEDISP_SAMPLE
+#                  configurations emulated or rescored like the convolution's)
 #   KTCONV_PROFILES= the whole-space rows of Kernel Tuner's convolution: the
 #                  GPUs its settings.txt lists (GPUS=) are rescored from this
 #                  archive or folder, every configuration (default
@@ -52,6 +58,8 @@ gemm_profiles=${GEMM_PROFILES:-}
 pnpoly_profiles=${PNPOLY_PROFILES:-}
 [ "$pnpoly_profiles" = none ] || pnpoly_profiles=$(absolute "$pnpoly_profiles")
 ktconv_profiles=${KTCONV_PROFILES:-}
+dedisp_profiles=${DEDISP_PROFILES:-}
+[ "$dedisp_profiles" = none ] || dedisp_profiles=$(absolute "$dedisp_profiles")
 [ "$ktconv_profiles" = none ] || ktconv_profiles=$(absolute "$ktconv_profiles")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -137,6 +145,18 @@ if [ -n "$pnpoly_dir" ]; then
     exit 1
   fi
 fi
+dedisp_dir=$(extra_dir dedispersion "$dedisp_profiles")
+if [ -n "$dedisp_dir" ]; then
+  dedisp_archive_sample=$(folder_setting "$dedisp_dir" DEDISP_SAMPLE)
+  dedisp_seed=$(folder_setting "$dedisp_dir" SEED)
+  dedisp_ctas=$(folder_setting "$dedisp_dir" CTAS)
+  dedisp_budget=$(folder_setting "$dedisp_dir" BUDGET)
+  dedisp_from=$(folder_from "$dedisp_dir")
+  if [ -z "$dedisp_archive_sample" ] || [ -z "$dedisp_seed" ] || [ -z "$dedisp_ctas" ] || [ -z "$dedisp_budget" ]; then
+    echo "DEDISP_PROFILES=$dedisp_profiles: its settings.txt must say \"settings: DEDISP_SAMPLE=N|all SEED=S CTAS=K BUDGET=B\" (scripts/dedisp-profiles.sh)" >&2
+    exit 1
+  fi
+fi
 ktconv_dir=$(extra_dir kt-convolution "$ktconv_profiles")
 ktconv_gpus=""
 if [ -n "$ktconv_dir" ]; then
@@ -165,7 +185,9 @@ pnpoly_unpacked=""
 [ "$pnpoly_dir" = "$pnpoly_profiles" ] || pnpoly_unpacked=$pnpoly_dir
 ktconv_unpacked=""
 [ "$ktconv_dir" = "$ktconv_profiles" ] || ktconv_unpacked=$ktconv_dir
-trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"} ${ktconv_unpacked:+"$ktconv_unpacked"}' EXIT
+dedisp_unpacked=""
+[ "$dedisp_dir" = "$dedisp_profiles" ] || dedisp_unpacked=$dedisp_dir
+trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"} ${ktconv_unpacked:+"$ktconv_unpacked"} ${dedisp_unpacked:+"$dedisp_unpacked"}' EXIT
 rm -rf "$plots"
 mkdir -p "$plots"
 
@@ -239,6 +261,14 @@ for entry in "${datasets[@]}"; do
   if [ "$kind" = pnpoly ]; then
     n_sample=$pnpoly_sample; n_seed=$pnpoly_seed; n_ctas=$pnpoly_ctas
   fi
+  # The ground truth's dedispersion from its own archive (not the H100's).
+  archived_dedisp=0
+  case $file in dedispersion/*) if [ -n "$dedisp_dir" ]; then archived_dedisp=1; fi ;; esac
+  budget_args=()
+  if [ "$archived_dedisp" = 1 ]; then
+    n_sample=$dedisp_archive_sample; n_seed=$dedisp_seed; n_ctas=$dedisp_ctas
+    budget_args=(--work-budget "$dedisp_budget")
+  fi
   whole_conv=0
   case $file in kt-convolution/*) if ktconv_has "$gpu"; then whole_conv=1; fi ;; esac
   if [ "$whole_conv" = 1 ]; then
@@ -251,12 +281,12 @@ for entry in "${datasets[@]}"; do
   echo "validation-report: $file on $gpu (--sample $n_sample)" >&2
   # The command as written in the report: paths relative to the repository,
   # the data folder as ../shared/data/groundtruth.
-  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu${shown_sample:+ $shown_sample} --sample-ctas $n_ctas --jobs $jobs --svg $plots --markdown SECTION.md"
+  shown="ptxperf validate $experiment --data $shown_path --gpu $gpu${shown_sample:+ $shown_sample} --sample-ctas $n_ctas${budget_args[*]:+ ${budget_args[*]}} --jobs $jobs --svg $plots --markdown SECTION.md"
   reuse=()
   # Scatter plots, except of the GEMM's thousands of points (200 KB per model
   # and GPU; its section has the figures).
   svg=(--svg "$plots")
-  if [ "$kind" = gemm ] || [ "$kind" = pnpoly ] || [ "$whole_conv" = 1 ]; then
+  if [ "$kind" = gemm ] || [ "$kind" = pnpoly ] || [ "$whole_conv" = 1 ] || [ "$archived_dedisp" = 1 ]; then
     svg=()
     shown=${shown/ --svg $plots/}
     if [ "$kind" = gemm ]; then
@@ -265,6 +295,9 @@ for entry in "${datasets[@]}"; do
     elif [ "$whole_conv" = 1 ]; then
       reuse=(--profiles "$ktconv_dir")
       shown="$shown --profiles KTCONV_PROFILES"
+    elif [ "$archived_dedisp" = 1 ]; then
+      reuse=(--profiles "$dedisp_dir")
+      shown="$shown --profiles DEDISP_PROFILES"
     else
       reuse=(--profiles "$pnpoly_dir")
       shown="$shown --profiles PNPOLY_PROFILES"
@@ -277,7 +310,7 @@ for entry in "${datasets[@]}"; do
   fi
   # stdout: the JSON (every figure unrounded) behind the summary table.
   if ! "$bin" validate "$experiment" --data "$path" --gpu "$gpu" ${sample_args[@]+"${sample_args[@]}"} \
-      --sample-ctas "$n_ctas" --jobs "$jobs" "${svg[@]}" --markdown "$section" --quiet --json "${reuse[@]}" \
+      --sample-ctas "$n_ctas" ${budget_args[@]+"${budget_args[@]}"} --jobs "$jobs" "${svg[@]}" --markdown "$section" --quiet --json "${reuse[@]}" \
       >"$tmp/$n.json" 2>"$tmp/$n.err"; then
     printf '## %s on %s\n\n```\n%s\n```\n\nFailed:\n\n```\n%s\n```\n' "$file" "$gpu" "$shown" "$(cat "$tmp/$n.err")" >"$section"
     printf '%s\t%s\t-\n' "${file%%.*}" "$kind" >>"$tmp/summary.list"
@@ -306,16 +339,16 @@ for entry in "${datasets[@]}"; do
     done
   fi
   # Replace the machine-specific command line by the portable one.
-  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" "$ktconv_dir" <<'EOF'
+  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" "$ktconv_dir" "$dedisp_dir" <<'EOF'
 import sys
-path, shown, root, profiles, gemm, pnpoly, ktconv = sys.argv[1:8]
+path, shown, root, profiles, gemm, pnpoly, ktconv, dedisp = sys.argv[1:9]
 text = open(path).read()
 # The saved profiles' folder is this machine's: name it as the command does.
 # (Failures cite a profile's path: named the same way.)
 if profiles:
     text = text.replace("rescored from " + profiles, "rescored from PROFILES")
     text = text.replace(profiles.rstrip("/") + "/", "PROFILES/")
-for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES"), (ktconv, "KTCONV_PROFILES")):
+for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES"), (ktconv, "KTCONV_PROFILES"), (dedisp, "DEDISP_PROFILES")):
     if folder:
         text = text.replace("rescored from " + folder, "rescored from " + name)
         text = text.replace(folder.rstrip("/") + "/", name + "/")
@@ -384,6 +417,13 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     [ "$pnpoly_sample" != all ] || what="every configuration"
     echo "The pnpoly rows ($what, $pnpoly_ctas CTAs) are always rescored from"
     echo "\`profiles-pnpoly.tar.xz\` beside this file (PNPOLY_PROFILES), emulated at $pnpoly_from by \`scripts/pnpoly-profiles.sh\`."
+  fi
+  if [ -n "$dedisp_dir" ]; then
+    what="$dedisp_archive_sample configurations per GPU, seed $dedisp_seed"
+    [ "$dedisp_archive_sample" != all ] || what="every configuration"
+    echo "The dedispersion rows of the RTX A4000 and RTX A6000 ($what, $dedisp_ctas CTAs, at most $dedisp_budget warp instructions of"
+    echo "working CTAs per configuration: \`--work-budget\`, docs/speed.md \"Huge grids\") are always rescored from"
+    echo "\`profiles-dedispersion.tar.xz\` beside this file (DEDISP_PROFILES), emulated at $dedisp_from by \`scripts/dedisp-profiles.sh\`."
   fi
   if [ -n "$ktconv_gpus" ]; then
     echo "The Kernel Tuner convolution rows of ${ktconv_gpus//,/, } (every configuration, $ktconv_ctas CTAs) are always rescored from"

@@ -1,6 +1,7 @@
 //! `ptxperf learn` on the committed profiles (the validation report's
 //! archives: docs/validation/profiles-kt-convolution.tar.xz,
-//! profiles.tar.xz, profiles-gemm.tar.xz and profiles-pnpoly.tar.xz):
+//! profiles-dedispersion.tar.xz, profiles.tar.xz, profiles-gemm.tar.xz and
+//! profiles-pnpoly.tar.xz):
 //! training twice on a small fixture (the H100 data of data/measured, in the
 //! repository) writes the same bytes, the committed model file is what
 //! training gives today (with the shared ground truth beside the
@@ -32,11 +33,14 @@ fn profiles(tag: &str) -> PathBuf {
 }
 
 /// The report's archives of the whole-space convolution, GEMM and pnpoly
-/// rows, which train the committed model beside `profiles.tar.xz`
-/// (docs/validation/learned.md). The whole-space convolution comes first: a
+/// rows and the dedispersion's 2,000 configurations, which train the
+/// committed model beside `profiles.tar.xz` (docs/validation/learned.md).
+/// The whole-space convolution and the dedispersion come first: a
 /// configuration's profile is read from the first folder that has it, and
-/// its profiles are the newer (emulated with the neighbour warm-up).
+/// each of the two archives was emulated alike throughout (the neighbour
+/// warm-up; the work budget).
 const KTCONV_ARCHIVE: &str = "docs/validation/profiles-kt-convolution.tar.xz";
+const DEDISP_ARCHIVE: &str = "docs/validation/profiles-dedispersion.tar.xz";
 const GEMM_ARCHIVE: &str = "docs/validation/profiles-gemm.tar.xz";
 const PNPOLY_ARCHIVE: &str = "docs/validation/profiles-pnpoly.tar.xz";
 
@@ -186,6 +190,7 @@ fn the_committed_model_is_what_training_gives() {
     }
     let dir = profiles("committed");
     let ktconv = common::unpacked_archive(KTCONV_ARCHIVE, "learn-committed-kt-convolution");
+    let dedisp = common::unpacked_archive(DEDISP_ARCHIVE, "learn-committed-dedispersion");
     let gemm = common::unpacked_archive(GEMM_ARCHIVE, "learn-committed-gemm");
     let pnpoly = common::unpacked_archive(PNPOLY_ARCHIVE, "learn-committed-pnpoly");
     let out = dir.join("model.json");
@@ -194,6 +199,8 @@ fn the_committed_model_is_what_training_gives() {
         "data/learned/sources.toml",
         "--profiles",
         ktconv.to_str().expect("utf-8"),
+        "--profiles",
+        dedisp.to_str().expect("utf-8"),
         "--profiles",
         dir.to_str().expect("utf-8"),
         "--profiles",
@@ -208,7 +215,7 @@ fn the_committed_model_is_what_training_gives() {
     let committed = std::fs::read(root().join("data/learned/model.json")).expect("committed model");
     assert!(
         trained == committed,
-        "data/learned/model.json is not what `ptxperf learn data/learned/sources.toml --profiles <{KTCONV_ARCHIVE} unpacked> --profiles <docs/validation/profiles.tar.xz unpacked> --profiles <{GEMM_ARCHIVE} unpacked> --profiles <{PNPOLY_ARCHIVE} unpacked>` gives: retrain and commit it"
+        "data/learned/model.json is not what `ptxperf learn data/learned/sources.toml --profiles <{KTCONV_ARCHIVE} unpacked> --profiles <{DEDISP_ARCHIVE} unpacked> --profiles <docs/validation/profiles.tar.xz unpacked> --profiles <{GEMM_ARCHIVE} unpacked> --profiles <{PNPOLY_ARCHIVE} unpacked>` gives: retrain and commit it"
     );
     // Every archive was read: the model's samples name every kernel, and
     // each data file weighs the same.

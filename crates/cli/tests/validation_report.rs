@@ -1,9 +1,10 @@
 //! The committed validation report against its committed inputs: rescoring
 //! the profiles of `docs/validation/profiles.tar.xz` (and, for the GEMM,
-//! pnpoly and whole-space convolution rows, of
-//! `docs/validation/profiles-gemm.tar.xz`,
-//! `docs/validation/profiles-pnpoly.tar.xz` and
-//! `docs/validation/profiles-kt-convolution.tar.xz`) with the models of this
+//! pnpoly, whole-space convolution and RTX A4000 / A6000 dedispersion rows,
+//! of `docs/validation/profiles-gemm.tar.xz`,
+//! `docs/validation/profiles-pnpoly.tar.xz`,
+//! `docs/validation/profiles-kt-convolution.tar.xz` and
+//! `docs/validation/profiles-dedispersion.tar.xz`) with the models of this
 //! build must give the figures of the report's summary table (the `timing`
 //! model's scored count, MAPE, Spearman, median predicted/measured and best
 //! ratio, to the digits printed), and the split's development and check
@@ -248,6 +249,21 @@ fn the_reports_summary_is_what_its_profiles_give() {
         "the summary has the two pnpoly rows: {rows:?}"
     );
 
+    let dedisp_dir = common::unpacked_archive(
+        "docs/validation/profiles-dedispersion.tar.xz",
+        "report-dedispersion",
+    );
+    let dedisp_settings = std::fs::read_to_string(dedisp_dir.join("settings.txt"))
+        .expect("dedispersion settings.txt");
+    // The ground truth's two dedispersion files (not the H100's, measured
+    // by this project and sampled like the convolution).
+    let archived_dedisp = |row: &Row| row.dataset.starts_with("dedispersion/");
+    assert_eq!(
+        rows.iter().filter(|r| archived_dedisp(r)).count(),
+        2,
+        "the summary has the two archived dedispersion rows: {rows:?}"
+    );
+
     let ktconv_dir = common::unpacked_archive(
         "docs/validation/profiles-kt-convolution.tar.xz",
         "report-kt-convolution",
@@ -288,6 +304,9 @@ fn the_reports_summary_is_what_its_profiles_give() {
         } else if pnpoly {
             let sample = setting(&pnpoly_settings, "PNPOLY_SAMPLE");
             (&pnpoly_dir, &pnpoly_settings, sample)
+        } else if archived_dedisp(row) {
+            let sample = setting(&dedisp_settings, "DEDISP_SAMPLE");
+            (&dedisp_dir, &dedisp_settings, sample)
         } else if experiment.contains("dedispersion") {
             (&dir, &settings, setting(&settings, "DEDISP_SAMPLE"))
         } else {
@@ -388,4 +407,5 @@ fn the_reports_summary_is_what_its_profiles_give() {
     let _ = std::fs::remove_dir_all(&gemm_dir);
     let _ = std::fs::remove_dir_all(&pnpoly_dir);
     let _ = std::fs::remove_dir_all(&ktconv_dir);
+    let _ = std::fs::remove_dir_all(&dedisp_dir);
 }

@@ -23,11 +23,11 @@ use crate::output::{emit, write_file};
 /// development part only and writes the same bytes on every run.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
-  ptxperf learn data/learned/sources.toml --profiles C --profiles P --profiles G --profiles N
+  ptxperf learn data/learned/sources.toml --profiles C --profiles D --profiles P --profiles G --profiles N
                                         train on the development part, write data/learned/model.json
-                                        (C, P, G, N: docs/validation/profiles-kt-convolution.tar.xz,
-                                        profiles.tar.xz, profiles-gemm.tar.xz and profiles-pnpoly.tar.xz
-                                        unpacked with scripts/profiles-archive.py)
+                                        (C, D, P, G, N: docs/validation/profiles-kt-convolution.tar.xz,
+                                        profiles-dedispersion.tar.xz, profiles.tar.xz, profiles-gemm.tar.xz
+                                        and profiles-pnpoly.tar.xz unpacked with scripts/profiles-archive.py)
   ptxperf learn data/learned/sources.toml --profiles PROFILES --target log-time --out m.json
                                         predict ln(time) instead of a correction on the timing model
   ptxperf learn data/learned/sources.toml --profiles PROFILES --cross-validate --part check
