@@ -117,8 +117,32 @@ fn retraining_a_fixture_writes_the_same_bytes_and_predicts_with_it() {
         "timing_seconds",
         "contribution:",
         "familiarity",
+        "near_seconds",
+        "far_high_seconds",
     ] {
         assert!(text.contains(key), "no {key} in {text}");
+    }
+    // The two ends of familiarity blend back into the prediction at its own
+    // (what `tune` and `validate` share over a space: validate::blend).
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let b = learned_breakdown(&json).expect("the learned model's breakdown");
+    let get = |k: &str| b.get(k).and_then(serde_json::Value::as_f64).expect(k);
+    let w = get("familiarity");
+    for (own, near, far) in [
+        ("timing_seconds", "near_seconds", "far_seconds"),
+        ("low_seconds", "near_low_seconds", "far_low_seconds"),
+        ("high_seconds", "near_high_seconds", "far_high_seconds"),
+    ] {
+        let own = if own == "timing_seconds" {
+            get(own) * get("factor_on_timing")
+        } else {
+            get(own)
+        };
+        let blended = (get(far).ln() * (1.0 - w) + get(near).ln() * w).exp();
+        assert!(
+            (blended - own).abs() <= 1e-9 * own,
+            "{own} {blended} at {w}"
+        );
     }
 
     // No model file: the timing model's time, said so.
@@ -243,4 +267,20 @@ fn the_committed_model_is_what_training_gives() {
     let _ = std::fs::remove_dir_all(&gemm);
     let _ = std::fs::remove_dir_all(&pnpoly);
     let _ = std::fs::remove_dir_all(&ktconv);
+}
+
+/// The `breakdown` of the `learned` model's prediction anywhere in `json`.
+fn learned_breakdown(json: &serde_json::Value) -> Option<&serde_json::Value> {
+    match json {
+        serde_json::Value::Object(m) => {
+            if m.get("name").and_then(serde_json::Value::as_str) == Some("learned")
+                && let Some(b) = m.get("breakdown")
+            {
+                return Some(b);
+            }
+            m.values().find_map(learned_breakdown)
+        }
+        serde_json::Value::Array(a) => a.iter().find_map(learned_breakdown),
+        _ => None,
+    }
 }

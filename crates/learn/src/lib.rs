@@ -433,6 +433,45 @@ mod tests {
     }
 
     #[test]
+    fn every_end_is_affine_in_the_familiarity() {
+        // What lets a space share one familiarity without the file
+        // (validate::blend): mean, low and high at w are the straight line
+        // between w = 0 and w = 1, with and without a calibrated interval,
+        // with and without a kernel margin.
+        let (mut f, x) = file();
+        let calibrations = [
+            None,
+            Some((0.25, None)),
+            Some((0.25, Some(0.6))),
+            Some((0.0, Some(0.0))),
+        ];
+        for c in calibrations {
+            f.interval = c.map(|(margin, kernel_margin)| Calibration {
+                coverage: 0.9,
+                margin,
+                held_out: "gpu".into(),
+                scores: 60,
+                kernel_margin,
+                kernel_scores: 60,
+            });
+            for r in [&x[3], &x[10], &x[44]] {
+                let (far, near) = (f.predict_at(r, 0.0), f.predict_at(r, 1.0));
+                for w in [0.1, 0.37, 0.5, 0.9] {
+                    let at = f.predict_at(r, w);
+                    let line = |a: f64, b: f64| (1.0 - w) * a + w * b;
+                    for (got, want) in [
+                        (at.mean, line(far.mean, near.mean)),
+                        (at.low, line(far.low, near.low)),
+                        (at.high, line(far.high, near.high)),
+                    ] {
+                        assert!((got - want).abs() < 1e-12, "{c:?} {w}: {got} {want}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn contributions_add_up_to_the_mean() {
         let (f, x) = file();
         for w in [1.0, 0.5, 0.0] {

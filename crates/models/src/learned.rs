@@ -320,6 +320,62 @@ pub fn predict(
 /// How many per-feature contributions the breakdown and the sentence show.
 pub const SHOWN_CONTRIBUTIONS: usize = 5;
 
+/// The bottleneck sentence of a prediction `factors` (time, low, high) times
+/// the timing model's, its interval `calibrated` or the members' range,
+/// the trees' correction in full `moved` most by those features, of which a
+/// share `familiarity` was kept (said, with `why`, when under 1).
+pub fn sentence(
+    factors: [f64; 3],
+    calibrated: bool,
+    moved: &[String],
+    familiarity: f64,
+    why: &str,
+) -> String {
+    let kept = if familiarity < 1.0 {
+        let why = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({why})")
+        };
+        format!("; {:.0} % of the correction kept{why}", 100.0 * familiarity)
+    } else {
+        String::new()
+    };
+    format!(
+        "timing x {:.2} ({} {:.2} to {:.2}); the trees moved it most by {}{kept}",
+        factors[0],
+        if calibrated { "interval" } else { "members" },
+        factors[1],
+        factors[2],
+        if moved.is_empty() {
+            "nothing".to_string()
+        } else {
+            moved.join(", ")
+        }
+    )
+}
+
+/// [`sentence`] again for a prediction given another share of its
+/// correction (`factors` at that share), `why` that share: `None` when
+/// `bottleneck` is not a sentence of this model.
+pub fn restate(bottleneck: &str, factors: [f64; 3], familiarity: f64, why: &str) -> Option<String> {
+    const MOVED: &str = "; the trees moved it most by ";
+    let (head, rest) = bottleneck.split_once(MOVED)?;
+    let moved = rest.split("; ").next()?;
+    let moved = if moved == "nothing" {
+        Vec::new()
+    } else {
+        vec![moved.to_string()]
+    };
+    Some(sentence(
+        factors,
+        head.contains("(interval "),
+        &moved,
+        familiarity,
+        why,
+    ))
+}
+
 /// Predict with `file`.
 pub fn predict_with(
     file: &ModelFile,
@@ -338,7 +394,9 @@ pub fn predict_with(
     if !(seconds.is_finite() && seconds > 0.0) {
         return Err(invalid(NAME, format!("predicted time {seconds} s")));
     }
-    let (_, contrib) = file.contributions(&x, familiarity);
+    // What the trees would say in full: a row's share of the correction is
+    // stated apart (and `tune` and `validate` give a space one share).
+    let (_, contrib) = file.contributions(&x, 1.0);
     let mut order: Vec<usize> = (0..contrib.len()).collect();
     order.sort_by(|&a, &b| {
         contrib[b]
@@ -357,6 +415,16 @@ pub fn predict_with(
     breakdown.insert("high_seconds".to_string(), to_seconds(p.high));
     breakdown.insert("factor_on_timing".to_string(), seconds / t.seconds);
     breakdown.insert("familiarity".to_string(), p.familiarity);
+    if file.target == Target::Correction {
+        // Both ends of familiarity, so that configurations ranked together
+        // can share one (validate::blend).
+        for (end, w) in [("near", 1.0), ("far", 0.0)] {
+            let q = file.predict_at(&x, w);
+            breakdown.insert(format!("{end}_seconds"), to_seconds(q.mean));
+            breakdown.insert(format!("{end}_low_seconds"), to_seconds(q.low));
+            breakdown.insert(format!("{end}_high_seconds"), to_seconds(q.high));
+        }
+    }
     for &i in &top {
         breakdown.insert(format!("contribution:{}", file.features[i]), contrib[i]);
     }
@@ -369,27 +437,15 @@ pub fn predict_with(
     // correction (learn::Domain): say so, since the factor alone would read
     // as the trees' verdict.
     let kept = match nearest {
-        Some(kernel) if familiarity < 1.0 => format!(
-            "; {:.0} % of the correction kept (nearest trained kernel {kernel})",
-            100.0 * familiarity
-        ),
+        Some(kernel) if familiarity < 1.0 => format!("nearest trained kernel {kernel}"),
         _ => String::new(),
     };
-    let bottleneck = format!(
-        "timing x {:.2} ({} {:.2} to {:.2}); moved most by {}{kept}",
-        seconds / t.seconds,
-        if file.interval.is_some() {
-            "interval"
-        } else {
-            "members"
-        },
-        to_seconds(p.low) / t.seconds,
-        to_seconds(p.high) / t.seconds,
-        if moved.is_empty() {
-            "nothing".to_string()
-        } else {
-            moved.join(", ")
-        }
+    let bottleneck = sentence(
+        [seconds, to_seconds(p.low), to_seconds(p.high)].map(|s| s / t.seconds),
+        file.interval.is_some(),
+        &moved,
+        familiarity,
+        &kept,
     );
     Ok(Prediction {
         model: NAME.to_string(),
@@ -398,4 +454,60 @@ pub fn predict_with(
         bottleneck,
         breakdown,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(old: &str, factors: [f64; 3], familiarity: f64, why: &str, expect: Option<&str>) {
+        assert_eq!(
+            restate(old, factors, familiarity, why).as_deref(),
+            expect,
+            "{old}"
+        );
+    }
+
+    #[test]
+    fn a_sentence_restated_at_another_share() {
+        let moved = ["a (+0.20)".to_string(), "b (-0.10)".to_string()];
+        let far = sentence(
+            [1.0, 0.6, 1.6],
+            true,
+            &moved,
+            0.0,
+            "nearest trained kernel k",
+        );
+        assert_eq!(
+            far,
+            "timing x 1.00 (interval 0.60 to 1.60); the trees moved it most by a (+0.20), \
+             b (-0.10); 0 % of the correction kept (nearest trained kernel k)"
+        );
+        check(
+            &far,
+            [1.2, 0.8, 1.9],
+            0.6,
+            "the mean over the 3 configurations ranked together",
+            Some(
+                "timing x 1.20 (interval 0.80 to 1.90); the trees moved it most by a (+0.20), \
+                 b (-0.10); 60 % of the correction kept (the mean over the 3 configurations \
+                 ranked together)",
+            ),
+        );
+        // Familiar rows say nothing of a share; the members' range stays so.
+        let near = sentence([1.5, 1.2, 1.8], false, &[], 1.0, "");
+        assert_eq!(
+            near,
+            "timing x 1.50 (members 1.20 to 1.80); the trees moved it most by nothing"
+        );
+        check(
+            &near,
+            [1.5, 1.2, 1.8],
+            1.0,
+            "why",
+            Some("timing x 1.50 (members 1.20 to 1.80); the trees moved it most by nothing"),
+        );
+        // Another model's words are not restated.
+        check("DRAM bandwidth", [1.0; 3], 0.5, "", None);
+    }
 }

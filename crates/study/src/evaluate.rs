@@ -38,6 +38,10 @@ pub struct ModelResult {
     /// see [`interval_ms`].
     #[serde(default)]
     pub interval_ms: Option<[f64; 2]>,
+    /// The prediction at both ends of familiarity (`learned`), so that the
+    /// configurations ranked together share one ([`share_familiarity`]).
+    #[serde(default)]
+    pub blend: Option<validate::blend::Blend>,
 }
 
 /// What a configuration that reached the compiler came to (the cached value).
@@ -511,6 +515,7 @@ impl Evaluator<'_> {
                             bottleneck: Some(pr.bottleneck.clone()),
                             error: None,
                             interval_ms: interval_ms(pr),
+                            blend: blend(pr),
                         },
                         _ => refused(name, "no finite prediction".to_string()),
                     },
@@ -568,6 +573,82 @@ fn refused(model: &str, error: String) -> ModelResult {
         bottleneck: None,
         error: Some(error),
         interval_ms: None,
+        blend: None,
+    }
+}
+
+/// A prediction at both ends of familiarity, from its breakdown's
+/// `familiarity`, `near_seconds`, `near_low_seconds`, `near_high_seconds`
+/// and the `far_` ones (the `learned` model's); `None` for a model without
+/// them or with an end that is not a positive finite time.
+pub fn blend(p: &models::Prediction) -> Option<validate::blend::Blend> {
+    let get = |key: &str| p.breakdown.get(key).copied();
+    let ends = |end: &str| -> Option<[f64; 3]> {
+        Some([
+            get(&format!("{end}_seconds"))? * 1e3,
+            get(&format!("{end}_low_seconds"))? * 1e3,
+            get(&format!("{end}_high_seconds"))? * 1e3,
+        ])
+    };
+    let b = validate::blend::Blend {
+        familiarity: get("familiarity")?,
+        near_ms: ends("near")?,
+        far_ms: ends("far")?,
+    };
+    b.is_valid().then_some(b)
+}
+
+/// Give the configurations of one run that each model predicted with a
+/// blend that model's mean familiarity over them, per GPU (validate::blend
+/// says why): times, intervals and the model's sentence follow. `per_config`
+/// holds one [`Evaluation`] per GPU for each configuration.
+pub fn share_familiarity(per_config: &mut [Vec<Evaluation>]) {
+    let gpus = per_config.iter().map(Vec::len).max().unwrap_or(0);
+    for g in 0..gpus {
+        let mut results: Vec<&mut ModelResult> = per_config
+            .iter_mut()
+            .filter_map(|evs| evs.get_mut(g))
+            .filter_map(|e| match &mut e.status {
+                Status::Done {
+                    outcome: Outcome::Predicted { models, .. },
+                    ..
+                } => Some(models),
+                _ => None,
+            })
+            .flat_map(|models| models.iter_mut())
+            .filter(|m| m.blend.is_some() && m.ms.is_some())
+            .collect();
+        let mut names: Vec<String> = results.iter().map(|m| m.model.clone()).collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            let blends: Vec<validate::blend::Blend> = results
+                .iter()
+                .filter(|m| m.model == name)
+                .filter_map(|m| m.blend)
+                .collect();
+            let Some(w) = validate::blend::shared_familiarity(&blends) else {
+                continue;
+            };
+            let why = format!(
+                "the mean over the {} configurations ranked together",
+                blends.len()
+            );
+            for m in results.iter_mut().filter(|m| m.model == name) {
+                let Some(b) = m.blend.filter(validate::blend::Blend::is_valid) else {
+                    continue;
+                };
+                let [ms, low, high] = b.at(w);
+                let far = b.far_ms[0];
+                m.ms = Some(ms);
+                m.interval_ms = m.interval_ms.map(|_| [low, high]);
+                if let Some(text) = m.bottleneck.as_deref().and_then(|t| {
+                    models::learned::restate(t, [ms / far, low / far, high / far], w, &why)
+                }) {
+                    m.bottleneck = Some(text);
+                }
+            }
+        }
     }
 }
 
@@ -589,7 +670,110 @@ pub fn interval_ms(p: &models::Prediction) -> Option<[f64; 2]> {
 
 #[cfg(test)]
 mod tests {
-    use super::{build_id, gpu_key};
+    use super::{
+        Evaluation, ModelResult, Outcome, Status, Timings, build_id, gpu_key, share_familiarity,
+    };
+    use validate::blend::Blend;
+
+    /// A configuration on two GPUs, the learned model at `familiarity` on
+    /// both with its far end at `far` ms and its near end 4x that.
+    fn evaluated(index: u64, familiarity: f64, far: f64) -> Vec<Evaluation> {
+        let near = 4.0 * far;
+        let ms = far * 4f64.powf(familiarity);
+        let sentence = models::learned::sentence(
+            [ms / far, ms / far / 2.0, ms / far * 2.0],
+            true,
+            &["x (+1.39)".to_string()],
+            familiarity,
+            "nearest trained kernel k",
+        );
+        let learned = ModelResult {
+            model: "learned".to_string(),
+            ms: Some(ms),
+            bottleneck: Some(sentence),
+            error: None,
+            interval_ms: Some([ms / 2.0, ms * 2.0]),
+            blend: Some(Blend {
+                familiarity,
+                near_ms: [near, near / 2.0, near * 2.0],
+                far_ms: [far, far / 2.0, far * 2.0],
+            }),
+        };
+        let timing = ModelResult {
+            model: "timing".to_string(),
+            ms: Some(far),
+            bottleneck: Some("DRAM bandwidth".to_string()),
+            error: None,
+            interval_ms: None,
+            blend: None,
+        };
+        (0..2)
+            .map(|_| Evaluation {
+                config: tune::Config {
+                    index,
+                    values: Vec::new(),
+                },
+                grid: [1; 3],
+                block: [32, 1, 1],
+                status: Status::Done {
+                    outcome: Outcome::Predicted {
+                        registers: 32,
+                        register_source: "ptxas".to_string(),
+                        static_shared_bytes: 0,
+                        occupancy: 1.0,
+                        limiter: "warps".to_string(),
+                        models: vec![timing.clone(), learned.clone()],
+                    },
+                    cached: false,
+                },
+                timings: Timings::one(),
+            })
+            .collect()
+    }
+
+    fn models(e: &Evaluation) -> &[ModelResult] {
+        match &e.status {
+            Status::Done {
+                outcome: Outcome::Predicted { models, .. },
+                ..
+            } => models,
+            _ => &[],
+        }
+    }
+
+    #[test]
+    fn configurations_ranked_together_share_the_mean_familiarity() {
+        // Familiarity 0 and 1: both ranked at 0.5, on each GPU; a failed
+        // configuration and the timing model are left as they were.
+        let mut per_config = vec![evaluated(0, 0.0, 1.0), evaluated(1, 1.0, 3.0)];
+        let mut failed = evaluated(2, 1.0, 5.0);
+        for e in &mut failed {
+            e.status = Status::Failed("nvrtc".to_string());
+        }
+        per_config.push(failed.clone());
+        share_familiarity(&mut per_config);
+        for (evs, far) in per_config.iter().zip([1.0, 3.0]) {
+            for e in evs {
+                let [timing, learned] = models(e) else {
+                    panic!("{e:?}")
+                };
+                assert_eq!((timing.ms, timing.blend), (Some(far), None));
+                let ms = learned.ms.expect("time");
+                assert!((ms - 2.0 * far).abs() < 1e-12, "{learned:?}");
+                let [low, high] = learned.interval_ms.expect("interval");
+                assert!((low - far).abs() < 1e-12 && (high - 4.0 * far).abs() < 1e-12);
+                assert_eq!(
+                    learned.bottleneck.as_deref(),
+                    Some(
+                        "timing x 2.00 (interval 1.00 to 4.00); the trees moved it most by \
+                         x (+1.39); 50 % of the correction kept (the mean over the 2 \
+                         configurations ranked together)"
+                    )
+                );
+            }
+        }
+        assert_eq!(per_config[2], failed);
+    }
 
     #[test]
     fn cached_results_are_keyed_by_the_clock_a_gpu_is_held_at() {

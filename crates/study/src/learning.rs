@@ -347,7 +347,12 @@ pub fn predict_seconds(file: &ModelFile, s: &Sample) -> (f64, f64) {
 /// Seconds the model file predicts for a sample: the members' mean, and
 /// its interval's lower and upper end.
 pub fn predict_interval(file: &ModelFile, s: &Sample) -> (f64, f64, f64) {
-    let p = file.predict(&s.features);
+    predict_interval_at(file, s, file.familiarity(&s.features).0)
+}
+
+/// [`predict_interval`] at a given familiarity (a set's shared one).
+pub fn predict_interval_at(file: &ModelFile, s: &Sample, familiarity: f64) -> (f64, f64, f64) {
+    let p = file.predict_at(&s.features, familiarity);
     let seconds = |v: f64| match file.target {
         Target::Correction => s.timing * v.exp(),
         Target::LogTime => v.exp(),
@@ -508,8 +513,17 @@ pub fn cross_validate(
         });
         for ((gpu, kernel), set) in tests {
             let measured: Vec<f64> = set.iter().map(|s| s.measured).collect();
-            let predicted: Vec<(f64, f64, f64)> =
-                set.iter().map(|s| predict_interval(&file, s)).collect();
+            // Scored together, so one familiarity for the set, as `tune`
+            // and `validate` give a space (validate::blend).
+            let familiarity = set
+                .iter()
+                .map(|s| file.familiarity(&s.features).0)
+                .sum::<f64>()
+                / set.len() as f64;
+            let predicted: Vec<(f64, f64, f64)> = set
+                .iter()
+                .map(|s| predict_interval_at(&file, s, familiarity))
+                .collect();
             let learned: Vec<f64> = predicted.iter().map(|p| p.0).collect();
             let upper: Vec<f64> = predicted.iter().map(|p| p.2).collect();
             let intervals: Vec<([f64; 2], f64)> = predicted
@@ -536,11 +550,7 @@ pub fn cross_validate(
                     interval_coverage: coverage.unwrap_or(0.0),
                     interval_width: width.unwrap_or(1.0),
                     transferred: transferred_best(samples, &set),
-                    familiarity: set
-                        .iter()
-                        .map(|s| file.familiarity(&s.features).0)
-                        .sum::<f64>()
-                        / set.len() as f64,
+                    familiarity,
                 });
             }
         }

@@ -23,6 +23,7 @@
 //! Nothing here prints; errors are values naming the file and the place
 //! (line, or JSON / TOML key path).
 
+pub mod blend;
 pub mod bootstrap;
 pub mod dataset;
 pub mod error;

@@ -10,6 +10,7 @@
 //!   number): counted per model as a ptxperf failure;
 //! - measured and predicted: scored.
 
+use crate::blend::{Blend, shared_familiarity};
 use crate::bootstrap::{self, Bootstrap, Intervals};
 use crate::stats::{self, StatsError};
 
@@ -36,6 +37,10 @@ pub struct Predicted {
     /// `[low, high]` milliseconds, for a model that gives an interval
     /// (`learned`).
     pub interval_ms: Option<[f64; 2]>,
+    /// The prediction at both ends of familiarity, for a model that keeps a
+    /// share of a correction (`learned`): [`share_familiarity`] gives the
+    /// configurations scored together one share.
+    pub blend: Option<Blend>,
 }
 
 impl From<f64> for Predicted {
@@ -44,8 +49,59 @@ impl From<f64> for Predicted {
         Predicted {
             ms,
             interval_ms: None,
+            blend: None,
         }
     }
+}
+
+/// Give the configurations of `outcomes` that each model predicted with a
+/// [`Blend`] that model's mean familiarity over them (crate::blend says
+/// why): their times and intervals become the blend's at that share, the
+/// blend keeps the configuration's own. Returns each blended model's shared
+/// familiarity, in the order the models first appear.
+pub fn share_familiarity(outcomes: &mut [Outcome]) -> Vec<(String, f64)> {
+    let mut models: Vec<String> = Vec::new();
+    for o in outcomes.iter() {
+        if let Attempt::Predicted(times) = &o.attempt {
+            for (name, t) in times {
+                if matches!(t, Ok(Predicted { blend: Some(_), .. })) && !models.contains(name) {
+                    models.push(name.clone());
+                }
+            }
+        }
+    }
+    let blends_of = |outcomes: &[Outcome], model: &str| -> Vec<Blend> {
+        outcomes
+            .iter()
+            .filter_map(|o| match &o.attempt {
+                Attempt::Predicted(times) => times.iter().find(|(n, _)| n == model),
+                _ => None,
+            })
+            .filter_map(|(_, t)| t.as_ref().ok().and_then(|p| p.blend))
+            .collect()
+    };
+    let mut shared = Vec::new();
+    for model in models {
+        let Some(w) = shared_familiarity(&blends_of(outcomes, &model)) else {
+            continue;
+        };
+        for o in outcomes.iter_mut() {
+            let Attempt::Predicted(times) = &mut o.attempt else {
+                continue;
+            };
+            for (_, t) in times.iter_mut().filter(|(n, _)| *n == model) {
+                if let Ok(p) = t
+                    && let Some(b) = p.blend.filter(Blend::is_valid)
+                {
+                    let [ms, low, high] = b.at(w);
+                    p.ms = ms;
+                    p.interval_ms = p.interval_ms.map(|_| [low, high]);
+                }
+            }
+        }
+        shared.push((model, w));
+    }
+    shared
 }
 
 /// Why a model gave no time for a configuration, as the report records it.
@@ -329,6 +385,7 @@ mod tests {
                             Ok(Predicted {
                                 ms: t,
                                 interval_ms: Some([lo * t, hi * t]),
+                                blend: None,
                             }),
                         ),
                         ("plain".to_string(), Ok(t.into())),
@@ -345,6 +402,78 @@ mod tests {
             (plain.interval_coverage, plain.interval_width),
             (None, None)
         );
+    }
+
+    #[test]
+    fn configurations_scored_together_share_the_mean_familiarity() {
+        // Two configurations of a blended model at familiarity 0 and 1: both
+        // end at 0.5, each its own ends' geometric middle; the plain model
+        // and a refusal are untouched.
+        let blended = |familiarity: f64, far: f64| {
+            let near = 4.0 * far;
+            let ms = far * (near / far).powf(familiarity);
+            Ok(Predicted {
+                ms,
+                interval_ms: Some([ms / 2.0, ms * 2.0]),
+                blend: Some(Blend {
+                    familiarity,
+                    near_ms: [near, near / 2.0, near * 2.0],
+                    far_ms: [far, far / 2.0, far * 2.0],
+                }),
+            })
+        };
+        let outcome = |index: usize, familiarity: f64, far: f64| Outcome {
+            index,
+            measured_ms: Some(1.0),
+            attempt: Attempt::Predicted(vec![
+                ("learned".to_string(), blended(familiarity, far)),
+                ("plain".to_string(), Ok(far.into())),
+                ("refused".to_string(), Err(NoTime::NoPrediction)),
+            ]),
+        };
+        let mut outcomes = vec![
+            outcome(0, 0.0, 1.0),
+            outcome(1, 1.0, 3.0),
+            Outcome {
+                index: 2,
+                measured_ms: None,
+                attempt: Attempt::NotRun,
+            },
+        ];
+        let before = outcomes.clone();
+        assert_eq!(
+            share_familiarity(&mut outcomes),
+            vec![("learned".to_string(), 0.5)]
+        );
+        let time = |o: &Outcome, model: &str| match &o.attempt {
+            Attempt::Predicted(t) => t.iter().find(|(n, _)| n == model).map(|(_, t)| t.clone()),
+            _ => None,
+        };
+        for (o, far) in outcomes.iter().zip([1.0, 3.0]) {
+            let Some(Ok(p)) = time(o, "learned") else {
+                panic!("{o:?}")
+            };
+            assert!((p.ms - 2.0 * far).abs() < 1e-12, "{p:?}");
+            let [low, high] = p.interval_ms.expect("interval");
+            assert!((low - far).abs() < 1e-12 && (high - 4.0 * far).abs() < 1e-12);
+            assert_eq!(
+                p.blend.map(|b| b.familiarity),
+                time(&before[o.index], "learned")
+                    .and_then(|t| t.ok())
+                    .and_then(|p| p.blend)
+                    .map(|b| b.familiarity)
+            );
+            assert_eq!(time(o, "plain"), Some(Ok(far.into())));
+            assert_eq!(time(o, "refused"), Some(Err(NoTime::NoPrediction)));
+        }
+        assert_eq!(outcomes[2], before[2]);
+        // Nothing blended, nothing shared.
+        let mut plain = vec![Outcome {
+            index: 0,
+            measured_ms: Some(1.0),
+            attempt: Attempt::Predicted(vec![("plain".to_string(), Ok(1.0.into()))]),
+        }];
+        assert!(share_familiarity(&mut plain).is_empty());
     }
 
     #[test]

@@ -276,7 +276,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let start = Instant::now();
-    let per_config = evaluate_all(&evaluator, &chosen.configs, jobs, args.quiet)?;
+    let mut per_config = evaluate_all(&evaluator, &chosen.configs, jobs, args.quiet)?;
+    // Ranked together, so one familiarity for the learned model's
+    // correction per GPU (validate::blend).
+    study::evaluate::share_familiarity(&mut per_config);
     let elapsed_s = start.elapsed().as_secs_f64();
     let timings = study::total_timings(&per_config);
     let (ptx_hits, ptx_compiled) = ptx_cache.counts();

@@ -427,6 +427,7 @@ pub fn model_times(
                         .map(|pr| Predicted {
                             ms: pr.seconds * 1e3,
                             interval_ms: crate::evaluate::interval_ms(pr),
+                            blend: crate::evaluate::blend(pr),
                         })
                         .ok_or(NoTime::NoPrediction)
                 });

@@ -75,7 +75,10 @@ pub fn run_configurations(
         });
     let mut timed: Vec<(Outcome, Option<Timings>)> = ran.into_iter().flatten().collect();
     timed.sort_by_key(|(o, _)| o.index);
-    let (outcomes, timings) = timed.into_iter().unzip();
+    let (mut outcomes, timings): (Vec<Outcome>, _) = timed.into_iter().unzip();
+    // Scored together, so one familiarity for the learned model's
+    // correction (validate::blend).
+    validate::score::share_familiarity(&mut outcomes);
     Ok(Run {
         outcomes,
         timings,
@@ -214,7 +217,9 @@ pub fn run_shared(
         let count = |want: PtxFrom| rows.iter().filter(|(_, _, f)| *f == Some(want)).count();
         let (ptx_cache_hits, ptx_compiled) = (count(PtxFrom::Cache), count(PtxFrom::Compiled));
         let resumed = count(PtxFrom::Resumed);
-        let (outcomes, timings) = rows.into_iter().map(|(o, t, _)| (o, t)).unzip();
+        let (mut outcomes, timings): (Vec<Outcome>, _) =
+            rows.into_iter().map(|(o, t, _)| (o, t)).unzip();
+        validate::score::share_familiarity(&mut outcomes);
         out.runs.push(MemberRun {
             run: Run {
                 outcomes,
