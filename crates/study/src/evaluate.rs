@@ -630,10 +630,7 @@ pub fn share_familiarity(per_config: &mut [Vec<Evaluation>]) {
             let Some(w) = validate::blend::shared_familiarity(&blends) else {
                 continue;
             };
-            let why = format!(
-                "the mean over the {} configurations ranked together",
-                blends.len()
-            );
+            let why = format!("the mean of the {} ranked", blends.len());
             for m in results.iter_mut().filter(|m| m.model == name) {
                 let Some(b) = m.blend.filter(validate::blend::Blend::is_valid) else {
                     continue;
@@ -766,8 +763,7 @@ mod tests {
                     learned.bottleneck.as_deref(),
                     Some(
                         "timing x 2.00 (interval 1.00 to 4.00); the trees moved it most by \
-                         x (+1.39); 50 % of the correction kept (the mean over the 2 \
-                         configurations ranked together)"
+                         x (+1.39); 50 % of the correction kept (the mean of the 2 ranked)"
                     )
                 );
             }
