@@ -458,8 +458,17 @@ fn interval_lines(scores: &[ModelScore]) -> Vec<String> {
         .iter()
         .filter_map(|s| {
             let (coverage, width) = (s.interval_coverage?, s.interval_width?);
+            // Below 1, the share the configurations scored together kept
+            // (docs/validation/learned.md, "One familiarity per space").
+            let kept = match s.familiarity {
+                Some(f) if f < 1.0 => format!(
+                    "; {:.0} % of its correction kept, the mean of the scored configurations' familiarity",
+                    100.0 * f
+                ),
+                _ => String::new(),
+            };
             Some(format!(
-                "{}: its interval held the measured time on {:.0} % of the scored configurations (median width: upper end {width:.2}x the lower)",
+                "{}: its interval held the measured time on {:.0} % of the scored configurations (median width: upper end {width:.2}x the lower){kept}",
                 s.model,
                 100.0 * coverage
             ))
@@ -540,6 +549,7 @@ pub fn json(
                 "best_config_ratio": s.best_ratio,
                 "interval_coverage": s.interval_coverage,
                 "interval_width": s.interval_width,
+                "familiarity": s.familiarity,
                 "measured_failed": s.measured_failed,
                 "ptxperf_failed": s.ptxperf_failed,
                 "notes": s.notes,
@@ -887,6 +897,7 @@ mod tests {
             best_ratio: Some(1.0),
             interval_coverage: None,
             interval_width: None,
+            familiarity: None,
             notes: vec!["a | b".to_string()],
             points: vec![],
         }
@@ -900,12 +911,21 @@ mod tests {
             interval_width: Some(1.76),
             ..score()
         };
-        let text = text(&summary(), &[score(), ranged], &[], 200);
+        let text = text(&summary(), &[score(), ranged.clone()], &[], 200);
         assert!(
             text.contains("learned: its interval held the measured time on 92 % of the scored configurations (median width: upper end 1.76x the lower)"),
             "{text}"
         );
         assert!(!text.contains("m: its interval"), "{text}");
+        let far = ModelScore {
+            familiarity: Some(0.25),
+            ..ranged.clone()
+        };
+        let text = self::text(&summary(), &[far], &[], 200);
+        assert!(
+            text.contains("(median width: upper end 1.76x the lower); 25 % of its correction kept"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -159,6 +159,10 @@ pub struct ModelScore {
     /// The median over those configurations of the interval's upper end
     /// over its lower end.
     pub interval_width: Option<f64>,
+    /// For a model that keeps a share of a correction (`learned`): the
+    /// share the scored configurations kept, the mean of their own
+    /// ([`share_familiarity`]).
+    pub familiarity: Option<f64>,
     /// (predicted, measured) milliseconds of the scored configurations, in
     /// configuration order: the scatter plot's points.
     pub points: Vec<(f64, f64)>,
@@ -178,6 +182,7 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
     };
     let mut first_failure: Option<String> = None;
     let mut intervals: Vec<([f64; 2], f64)> = Vec::new();
+    let mut blends: Vec<Blend> = Vec::new();
     for o in outcomes {
         let Some(measured) = o.measured_ms else {
             s.measured_failed += 1;
@@ -199,6 +204,7 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
                 if let Some(i) = p.interval_ms {
                     intervals.push((i, measured));
                 }
+                blends.extend(p.blend);
             }
             Ok(_) => {
                 s.ptxperf_failed += 1;
@@ -214,6 +220,7 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
     }
     s.scored = s.points.len();
     (s.interval_coverage, s.interval_width) = interval_figures(&intervals);
+    s.familiarity = shared_familiarity(&blends);
     let predicted: Vec<f64> = s.points.iter().map(|p| p.0).collect();
     let measured: Vec<f64> = s.points.iter().map(|p| p.1).collect();
     let mut notes = Vec::new();
@@ -467,6 +474,8 @@ mod tests {
             assert_eq!(time(o, "refused"), Some(Err(NoTime::NoPrediction)));
         }
         assert_eq!(outcomes[2], before[2]);
+        assert_eq!(score_model(&outcomes, "learned").familiarity, Some(0.5));
+        assert_eq!(score_model(&outcomes, "plain").familiarity, None);
         // Nothing blended, nothing shared.
         let mut plain = vec![Outcome {
             index: 0,
