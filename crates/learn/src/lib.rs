@@ -304,8 +304,25 @@ impl ModelFile {
 
     /// [`ModelFile::predict`] for a row whose familiarity is known.
     pub fn predict_at(&self, x: &[f64], familiarity: f64) -> EnsemblePrediction {
-        let w = familiarity;
-        let preds: Vec<f64> = self.members.iter().map(|m| w * m.predict(x)).collect();
+        let members: Vec<f64> = self.members.iter().map(|m| m.predict(x)).collect();
+        self.combine(&members, familiarity)
+    }
+
+    /// [`ModelFile::predict_at`] at each of `familiarities`, the trees
+    /// walked once (the same numbers as a call per familiarity).
+    pub fn predict_at_each<const N: usize>(
+        &self,
+        x: &[f64],
+        familiarities: [f64; N],
+    ) -> [EnsemblePrediction; N] {
+        let members: Vec<f64> = self.members.iter().map(|m| m.predict(x)).collect();
+        familiarities.map(|w| self.combine(&members, w))
+    }
+
+    /// The ensemble's answer from its members' predictions, the correction
+    /// scaled by the familiarity `w`.
+    fn combine(&self, members: &[f64], w: f64) -> EnsemblePrediction {
+        let preds: Vec<f64> = members.iter().map(|p| w * p).collect();
         let n = preds.len().max(1) as f64;
         let mean = preds.iter().sum::<f64>() / n;
         let low = preds.iter().copied().fold(f64::INFINITY, f64::min);
@@ -430,6 +447,22 @@ mod tests {
                 .predict(&x[10]),
             members
         );
+    }
+
+    #[test]
+    fn one_walk_of_the_trees_gives_every_familiarity_alike() {
+        let (f, x) = file();
+        for r in &x {
+            let each = f.predict_at_each(r, [0.3, 1.0, 0.0]);
+            assert_eq!(
+                each,
+                [
+                    f.predict_at(r, 0.3),
+                    f.predict_at(r, 1.0),
+                    f.predict_at(r, 0.0)
+                ]
+            );
+        }
     }
 
     #[test]

@@ -385,7 +385,9 @@ pub fn predict_with(
 ) -> Result<Prediction, ModelError> {
     let (x, t) = features(profile, gpu, occ)?;
     let (familiarity, nearest) = file.familiarity(&x);
-    let p = file.predict_at(&x, familiarity);
+    // The row's own familiarity, then both ends (so that configurations
+    // ranked together can share one: validate::blend), the trees walked once.
+    let [p, near, far] = file.predict_at_each(&x, [familiarity, 1.0, 0.0]);
     let to_seconds = |v: f64| match file.target {
         Target::Correction => t.seconds * v.exp(),
         Target::LogTime => v.exp(),
@@ -416,10 +418,7 @@ pub fn predict_with(
     breakdown.insert("factor_on_timing".to_string(), seconds / t.seconds);
     breakdown.insert("familiarity".to_string(), p.familiarity);
     if file.target == Target::Correction {
-        // Both ends of familiarity, so that configurations ranked together
-        // can share one (validate::blend).
-        for (end, w) in [("near", 1.0), ("far", 0.0)] {
-            let q = file.predict_at(&x, w);
+        for (end, q) in [("near", &near), ("far", &far)] {
             breakdown.insert(format!("{end}_seconds"), to_seconds(q.mean));
             breakdown.insert(format!("{end}_low_seconds"), to_seconds(q.low));
             breakdown.insert(format!("{end}_high_seconds"), to_seconds(q.high));
