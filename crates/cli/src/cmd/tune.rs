@@ -49,8 +49,11 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
 The grid, block and lengths of SPEC.toml must be expressions of the tuned defines (docs/launch-spec.md).
 A --param the kernel and the spec never mention is an error (--allow-unused-param accepts it).
 Configurations whose predicted times are within 0.5 % (or print alike) are reported as a tie (rank `1=`),
-not one winner. A model with an interval (`learned`: its ensemble's smallest and largest member) shows it
-beside each time; --rank-by pessimistic ranks by its upper end (ties on that bound). A configuration the GPU cannot launch (block, shared memory, registers) is counted
+not one winner. A model with an interval (`learned`: calibrated on GPUs left out of its training) shows it
+beside each time; --rank-by pessimistic ranks by its upper end (ties on that bound). `learned` keeps one
+share of its correction on the timing model for all the configurations ranked on a GPU, the mean of
+their familiarity (docs/validation/learned.md, \"One familiarity per space\"), so that one space is not
+ranked half by its trees and half by the timing model. A configuration the GPU cannot launch (block, shared memory, registers) is counted
 \"not launchable\" with the reason, apart from \"failed\" (compile or emulation errors).
 Results are cached in --cache DIR, else $PTXPERF_CACHE_DIR, else $XDG_CACHE_HOME/ptxperf,
 else ~/.cache/ptxperf (never the current directory).")]
