@@ -402,23 +402,37 @@ pub fn l1_data_bytes(sectors: f64, lane_bytes: f64) -> f64 {
     (sectors * 32.0).max(lane_bytes)
 }
 
+/// One pass of the banks per clock: 32 banks of 4 bytes return 128 B each
+/// clock (the CUDA C Programming Guide's shared-memory section).
+pub const BANK_PASSES_PER_CLOCK: f64 = 1.0;
+
 /// Shared-memory bank passes and the replays among them (docs: "Shared
 /// memory"), from the passes counted, the passes the accesses' width needs
-/// and the requests. Where the banks' rate for wide accesses was measured,
-/// an access takes at least the passes its width needs and only the passes
-/// beyond those (bank conflicts) are replays; elsewhere every pass beyond
-/// one per request is a replay, wide or conflicting.
+/// and the requests. The passes are counted at the catalog's rate
+/// (`shared_passes_per_clock`): the caller divides them by it. An access
+/// takes at least the passes its width needs, and only the passes beyond
+/// those (bank conflicts) are replays in the issue slots. Where the banks'
+/// rate for wide accesses was measured, every pass goes at it. Elsewhere a
+/// request's first pass and its conflicts go at the 32-bit rate (what the
+/// LD/ST lanes pass), and the passes its width needs beyond the first at
+/// the banks' full width, [`BANK_PASSES_PER_CLOCK`] (docs: "Wide accesses
+/// where no wide rate is measured"): returned as the 32-bit-rate passes
+/// that take as long.
 pub fn shared_passes_and_replays(
     passes: f64,
     wide_passes: f64,
     requests: f64,
     arch: &ArchParams,
 ) -> (f64, f64) {
+    let total = passes.max(wide_passes);
+    let replays = (passes - wide_passes.max(requests)).max(0.0);
     if arch.shared_wide_measured {
-        (passes.max(wide_passes), (passes - wide_passes).max(0.0))
-    } else {
-        (passes, (passes - requests).max(0.0))
+        return (total, replays);
     }
+    let width_beyond_first = (wide_passes - requests).max(0.0);
+    let rate = arch.shared_passes_per_clock.max(f64::MIN_POSITIVE);
+    let at_full_width = width_beyond_first * rate / rate.max(BANK_PASSES_PER_CLOCK);
+    (total - width_beyond_first + at_full_width, replays)
 }
 
 /// Mean latency of one global access, cycles: the hit-rate weighted levels.

@@ -575,14 +575,22 @@ fn check_shared(measured: bool, passes: f64, wide: f64, cycles: f64, limit: Limi
 }
 
 #[test]
-fn wide_shared_accesses_take_their_passes_without_replays_where_measured() {
+fn wide_shared_accesses_replay_only_their_conflicts() {
     // 128-bit loads, conflict free: 4 passes each, 8 x 400 = 3200 cycles
     // of banks; the LSU pipe 8 x 100 / 0.5 = 1600; issue 200, no replays.
     check_shared(true, 400.0, 400.0, 3200.0, Limit::SharedMemory);
-    // Where the wide rate is unknown the passes run at the 32-bit rate and
-    // the 3 beyond the first replay: banks 8 x 400 / 0.5 = 6400 cycles,
-    // issue 200 + 8 x 300 / 0.5 = 5000.
-    check_shared(false, 400.0, 400.0, 6400.0, Limit::SharedMemory);
+    // Where the wide rate is unknown a request's first pass goes at the
+    // 32-bit rate (2 clocks) and the 3 its width adds at the banks' full
+    // width (1 clock each), none replayed: banks 8 x 100 x (2 + 3) = 4000
+    // cycles, issue 200.
+    check_shared(false, 400.0, 400.0, 4000.0, Limit::SharedMemory);
+    // There a 2-way conflict's 4 extra passes go at the 32-bit rate and
+    // replay: banks 8 x 100 x (2 + 3 + 4 x 2) = 10400, issue 200 + 8 x 400
+    // / 0.5 = 6600.
+    check_shared(false, 800.0, 400.0, 10400.0, Limit::SharedMemory);
+    // 32-bit loads are what they were: one pass each at the 32-bit rate,
+    // banks 8 x 100 / 0.5 = 1600 cycles, as long as the LSU pipe.
+    check_shared(false, 100.0, 100.0, 1600.0, Limit::SharedMemory);
     // 128-bit with 2-way conflicts: 8 passes, 4 of them replays: banks
     // 8 x 800 = 6400, issue 200 + 8 x 400 = 3400.
     check_shared(true, 800.0, 400.0, 6400.0, Limit::SharedMemory);
@@ -1180,18 +1188,19 @@ mod lines {
         }
     }
 
-    #[test]
-    fn wide_shared_lines_replay_only_their_conflicts_where_measured() {
-        let arch = ga10x_like(true);
-        // 100 128-bit requests with 2-way conflicts: 800 passes, 400 for
-        // the width, 400 replays.
+    /// One line of 100 shared requests with `passes` bank passes and
+    /// `wide` for their width, on a GA10x-like SM whose wide rate is
+    /// `measured` or not: its (replay, shared) cycles, in cycles of one SM
+    /// times the SM count.
+    fn check_shared_line(measured: bool, passes: f64, wide: f64, expect: (f64, f64)) {
+        let arch = ga10x_like(measured);
         let c = line_cost(
             &LineLoad {
                 warp_instructions: 100.0,
                 mean_active_threads: 32.0,
                 shared_requests: 100.0,
-                shared_passes: 800.0,
-                shared_wide_passes: 400.0,
+                shared_passes: passes,
+                shared_wide_passes: wide,
                 ..LineLoad::default()
             },
             &arch,
@@ -1201,24 +1210,28 @@ mod lines {
         let sms = arch.sm_count;
         assert_eq!(
             (c.replay_cycles, c.shared_cycles),
-            (400.0 / sms, 800.0 / sms)
+            (expect.0 / sms, expect.1 / sms),
+            "measured {measured}, {passes} passes, {wide} for the width"
         );
+    }
+
+    #[test]
+    fn wide_shared_lines_replay_only_their_conflicts() {
+        // 100 128-bit requests with 2-way conflicts: 800 passes, 400 for
+        // the width, 400 replays.
+        check_shared_line(true, 800.0, 400.0, (400.0, 800.0));
         // 100 conflict-free 32-bit requests: 100 passes, but the 16 lanes
         // take 2 clocks a request: 200.
-        let c = line_cost(
-            &LineLoad {
-                warp_instructions: 100.0,
-                mean_active_threads: 32.0,
-                shared_requests: 100.0,
-                shared_passes: 100.0,
-                shared_wide_passes: 100.0,
-                ..LineLoad::default()
-            },
-            &arch,
-            0.0,
-            0.0,
-        );
-        assert_eq!((c.replay_cycles, c.shared_cycles), (0.0, 200.0 / sms));
+        check_shared_line(true, 100.0, 100.0, (0.0, 200.0));
+        // Where the wide rate is unknown, the same 2-way conflicted 128-bit
+        // requests: per request the first pass and the 4 conflict passes
+        // at the 32-bit rate (2 clocks each), the 3 of the width at 1 clock,
+        // so 1300 cycles; the 4 conflict passes replay, 800 cycles.
+        check_shared_line(false, 800.0, 400.0, (800.0, 1300.0));
+        // There conflict-free 128-bit requests: 2 + 3 clocks, no replays.
+        check_shared_line(false, 400.0, 400.0, (0.0, 500.0));
+        // And 32-bit ones as before: one pass at the 32-bit rate.
+        check_shared_line(false, 100.0, 100.0, (0.0, 200.0));
     }
 
     #[test]
