@@ -195,9 +195,11 @@ pub struct WaveCycles {
     /// The busiest pipe (arithmetic, or the LSU pipe's global, local,
     /// atomic and shared accesses).
     pub pipe: f64,
-    /// The LSU pipe's time, and the part of it its shared requests take.
+    /// The LSU pipe's time, the part of it its shared requests take, and
+    /// the part the sectors between L1 and L2 take (Volta and later).
     pub lsu: f64,
     pub lsu_shared: f64,
+    pub lsu_l2: f64,
     /// Shared-memory bank passes.
     pub shared: f64,
     /// L1 data path.
@@ -248,13 +250,17 @@ impl WaveCycles {
     /// Which per-SM limit is largest (first wins a tie, in the order of the
     /// doc). The pipes are "shared memory" where the LSU pipe is the
     /// busiest and shared requests take at least half of it (the LD/ST
-    /// lanes, not the banks, hold back GA10x's 32-bit shared loads), and the
-    /// banks win a tie with the pipes (conflict-free shared loads load a
-    /// GPU of 32 LD/ST lanes' banks and pipe alike).
+    /// lanes, not the banks, hold back GA10x's 32-bit shared loads), "L1
+    /// bandwidth" where the sectors between L1 and L2 take at least half of
+    /// it (the L1TEX pipeline, not the issue of the loads, holds them
+    /// back), and the banks win a tie with the pipes (conflict-free shared
+    /// loads load a GPU of 32 LD/ST lanes' banks and pipe alike).
     pub fn binding(&self) -> Limit {
         let lsu_binds = self.pipe > self.issue && self.lsu >= self.pipe;
         let pipes = if lsu_binds && 2.0 * self.lsu_shared >= self.lsu {
             Limit::SharedMemory
+        } else if lsu_binds && 2.0 * self.lsu_l2 >= self.lsu {
+            Limit::L1Bandwidth
         } else {
             Limit::ComputeIssue
         };
@@ -342,8 +348,10 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // An FP32 division is one SFU reciprocal and FP32-pipe refinement.
     let div_fp32 = m.fp32_div_refinement(arch);
     // The LSU pipe issues global, local and shared accesses alike
-    // (Nsight Compute's pipe `lsu`).
-    let lsu = (m.global + m.atomic + m.shared) / arch.rate_lsu * warps;
+    // (Nsight Compute's pipe `lsu`); on Volta and later the sectors that
+    // pass between L1 and L2 (misses, stores) hold it too.
+    let lsu_l2 = l1tex_l2_cycles(inp, arch) * warps;
+    let lsu = (m.global + m.atomic + m.shared) / arch.rate_lsu * warps + lsu_l2;
     let lsu_shared = m.shared / arch.rate_lsu * warps;
     let pipe = [
         (m.fp32 + div_fp32) / arch.rate_fp32,
@@ -383,12 +391,24 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         pipe,
         lsu,
         lsu_shared,
+        lsu_l2,
         shared,
         l1,
         latency,
         warp_chain: chain,
         warps_per_scheduler: warps / arch.schedulers.max(1.0),
     }
+}
+
+/// Clocks of one warp's sectors between L1 and L2 in the L1TEX pipeline
+/// (docs: "Sectors to and from L2 in the LSU pipe"): the cache model's
+/// L1-L2 traffic of the launch per warp, at the architecture's
+/// [`ArchParams::l1tex_l2_sectors_per_clock`]; none before Volta.
+pub fn l1tex_l2_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
+    let warps = (inp.blocks * inp.warps_per_block).max(1.0);
+    arch.l1tex_l2_sectors_per_clock
+        .filter(|r| *r > 0.0)
+        .map_or(0.0, |r| inp.l2_bytes / 32.0 / warps / r)
 }
 
 /// Bytes that accesses of `sectors` 32-byte sectors handing their lanes

@@ -50,6 +50,15 @@ pub const DEFAULT_PCIE_GBS: f64 = 12.3;
 /// 12 instruction slots (a GPU of the catalog may give its own figures).
 pub const INT_DIV_SLOTS: f64 = 12.0;
 
+/// Sectors per clock that pass the L1TEX pipeline between L1 and L2 on
+/// Volta and later: one, as one wavefront passes a stage per clock
+/// (NVIDIA's developer forum, "What's the difference between wavefronts
+/// and sectors/req": "a notion of processing a wavefront per cycle in
+/// L1TEX"); a missed sector is handled again when its fill returns. The
+/// rate is an ASSUMPTION chosen on the development part (docs: "Sectors to
+/// and from L2 in the LSU pipe").
+pub const L1TEX_L2_SECTORS_PER_CLOCK: f64 = 1.0;
+
 /// Issue slots of a 32-bit integer division or modulus by a register, as
 /// ptxas 12.9 expands them (`scripts/sass-per-op.py`,
 /// data/ptxas/sass-per-op.tsv): the mean of `div.s32`, `div.u32`,
@@ -123,6 +132,13 @@ pub struct ArchParams {
     /// passes beyond one per request are replays at the 32-bit rate, as
     /// bank conflicts are.
     pub shared_wide_measured: bool,
+    /// Sectors per clock the L1TEX pipeline passes between L1 and L2 (a
+    /// load's missed sector, a store's), charged in the LSU pipe beside the
+    /// requests (docs: "Sectors to and from L2 in the LSU pipe"): Volta and
+    /// later, [`L1TEX_L2_SECTORS_PER_CLOCK`]; `None` before Volta, whose L1
+    /// split requests before its tag stage and cached global loads only on
+    /// request.
+    pub l1tex_l2_sectors_per_clock: Option<f64>,
     /// L1 data bytes per clock per SM.
     pub l1_bytes_per_clock: f64,
     /// How issue slows as the code outgrows the instruction caches (the
@@ -310,6 +326,8 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
         fp32_div_slots: FP32_DIV_SLOTS,
         shared_passes_per_clock: shared_wide_bpc.unwrap_or(shared_bpc) / 128.0,
         shared_wide_measured: shared_wide_bpc.is_some(),
+        l1tex_l2_sectors_per_clock: (gpu.compute_capability.major >= 7)
+            .then_some(L1TEX_L2_SECTORS_PER_CLOCK),
         l1_bytes_per_clock,
         instruction_fetch: cc.instruction_fetch.clone(),
         lat_fp32,

@@ -38,6 +38,7 @@ fn arch() -> ArchParams {
         fp32_div_slots: 13.0,
         shared_passes_per_clock: 1.0,
         shared_wide_measured: false,
+        l1tex_l2_sectors_per_clock: None,
         l1_bytes_per_clock: 128.0,
         instruction_fetch: h100_fetch_curve(),
         lat_fp32: 4.0,
@@ -628,6 +629,69 @@ fn the_lsu_lanes_hold_back_narrow_shared_accesses() {
         4.8e-6 + 1e-7,
         Limit::ComputeIssue,
     );
+}
+
+/// The LSU pipe's cycles of one wave (`wave_pipe_cycles`) for 4 warps of
+/// 100 global loads that hit L1, with `l2_sectors` sectors per warp between
+/// L1 and L2 in the cache model's traffic, on an SM whose L1TEX passes
+/// `per_clock` of them per clock (`None`: before Volta).
+fn check_l1tex_l2(per_clock: Option<f64>, l2_sectors: f64, expect: f64, limit: Limit) {
+    let mut a = arch();
+    a.l1tex_l2_sectors_per_clock = per_clock;
+    let mut inp = base();
+    inp.mix.global = 100.0;
+    inp.mlp_global = 100.0;
+    inp.l1_hit_rate = 1.0;
+    inp.sectors = 100.0;
+    inp.l2_bytes = l2_sectors * 32.0 * inp.blocks * inp.warps_per_block;
+    match evaluate(&inp, &a) {
+        Ok(t) => assert_eq!(
+            (t.breakdown["wave_pipe_cycles"], t.limit),
+            (expect, limit),
+            "{per_clock:?} per clock, {l2_sectors} sectors"
+        ),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn sectors_between_l1_and_l2_hold_the_lsu_pipe_from_volta_on() {
+    use Limit::{ComputeIssue, L1Bandwidth};
+    // 4 warps x 100 requests at one per clock: 400 cycles, the pipe.
+    check_l1tex_l2(None, 0.0, 400.0, ComputeIssue);
+    // Before Volta the L2 traffic does not enter the pipe.
+    check_l1tex_l2(None, 50.0, 400.0, ComputeIssue);
+    // From Volta on each of a warp's 50 sectors takes a clock: 4 x 150.
+    check_l1tex_l2(Some(1.0), 50.0, 600.0, ComputeIssue);
+    // At two sectors per clock, half of that.
+    check_l1tex_l2(Some(2.0), 50.0, 500.0, ComputeIssue);
+    // No traffic, no cost.
+    check_l1tex_l2(Some(1.0), 0.0, 400.0, ComputeIssue);
+    // 100 sectors a warp take half the pipe: the L1TEX pipeline, named
+    // "L1 bandwidth", holds the loads back.
+    check_l1tex_l2(Some(1.0), 100.0, 800.0, L1Bandwidth);
+}
+
+#[test]
+fn the_l1tex_l2_rate_applies_from_volta_on() {
+    for (id, expect) in [
+        ("geforce-gtx-1080-ti", None),
+        ("tesla-p100-pcie-16gb", None),
+        ("tesla-v100-pcie-16gb", Some(1.0)),
+        ("titan-rtx", Some(1.0)),
+        ("geforce-rtx-3090", Some(1.0)),
+        ("h100-sxm5-80gb", Some(1.0)),
+    ] {
+        let gpu = match Catalog::bundled().and_then(|c| c.get(id).cloned()) {
+            Ok(g) => g,
+            Err(e) => panic!("{id}: {e}"),
+        };
+        assert_eq!(
+            arch_params(&gpu, None).l1tex_l2_sectors_per_clock,
+            expect,
+            "{id}"
+        );
+    }
 }
 
 /// `adapter::wide_passes` of a shared traffic record.
