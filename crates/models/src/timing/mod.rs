@@ -193,7 +193,8 @@ pub struct WaveCycles {
     /// Issue slots: all warps' instructions over the schedulers.
     pub issue: f64,
     /// The busiest pipe (arithmetic, or the LSU pipe's global, local,
-    /// atomic and shared accesses).
+    /// atomic and shared accesses, and from Volta on the sectors between
+    /// L1 and L2).
     pub pipe: f64,
     /// The LSU pipe's time, the part of it its shared requests take, and
     /// the part the sectors between L1 and L2 take (Volta and later).

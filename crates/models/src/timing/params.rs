@@ -128,9 +128,11 @@ pub struct ArchParams {
     /// Whether the banks' rate for accesses of 64 bits and wider was
     /// measured (the catalog's `shared_wide_bytes_per_clock`): then a wide
     /// access takes its passes at that rate without replays, and the LD/ST
-    /// lanes bound the 32-bit ones (docs: "Shared memory"). Otherwise the
-    /// passes beyond one per request are replays at the 32-bit rate, as
-    /// bank conflicts are.
+    /// lanes bound the 32-bit ones (docs: "Shared memory"). Otherwise a
+    /// request's first pass and its conflicts go at the 32-bit rate and
+    /// the passes its width adds at the banks' full width (docs: "Wide
+    /// accesses where no wide rate is measured"); either way only the
+    /// conflicts are replays.
     pub shared_wide_measured: bool,
     /// Sectors per clock the L1TEX pipeline passes between L1 and L2 (a
     /// load's missed sector, a store's), charged in the LSU pipe beside the
