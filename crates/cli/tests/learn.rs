@@ -164,6 +164,67 @@ fn retraining_a_fixture_writes_the_same_bytes_and_predicts_with_it() {
 }
 
 #[test]
+fn exported_samples_are_the_fixtures_rows_with_every_feature() {
+    let dir = profiles("export");
+    let sources = dir.join("sources.toml");
+    std::fs::write(&sources, H100_SOURCES).expect("write sources");
+    let csv = dir.join("dev.csv");
+    let o = learn_fixture(
+        &sources,
+        &dir,
+        &["--export-samples", csv.to_str().expect("utf-8")],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stdout).to_string();
+    let text = std::fs::read_to_string(&csv).expect("the CSV");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    // The leading columns, as `learn --help` describes them.
+    assert_eq!(
+        header[..8].join(","),
+        "gpu,kernel,data,row,config,weight,measured_s,timing_s"
+    );
+    let features = header.len() - 8;
+    assert!(features > 40, "{features} features");
+    let rows: Vec<&str> = lines.collect();
+    assert!(
+        said.starts_with(&format!(
+            "wrote {} development samples ({features} features",
+            rows.len()
+        )),
+        "{said}"
+    );
+    // Both H100 files (development by role), each weighing the same in total.
+    let mut per_file: std::collections::BTreeMap<String, (usize, f64)> = Default::default();
+    for r in &rows {
+        // The configuration is quoted (it holds commas); the weight follows it.
+        let (head, tail) = r.rsplit_once('"').expect("a quoted configuration");
+        let data = head.split(',').nth(2).expect("data").to_string();
+        let weight: f64 = tail[1..]
+            .split(',')
+            .next()
+            .expect("weight")
+            .parse()
+            .expect("a number");
+        let e = per_file.entry(data).or_default();
+        e.0 += 1;
+        e.1 += weight;
+    }
+    assert_eq!(per_file.len(), 2, "{per_file:?}");
+    let totals: Vec<f64> = per_file.values().map(|v| v.1).collect();
+    assert!((totals[0] - totals[1]).abs() < 1e-9, "{per_file:?}");
+    // --export-samples writes the samples instead of a model or tables.
+    assert!(!said.contains("trained on"), "{said}");
+    let both = learn_fixture(
+        &sources,
+        &dir,
+        &["--export-samples", "x.csv", "--cross-validate"],
+    );
+    assert!(!both.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn cross_validation_by_kernel_prints_the_same_tables_twice() {
     // The H100 fixture: one GPU (no GPU can be held out with another left
     // to train on) and two kernels, development by role.

@@ -23,6 +23,7 @@ use validate::{Experiment, import_dataset};
 use crate::validation::engine::profile_file_stem;
 
 pub mod calibration;
+pub mod export;
 
 /// Why samples could not be collected or a model trained.
 #[derive(Debug, thiserror::Error)]

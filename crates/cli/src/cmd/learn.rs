@@ -31,7 +31,9 @@ use crate::output::{emit, write_file};
   ptxperf learn data/learned/sources.toml --profiles PROFILES --target log-time --out m.json
                                         predict ln(time) instead of a correction on the timing model
   ptxperf learn data/learned/sources.toml --profiles PROFILES --cross-validate --part check
-                                        leave one GPU out, then one kernel out, scored on the check part")]
+                                        leave one GPU out, then one kernel out, scored on the check part
+  ptxperf learn data/learned/sources.toml --profiles PROFILES --export-samples dev.csv
+                                        the development samples as CSV, for another learner")]
 pub struct Args {
     /// The sources file: which data file goes with which GPU and experiment.
     #[arg(value_name = "SOURCES.toml")]
@@ -89,6 +91,13 @@ pub struct Args {
         requires = "cross_validate"
     )]
     pub part: String,
+    /// Write the development part's samples (GPU, kernel, data file, row,
+    /// configuration, training weight, measured and timing-model seconds,
+    /// then every feature) to FILE as CSV instead of training: the rows an
+    /// outside learner is compared on (tools/learner-comparison). The check
+    /// part is never written.
+    #[arg(long, value_name = "FILE.csv", conflicts_with = "cross_validate")]
+    pub export_samples: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -120,6 +129,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
         weighting,
         domain: !args.no_domain,
     };
+    if let Some(path) = &args.export_samples {
+        let names = models::learned::feature_names();
+        let csv = learning::export::development_csv(&samples, weighting, &names);
+        let rows = csv.lines().count().saturating_sub(1);
+        write_file(path, csv)?;
+        return emit(&format!(
+            "wrote {rows} development samples ({} features each, {} weighting) to {}\n",
+            names.len(),
+            weighting.name(),
+            path.display()
+        ));
+    }
     if args.cross_validate {
         let mut text = learn_report::samples_line(&samples, target, part);
         // The interval's scores, once for both hold-outs.
