@@ -12,6 +12,9 @@
 //! compared: no ensemble, no familiarity shrinkage, no interval.
 //!
 //! Usage: learner-comparison dev.csv [--learners ours,gbdt,...] [--holdout gpu|kernel|both]
+//! [--level learned|timing|architecture] (whose level a held-out data file
+//! gets: the trees' as trained, the timing model's, or that of the training
+//! files of the same kernel and compute capability; docs/validation/learned.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -265,6 +268,10 @@ enum Level {
     /// out of its targets, so the trees learn only how the correction
     /// varies within a space.
     Timing,
+    /// As `Timing`, plus the mean correction of the training files of the
+    /// same kernel on GPUs of the same compute capability (the first
+    /// feature), where there are any.
+    Architecture,
 }
 
 /// Each data file's mean target.
@@ -400,12 +407,17 @@ fn run() -> Result<(), String> {
                 level = match it.next().map(String::as_str) {
                     Some("learned") => Level::Learned,
                     Some("timing") => Level::Timing,
-                    other => return Err(format!("--level {other:?}: learned or timing")),
+                    Some("architecture") => Level::Architecture,
+                    other => {
+                        return Err(format!(
+                            "--level {other:?}: learned, timing or architecture"
+                        ));
+                    }
                 };
             }
             "-h" | "--help" => {
                 println!(
-                    "usage: learner-comparison DEV.csv [--learners ours,gbdt,smartcore-forest,forust,perpetual] [--holdout gpu|kernel|both] [--level learned|timing]"
+                    "usage: learner-comparison DEV.csv [--learners ours,gbdt,smartcore-forest,forust,perpetual] [--holdout gpu|kernel|both] [--level learned|timing|architecture]"
                 );
                 return Ok(());
             }
@@ -462,7 +474,7 @@ fn run() -> Result<(), String> {
                 let x: Vec<&[f64]> = train.iter().map(|r| r.x.as_slice()).collect();
                 let y: Vec<f64> = match level {
                     Level::Learned => train.iter().map(|r| r.target()).collect(),
-                    Level::Timing => {
+                    Level::Timing | Level::Architecture => {
                         let mean = file_means(&train);
                         train
                             .iter()
@@ -470,13 +482,36 @@ fn run() -> Result<(), String> {
                             .collect()
                     }
                 };
+                // The held-out rows' level with `Architecture`: the mean of
+                // the training files' own of the same kernel and compute
+                // capability, where there are any.
+                let means = file_means(&train);
+                let offsets: Vec<f64> = test
+                    .iter()
+                    .map(|t| {
+                        let same: BTreeSet<&str> = train
+                            .iter()
+                            .filter(|r| r.kernel == t.kernel && r.x[0] == t.x[0])
+                            .map(|r| r.data.as_str())
+                            .collect();
+                        if level != Level::Architecture || same.is_empty() {
+                            0.0
+                        } else {
+                            same.iter().map(|d| means[d]).sum::<f64>() / same.len() as f64
+                        }
+                    })
+                    .collect();
                 let w: Vec<f64> = train.iter().map(|r| r.weight).collect();
                 let tx: Vec<&[f64]> = test.iter().map(|r| r.x.as_slice()).collect();
                 let t0 = Instant::now();
                 let model = l.fit(&x, &y, &w)?;
                 train_s += t0.elapsed().as_secs_f64();
                 let t1 = Instant::now();
-                let pred = model(&tx);
+                let pred: Vec<f64> = model(&tx)
+                    .iter()
+                    .zip(&offsets)
+                    .map(|(p, o)| p + o)
+                    .collect();
                 predict_s += t1.elapsed().as_secs_f64();
                 eprintln!(
                     "{hold} {} fold {g}: trained on {} rows in {:.1} s",
