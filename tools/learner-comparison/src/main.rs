@@ -19,6 +19,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+use validate::stats;
+
 /// One development configuration on one GPU.
 struct Row {
     gpu: String,
@@ -287,6 +289,34 @@ fn file_means<'a>(rows: &[&'a Row]) -> BTreeMap<&'a str, f64> {
         .collect()
 }
 
+/// The level added to each held-out row's prediction: none, except with
+/// [`Level::Architecture`], where it is the mean of the training files'
+/// own mean correction among those of the row's kernel on GPUs of its
+/// compute capability (the first feature), where there are any.
+fn held_out_levels(level: Level, train: &[&Row], test: &[&Row]) -> Vec<f64> {
+    if level != Level::Architecture {
+        return vec![0.0; test.len()];
+    }
+    let means = file_means(train);
+    // (kernel, compute capability) -> the training files there.
+    let mut files: BTreeMap<(&str, u64), BTreeSet<&str>> = BTreeMap::new();
+    for r in train {
+        files
+            .entry((r.kernel.as_str(), r.x[0].to_bits()))
+            .or_default()
+            .insert(r.data.as_str());
+    }
+    test.iter()
+        .map(|t| {
+            files
+                .get(&(t.kernel.as_str(), t.x[0].to_bits()))
+                .map_or(0.0, |same| {
+                    same.iter().map(|d| means[d]).sum::<f64>() / same.len() as f64
+                })
+        })
+        .collect()
+}
+
 /// A trained model: rows in, predictions out.
 type Predictor = Box<dyn Fn(&[&[f64]]) -> Vec<f64>>;
 
@@ -298,49 +328,6 @@ fn column_major(rows: &[&[f64]]) -> (Vec<f64>, usize, usize) {
         out.extend(rows.iter().map(|r| r[c]));
     }
     (out, rows.len(), cols)
-}
-
-/// Ranks with ties at their mean rank.
-fn ranks(v: &[f64]) -> Vec<f64> {
-    let mut idx: Vec<usize> = (0..v.len()).collect();
-    idx.sort_by(|a, b| v[*a].total_cmp(&v[*b]));
-    let mut r = vec![0.0; v.len()];
-    let mut i = 0;
-    while i < idx.len() {
-        let mut j = i;
-        while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
-            j += 1;
-        }
-        for k in i..=j {
-            r[idx[k]] = (i + j) as f64 / 2.0;
-        }
-        i = j + 1;
-    }
-    r
-}
-
-fn spearman(a: &[f64], b: &[f64]) -> f64 {
-    let (ra, rb) = (ranks(a), ranks(b));
-    let n = ra.len() as f64;
-    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
-    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
-    let va: f64 = ra.iter().map(|x| (x - ma).powi(2)).sum();
-    let vb: f64 = rb.iter().map(|y| (y - mb).powi(2)).sum();
-    if va == 0.0 || vb == 0.0 {
-        0.0
-    } else {
-        cov / (va * vb).sqrt()
-    }
-}
-
-fn mape(pred: &[f64], meas: &[f64]) -> f64 {
-    100.0
-        * pred
-            .iter()
-            .zip(meas)
-            .map(|(p, m)| (p - m).abs() / m)
-            .sum::<f64>()
-        / meas.len() as f64
 }
 
 /// FNV-1a over the predictions' bits: equal sums, equal bits.
@@ -362,8 +349,14 @@ fn scores(rows: &[&Row], pred: &[f64]) -> BTreeMap<String, (usize, f64, f64)> {
         e.0.push(r.timing * p.exp());
         e.1.push(r.measured);
     }
+    // Scored as `learn --cross-validate` scores (validate::stats); a
+    // constant prediction has no rank correlation, counted as 0.
     by.into_iter()
-        .map(|(d, (p, m))| (d.to_string(), (m.len(), mape(&p, &m), spearman(&p, &m))))
+        .map(|(d, (p, m))| {
+            let mape = stats::mape(&p, &m).unwrap_or(f64::NAN);
+            let rho = stats::spearman(&p, &m).unwrap_or(0.0);
+            (d.to_string(), (m.len(), mape, rho))
+        })
         .collect()
 }
 
@@ -482,25 +475,7 @@ fn run() -> Result<(), String> {
                             .collect()
                     }
                 };
-                // The held-out rows' level with `Architecture`: the mean of
-                // the training files' own of the same kernel and compute
-                // capability, where there are any.
-                let means = file_means(&train);
-                let offsets: Vec<f64> = test
-                    .iter()
-                    .map(|t| {
-                        let same: BTreeSet<&str> = train
-                            .iter()
-                            .filter(|r| r.kernel == t.kernel && r.x[0] == t.x[0])
-                            .map(|r| r.data.as_str())
-                            .collect();
-                        if level != Level::Architecture || same.is_empty() {
-                            0.0
-                        } else {
-                            same.iter().map(|d| means[d]).sum::<f64>() / same.len() as f64
-                        }
-                    })
-                    .collect();
+                let offsets = held_out_levels(level, &train, &test);
                 let w: Vec<f64> = train.iter().map(|r| r.weight).collect();
                 let tx: Vec<&[f64]> = test.iter().map(|r| r.x.as_slice()).collect();
                 let t0 = Instant::now();
