@@ -33,6 +33,15 @@ pub struct Params {
     pub row_fraction: f64,
     /// Seed of the row draws.
     pub seed: u64,
+    /// Share of the groups present in a node (see [`fit_grouped`]) whose
+    /// own squared loss a split must lower to be taken; 0 takes the split
+    /// of largest gain whatever it does to each group.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub consistency: f64,
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Default for Params {
@@ -48,6 +57,7 @@ impl Default for Params {
             lambda: 1.0,
             row_fraction: 0.8,
             seed: 1,
+            consistency: 0.0,
         }
     }
 }
@@ -187,8 +197,18 @@ struct Grow<'a> {
     /// Weighted residuals, `weight * (y - prediction)` per row.
     residual: &'a [f64],
     weight: &'a [f64],
+    /// Group of each row (dense, from 0); read only when
+    /// `params.consistency` is above 0.
+    group: &'a [usize],
+    groups: usize,
     params: &'a Params,
     nodes: Vec<Node>,
+}
+
+/// Weighted squared loss removed from rows whose weighted residuals sum to
+/// `g` and weights to `h` when `v` is added to their prediction.
+fn loss_drop(v: f64, g: f64, h: f64) -> f64 {
+    2.0 * v * g - v * v * h
 }
 
 impl Grow<'_> {
@@ -223,6 +243,7 @@ impl Grow<'_> {
         }
         let (g, h) = self.sums(&rows);
         let parent = g * g / (h + p.lambda);
+        let grouped = p.consistency > 0.0 && self.groups > 1;
         // (gain, feature, bin)
         let mut best: Option<(f64, usize, usize)> = None;
         for (f, fc) in self.cuts.iter().enumerate() {
@@ -238,18 +259,32 @@ impl Grow<'_> {
                 weight[b] += self.weight[r];
                 count[b] += 1;
             }
+            let mut by_group = grouped.then(|| GroupSums::new(self, &rows, f, fc.len() + 1));
             let (mut gl, mut hl, mut nl) = (0.0, 0.0, 0usize);
             for b in 0..fc.len() {
                 gl += sum[b];
                 hl += weight[b];
                 nl += count[b];
+                if let Some(s) = by_group.as_mut() {
+                    s.take_bin(b);
+                }
                 let nr = rows.len() - nl;
                 if nl < min_leaf || nr < min_leaf {
                     continue;
                 }
                 let (gr, hr) = (g - gl, h - hl);
                 let gain = gl * gl / (hl + p.lambda) + gr * gr / (hr + p.lambda) - parent;
-                if gain > 1e-12 && best.is_none_or(|(bg, _, _)| gain > bg) {
+                if gain > 1e-12
+                    && best.is_none_or(|(bg, _, _)| gain > bg)
+                    && by_group.as_ref().is_none_or(|s| {
+                        s.consistent(
+                            p.learning_rate / (hl + p.lambda) * gl,
+                            p.learning_rate / (hr + p.lambda) * gr,
+                            p.learning_rate / (h + p.lambda) * g,
+                            p.consistency,
+                        )
+                    })
+                {
                     best = Some((gain, f, b));
                 }
             }
@@ -272,6 +307,66 @@ impl Grow<'_> {
     }
 }
 
+/// Per-group sums of one feature's histogram in one node, and the running
+/// sums left of the bin being scanned.
+struct GroupSums {
+    groups: usize,
+    /// `[bin * groups + group]`: weighted residuals and weights.
+    sum: Vec<f64>,
+    weight: Vec<f64>,
+    /// Each group's totals in the node.
+    total: Vec<(f64, f64)>,
+    /// Each group's sums in the bins scanned so far (the left child).
+    left: Vec<(f64, f64)>,
+}
+
+impl GroupSums {
+    fn new(grow: &Grow<'_>, rows: &[usize], feature: usize, bins: usize) -> GroupSums {
+        let groups = grow.groups;
+        let mut sum = vec![0.0; bins * groups];
+        let mut weight = vec![0.0; bins * groups];
+        let mut total = vec![(0.0, 0.0); groups];
+        for &r in rows {
+            let (b, k) = (usize::from(grow.binned[feature][r]), grow.group[r]);
+            sum[b * groups + k] += grow.residual[r];
+            weight[b * groups + k] += grow.weight[r];
+            total[k].0 += grow.residual[r];
+            total[k].1 += grow.weight[r];
+        }
+        GroupSums {
+            groups,
+            sum,
+            weight,
+            total,
+            left: vec![(0.0, 0.0); groups],
+        }
+    }
+
+    fn take_bin(&mut self, bin: usize) {
+        for (k, l) in self.left.iter_mut().enumerate() {
+            l.0 += self.sum[bin * self.groups + k];
+            l.1 += self.weight[bin * self.groups + k];
+        }
+    }
+
+    /// Whether leaf values `left` and `right` (instead of `parent` for the
+    /// whole node) lower the loss of at least `share` of the groups present.
+    fn consistent(&self, left: f64, right: f64, parent: f64, share: f64) -> bool {
+        let (mut present, mut better) = (0usize, 0usize);
+        for (&(gl, hl), &(g, h)) in self.left.iter().zip(&self.total) {
+            if h <= 0.0 {
+                continue;
+            }
+            present += 1;
+            let split = loss_drop(left, gl, hl) + loss_drop(right, g - gl, h - hl);
+            if split > loss_drop(parent, g, h) {
+                better += 1;
+            }
+        }
+        better as f64 >= share * present as f64
+    }
+}
+
 /// Fit a booster to rows `x` (each of the same length) and targets `y`,
 /// every row weighing the same.
 pub fn fit(x: &[Vec<f64>], y: &[f64], params: &Params) -> Result<Booster, LearnError> {
@@ -287,7 +382,36 @@ pub fn fit_weighted(
     w: &[f64],
     params: &Params,
 ) -> Result<Booster, LearnError> {
+    fit_grouped(x, y, w, &vec![0; x.len()], params)
+}
+
+/// [`fit_weighted`] where row `i` belongs to group `group[i]` (a data file,
+/// a GPU): with `params.consistency` above 0 a split is taken only if it
+/// lowers the loss within that share of the groups in the node, so the
+/// trees keep what holds across groups rather than what one group's rows
+/// gain most from (the idea of a split that must hold on separate parts of
+/// the data, as in PerpetualBooster's generalisation control).
+pub fn fit_grouped(
+    x: &[Vec<f64>],
+    y: &[f64],
+    w: &[f64],
+    group: &[usize],
+    params: &Params,
+) -> Result<Booster, LearnError> {
     let n = x.len();
+    if group.len() != n {
+        return Err(LearnError::Data(format!(
+            "{n} feature rows and {} groups: need one group per row",
+            group.len()
+        )));
+    }
+    let groups = group.iter().max().map_or(0, |m| m + 1);
+    if groups > n {
+        return Err(LearnError::Data(format!(
+            "group ids must be dense (0 to the number of groups - 1), got {}",
+            groups - 1
+        )));
+    }
     if n == 0 || n != y.len() || n != w.len() {
         return Err(LearnError::Data(format!(
             "{n} feature rows, {} targets and {} weights: need the same number, at least one",
@@ -354,6 +478,8 @@ pub fn fit_weighted(
             cuts: &cuts,
             residual: &residual,
             weight: w,
+            group,
+            groups,
             params,
             nodes: Vec::new(),
         };
@@ -486,5 +612,93 @@ mod tests {
         let b = fit(&x, &y, &Params::default()).expect("fit");
         assert!(b.trees.iter().all(|t| t.nodes.len() == 1));
         assert_eq!(b.predict(&[1.0, 2.0]), 3.0);
+    }
+
+    /// Rows of two groups on features (x, group id): group 0 steps up by 1
+    /// at x = 2, group 1 steps by `other_step`.
+    fn two_groups(other_step: f64) -> (Vec<Vec<f64>>, Vec<f64>, Vec<usize>) {
+        let (mut x, mut y, mut g) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..200_u32 {
+            let a = f64::from(i % 100) / 25.0;
+            let k = (i / 100) as usize;
+            let step = if k == 0 { 1.0 } else { other_step };
+            x.push(vec![a, k as f64]);
+            y.push(if a > 2.0 { step } else { 0.0 });
+            g.push(k);
+        }
+        (x, y, g)
+    }
+
+    fn mean_abs_error(b: &Booster, x: &[Vec<f64>], y: &[f64]) -> f64 {
+        x.iter()
+            .zip(y)
+            .map(|(r, t)| (b.predict(r) - t).abs())
+            .sum::<f64>()
+            / y.len() as f64
+    }
+
+    #[test]
+    fn consistency_zero_is_the_weighted_fit() {
+        let (x, y, g) = two_groups(-1.0);
+        let w = vec![1.0; y.len()];
+        let plain = fit_weighted(&x, &y, &w, &Params::default()).expect("fit");
+        let grouped = fit_grouped(&x, &y, &w, &g, &Params::default()).expect("fit");
+        assert_eq!(plain, grouped);
+    }
+
+    #[test]
+    fn a_split_must_hold_in_the_groups() {
+        let w = vec![1.0; 200];
+        // Every row in every tree: a row draw can leave a group out of a
+        // leaf, and a group that is absent is not asked.
+        let all = Params {
+            consistency: 1.0,
+            row_fraction: 1.0,
+            ..Params::default()
+        };
+        // The same step in both groups: every split on x helps both.
+        let (x, y, g) = two_groups(1.0);
+        let b = fit_grouped(&x, &y, &w, &g, &all).expect("fit");
+        assert!(mean_abs_error(&b, &x, &y) < 0.05);
+        // Opposite steps: a split on x alone helps one group and harms the
+        // other, so the trees first separate the groups (a split that
+        // helps both), then learn each group's step below it.
+        let (x, y, g) = two_groups(-1.0);
+        let b = fit_grouped(&x, &y, &w, &g, &all).expect("fit");
+        assert!(mean_abs_error(&b, &x, &y) < 0.05);
+        assert_eq!(
+            b.trees[0].nodes[0].feature,
+            Some(1),
+            "the first root splits on the group, not on x"
+        );
+        // Without the group as a feature, steps of 1 and -0.5: every split
+        // on x moves group 1 towards group 0's step, so none is taken,
+        // where the plain fit splits.
+        let (x, y, g) = two_groups(-0.5);
+        let x1: Vec<Vec<f64>> = x.iter().map(|r| vec![r[0]]).collect();
+        let b = fit_grouped(&x1, &y, &w, &g, &all).expect("fit");
+        assert!(b.trees.iter().all(|t| t.nodes.len() == 1));
+        let free = fit_grouped(
+            &x1,
+            &y,
+            &w,
+            &g,
+            &Params {
+                row_fraction: 1.0,
+                ..Params::default()
+            },
+        )
+        .expect("fit");
+        assert!(free.trees.iter().any(|t| t.nodes.len() > 1));
+    }
+
+    #[test]
+    fn groups_must_be_one_per_row_and_dense() {
+        let (x, y, _) = two_groups(1.0);
+        let w = vec![1.0; y.len()];
+        assert!(fit_grouped(&x, &y, &w, &[0; 3], &Params::default()).is_err());
+        let mut g = vec![0; y.len()];
+        g[0] = 10_000;
+        assert!(fit_grouped(&x, &y, &w, &g, &Params::default()).is_err());
     }
 }

@@ -15,6 +15,9 @@
 //! [--level learned|timing|architecture] (whose level a held-out data file
 //! gets: the trees' as trained, the timing model's, or that of the training
 //! files of the same kernel and compute capability; docs/validation/learned.md).
+//! `ours-consistent` is ours with a split taken only where it lowers the
+//! loss of `--consistency SHARE` of the training data files (or GPUs or
+//! kernels, `--consistency-groups gpu|kernel`) in the node (`learn::gbt::fit_grouped`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -105,6 +108,7 @@ fn read(path: &str) -> Result<Vec<Row>, String> {
 #[derive(Clone, Copy, PartialEq)]
 enum Learner {
     Ours,
+    OursConsistent,
     Gbdt,
     SmartcoreForest,
     Forust,
@@ -112,8 +116,9 @@ enum Learner {
 }
 
 impl Learner {
-    const ALL: [Learner; 5] = [
+    const ALL: [Learner; 6] = [
         Learner::Ours,
+        Learner::OursConsistent,
         Learner::Gbdt,
         Learner::SmartcoreForest,
         Learner::Forust,
@@ -123,6 +128,7 @@ impl Learner {
     fn name(self) -> &'static str {
         match self {
             Learner::Ours => "ours",
+            Learner::OursConsistent => "ours-consistent",
             Learner::Gbdt => "gbdt",
             Learner::SmartcoreForest => "smartcore-forest",
             Learner::Forust => "forust",
@@ -135,6 +141,9 @@ impl Learner {
         match self {
             Learner::Ours => {
                 "depth 4, 150 rounds, shrinkage 0.08, 5 rows per leaf, 32 bins, L2 1, 80 % rows, seed 1 (one member)"
+            }
+            Learner::OursConsistent => {
+                "as ours, a split taken only where it lowers the loss of --consistency of the groups (--consistency-groups) in the node"
             }
             Learner::Gbdt => {
                 "depth 4, 150 rounds, shrinkage 0.08, 5 rows per leaf, every row (its row draw uses an unseeded thread_rng)"
@@ -150,12 +159,33 @@ impl Learner {
     }
 
     /// Train on (x, y, w); the trained model predicts rows.
-    fn fit(self, x: &[&[f64]], y: &[f64], w: &[f64]) -> Result<Predictor, String> {
+    /// `g` is each row's group; `base` holds ours' settings (`--bins`)
+    /// and the consistency asked of `ours-consistent` (the crates ignore
+    /// both).
+    fn fit(
+        self,
+        x: &[&[f64]],
+        y: &[f64],
+        w: &[f64],
+        g: &[usize],
+        base: &learn::Params,
+    ) -> Result<Predictor, String> {
         match self {
+            Learner::OursConsistent => {
+                let xs: Vec<Vec<f64>> = x.iter().map(|r| r.to_vec()).collect();
+                let p = base.clone();
+                let m = learn::gbt::fit_grouped(&xs, y, w, g, &p).map_err(|e| e.to_string())?;
+                Ok(Box::new(move |test: &[&[f64]]| {
+                    test.iter().map(|r| m.predict(r)).collect()
+                }))
+            }
             Learner::Ours => {
                 let xs: Vec<Vec<f64>> = x.iter().map(|r| r.to_vec()).collect();
-                let m = learn::train_weighted(&xs, y, w, &learn::Params::default(), 1)
-                    .map_err(|e| e.to_string())?;
+                let p = learn::Params {
+                    consistency: 0.0,
+                    ..base.clone()
+                };
+                let m = learn::train_weighted(&xs, y, w, &p, 1).map_err(|e| e.to_string())?;
                 let m = m.into_iter().next().ok_or("no member")?;
                 Ok(Box::new(move |test: &[&[f64]]| {
                     test.iter().map(|r| m.predict(r)).collect()
@@ -373,6 +403,11 @@ fn run() -> Result<(), String> {
     let mut learners: Vec<Learner> = Learner::ALL.to_vec();
     let mut holdouts = vec!["gpu", "kernel"];
     let mut level = Level::Learned;
+    let mut base = learn::Params {
+        consistency: 0.5,
+        ..learn::Params::default()
+    };
+    let mut group_by = "data".to_string();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -408,9 +443,33 @@ fn run() -> Result<(), String> {
                     }
                 };
             }
+            "--consistency" => {
+                base.consistency = it
+                    .next()
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|v| (0.0..=1.0).contains(v))
+                    .ok_or("--consistency needs a share from 0 to 1")?;
+            }
+            "--bins" => {
+                base.bins = it
+                    .next()
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .filter(|v| (2..=65_535).contains(v))
+                    .ok_or("--bins needs a count from 2 to 65535")?;
+            }
+            "--consistency-groups" => {
+                group_by = match it.next().map(String::as_str) {
+                    Some(g @ ("data" | "gpu" | "kernel")) => g.to_string(),
+                    other => {
+                        return Err(format!(
+                            "--consistency-groups {other:?}: data, gpu or kernel"
+                        ));
+                    }
+                };
+            }
             "-h" | "--help" => {
                 println!(
-                    "usage: learner-comparison DEV.csv [--learners ours,gbdt,smartcore-forest,forust,perpetual] [--holdout gpu|kernel|both] [--level learned|timing|architecture]"
+                    "usage: learner-comparison DEV.csv [--learners ours,gbdt,smartcore-forest,forust,perpetual] [--holdout gpu|kernel|both] [--level learned|timing|architecture] [--bins N (32, ours)] [--consistency SHARE (0.5)] [--consistency-groups data|gpu|kernel]"
                 );
                 return Ok(());
             }
@@ -477,9 +536,22 @@ fn run() -> Result<(), String> {
                 };
                 let offsets = held_out_levels(level, &train, &test);
                 let w: Vec<f64> = train.iter().map(|r| r.weight).collect();
+                let group_of = |r: &Row| match group_by.as_str() {
+                    "gpu" => r.gpu.clone(),
+                    "kernel" => r.kernel.clone(),
+                    _ => r.data.clone(),
+                };
+                let names: BTreeSet<String> = train.iter().map(|r| group_of(r)).collect();
+                let gid: Vec<usize> = train
+                    .iter()
+                    .map(|r| {
+                        let n = group_of(r);
+                        names.iter().position(|m| *m == n).unwrap_or(0)
+                    })
+                    .collect();
                 let tx: Vec<&[f64]> = test.iter().map(|r| r.x.as_slice()).collect();
                 let t0 = Instant::now();
-                let model = l.fit(&x, &y, &w)?;
+                let model = l.fit(&x, &y, &w, &gid, &base)?;
                 train_s += t0.elapsed().as_secs_f64();
                 let t1 = Instant::now();
                 let pred: Vec<f64> = model(&tx)
