@@ -243,7 +243,15 @@ impl Grow<'_> {
         }
         let (g, h) = self.sums(&rows);
         let parent = g * g / (h + p.lambda);
-        let grouped = p.consistency > 0.0 && self.groups > 1;
+        // Each group's totals in the node, once for every feature.
+        let totals = (p.consistency > 0.0 && self.groups > 1).then(|| {
+            let mut t = vec![(0.0, 0.0); self.groups];
+            for &r in &rows {
+                t[self.group[r]].0 += self.residual[r];
+                t[self.group[r]].1 += self.weight[r];
+            }
+            t
+        });
         // (gain, feature, bin)
         let mut best: Option<(f64, usize, usize)> = None;
         for (f, fc) in self.cuts.iter().enumerate() {
@@ -259,7 +267,9 @@ impl Grow<'_> {
                 weight[b] += self.weight[r];
                 count[b] += 1;
             }
-            let mut by_group = grouped.then(|| GroupSums::new(self, &rows, f, fc.len() + 1));
+            let mut by_group = totals
+                .as_deref()
+                .map(|t| GroupSums::new(self, &rows, f, fc.len() + 1, t));
             let (mut gl, mut hl, mut nl) = (0.0, 0.0, 0usize);
             for b in 0..fc.len() {
                 gl += sum[b];
@@ -309,29 +319,32 @@ impl Grow<'_> {
 
 /// Per-group sums of one feature's histogram in one node, and the running
 /// sums left of the bin being scanned.
-struct GroupSums {
+struct GroupSums<'t> {
     groups: usize,
     /// `[bin * groups + group]`: weighted residuals and weights.
     sum: Vec<f64>,
     weight: Vec<f64>,
     /// Each group's totals in the node.
-    total: Vec<(f64, f64)>,
+    total: &'t [(f64, f64)],
     /// Each group's sums in the bins scanned so far (the left child).
     left: Vec<(f64, f64)>,
 }
 
-impl GroupSums {
-    fn new(grow: &Grow<'_>, rows: &[usize], feature: usize, bins: usize) -> GroupSums {
+impl<'t> GroupSums<'t> {
+    fn new(
+        grow: &Grow<'_>,
+        rows: &[usize],
+        feature: usize,
+        bins: usize,
+        total: &'t [(f64, f64)],
+    ) -> GroupSums<'t> {
         let groups = grow.groups;
         let mut sum = vec![0.0; bins * groups];
         let mut weight = vec![0.0; bins * groups];
-        let mut total = vec![(0.0, 0.0); groups];
         for &r in rows {
             let (b, k) = (usize::from(grow.binned[feature][r]), grow.group[r]);
             sum[b * groups + k] += grow.residual[r];
             weight[b * groups + k] += grow.weight[r];
-            total[k].0 += grow.residual[r];
-            total[k].1 += grow.weight[r];
         }
         GroupSums {
             groups,
@@ -353,7 +366,7 @@ impl GroupSums {
     /// whole node) lower the loss of at least `share` of the groups present.
     fn consistent(&self, left: f64, right: f64, parent: f64, share: f64) -> bool {
         let (mut present, mut better) = (0usize, 0usize);
-        for (&(gl, hl), &(g, h)) in self.left.iter().zip(&self.total) {
+        for (&(gl, hl), &(g, h)) in self.left.iter().zip(self.total) {
             if h <= 0.0 {
                 continue;
             }

@@ -171,22 +171,19 @@ impl Learner {
         base: &learn::Params,
     ) -> Result<Predictor, String> {
         match self {
-            Learner::OursConsistent => {
-                let xs: Vec<Vec<f64>> = x.iter().map(|r| r.to_vec()).collect();
-                let p = base.clone();
-                let m = learn::gbt::fit_grouped(&xs, y, w, g, &p).map_err(|e| e.to_string())?;
-                Ok(Box::new(move |test: &[&[f64]]| {
-                    test.iter().map(|r| m.predict(r)).collect()
-                }))
-            }
-            Learner::Ours => {
+            Learner::Ours | Learner::OursConsistent => {
+                // With no consistency asked, fit_grouped trains what
+                // train_weighted's one member is, bit for bit.
                 let xs: Vec<Vec<f64>> = x.iter().map(|r| r.to_vec()).collect();
                 let p = learn::Params {
-                    consistency: 0.0,
+                    consistency: if self == Learner::Ours {
+                        0.0
+                    } else {
+                        base.consistency
+                    },
                     ..base.clone()
                 };
-                let m = learn::train_weighted(&xs, y, w, &p, 1).map_err(|e| e.to_string())?;
-                let m = m.into_iter().next().ok_or("no member")?;
+                let m = learn::gbt::fit_grouped(&xs, y, w, g, &p).map_err(|e| e.to_string())?;
                 Ok(Box::new(move |test: &[&[f64]]| {
                     test.iter().map(|r| m.predict(r)).collect()
                 }))
