@@ -18,6 +18,8 @@
 //! `ours-consistent` is ours with a split taken only where it lowers the
 //! loss of `--consistency SHARE` of the training data files (or GPUs or
 //! kernels, `--consistency-groups gpu|kernel`) in the node (`learn::gbt::fit_grouped`).
+//! `--huber Q` trains ours (both arms) with the Huber loss at quantile Q
+//! (`learn::Params::huber`; 0, the default, is the squared loss).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -447,6 +449,13 @@ fn run() -> Result<(), String> {
                     .filter(|v| (0.0..=1.0).contains(v))
                     .ok_or("--consistency needs a share from 0 to 1")?;
             }
+            "--huber" => {
+                base.huber = it
+                    .next()
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|v| (0.0..1.0).contains(v))
+                    .ok_or("--huber needs a quantile in [0, 1)")?;
+            }
             "--bins" => {
                 base.bins = it
                     .next()
@@ -466,7 +475,7 @@ fn run() -> Result<(), String> {
             }
             "-h" | "--help" => {
                 println!(
-                    "usage: learner-comparison DEV.csv [--learners ours,gbdt,smartcore-forest,forust,perpetual] [--holdout gpu|kernel|both] [--level learned|timing|architecture] [--bins N (32, ours)] [--consistency SHARE (0.5)] [--consistency-groups data|gpu|kernel]"
+                    "usage: learner-comparison DEV.csv [--learners ours,gbdt,smartcore-forest,forust,perpetual] [--holdout gpu|kernel|both] [--level learned|timing|architecture] [--bins N (32, ours)] [--huber Q (0: squared loss, ours)] [--consistency SHARE (0.5)] [--consistency-groups data|gpu|kernel]"
                 );
                 return Ok(());
             }
