@@ -55,7 +55,7 @@ struct MeasuredBy {
 
 /// A JSON object kept in file order (serde_json's `Map` sorts its keys
 /// unless a feature this workspace does not enable is on).
-struct OrderedEntries(Vec<(String, Value)>);
+pub(crate) struct OrderedEntries(pub(crate) Vec<(String, Value)>);
 
 impl<'de> Deserialize<'de> for OrderedEntries {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -77,15 +77,9 @@ impl<'de> Deserialize<'de> for OrderedEntries {
     }
 }
 
-fn parse_kt_cache_text(name: &str, text: &str) -> Result<Dataset, FileError> {
-    let raw: RawCache = serde_json::from_str(text).map_err(|e| {
-        let at = if e.line() == 0 {
-            Location::File
-        } else {
-            Location::LineCol(e.line(), e.column())
-        };
-        FileError::new(name, at, format!("not a Kernel Tuner cache file: {e}"))
-    })?;
+pub(crate) fn parse_kt_cache_text(name: &str, text: &str) -> Result<Dataset, FileError> {
+    let raw: RawCache = serde_json::from_str(text)
+        .map_err(|e| json_error(name, &e, "not a Kernel Tuner cache file"))?;
     let err = |path: String, msg: String| FileError::new(name, Location::JsonPath(path), msg);
 
     let problem_size = match &raw.problem_size {
@@ -156,6 +150,17 @@ fn parse_kt_cache_text(name: &str, text: &str) -> Result<Dataset, FileError> {
     })
 }
 
+/// A JSON syntax or shape error at serde_json's line and column (the whole
+/// file when it has none), after `what`.
+pub(crate) fn json_error(name: &str, e: &serde_json::Error, what: &str) -> FileError {
+    let at = if e.line() == 0 {
+        Location::File
+    } else {
+        Location::LineCol(e.line(), e.column())
+    };
+    FileError::new(name, at, format!("{what}: {e}"))
+}
+
 /// `problem_size` is an integer or an array of integers.
 fn problem_size(v: &Value) -> Option<Vec<i64>> {
     match v {
@@ -167,7 +172,7 @@ fn problem_size(v: &Value) -> Option<Vec<i64>> {
 
 /// A parameter value: an integer, a string, or a non-integral number kept
 /// as its JSON text (which is what Python's `str()` prints for it too).
-fn param_value(v: &Value) -> Option<ParamValue> {
+pub(crate) fn param_value(v: &Value) -> Option<ParamValue> {
     match v {
         Value::Number(n) => Some(match n.as_i64() {
             Some(i) => ParamValue::Int(i),
@@ -179,7 +184,7 @@ fn param_value(v: &Value) -> Option<ParamValue> {
     }
 }
 
-fn repetitions(
+pub(crate) fn repetitions(
     v: &Value,
     path: &str,
     err: &dyn Fn(String, String) -> FileError,
@@ -202,7 +207,7 @@ fn repetitions(
 }
 
 /// Fills median, min and population std from the repetitions when present.
-fn timing(mean_ms: f64, times: Option<Vec<f64>>) -> Timing {
+pub(crate) fn timing(mean_ms: f64, times: Option<Vec<f64>>) -> Timing {
     match times {
         Some(mut t) if !t.is_empty() => {
             t.sort_by(f64::total_cmp);

@@ -38,6 +38,7 @@ pub mod score;
 pub mod source;
 pub mod split;
 pub mod stats;
+pub mod t4;
 pub mod transfer;
 
 pub use dataset::{Dataset, FailReason, Measured, ParamValue, Row, Spread, Summary, Timing};
@@ -47,16 +48,23 @@ pub use kt_cache::{import_kt_cache, parse_kt_cache};
 pub use launch::{Init, Launch, LaunchArg, LaunchConstant, ScalarType, ScalarValue};
 pub use schoonhoven::{import_schoonhoven_csv, parse_schoonhoven_csv};
 pub use source::{Define, ReadSourceError, Replace, SourceFiles, instantiate_source};
+pub use t4::{import_t4, parse_t4};
 
 use std::path::Path;
 
-/// Imports any ground-truth file this crate knows, by its name: `.csv` or
-/// `.csv.gz` is a Schoonhoven CSV, anything else a Kernel Tuner cache.
+/// Imports any ground-truth file this crate knows: `.csv` or `.csv.gz` is
+/// a Schoonhoven CSV; any other file a T4 results file when its top level
+/// has `results` (before any `cache`), else a Kernel Tuner cache. A T4
+/// file's kernel is empty (the format does not name it).
 pub fn import_dataset(path: &Path) -> Result<Dataset, FileError> {
     let name = path.to_string_lossy();
     if name.ends_with(".csv") || name.ends_with(".csv.gz") {
-        import_schoonhoven_csv(path)
+        return import_schoonhoven_csv(path);
+    }
+    let text = read::read_text(path)?;
+    if t4::looks_like_t4(&text) {
+        t4::parse_t4_text(&name, &text, &t4::gpu_from_t4_file_name(path))
     } else {
-        import_kt_cache(path)
+        kt_cache::parse_kt_cache_text(&name, &text)
     }
 }

@@ -1,11 +1,12 @@
 //! The examples of docs/experiments.md through the real readers: the
 //! experiment file (`<!-- check: experiment -->`) gives Kernel Tuner's
-//! launch, the cache file (`kernel-tuner`) and the CSV (`schoonhoven`) give
-//! the measured and failed configurations the doc describes.
+//! launch, the cache file (`kernel-tuner`), the T4 results file (`t4`) and
+//! the CSV (`schoonhoven`) give the measured and failed configurations the
+//! doc describes.
 
 use std::path::Path;
 
-use validate::{Experiment, Measured, ParamValue, parse_kt_cache, parse_schoonhoven_csv};
+use validate::{Experiment, Measured, ParamValue, parse_kt_cache, parse_schoonhoven_csv, parse_t4};
 
 const DOC: &str = "docs/experiments.md";
 
@@ -84,6 +85,16 @@ fn the_csv_example_has_two_times_and_one_failure() {
     assert_eq!(d.params, ["block_size_x"]);
     let failed: Vec<bool> = d.rows.iter().map(|r| failed(&r.measured)).collect();
     assert_eq!(failed, [false, false, true]);
+}
+
+#[test]
+fn the_t4_example_has_two_times_and_one_failure() {
+    let d =
+        parse_t4("times_T4.json", block("t4").as_bytes(), "GPU").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(d.params, ["block_size_x"]);
+    let failed: Vec<bool> = d.rows.iter().map(|r| failed(&r.measured)).collect();
+    assert_eq!(failed, [false, false, true]);
+    assert_eq!(d.rows[1].measured.mean_ms(), Some(0.008));
 }
 
 #[test]

@@ -128,7 +128,7 @@ pub struct Args {
     /// Seed of --sample.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
-    /// Ground truth (Kernel Tuner cache or Schoonhoven CSV): tune its measured
+    /// Ground truth (Kernel Tuner cache, T4 results file or Schoonhoven CSV): tune its measured
     /// configurations and score each model's pick against the measured times.
     /// With several GPUs, `GPU_ID=FILE` once per GPU; the space is then the
     /// configurations measured (with a time) in every file.

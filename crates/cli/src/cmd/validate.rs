@@ -57,7 +57,7 @@ pub struct Args {
     /// Experiment file: how a configuration becomes Kernel Tuner's launch (experiments/*.toml).
     #[arg(value_name = "EXPERIMENT.toml")]
     pub experiment: PathBuf,
-    /// Measured data: a Kernel Tuner cache (.json, .json.gz) or a Schoonhoven CSV (.csv.gz). Where the cache names the compiler that built the measured kernels (`measured_by.nvrtc`), the timing model assumes that compiler's integer-to-FP32 lowering (docs/timing-model.md, "Integer conversions"). Repeatable: the n-th --data is predicted on the n-th --gpu, and each configuration is compiled once per architecture and emulated once per distinct PTX for all of them (PTX that differs only in its .target line is emulated once; ptxas runs per architecture).
+    /// Measured data: a Kernel Tuner cache (.json, .json.gz), a T4 results file (Kernel Tuner's `store_output_file`, the Open Autotuning Results format; it does not name the kernel, so the experiment's is taken) or a Schoonhoven CSV (.csv.gz). Where the cache names the compiler that built the measured kernels (`measured_by.nvrtc`), the timing model assumes that compiler's integer-to-FP32 lowering (docs/timing-model.md, "Integer conversions"). Repeatable: the n-th --data is predicted on the n-th --gpu, and each configuration is compiled once per architecture and emulated once per distinct PTX for all of them (PTX that differs only in its .target line is emulated once; ptxas runs per architecture).
     #[arg(long, value_name = "FILE", required = true)]
     pub data: Vec<PathBuf>,
     /// GPU id from the catalog to predict for (`ptxperf gpus` lists them); one per --data, in the same order.
@@ -318,7 +318,7 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
     let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
     let mut loaded = Vec::with_capacity(args.data.len());
     for (data, gpu_id) in args.data.iter().zip(&args.gpu) {
-        loaded.push(load_pair(args, data, gpu_id)?);
+        loaded.push(load_pair(args, data, gpu_id, &experiment.kernel)?);
     }
     let cache_dir = match (&args.cache, args.no_cache) {
         (_, true) => None,
@@ -365,14 +365,26 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
 }
 
 /// One --data and its --gpu: the data file, the transfer baseline's data,
-/// the GPU and the rows of --part.
-fn load_pair<'a>(args: &'a Args, data: &'a Path, gpu_id: &'a str) -> Result<Loaded<'a>, CliError> {
-    let dataset = import_dataset(data).map_err(|e| CliError::of(&e))?;
+/// the GPU and the rows of --part. A file that does not name its kernel (a
+/// T4 results file) measured the experiment's `kernel`.
+fn load_pair<'a>(
+    args: &'a Args,
+    data: &'a Path,
+    gpu_id: &'a str,
+    kernel: &str,
+) -> Result<Loaded<'a>, CliError> {
+    let named = |mut d: Dataset| {
+        if d.kernel.is_empty() {
+            d.kernel = kernel.to_string();
+        }
+        d
+    };
+    let dataset = named(import_dataset(data).map_err(|e| CliError::of(&e))?);
     let split = load_split(args)?;
     refuse_excluded(args, data, split.as_ref())?;
     let transfer_from = match &args.transfer_from {
         Some(path) => {
-            let other = import_dataset(path).map_err(|e| CliError::of(&e))?;
+            let other = named(import_dataset(path).map_err(|e| CliError::of(&e))?);
             validate::transfer::compatible(&dataset, &other).map_err(|e| {
                 CliError::user(format!(
                     "--transfer-from {}: {e}; it must be the same kernel's space, measured on another GPU",
