@@ -1,5 +1,5 @@
-//! The GEMM and pnpoly experiments (experiments/gemm.toml, pnpoly.toml)
-//! through the validation runner: their sources from the shared data folder
+//! The GEMM and pnpoly experiments (experiments/gemm.toml, gemm-milo.toml,
+//! pnpoly.toml) through the validation runner: their sources from the shared data folder
 //! (CLBlast's OpenCL Xgemm through cl_to_cuda.h, pnpoly's CUDA), NVRTC, the
 //! emulator and the timing model, on a handful of configurations each. The
 //! problems are shrunk (GEMM 256x256x256, pnpoly 4096 points) by editing the
@@ -14,6 +14,34 @@ use std::path::{Path, PathBuf};
 use study::validation::{Options, run};
 use validate::score::Attempt;
 use validate::{Experiment, ParamValue};
+
+/// gemm.py's parameters, in its `tune_params` order.
+const GEMM_KEYS: [&str; 15] = [
+    "MWG",
+    "NWG",
+    "KWG",
+    "MDIMC",
+    "NDIMC",
+    "MDIMA",
+    "NDIMB",
+    "KWI",
+    "VWM",
+    "VWN",
+    "STRM",
+    "STRN",
+    "SA",
+    "SB",
+    "PRECISION",
+];
+
+/// gemm_milo.py's parameters (search space 2): GEMMK first, KREG before
+/// PRECISION, the rest as gemm.py's.
+fn gemm_milo_keys() -> Vec<&'static str> {
+    let mut keys = vec!["GEMMK"];
+    keys.extend_from_slice(&GEMM_KEYS[..14]);
+    keys.extend(["KREG", "PRECISION"]);
+    keys
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -135,23 +163,7 @@ fn gemm_configurations_compile_as_cuda_and_emulate() {
             ("len = \"4096*4096\"", "len = \"256*256\""),
         ],
     );
-    let keys = [
-        "MWG",
-        "NWG",
-        "KWG",
-        "MDIMC",
-        "NDIMC",
-        "MDIMA",
-        "NDIMB",
-        "KWI",
-        "VWM",
-        "VWN",
-        "STRM",
-        "STRN",
-        "SA",
-        "SB",
-        "PRECISION",
-    ];
+    let keys = GEMM_KEYS;
     // Plain; local A only (the `__local realM*` parameters); both local with
     // 8-wide vectors (real8, the experiment's 32-byte aligned struct in
     // place of the header's float8); local B only.
@@ -160,6 +172,31 @@ fn gemm_configurations_compile_as_cuda_and_emulate() {
         vec![64, 128, 32, 16, 32, 16, 16, 2, 4, 4, 0, 0, 1, 0, 32],
         vec![128, 128, 32, 16, 16, 16, 16, 2, 8, 8, 0, 0, 1, 1, 32],
         vec![32, 64, 32, 32, 8, 32, 8, 2, 1, 2, 0, 0, 0, 1, 32],
+    ];
+    check(&exp, "Xgemm", &keys, &configs);
+}
+
+#[test]
+fn gemm_milo_configurations_compile_as_cuda_and_emulate() {
+    if !ready() {
+        return;
+    }
+    let exp = shrunk(
+        "gemm-milo.toml",
+        &[
+            ("problem_size = [4096, 4096]", "problem_size = [256, 256]"),
+            ("value = 4096", "value = 256"),
+            ("len = \"4096*4096\"", "len = \"256*256\""),
+        ],
+    );
+    let keys = gemm_milo_keys();
+    // Plain; both tiles in local memory with 8-wide vectors; strided
+    // accesses with local A only; KWG 16 with local B only.
+    let configs = [
+        vec![0, 16, 16, 32, 8, 8, 8, 8, 2, 1, 1, 0, 0, 0, 0, 1, 32],
+        vec![0, 128, 128, 32, 16, 16, 16, 16, 2, 8, 8, 0, 0, 1, 1, 1, 32],
+        vec![0, 64, 128, 32, 16, 32, 16, 16, 2, 4, 4, 1, 1, 1, 0, 1, 32],
+        vec![0, 32, 64, 16, 8, 16, 8, 16, 2, 2, 2, 0, 0, 0, 1, 1, 32],
     ];
     check(&exp, "Xgemm", &keys, &configs);
 }

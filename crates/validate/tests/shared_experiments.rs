@@ -1,5 +1,6 @@
 //! The experiment files of the GEMM and pnpoly ground truth
-//! (experiments/gemm.toml, experiments/pnpoly.toml), whose kernel sources
+//! (experiments/gemm.toml, experiments/pnpoly.toml) and of gemm_milo
+//! (experiments/gemm-milo.toml, no data here), whose kernel sources
 //! and data live in the shared data folder (../shared/data/groundtruth, never
 //! committed): they parse, rebuild Kernel Tuner's launches, and their
 //! restrictions admit exactly the configurations Kernel Tuner measured.
@@ -12,6 +13,48 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use validate::{Define, Experiment, LaunchArg, Measured, ParamValue, import_dataset};
+
+/// gemm.py's parameters, in its `tune_params` order.
+const GEMM_KEYS: [&str; 15] = [
+    "MWG",
+    "NWG",
+    "KWG",
+    "MDIMC",
+    "NDIMC",
+    "MDIMA",
+    "NDIMB",
+    "KWI",
+    "VWM",
+    "VWN",
+    "STRM",
+    "STRN",
+    "SA",
+    "SB",
+    "PRECISION",
+];
+
+/// gemm_milo.py's parameters (search space 2): GEMMK first, KREG before
+/// PRECISION, the rest as gemm.py's.
+fn gemm_milo_keys() -> Vec<&'static str> {
+    let mut keys = vec!["GEMMK"];
+    keys.extend_from_slice(&GEMM_KEYS[..14]);
+    keys.extend(["KREG", "PRECISION"]);
+    keys
+}
+
+/// The file names of a launch's sources, header first.
+fn file_names(launch: &validate::Launch) -> Vec<String> {
+    launch
+        .source
+        .paths()
+        .map(|p| {
+            p.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -155,23 +198,7 @@ fn mac(name: &str, value: i64) -> Define {
 fn gemm_launch_is_kernel_tuners() {
     let Some(_) = groundtruth() else { return };
     let exp = experiment("gemm.toml");
-    let keys = [
-        "MWG",
-        "NWG",
-        "KWG",
-        "MDIMC",
-        "NDIMC",
-        "MDIMA",
-        "NDIMB",
-        "KWI",
-        "VWM",
-        "VWN",
-        "STRM",
-        "STRN",
-        "SA",
-        "SB",
-        "PRECISION",
-    ];
+    let keys = GEMM_KEYS;
     let values = [64, 128, 32, 16, 32, 16, 16, 2, 4, 4, 0, 0, 1, 0, 32].map(ParamValue::Int);
     let params: Vec<(&str, &ParamValue)> = keys.iter().copied().zip(values.iter()).collect();
     assert!(exp.admits(&params).unwrap_or_else(|e| panic!("{e}")));
@@ -191,16 +218,7 @@ fn gemm_launch_is_kernel_tuners() {
         ]
     );
     assert_eq!(launch.defines.last(), Some(&mac("kernel_tuner", 1)));
-    let files: Vec<String> = launch
-        .source
-        .paths()
-        .map(|p| {
-            p.file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
+    let files = file_names(&launch);
     assert_eq!(
         files,
         [
@@ -223,6 +241,47 @@ fn gemm_launch_is_kernel_tuners() {
     bad[8] = ParamValue::Int(8);
     let params: Vec<(&str, &ParamValue)> = keys.iter().copied().zip(bad.iter()).collect();
     assert!(!exp.admits(&params).unwrap_or_else(|e| panic!("{e}")));
+}
+
+/// gemm_milo.py's launch: the same grid and block as gemm.py, ten
+/// arguments (the two offsets last), its five sources after the header with
+/// nothing replaced, and its one restriction more (no 128 x 128 tile on an
+/// 8 x 8 block).
+#[test]
+fn gemm_milo_launch_is_kernel_tuners() {
+    let Some(_) = groundtruth() else { return };
+    let exp = experiment("gemm-milo.toml");
+    let keys = gemm_milo_keys();
+    let values = [0, 64, 128, 32, 16, 32, 16, 16, 2, 4, 4, 0, 0, 1, 0, 1, 32].map(ParamValue::Int);
+    let params: Vec<(&str, &ParamValue)> = keys.iter().copied().zip(values.iter()).collect();
+    assert!(exp.admits(&params).unwrap_or_else(|e| panic!("{e}")));
+    let launch = exp.launch(&params).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(launch.block, [16, 32, 1]);
+    assert_eq!(launch.grid, [64, 32, 1]);
+    assert_eq!(launch.args.len(), 10);
+    let files = file_names(&launch);
+    assert_eq!(
+        files,
+        [
+            "cl_to_cuda.h",
+            "common.opencl",
+            "xgemm_part1.opencl",
+            "xgemm_part2.opencl",
+            "xgemm_part3.opencl",
+            "xgemm_part4.opencl"
+        ]
+    );
+    let text = launch.source.read().unwrap_or_else(|e| panic!("{e}"));
+    assert!(text.contains("__global__ void Xgemm("));
+    // 128 x 128 on an 8 x 8 block meets every divisibility rule (VWM = VWN
+    // = 1, MDIMA = NDIMB = 8) but not the last restriction.
+    let tile = [0, 128, 128, 32, 8, 8, 8, 8, 2, 1, 1, 0, 0, 0, 0, 1, 32].map(ParamValue::Int);
+    let params: Vec<(&str, &ParamValue)> = keys.iter().copied().zip(tile.iter()).collect();
+    assert!(!exp.admits(&params).unwrap_or_else(|e| panic!("{e}")));
+    let mut block16 = tile.clone();
+    block16[4] = ParamValue::Int(16);
+    let params: Vec<(&str, &ParamValue)> = keys.iter().copied().zip(block16.iter()).collect();
+    assert!(exp.admits(&params).unwrap_or_else(|e| panic!("{e}")));
 }
 
 /// pnpoly.py's launch: grid ceil(2e7 / (block_size_x*tile_size)), the two
