@@ -889,3 +889,62 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
         ],
     );
 }
+
+/// An experiment file's `restrictions` bound the space `tune` enumerates,
+/// as Kernel Tuner's `restrictions` bounded the space it measured: of
+/// block_size_x = 32, 64, 96, 128, 256 the experiment admits the multiples
+/// of 64 below 256, and a `--constraint` narrows that further.
+#[test]
+fn an_experiments_restrictions_bound_the_space() {
+    if !common::nvrtc_available() {
+        return;
+    }
+    let dir = workdir("experiment-restrictions");
+    std::fs::write(dir.join("fill.cu"), FILL_CU).expect("write cu");
+    std::fs::write(
+        dir.join("fill.exp.toml"),
+        r#"source = "fill.cu"
+kernel = "fill"
+problem_size = [4096]
+restrictions = ["block_size_x % 64 == 0", "block_size_x < 256"]
+
+[[arg]]
+name = "out"
+type = "u32*"
+len = 4096
+"#,
+    )
+    .expect("write experiment");
+    let run = |extra: &[&str]| -> Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_ptxperf"))
+            .arg("tune")
+            .arg("--experiment")
+            .arg(dir.join("fill.exp.toml"))
+            .args([
+                "--gpu",
+                "a100-pcie-40gb",
+                "--param",
+                "block_size_x=32,64,96,128,256",
+                "--model",
+                "roofline",
+                "--json",
+                "--quiet",
+                "--no-cache",
+            ])
+            .args(extra)
+            .output()
+            .expect("run ptxperf");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let v = run(&[]);
+    assert_eq!(int(&v, &["space", "total"]), 5);
+    assert_eq!(int(&v, &["space", "kept"]), 2, "{}", v["space"]);
+    let v = run(&["--constraint", "block_size_x > 64"]);
+    assert_eq!(int(&v, &["space", "kept"]), 1, "{}", v["space"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -119,6 +119,17 @@ impl Target {
         })
     }
 
+    /// The experiment's restrictions (Kernel Tuner's `restrictions`, the
+    /// space it measured), in the file's order; none for a launch spec.
+    pub fn restrictions(&self) -> Vec<String> {
+        match self {
+            Target::Spec { .. } => Vec::new(),
+            Target::Experiment { experiment, .. } => {
+                experiment.restrictions().map(str::to_string).collect()
+            }
+        }
+    }
+
     pub fn path(&self) -> &Path {
         match self {
             Target::Spec { path, .. } | Target::Experiment { path, .. } => path,

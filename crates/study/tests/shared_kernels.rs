@@ -113,7 +113,11 @@ fn check(exp: &Experiment, kernel: &str, keys: &[&str], configs: &[Vec<i64>]) {
             "{v:?} is not in the space"
         );
     }
-    let dir = std::env::temp_dir().join(format!("ptxperf-shared-{kernel}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "ptxperf-shared-{}-{}",
+        exp.name,
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let data = dir.join("cache.json");
     std::fs::write(&data, cache(kernel, keys, configs)).expect("write data");

@@ -74,7 +74,8 @@ pub struct Args {
     pub clock_mhz: Option<f64>,
     /// Experiment file (Kernel Tuner launch) instead of SPEC.toml or a space
     /// file's `experiment`; give it as `ptxperf validate` was given it to
-    /// share its PTX cache.
+    /// share its PTX cache. Its `restrictions` bound the space, as Kernel
+    /// Tuner's did.
     #[arg(long, value_name = "FILE")]
     pub experiment: Option<PathBuf>,
     /// A tunable parameter and its values (repeatable; replaces a space file's values).
@@ -247,6 +248,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
         target
             .check_params_used(&param_names)
             .map_err(|e| CliError::of(&e))?;
+    }
+    // The experiment's restrictions bound its space as Kernel Tuner's did.
+    for (i, r) in target.restrictions().iter().enumerate() {
+        space.add_restriction(r).map_err(|e| {
+            CliError::user(format!(
+                "{}: restrictions[{i}]: {e}",
+                target.path().display()
+            ))
+        })?;
     }
 
     if measured_files.is_empty() && space.params.is_empty() {
