@@ -50,7 +50,8 @@ pub fn looks_like_t4(text: &str) -> bool {
     }
 }
 
-/// `dir/A100_T4.json.gz` -> `A100`; `results.json` -> `results`.
+/// `dir/A100_T4.json.gz` -> `A100`; Kernel Tuner's `A6000-results.json`
+/// (beside `A6000-metadata.json`) -> `A6000`; `out.json` -> `out`.
 pub fn gpu_from_t4_file_name(path: &Path) -> String {
     let file = path
         .file_name()
@@ -59,6 +60,7 @@ pub fn gpu_from_t4_file_name(path: &Path) -> String {
     let stem = file.strip_suffix(".gz").unwrap_or(&file);
     let stem = stem.strip_suffix(".json").unwrap_or(stem);
     let stem = stem.strip_suffix("_T4").unwrap_or(stem);
+    let stem = stem.strip_suffix("-results").unwrap_or(stem);
     stem.replace('_', " ")
 }
 

@@ -55,6 +55,13 @@ fn import_dataset_tells_t4_from_a_cache_by_content() {
     assert_eq!(d.rows[0].values[2], ParamValue::Str("a".into()));
     let kt = import_dataset(&fixture("kt_small.json")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(kt.kernel, "toy_kernel");
+    for (file, gpu) in [
+        ("dir/A100_T4.json.gz", "A100"),
+        ("A6000-results.json", "A6000"),
+        ("RTX_3090.json", "RTX 3090"),
+    ] {
+        assert_eq!(validate::t4::gpu_from_t4_file_name(Path::new(file)), gpu);
+    }
 }
 
 #[test]
