@@ -694,6 +694,73 @@ fn several_measured_files_tune_the_configurations_measured_in_all() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The same measurements as a T4 results file (the Open Autotuning Results
+/// format Kernel Tuner's `store_output_file` writes), in microseconds, with
+/// one configuration that failed to compile and has no time.
+fn measured_t4(dir: &Path, name: &str, rows: &[(u32, f64)]) -> PathBuf {
+    let mut results: Vec<Value> = rows
+        .iter()
+        .map(|(bx, ms)| {
+            serde_json::json!({
+                "configuration": {"BX": bx},
+                "invalidity": "correct",
+                "measurements": [{"name": "time", "value": ms * 1000.0, "unit": "us"}],
+                "times": {"runtimes": [ms * 1000.0, ms * 1000.0]},
+            })
+        })
+        .collect();
+    results.push(serde_json::json!({
+        "configuration": {"BX": 256},
+        "invalidity": "compile",
+        "measurements": [],
+    }));
+    let path = dir.join(name);
+    let text = serde_json::json!({"schema_version": "1.0.0", "results": results});
+    std::fs::write(&path, text.to_string()).expect("write T4 file");
+    path
+}
+
+/// `tune --measured` reads a T4 results file through the same importer as
+/// `validate`: the measured space, its times (given in microseconds) and the
+/// models' scores on it are those of the same measurements as a CSV, and
+/// the configuration that failed to compile is not in the space.
+#[test]
+fn a_t4_results_file_measures_the_space_as_a_csv_does() {
+    let rows = [(32, 3.0), (64, 1.0), (128, 2.0)];
+    let measured = |name: &str, t4: bool| {
+        let dir = workdir(name);
+        let file = if t4 {
+            measured_t4(&dir, "A100_T4.json", &rows)
+        } else {
+            measured_csv(&dir, "a100.csv", &rows)
+        };
+        let v = tune_json(
+            &dir,
+            &[
+                "--gpu",
+                "a100-pcie-40gb",
+                "--measured",
+                file.to_str().expect("utf-8 path"),
+            ],
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        v
+    };
+    let csv = measured("measured-csv", false);
+    let t4 = measured("measured-t4", true);
+    assert_eq!(int(&t4, &["space", "total"]), 3, "{}", t4["space"]);
+    assert_eq!(t4["space"], csv["space"]);
+    assert!(t4["measured"]["metrics"].is_array(), "{}", t4["measured"]);
+    assert_eq!(t4["measured"]["metrics"], csv["measured"]["metrics"]);
+    let metrics = t4["measured"]["metrics"].as_array().expect("metrics");
+    assert_eq!(metrics.len(), 2, "one per model");
+    for m in metrics {
+        assert_eq!(int(m, &["compared"]), 3);
+        let best = usize::try_from(int(m, &["measured_best"])).expect("index");
+        assert_eq!(t4["configurations"][best]["label"], "BX=64");
+    }
+}
+
 /// The fill kernel as CUDA, for the counters of a spec that NVRTC compiles.
 const FILL_CU: &str = r#"extern "C" __global__ void fill(unsigned *out) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -746,7 +813,7 @@ fn tune_learned(extra: &[&str]) -> std::process::Output {
         .arg(root().join("experiments/seed002/conv2d.toml"))
         .args([
             "--gpu",
-            "rtx-a4000",
+            "rtx-a6000",
             "--param",
             "N=2048",
             "--param",
@@ -836,12 +903,12 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
     let by_high: Vec<usize> = expected.iter().map(|e| e.0).take(10).collect();
     assert_eq!(order, by_high, "{l}");
     // The space is one where the two orders differ (with the committed
-    // model on the RTX A4000 the estimate ranks BS=20, BS=16 and BS=24
-    // first, the upper end BS=20, BS=12 and BS=24), so an estimate ranking
+    // model on the RTX A6000 the estimate ranks BS=16, BS=20 and BS=32
+    // first, the upper end BS=32, BS=20 and BS=16), so an estimate ranking
     // fails. A retrained model can make them agree (on the RTX 3090 they
-    // did since 2026-11-30): then pick a space where they differ (`tune
-    // ... --model learned --json` shows `ms` and `interval_ms` per
-    // configuration); 11 block sizes make that likely.
+    // did since 2026-11-30, on the RTX A4000 since 2026-12-01): then pick a
+    // space where they differ (`tune ... --model learned --json` shows `ms`
+    // and `interval_ms` per configuration); 11 block sizes make that likely.
     let mut by_estimate = learned.clone();
     by_estimate.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
     let by_estimate: Vec<usize> = by_estimate.iter().map(|e| e.0).take(10).collect();
