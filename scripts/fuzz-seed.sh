@@ -7,12 +7,14 @@
 #   emulate      each kernel's sm_80.ptx, NUL, its spec.toml (the target's
 #                input format), and the PTX alone (the target then builds a
 #                spec around its first kernel)
+#   experiment_data  experiments/*.toml, NUL, each measured-data fixture of
+#                crates/validate/tests/fixtures (and each experiment alone)
 # Safe to run again: seeds are rewritten, whatever the fuzzer added is kept.
 # Then, e.g.: cd fuzz && cargo +nightly fuzz run -s none emulate -- -max_total_time=600
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus"/{parse,launch_spec,gpu_catalog,emulate}
+mkdir -p "$corpus"/{parse,launch_spec,gpu_catalog,emulate,experiment_data}
 for dir in "$root"/kernels/*/; do
   name=$(basename "$dir")
   for ptx in "$dir"*.ptx; do
@@ -31,6 +33,15 @@ done
 for gpu in "$root"/gpus/*.toml; do
   cp "$gpu" "$corpus/gpu_catalog/seed-$(basename "$gpu")"
 done
-for t in parse launch_spec gpu_catalog emulate; do
+# Each experiment file with each small measured file of the tests' fixtures
+# (Kernel Tuner cache, Schoonhoven CSV, T4 results), and each alone.
+for exp in "$root"/experiments/*.toml; do
+  e=$(basename "$exp" .toml)
+  cp "$exp" "$corpus/experiment_data/seed-$e.toml"
+  for data in "$root"/crates/validate/tests/fixtures/*; do
+    { cat "$exp"; printf '\0'; cat "$data"; } > "$corpus/experiment_data/seed-$e+$(basename "$data")"
+  done
+done
+for t in parse launch_spec gpu_catalog emulate experiment_data; do
   echo "fuzz/corpus/$t: $(find "$corpus/$t" -type f | wc -l) files"
 done
