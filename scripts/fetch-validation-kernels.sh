@@ -10,6 +10,10 @@
 #                 copied from a local directory holding dedispersion.cu and
 #                 dedispersion.h, given as the first argument or in
 #                 PTXPERF_DEDISP_DIR -> third_party/benchmark_hub/dedisp_milo/
+#   hotspot       AutoTuningAssociation/benchmark_hub, kernels/hotspot_milo.cu
+#                 (MIT; experiments/hotspot-milo.toml), GitHub only as well:
+#                 copied from the folder PTXPERF_HOTSPOT_DIR names (benchmark_hub's
+#                 kernels/) -> third_party/benchmark_hub/hotspot_milo.cu
 #
 # Usage: scripts/fetch-validation-kernels.sh [DEDISP_DIR]
 # Safe to run again: files already in place are left alone.
@@ -90,4 +94,27 @@ else
   mkdir -p "$dedisp_out"
   cp "$dedisp_src/dedispersion.cu" "$dedisp_src/dedispersion.h" "$dedisp_out/"
   echo "dedispersion: copied dedispersion.cu and dedispersion.h from $dedisp_src to $dedisp_out"
+fi
+
+hotspot_src=${PTXPERF_HOTSPOT_DIR:-}
+hotspot_out="$dest/benchmark_hub/hotspot_milo.cu"
+if [ -z "$hotspot_src" ]; then
+  if [ -f "$hotspot_out" ]; then
+    echo "hotspot: $hotspot_out already present, left alone"
+  else
+    cat <<EOF
+hotspot: skipped. Its source exists only on GitHub
+  (https://github.com/AutoTuningAssociation/benchmark_hub, kernels/hotspot_milo.cu,
+  MIT). Clone it where you can, then run:
+    PTXPERF_HOTSPOT_DIR=/path/to/benchmark_hub/kernels scripts/fetch-validation-kernels.sh
+EOF
+  fi
+else
+  if [ ! -f "$hotspot_src/hotspot_milo.cu" ]; then
+    echo "hotspot: $hotspot_src/hotspot_milo.cu not found (expected benchmark_hub's kernels/ folder)" >&2
+    exit 1
+  fi
+  mkdir -p "$dest/benchmark_hub"
+  cp "$hotspot_src/hotspot_milo.cu" "$hotspot_out"
+  echo "hotspot: copied hotspot_milo.cu from $hotspot_src to $hotspot_out"
 fi

@@ -15,6 +15,18 @@ fn experiment(name: &str) -> Experiment {
     Experiment::load(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Each argument's name and element count (0 for a scalar), in order.
+fn arg_lens(launch: &validate::Launch) -> Vec<(String, u64)> {
+    launch
+        .args
+        .iter()
+        .map(|a| match a {
+            LaunchArg::Buffer { name, len, .. } => (name.clone(), *len),
+            LaunchArg::Scalar { name, .. } => (name.clone(), 0),
+        })
+        .collect()
+}
+
 fn mac(name: &str, value: i64) -> Define {
     Define::Macro {
         name: name.into(),
@@ -68,16 +80,8 @@ fn check_conv(bx: i64, by: i64, tx: i64, ty: i64, read_only: i64, padding: i64, 
     ];
     assert_eq!(launch.defines, expected, "{case}");
     // output 4096*4096, input (4096+14)^2, filter 15*15; d_filter 15*15.
-    let lens: Vec<(String, u64)> = launch
-        .args
-        .iter()
-        .map(|a| match a {
-            LaunchArg::Buffer { name, len, .. } => (name.clone(), *len),
-            LaunchArg::Scalar { name, .. } => (name.clone(), 0),
-        })
-        .collect();
     assert_eq!(
-        lens,
+        arg_lens(&launch),
         vec![
             ("output".to_string(), 16_777_216),
             ("input".to_string(), 4110 * 4110),
@@ -205,4 +209,130 @@ fn dedispersion_grid_and_arguments() {
     assert!(shifts.windows(2).all(|w| w[0] > w[1]));
     // The script asserts max_shift > (dm_first + nr_dms*dm_step) * shifts[0].
     assert!(650.0 > 2048.0 * 0.02 * shifts[0]);
+}
+
+/// hotspot_milo.py's parameters, in its `tune_params` order.
+const HOTSPOT_KEYS: [&str; 10] = [
+    "grid_width",
+    "grid_height",
+    "block_size_x",
+    "block_size_y",
+    "tile_size_x",
+    "tile_size_y",
+    "temporal_tiling_factor",
+    "max_tfactor",
+    "loop_unroll_factor_t",
+    "sh_power",
+];
+
+/// The experiment's launch and restrictions for one hotspot configuration
+/// (bx, by, tx, ty, temporal tiling, unroll, sh_power); the kernel source
+/// is not read, so this holds without it.
+fn hotspot(v: [i64; 7]) -> (Experiment, Vec<ParamValue>) {
+    let [bx, by, tx, ty, t, unroll, sh] = v;
+    let values = [4096, 4096, bx, by, tx, ty, t, 10, unroll, sh].map(ParamValue::Int);
+    (experiment("hotspot-milo.toml"), values.to_vec())
+}
+
+fn hotspot_params(values: &[ParamValue]) -> Vec<(&str, &ParamValue)> {
+    HOTSPOT_KEYS.iter().copied().zip(values.iter()).collect()
+}
+
+/// grid_div_x = [block_size_x, tile_size_x], grid_div_y likewise, over a
+/// 4096 x 4096 problem.
+fn check_hotspot_grid(v: [i64; 7], grid: [u64; 3]) {
+    let (exp, values) = hotspot(v);
+    let params = hotspot_params(&values);
+    assert!(
+        exp.admits(&params).unwrap_or_else(|e| panic!("{e}")),
+        "{v:?}"
+    );
+    let launch = exp.launch(&params).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(launch.grid, grid, "{v:?}");
+    assert_eq!(launch.block, [v[0] as u64, v[1] as u64, 1]);
+}
+
+#[test]
+fn hotspot_grid_and_arguments() {
+    check_hotspot_grid([96, 8, 2, 2, 2, 1, 0], [22, 256, 1]); // 4096/192 = 21.3 -> 22; 4096/16
+    check_hotspot_grid([32, 1, 10, 7, 1, 1, 1], [13, 586, 1]); // 4096/320 = 12.8; 4096/7 = 585.1
+    check_hotspot_grid([1024, 1, 1, 1, 1, 1, 0], [4, 4096, 1]);
+
+    let (exp, values) = hotspot([96, 8, 2, 2, 6, 3, 0]);
+    let launch = exp
+        .launch(&hotspot_params(&values))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(launch.kernel, "calculate_temp");
+    assert!(
+        launch
+            .source
+            .paths()
+            .next()
+            .is_some_and(|p| p.ends_with("third_party/benchmark_hub/hotspot_milo.cu"))
+    );
+    // Kernel Tuner's defines: the grid, the block, the parameters in order,
+    // the unroll factor as a constant for `#pragma unroll loop_unroll_factor_t`.
+    assert_eq!(
+        launch.defines[..7],
+        [
+            mac("grid_size_x", 22),
+            mac("grid_size_y", 256),
+            mac("grid_size_z", 1),
+            mac("block_size_x", 96),
+            mac("block_size_y", 8),
+            mac("block_size_z", 1),
+            mac("grid_width", 4096),
+        ]
+    );
+    assert!(launch.defines.contains(&Define::Constexpr {
+        name: "loop_unroll_factor_t".into(),
+        value: "3".into()
+    }));
+    assert_eq!(launch.defines.last(), Some(&mac("kernel_tuner", 1)));
+    // power and temp carry a 10-cell border: 4116^2 floats; temp_dst 4096^2;
+    // then 1/Rx, 1/Ry, 1/Rz and step/cap of get_input_arguments(4096, 4096).
+    let want = [
+        ("power", 16_941_456),
+        ("temp", 16_941_456),
+        ("temp_dst", 16_777_216),
+        ("Rx_1", 0),
+        ("Ry_1", 0),
+        ("Rz_1", 0),
+        ("step_div_cap", 0),
+    ];
+    let want: Vec<(String, u64)> = want.iter().map(|(n, l)| (n.to_string(), *l)).collect();
+    assert_eq!(arg_lens(&launch), want);
+    let Some(LaunchArg::Scalar {
+        value: validate::ScalarValue::Float(rz),
+        ..
+    }) = launch.args.get(5)
+    else {
+        panic!("Rz_1 should be a float scalar")
+    };
+    // Rz = t_chip / (K_SI * (0.016/4096)^2) = 327680, so 1/Rz = 2^-15 / 10.
+    assert!((rz - 1.0 / 327_680.0).abs() < 1e-12, "{rz}");
+}
+
+/// hotspot_milo.py's four CUDA restrictions, each rejecting a configuration
+/// the others admit.
+#[test]
+fn hotspot_restrictions_are_the_scripts() {
+    let admits = |v: [i64; 7]| {
+        let (exp, values) = hotspot(v);
+        exp.admits(&hotspot_params(&values))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    assert!(admits([64, 16, 2, 2, 1, 1, 0]));
+    // block_size_x*block_size_y >= 32
+    assert!(!admits([4, 4, 1, 1, 1, 1, 0]));
+    assert!(admits([4, 8, 1, 1, 1, 1, 0]));
+    // temporal_tiling_factor % loop_unroll_factor_t == 0
+    assert!(!admits([64, 16, 1, 1, 9, 2, 0]));
+    assert!(admits([64, 16, 1, 1, 9, 3, 0]));
+    // block_size_x*block_size_y <= 1024
+    assert!(!admits([64, 32, 1, 1, 1, 1, 0]));
+    // The tile in 48 KiB: (128 + 2) * (32 + 2) floats, double-buffered,
+    // is 35,360 B; the power tile beside them makes it 53,040 B.
+    assert!(!admits([64, 16, 2, 2, 1, 1, 1]));
+    assert!(admits([64, 16, 2, 1, 1, 1, 1])); // (130 * 18) * 3 * 4 = 28,080 B
 }
