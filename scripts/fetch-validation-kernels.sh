@@ -9,7 +9,10 @@
 #                 (MIT). It lives only on GitHub, which CI cannot reach, so it is
 #                 copied from a local directory holding dedispersion.cu and
 #                 dedispersion.h, given as the first argument or in
-#                 PTXPERF_DEDISP_DIR -> third_party/benchmark_hub/dedisp_milo/
+#                 PTXPERF_DEDISP_DIR, else the ground truth's copy
+#                 (../shared/data/groundtruth/kernels/benchmark_hub/dedisp_milo,
+#                 or $GROUNDTRUTH/kernels/...) where it is there
+#                 -> third_party/benchmark_hub/dedisp_milo/
 #   hotspot       AutoTuningAssociation/benchmark_hub, kernels/hotspot_milo.cu
 #                 (MIT; experiments/hotspot-milo.toml), GitHub only as well:
 #                 copied from the folder PTXPERF_HOTSPOT_DIR names (benchmark_hub's
@@ -71,6 +74,12 @@ fi
 
 dedisp_src=${1:-${PTXPERF_DEDISP_DIR:-}}
 dedisp_out="$dest/benchmark_hub/dedisp_milo"
+# The ground truth's copy of benchmark_hub's kernels (its README), where the
+# shared data folder is beside the checkout (CI has it): the default.
+shared_dedisp="${GROUNDTRUTH:-$root/../shared/data/groundtruth}/kernels/benchmark_hub/dedisp_milo"
+if [ -z "$dedisp_src" ] && [ ! -f "$dedisp_out/dedispersion.cu" ] && [ -f "$shared_dedisp/dedispersion.cu" ]; then
+  dedisp_src=$shared_dedisp
+fi
 if [ -z "$dedisp_src" ]; then
   if [ -f "$dedisp_out/dedispersion.cu" ]; then
     echo "dedispersion: $dedisp_out/dedispersion.cu already present, left alone"

@@ -177,6 +177,57 @@ def main(argv):
         print(r)
     if len(argv) == 3:
         whole_by_part(argv[2])
+    by_parameter([(f[0], f[2]) for f in (l.split("\t") for l in lines)])
+
+
+def by_parameter(datasets):
+    """Per dataset, the parameter that explains most of the timing model's
+    error (`by_parameter` of the validate JSON, `validate --by-param`)."""
+    out = []
+    for name, path in datasets:
+        if path == "-":
+            continue
+        try:
+            with open(path) as f:
+                v = json.load(f)
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"{path}: not the JSON of `ptxperf validate --json` ({e})")
+        entry = next((e for e in v.get("by_parameter", []) if e.get("model") == MODEL), None)
+        if entry is None or not entry.get("parameters"):
+            continue
+        params = entry["parameters"]
+
+        def describe(p):
+            counted = [x for x in p["values"] if x["scored"] >= 3]
+            if len(counted) < 2:
+                return f"{p['name']} ({100 * p['explained']:.0f} %)"
+            lo = min(counted, key=lambda x: x["median_predicted_over_measured"])
+            hi = max(counted, key=lambda x: x["median_predicted_over_measured"])
+            return (f"{p['name']} ({100 * p['explained']:.0f} %): "
+                    f"{lo['median_predicted_over_measured']:.2f} at {lo['value']} to "
+                    f"{hi['median_predicted_over_measured']:.2f} at {hi['value']}")
+
+        scored = sum(x["scored"] for x in params[0]["values"])
+        second = describe(params[1]) if len(params) > 1 else "none"
+        out.append(f"| {name} | {entry['part']} | {scored} | {describe(params[0])} | {second} |")
+    if not out:
+        return
+    print()
+    print("### Where the timing model's error moves")
+    print()
+    print("For each dataset, the tunable parameter whose values explain the largest share of the variance of")
+    print("ln(predicted/measured) (the adjusted R² of the log ratio on the parameter's values, in brackets), with the")
+    print("median predicted/measured at its lowest and its highest value (values with at least 3 configurations),")
+    print("and the next parameter. A share near 0: the error does not move with any one parameter. Over the")
+    print("development part of the split where the scored configurations hold both parts (`part`): these are for")
+    print("developing a model, and the check part is only reported. `ptxperf validate --by-param` prints every")
+    print("parameter and value (docs/validation/by-parameter.md). The rows of 30 configurations or fewer hold one")
+    print("to a few configurations per value: their shares are mostly noise.")
+    print()
+    print("| dataset | part | scored | explains most | next |")
+    print("|---|---|---:|---|---|")
+    for line in out:
+        print(line)
 
 
 def transfer_ratio(path):

@@ -314,11 +314,28 @@ fn validate_json_is_what_the_doc_says() {
     let ratio = v["transfer"]["ratio"].as_f64().unwrap_or(f64::NAN);
     assert!((ratio - 1.25).abs() < 1e-12, "{}", v["transfer"]);
     assert_eq!(v["transfer"]["configuration"], "block_size_x=64");
+    // Two configurations predicted, with block_size_x 64 and 128: one
+    // parameter with two values per model.
+    let by_param = first(&v["by_parameter"], "by_parameter");
+    same(&doc, "validate.by_parameter", by_param);
+    let param = first(&by_param["parameters"], "by_parameter.parameters");
+    same(&doc, "validate.by_parameter.parameters", param);
+    assert_eq!(param["name"], "block_size_x");
+    same(
+        &doc,
+        "validate.by_parameter.parameters.values",
+        first(&param["values"], "by_parameter.parameters.values"),
+    );
     let results = v["results"].as_array().expect("results");
     assert_eq!(results.len(), 3);
     for r in results {
         same(&doc, "validate.results", r);
     }
+    assert!(
+        results[0]["parameters"]["block_size_x"].is_number(),
+        "{}",
+        results[0]
+    );
     assert_eq!(results[2]["status"], "measured_failed");
     same(&doc, "timings", &results[0]["timings"]);
     same(&doc, "timings.totals", &v["timings"]);
@@ -418,6 +435,46 @@ fn validate_refuses_to_transfer_from_another_space() {
         ),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--by-param` prints each model's errors by parameter value after the
+/// scores: the headline names the parameter, the table its values.
+#[test]
+fn validate_by_param_prints_errors_by_parameter_value() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = validate_workdir("validate-by-param");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "validate",
+            "twice.exp.toml",
+            "--data",
+            "times.csv",
+            "--gpu",
+            "rtx-a4000",
+            "--model",
+            "roofline",
+            "--no-cache",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let (out, err, code) = run_in(&dir, &args);
+        assert_eq!(code, Some(0), "{err}");
+        out
+    };
+    let out = run(&["--by-param"]);
+    // One configuration per value: listed, but too few to compare.
+    assert!(
+        out.contains("errors by parameter, roofline: no parameter has two values with enough configurations to compare:"),
+        "{out}"
+    );
+    assert!(out.contains("block_size_x"), "{out}");
+    assert!(out.contains("64: ") && out.contains("128: "), "{out}");
+    // Without the flag, no such table.
+    let plain = run(&[]);
+    assert!(!plain.contains("errors by parameter"), "{plain}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -4,6 +4,7 @@
 //! keep within (the terminal's, or [`table::PIPE_WIDTH`] for a file or a
 //! pipe), so that the same input renders the same bytes.
 
+pub mod by_param;
 pub mod cfg;
 pub mod characterize;
 pub mod combinators;

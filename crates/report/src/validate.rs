@@ -525,12 +525,19 @@ fn transfer_json(t: &TransferOf) -> Value {
 
 /// JSON, schema 1: the header, the per-model figures and every configuration
 /// (`timings`: each outcome's breakdown, in the same order, if it ran).
+/// `dataset` names each configuration's parameters (`parameters`);
+/// `by_param` is each model's errors by parameter value.
 pub fn json(
     sum: &Summary,
     scores: &[ModelScore],
     intervals: &[Intervals],
     outcomes: &[Outcome],
     timings: &[Option<study::Timings>],
+    dataset: &validate::Dataset,
+    by_param: &(
+        crate::by_param::Part,
+        &[(String, Vec<validate::by_param::ParamErrors>)],
+    ),
 ) -> Value {
     let models: Vec<Value> = scores
         .iter()
@@ -596,8 +603,16 @@ pub fn json(
                     ("predicted", Value::Object(map), ranges, Value::Null)
                 }
             };
+            let parameters = dataset.rows.get(o.index).map(|row| {
+                dataset
+                    .named_values(row)
+                    .into_iter()
+                    .map(|(n, v)| (n.to_string(), crate::by_param::value_json(v)))
+                    .collect::<serde_json::Map<String, Value>>()
+            });
             json!({
                 "index": o.index,
+                "parameters": parameters,
                 "part": sum.split_parts.as_ref().and_then(|p| p.of_row.get(&o.index)),
                 "measured_ms": o.measured_ms,
                 "status": status,
@@ -659,6 +674,7 @@ pub fn json(
         "transfer": sum.transfer.as_ref().map(transfer_json),
         "note": TIME_NOTE,
         "models": models,
+        "by_parameter": crate::by_param::json(by_param.1, by_param.0),
         "results": configurations,
     })
 }
@@ -1012,14 +1028,22 @@ mod tests {
             t.contains("m: bootstrap: median APE: no interval, undefined on 70 of 1000 resamples"),
             "{t}"
         );
-        let v = json(&sum, &[score()], &[intervals()], &[], &[]);
+        let v = json(
+            &sum,
+            &[score()],
+            &[intervals()],
+            &[],
+            &[],
+            &rows(0),
+            &(crate::by_param::Part::All, &[]),
+        );
         let m = &v["models"][0];
         assert_eq!(m["mape_percent_ci90"], json!([9.84, 15.26]));
         assert_eq!(m["median_ape_percent_ci90"], Value::Null);
         assert_eq!(m["best_config_ratio_ci90"], json!([1.0, 1.5]));
         assert_eq!(v["bootstrap"]["resamples"], 1000);
         // Without --bootstrap: null intervals, no line.
-        let v = json(&summary(), &[score()], &[], &[], &[]);
+        let v = json_of(&summary());
         assert_eq!(v["models"][0]["spearman_ci90"], Value::Null);
         assert_eq!(v["bootstrap"], Value::Null);
         assert!(!text(&summary(), &[score()], &[], crate::table::PIPE_WIDTH).contains("[lo, hi]"));
@@ -1094,14 +1118,14 @@ mod tests {
             transfer: Some(failed),
             ..summary()
         };
-        let v = json(&sum, &[score()], &[], &[], &[]);
+        let v = json_of(&sum);
         assert_eq!(v["transfer"]["ratio"], Value::Null);
         assert!(v["transfer"]["error"].is_string());
         let sum = Summary {
             transfer: Some(transfer(2, true)),
             ..summary()
         };
-        let v = json(&sum, &[score()], &[], &[], &[]);
+        let v = json_of(&sum);
         assert_eq!(v["transfer"]["ratio"], 1.25);
         assert_eq!(v["transfer"]["percent_of_optimum"], 80.0);
         assert_eq!(v["transfer"]["passed_over"]["missing_here"], 1);
@@ -1136,6 +1160,8 @@ mod tests {
             &[],
             &outcomes,
             &[None, None, Some(ran)],
+            &rows(8),
+            &(crate::by_param::Part::All, &[]),
         );
         assert_eq!(v["schema"], 1);
         assert_eq!(v["models"][0]["mape_percent"], 12.5);
@@ -1150,5 +1176,41 @@ mod tests {
         assert_eq!(v["results"][0]["timings"], Value::Null);
         assert_eq!(v["results"][2]["timings"]["total_s"], 0.003);
         assert_eq!(v["timings"]["clock"], "wall");
+        // Each configuration's parameters, from the data file's row.
+        assert_eq!(v["results"][2]["parameters"]["p"], 7);
+        assert_eq!(v["results"][0]["parameters"]["p"], 0);
+        assert_eq!(v["by_parameter"], json!([]));
+    }
+
+    /// The JSON of `sum` with one score, no intervals, no configuration.
+    fn json_of(sum: &Summary) -> Value {
+        json(
+            sum,
+            &[score()],
+            &[],
+            &[],
+            &[],
+            &rows(0),
+            &(crate::by_param::Part::All, &[]),
+        )
+    }
+
+    /// A data file of `n` rows, parameter `p` = the row's index.
+    fn rows(n: i64) -> validate::Dataset {
+        validate::Dataset {
+            gpu: "GPU".into(),
+            kernel: "k".into(),
+            problem_size: None,
+            params: vec!["p".into()],
+            rows: (0..n)
+                .map(|i| validate::Row {
+                    values: vec![validate::ParamValue::Int(i)],
+                    measured: validate::Measured::Failed(validate::FailReason::from_marker(
+                        "RuntimeFailedConfig",
+                    )),
+                })
+                .collect(),
+            compiler: None,
+        }
     }
 }

@@ -17,6 +17,8 @@
 //! - [`score`]: what was predicted joined with what was measured, and the
 //!   accuracy table per model (pure: the runner lives in the `study` crate);
 //!   [`bootstrap`]: 90 % percentile intervals of its figures;
+//!   [`by_param`]: a model's median predicted/measured and MAPE per value
+//!   of each tunable parameter (where its bias moves);
 //! - [`transfer`]: the transferred-best baseline (the configuration measured
 //!   fastest on another GPU, run on this one).
 //!
@@ -25,6 +27,7 @@
 
 pub mod blend;
 pub mod bootstrap;
+pub mod by_param;
 pub mod dataset;
 pub mod error;
 pub mod experiment;

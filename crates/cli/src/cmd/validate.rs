@@ -26,6 +26,7 @@ use validate::{Dataset, Experiment, import_dataset};
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
 use crate::output::{emit, write_file};
+use report::by_param as render_by_param;
 use report::validate as render;
 
 /// Score every model against measured times of a kernel on a real GPU.
@@ -47,8 +48,12 @@ use report::validate as render;
   ptxperf validate experiments/convolution.toml --sample 30 \
       --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_3090.json.gz --gpu geforce-rtx-3090 \
       --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_3060_laptop.json.gz --gpu geforce-rtx-3060-laptop
+  ptxperf validate experiments/convolution.toml --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_Titan.json.gz \
+      --gpu titan-rtx --sample 200 --model timing --by-param
 
 --bootstrap and --transfer-from: docs/json.md (`validate`) and docs/validation/transfer.md.
+
+--by-param: which parameter the error moves with (docs/validation/by-parameter.md).
 
 --part: which configurations are check data: docs/validation/split.md.
 The experiment and data formats: docs/experiments.md."
@@ -155,6 +160,13 @@ pub struct Args {
     /// put it (same GPU, same sample); for scoring a model change in seconds.
     #[arg(long, value_name = "DIR")]
     pub profiles: Option<PathBuf>,
+    /// Also print each model's errors by parameter value: for every tunable
+    /// parameter, the median predicted/measured and MAPE of the scored
+    /// configurations holding each value, the parameter the bias moves with
+    /// most first (a model whose median moves with a parameter misses an
+    /// effect of it). `--json` always holds them (`by_parameter`).
+    #[arg(long)]
+    pub by_param: bool,
     /// Go on with a run that was interrupted: with --save-profiles DIR (or
     /// $PTXPERF_VALIDATE_DUMP), a configuration whose profile DIR/<gpu>/
     /// already holds for every GPU of the run (or the reason it failed) is
@@ -200,6 +212,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
                     &ev.intervals,
                     &ev.outcomes,
                     &ev.timings,
+                    &ev.dataset,
+                    &(ev.by_param_part, &ev.by_param[..]),
                 )
             })
             .collect();
@@ -215,12 +229,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let mut texts: Vec<String> = evs
             .iter()
             .map(|ev| {
-                render::text(
-                    &ev.summary,
-                    &ev.scores,
-                    &ev.intervals,
-                    crate::table::width(),
-                )
+                let width = crate::table::width();
+                let mut text = render::text(&ev.summary, &ev.scores, &ev.intervals, width);
+                if args.by_param {
+                    text.push('\n');
+                    text.push_str(&render_by_param::text(
+                        &ev.by_param,
+                        ev.by_param_part,
+                        width,
+                    ));
+                }
+                text
             })
             .collect();
         if !one {
@@ -254,6 +273,12 @@ struct Evaluation {
     /// One per outcome: where its time went, if it ran.
     timings: Vec<Option<study::Timings>>,
     plot_stem: String,
+    /// The data file: the parameters of each outcome.
+    dataset: Dataset,
+    /// Each model's errors by parameter value, in the order of `scores`.
+    by_param: Vec<(String, Vec<validate::by_param::ParamErrors>)>,
+    /// Which scored configurations `by_param` is over.
+    by_param_part: render_by_param::Part,
 }
 
 /// One --data and its --gpu, loaded and checked before anything runs.
@@ -550,6 +575,32 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         bootstrap,
         transfer,
     };
+    // Errors by parameter are for developing a model: where the scored
+    // configurations hold both parts of the split, the development part's
+    // only (the check part is scored to report, docs/validation/split.md).
+    let development_only = summary
+        .split_parts
+        .as_ref()
+        .filter(|p| p.development > 0 && p.check > 0);
+    let by_param_outcomes: Vec<validate::score::Outcome> = study
+        .outcomes
+        .iter()
+        .filter(|o| development_only.is_none_or(|p| p.of_row.get(&o.index) == Some(&"development")))
+        .cloned()
+        .collect();
+    let by_param_part = if development_only.is_some() {
+        render_by_param::Part::Development
+    } else {
+        render_by_param::Part::All
+    };
+    let by_param = study
+        .scores
+        .iter()
+        .map(|s| {
+            let errors = validate::by_param::by_parameter(dataset, &by_param_outcomes, &s.model);
+            (s.model.clone(), errors)
+        })
+        .collect();
     Evaluation {
         summary,
         scores: study.scores,
@@ -557,6 +608,9 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         outcomes: study.outcomes,
         timings: study.timings,
         plot_stem: plot_stem(dataset, gpu_id),
+        dataset: l.dataset,
+        by_param,
+        by_param_part,
     }
 }
 
