@@ -402,6 +402,57 @@ fn validate_scores_one_part_of_the_split() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Where the scored configurations hold both parts of the split, the
+/// errors by parameter are over the development part only.
+#[test]
+fn validate_errors_by_parameter_leave_the_check_part_out() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = validate_workdir("validate-by-param-part");
+    let mut csv = String::from("block_size_x,mean_ms,median_ms,min_ms,std_ms,n\n");
+    for b in [32, 64, 96, 128, 160, 192, 224, 256] {
+        csv.push_str(&format!("{b},0.010,0.010,0.009,0.0001,32\n"));
+    }
+    std::fs::write(dir.join("times.csv"), csv).expect("write csv");
+    // No [[dataset]] names the file: it is split by configuration.
+    std::fs::write(dir.join("split.toml"), "salt = \"t\"\ncheck_percent = 50\n")
+        .expect("write split");
+    let v = json(
+        &dir,
+        &[
+            "validate",
+            "twice.exp.toml",
+            "--data",
+            "times.csv",
+            "--gpu",
+            "rtx-a4000",
+            "--json",
+            "--no-cache",
+            "--quiet",
+            "--model",
+            "timing",
+            "--split",
+            "split.toml",
+        ],
+    );
+    let results = v["results"].as_array().expect("results");
+    let in_part = |p: &str| results.iter().filter(|r| r["part"] == p).count();
+    let development = in_part("development");
+    assert!(
+        development >= 2 && in_part("check") >= 1,
+        "this salt must put configurations in both parts: {results:?}"
+    );
+    let timing = first(&v["by_parameter"], "by_parameter");
+    assert_eq!(timing["part"], "development");
+    let values = timing["parameters"][0]["values"]
+        .as_array()
+        .expect("values");
+    let scored: u64 = values.iter().filter_map(|x| x["scored"].as_u64()).sum();
+    assert_eq!(scored as usize, development);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--transfer-from` another kernel's or another space's data is an error,
 /// before anything is run.
 #[test]
