@@ -515,7 +515,19 @@ fn validate_by_param_prints_errors_by_parameter_value() {
         assert_eq!(code, Some(0), "{err}");
         out
     };
-    let out = run(&["--by-param"]);
+    let out = run(&["--by-param", "--svg", "plots"]);
+    // With --svg: the scatter, and the bars of the parameter.
+    let mut written: Vec<String> = std::fs::read_dir(dir.join("plots"))
+        .expect("plots folder")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    written.sort();
+    assert_eq!(written.len(), 2, "{written:?}");
+    assert!(
+        written[0].ends_with("-roofline-by-block_size_x.svg"),
+        "{written:?}"
+    );
+    assert!(written[1].ends_with("-roofline.svg"), "{written:?}");
     // One configuration per value: listed, but too few to compare.
     assert!(
         out.contains("errors by parameter, roofline: no parameter has two values with enough configurations to compare:"),

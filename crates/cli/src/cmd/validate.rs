@@ -15,6 +15,7 @@
 //! `study::validation`, the scoring `validate::score`; here: the arguments,
 //! [`plot`] (SVG scatters) and [`render`] (table, JSON, Markdown).
 
+mod by_param_plot;
 mod plot;
 
 use std::path::{Path, PathBuf};
@@ -164,7 +165,9 @@ pub struct Args {
     /// parameter, the median predicted/measured and MAPE of the scored
     /// configurations holding each value, the parameter the bias moves with
     /// most first (a model whose median moves with a parameter misses an
-    /// effect of it). `--json` always holds them (`by_parameter`).
+    /// effect of it). `--json` always holds them (`by_parameter`). With
+    /// `--svg DIR`, also one bar chart per model of the parameter that
+    /// explains most (`<kernel>-<gpu>-<model>-by-<parameter>.svg`).
     #[arg(long)]
     pub by_param: bool,
     /// Go on with a run that was interrupted: with --save-profiles DIR (or
@@ -185,6 +188,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             Some(dir) => write_plots(dir, &ev.plot_stem, &ev.summary, &ev.scores)?,
             None => Vec::new(),
         };
+        if let (Some(dir), true) = (&args.svg, args.by_param) {
+            write_by_param_plots(dir, &ev.plot_stem, &ev.summary, &ev.by_param)?;
+        }
         if let Some(md) = &args.markdown {
             let rel: Vec<(String, String)> = plots
                 .iter()
@@ -697,6 +703,37 @@ fn write_plots(
         written.push((s.model.clone(), path));
     }
     Ok(written)
+}
+
+/// With `--svg DIR --by-param`: for each model, the bars of the parameter
+/// that explains most of its error, `<stem>-<model>-by-<parameter>.svg`.
+fn write_by_param_plots(
+    dir: &Path,
+    stem: &str,
+    summary: &render::Summary,
+    by_param: &[(String, Vec<validate::by_param::ParamErrors>)],
+) -> Result<(), CliError> {
+    for (model, params) in by_param {
+        let Some(top) = params.first() else {
+            continue;
+        };
+        let title = format!(
+            "{} on {}: {}, by {} ({:.0} % of the variance of ln(pred/meas))",
+            summary.kernel,
+            summary.data_gpu,
+            model,
+            top.param,
+            100.0 * top.explained
+        );
+        let svg = by_param_plot::render_svg(&title, top).map_err(CliError::user)?;
+        let name: String = top
+            .param
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        write_file(&dir.join(format!("{stem}-{model}-by-{name}.svg")), &svg)?;
+    }
+    Ok(())
 }
 
 /// `path` as seen from the folder of `file` when it lies under it, else as given.
