@@ -5,26 +5,7 @@
 use serde_json::{Value, json};
 
 use validate::ParamValue;
-use validate::by_param::{self, ParamErrors};
-
-/// Which scored configurations the errors are over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
-    /// Every scored configuration (no split, or one part of it only).
-    All,
-    /// The development part of the split only: the scored configurations
-    /// held both parts, and the check part is only reported.
-    Development,
-}
-
-impl Part {
-    fn name(self) -> &'static str {
-        match self {
-            Part::All => "all",
-            Part::Development => "development",
-        }
-    }
-}
+use validate::by_param::{self, ByParameter, Part};
 
 /// A parameter value as JSON: a number where it is an integer.
 pub fn value_json(v: &ParamValue) -> Value {
@@ -35,8 +16,10 @@ pub fn value_json(v: &ParamValue) -> Value {
 }
 
 /// Each model's errors by parameter, as `validate --json` holds them.
-pub fn json(models: &[(String, Vec<ParamErrors>)], part: Part) -> Value {
-    let models: Vec<Value> = models
+pub fn json(errors: &ByParameter) -> Value {
+    let part = errors.part;
+    let models: Vec<Value> = errors
+        .models
         .iter()
         .map(|(model, params)| {
             let params: Vec<Value> = params
@@ -71,16 +54,16 @@ pub fn json(models: &[(String, Vec<ParamErrors>)], part: Part) -> Value {
 /// The table of `validate --by-param`: per model a headline (the parameter
 /// that explains most of its error) and one row per parameter in that
 /// order, its values as "value: median pred/meas (configurations) MAPE".
-pub fn text(models: &[(String, Vec<ParamErrors>)], part: Part, width: u16) -> String {
+pub fn text(errors: &ByParameter, width: u16) -> String {
     let mut out = String::new();
-    if part == Part::Development {
+    if errors.part == Part::Development {
         out.push_str(&crate::table::wrap(
             "errors by parameter over the development part of the split only (the check part is scored to report, not to develop a model on; --part check shows it)",
             width,
         ));
         out.push('\n');
     }
-    for (model, params) in models {
+    for (model, params) in &errors.models {
         if params.is_empty() {
             out.push_str(&format!(
                 "{model}: no parameter takes two values among the scored configurations\n"
@@ -137,16 +120,16 @@ pub fn text(models: &[(String, Vec<ParamErrors>)], part: Part, width: u16) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use validate::by_param::ValueErrors;
+    use validate::by_param::{ParamErrors, ValueErrors};
 
-    fn errors() -> Vec<(String, Vec<ParamErrors>)> {
+    fn errors(part: Part) -> ByParameter {
         let v = |value: i64, scored, median_ratio, mape| ValueErrors {
             value: ParamValue::Int(value),
             scored,
             median_ratio,
             mape,
         };
-        vec![(
+        let models = vec![(
             "timing".to_string(),
             vec![ParamErrors {
                 param: "block_size_x".into(),
@@ -154,13 +137,22 @@ mod tests {
                 spread: 0.79 / 0.61,
                 explained: 0.14,
             }],
-        )]
+        )];
+        ByParameter { part, models }
+    }
+
+    /// No parameter for `timing`.
+    fn empty(part: Part) -> ByParameter {
+        ByParameter {
+            part,
+            models: vec![("timing".to_string(), Vec::new())],
+        }
     }
 
     #[test]
     fn text_names_the_parameter_and_lists_its_values() {
         // Wide enough that the headline does not wrap.
-        let t = text(&errors(), Part::All, 400);
+        let t = text(&errors(Part::All), 400);
         assert!(
             t.contains("errors by parameter, timing's error depends most on block_size_x (14 % of the variance of ln(predicted/measured)): median predicted/measured 0.61 at 32 (10 configurations) to 0.79 at 1 (399):"),
             "{t}"
@@ -172,7 +164,7 @@ mod tests {
 
     #[test]
     fn json_keeps_integers_as_numbers() {
-        let j = json(&errors(), Part::Development);
+        let j = json(&errors(Part::Development));
         assert_eq!(j[0]["model"], "timing");
         assert_eq!(j[0]["parameters"][0]["name"], "block_size_x");
         assert_eq!(j[0]["parameters"][0]["values"][1]["value"], 32);
@@ -183,16 +175,12 @@ mod tests {
 
     #[test]
     fn a_model_without_parameters_says_so() {
-        let t = text(&[("timing".to_string(), Vec::new())], Part::All, 80);
+        let t = text(&empty(Part::All), 80);
         assert!(
             t.starts_with("timing: no parameter takes two values"),
             "{t}"
         );
-        let t = text(
-            &[("timing".to_string(), Vec::new())],
-            Part::Development,
-            400,
-        );
+        let t = text(&empty(Part::Development), 400);
         assert!(
             t.starts_with("errors by parameter over the development part"),
             "{t}"

@@ -534,10 +534,7 @@ pub fn json(
     outcomes: &[Outcome],
     timings: &[Option<study::Timings>],
     dataset: &validate::Dataset,
-    by_param: &(
-        crate::by_param::Part,
-        &[(String, Vec<validate::by_param::ParamErrors>)],
-    ),
+    by_param: &validate::by_param::ByParameter,
 ) -> Value {
     let models: Vec<Value> = scores
         .iter()
@@ -674,7 +671,7 @@ pub fn json(
         "transfer": sum.transfer.as_ref().map(transfer_json),
         "note": TIME_NOTE,
         "models": models,
-        "by_parameter": crate::by_param::json(by_param.1, by_param.0),
+        "by_parameter": crate::by_param::json(by_param),
         "results": configurations,
     })
 }
@@ -1035,7 +1032,7 @@ mod tests {
             &[],
             &[],
             &rows(0),
-            &(crate::by_param::Part::All, &[]),
+            &no_errors(),
         );
         let m = &v["models"][0];
         assert_eq!(m["mape_percent_ci90"], json!([9.84, 15.26]));
@@ -1161,7 +1158,7 @@ mod tests {
             &outcomes,
             &[None, None, Some(ran)],
             &rows(8),
-            &(crate::by_param::Part::All, &[]),
+            &no_errors(),
         );
         assert_eq!(v["schema"], 1);
         assert_eq!(v["models"][0]["mape_percent"], 12.5);
@@ -1184,15 +1181,15 @@ mod tests {
 
     /// The JSON of `sum` with one score, no intervals, no configuration.
     fn json_of(sum: &Summary) -> Value {
-        json(
-            sum,
-            &[score()],
-            &[],
-            &[],
-            &[],
-            &rows(0),
-            &(crate::by_param::Part::All, &[]),
-        )
+        json(sum, &[score()], &[], &[], &[], &rows(0), &no_errors())
+    }
+
+    /// No errors by parameter.
+    fn no_errors() -> validate::by_param::ByParameter {
+        validate::by_param::ByParameter {
+            part: validate::by_param::Part::All,
+            models: Vec::new(),
+        }
     }
 
     /// A data file of `n` rows, parameter `p` = the row's index.

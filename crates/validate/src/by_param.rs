@@ -179,6 +179,34 @@ fn explained_share(groups: &[Vec<f64>]) -> f64 {
     adjusted.max(0.0)
 }
 
+/// Which scored configurations the errors are over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Every scored configuration (no split, or one part of it only).
+    All,
+    /// The development part of the split only: the scored configurations
+    /// held both parts, and the check part is only reported.
+    Development,
+}
+
+impl Part {
+    /// As `validate --json` writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::All => "all",
+            Part::Development => "development",
+        }
+    }
+}
+
+/// Every model's errors by parameter over one part of a run's
+/// configurations, models in the order of the scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ByParameter {
+    pub part: Part,
+    pub models: Vec<(String, Vec<ParamErrors>)>,
+}
+
 /// One sentence on the parameter that explains most of the model's error,
 /// e.g. "timing's error depends most on block_size_x (14 % of the variance
 /// of ln(predicted/measured)): median predicted/measured 0.63 at 16 (27

@@ -22,12 +22,12 @@ use std::path::{Path, PathBuf};
 
 use study::ptx_cache;
 use study::validation::{self, Progress};
+use validate::by_param::{ByParameter, Part, by_parameter};
 use validate::{Dataset, Experiment, import_dataset};
 
 use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
 use crate::output::{emit, write_file};
-use report::by_param as render_by_param;
 use report::validate as render;
 
 /// Score every model against measured times of a kernel on a real GPU.
@@ -219,7 +219,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                     &ev.outcomes,
                     &ev.timings,
                     &ev.dataset,
-                    &(ev.by_param_part, &ev.by_param[..]),
+                    &ev.by_param,
                 )
             })
             .collect();
@@ -239,11 +239,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 let mut text = render::text(&ev.summary, &ev.scores, &ev.intervals, width);
                 if args.by_param {
                     text.push('\n');
-                    text.push_str(&render_by_param::text(
-                        &ev.by_param,
-                        ev.by_param_part,
-                        width,
-                    ));
+                    text.push_str(&report::by_param::text(&ev.by_param, width));
                 }
                 text
             })
@@ -282,9 +278,7 @@ struct Evaluation {
     /// The data file: the parameters of each outcome.
     dataset: Dataset,
     /// Each model's errors by parameter value, in the order of `scores`.
-    by_param: Vec<(String, Vec<validate::by_param::ParamErrors>)>,
-    /// Which scored configurations `by_param` is over.
-    by_param_part: render_by_param::Part,
+    by_param: ByParameter,
 }
 
 /// One --data and its --gpu, loaded and checked before anything runs.
@@ -594,19 +588,21 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         .filter(|o| development_only.is_none_or(|p| p.of_row.get(&o.index) == Some(&"development")))
         .cloned()
         .collect();
-    let by_param_part = if development_only.is_some() {
-        render_by_param::Part::Development
-    } else {
-        render_by_param::Part::All
+    let by_param = ByParameter {
+        part: if development_only.is_some() {
+            Part::Development
+        } else {
+            Part::All
+        },
+        models: study
+            .scores
+            .iter()
+            .map(|s| {
+                let errors = by_parameter(dataset, &by_param_outcomes, &s.model);
+                (s.model.clone(), errors)
+            })
+            .collect(),
     };
-    let by_param = study
-        .scores
-        .iter()
-        .map(|s| {
-            let errors = validate::by_param::by_parameter(dataset, &by_param_outcomes, &s.model);
-            (s.model.clone(), errors)
-        })
-        .collect();
     Evaluation {
         summary,
         scores: study.scores,
@@ -616,7 +612,6 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         plot_stem: plot_stem(dataset, gpu_id),
         dataset: l.dataset,
         by_param,
-        by_param_part,
     }
 }
 
@@ -666,7 +661,11 @@ fn split_file(args: &Args) -> Result<PathBuf, CliError> {
 
 /// A file-name-safe stem for the plots of one dataset.
 fn plot_stem(dataset: &Dataset, gpu: &str) -> String {
-    let raw = format!("{}-{gpu}", dataset.kernel);
+    file_safe(&format!("{}-{gpu}", dataset.kernel))
+}
+
+/// `raw` with every character but ASCII letters, digits and `-` made `_`.
+fn file_safe(raw: &str) -> String {
     raw.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
@@ -711,9 +710,9 @@ fn write_by_param_plots(
     dir: &Path,
     stem: &str,
     summary: &render::Summary,
-    by_param: &[(String, Vec<validate::by_param::ParamErrors>)],
+    by_param: &ByParameter,
 ) -> Result<(), CliError> {
-    for (model, params) in by_param {
+    for (model, params) in &by_param.models {
         let Some(top) = params.first() else {
             continue;
         };
@@ -726,12 +725,8 @@ fn write_by_param_plots(
             100.0 * top.explained
         );
         let svg = by_param_plot::render_svg(&title, top).map_err(CliError::user)?;
-        let name: String = top
-            .param
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
-        write_file(&dir.join(format!("{stem}-{model}-by-{name}.svg")), &svg)?;
+        let name = file_safe(&format!("{stem}-{model}-by-{}", top.param));
+        write_file(&dir.join(format!("{name}.svg")), &svg)?;
     }
     Ok(())
 }
