@@ -45,6 +45,14 @@
 #                  docs/validation/profiles-kt-convolution.tar.xz; `none`: the
 #                  sampled rows for every GPU); scripts/kt-convolution-profiles.sh
 #                  emulates it (hours: it resumes where it was stopped)
+#   SCHOON_PROFILES= the Schoonhoven convolution rows (GTX 1080 Ti, GTX TITAN
+#                  X, Tesla K20m, Tesla P100, RTX 2070 SUPER): rescored from
+#                  this archive or folder, with the sample, seed and CTAs of
+#                  its settings.txt (default
+#                  docs/validation/profiles-schoonhoven.tar.xz; `none`: SAMPLE
+#                  configurations emulated or rescored like the other
+#                  convolution rows); scripts/schoonhoven-profiles.sh emulates
+#                  it (2,000 configurations per GPU in about 75 minutes)
 #
 # Needs NVRTC (scripts/setup.sh) and the kernel sources
 # (scripts/fetch-validation-kernels.sh).
@@ -61,6 +69,8 @@ ktconv_profiles=${KTCONV_PROFILES:-}
 dedisp_profiles=${DEDISP_PROFILES:-}
 [ "$dedisp_profiles" = none ] || dedisp_profiles=$(absolute "$dedisp_profiles")
 [ "$ktconv_profiles" = none ] || ktconv_profiles=$(absolute "$ktconv_profiles")
+schoon_profiles=${SCHOON_PROFILES:-}
+[ "$schoon_profiles" = none ] || schoon_profiles=$(absolute "$schoon_profiles")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 sample=${SAMPLE:-100}
@@ -157,6 +167,18 @@ if [ -n "$dedisp_dir" ]; then
     exit 1
   fi
 fi
+schoon_dir=$(extra_dir schoonhoven "$schoon_profiles")
+if [ -n "$schoon_dir" ]; then
+  schoon_sample=$(folder_setting "$schoon_dir" SCHOON_SAMPLE)
+  schoon_seed=$(folder_setting "$schoon_dir" SEED)
+  schoon_ctas=$(folder_setting "$schoon_dir" CTAS)
+  schoon_ptx_arch=$(folder_setting "$schoon_dir" PTX_ARCH)
+  schoon_from=$(folder_from "$schoon_dir")
+  if [ -z "$schoon_sample" ] || [ -z "$schoon_seed" ] || [ -z "$schoon_ctas" ]; then
+    echo "SCHOON_PROFILES=$schoon_profiles: its settings.txt must say \"settings: SCHOON_SAMPLE=N|all SEED=S CTAS=K\" (scripts/schoonhoven-profiles.sh)" >&2
+    exit 1
+  fi
+fi
 ktconv_dir=$(extra_dir kt-convolution "$ktconv_profiles")
 ktconv_gpus=""
 if [ -n "$ktconv_dir" ]; then
@@ -187,7 +209,9 @@ ktconv_unpacked=""
 [ "$ktconv_dir" = "$ktconv_profiles" ] || ktconv_unpacked=$ktconv_dir
 dedisp_unpacked=""
 [ "$dedisp_dir" = "$dedisp_profiles" ] || dedisp_unpacked=$dedisp_dir
-trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"} ${ktconv_unpacked:+"$ktconv_unpacked"} ${dedisp_unpacked:+"$dedisp_unpacked"}' EXIT
+schoon_unpacked=""
+[ "$schoon_dir" = "$schoon_profiles" ] || schoon_unpacked=$schoon_dir
+trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"} ${ktconv_unpacked:+"$ktconv_unpacked"} ${dedisp_unpacked:+"$dedisp_unpacked"} ${schoon_unpacked:+"$schoon_unpacked"}' EXIT
 rm -rf "$plots"
 mkdir -p "$plots"
 
@@ -269,6 +293,12 @@ for entry in "${datasets[@]}"; do
     n_sample=$dedisp_archive_sample; n_seed=$dedisp_seed; n_ctas=$dedisp_ctas
     budget_args=(--work-budget "$dedisp_budget")
   fi
+  # The Schoonhoven convolution from its own archive.
+  archived_schoon=0
+  case $file in schoonhoven-convolution/*) if [ -n "$schoon_dir" ]; then archived_schoon=1; fi ;; esac
+  if [ "$archived_schoon" = 1 ]; then
+    n_sample=$schoon_sample; n_seed=$schoon_seed; n_ctas=$schoon_ctas
+  fi
   whole_conv=0
   case $file in kt-convolution/*) if ktconv_has "$gpu"; then whole_conv=1; fi ;; esac
   if [ "$whole_conv" = 1 ]; then
@@ -286,7 +316,7 @@ for entry in "${datasets[@]}"; do
   # Scatter plots, except of the GEMM's thousands of points (200 KB per model
   # and GPU; its section has the figures).
   svg=(--svg "$plots")
-  if [ "$kind" = gemm ] || [ "$kind" = pnpoly ] || [ "$whole_conv" = 1 ] || [ "$archived_dedisp" = 1 ]; then
+  if [ "$kind" = gemm ] || [ "$kind" = pnpoly ] || [ "$whole_conv" = 1 ] || [ "$archived_dedisp" = 1 ] || [ "$archived_schoon" = 1 ]; then
     svg=()
     shown=${shown/ --svg $plots/}
     if [ "$kind" = gemm ]; then
@@ -298,6 +328,9 @@ for entry in "${datasets[@]}"; do
     elif [ "$archived_dedisp" = 1 ]; then
       reuse=(--profiles "$dedisp_dir")
       shown="$shown --profiles DEDISP_PROFILES"
+    elif [ "$archived_schoon" = 1 ]; then
+      reuse=(--profiles "$schoon_dir")
+      shown="$shown --profiles SCHOON_PROFILES"
     else
       reuse=(--profiles "$pnpoly_dir")
       shown="$shown --profiles PNPOLY_PROFILES"
@@ -339,16 +372,16 @@ for entry in "${datasets[@]}"; do
     done
   fi
   # Replace the machine-specific command line by the portable one.
-  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" "$ktconv_dir" "$dedisp_dir" <<'EOF'
+  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" "$ktconv_dir" "$dedisp_dir" "$schoon_dir" <<'EOF'
 import sys
-path, shown, root, profiles, gemm, pnpoly, ktconv, dedisp = sys.argv[1:9]
+path, shown, root, profiles, gemm, pnpoly, ktconv, dedisp, schoon = sys.argv[1:10]
 text = open(path).read()
 # The saved profiles' folder is this machine's: name it as the command does.
 # (Failures cite a profile's path: named the same way.)
 if profiles:
     text = text.replace("rescored from " + profiles, "rescored from PROFILES")
     text = text.replace(profiles.rstrip("/") + "/", "PROFILES/")
-for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES"), (ktconv, "KTCONV_PROFILES"), (dedisp, "DEDISP_PROFILES")):
+for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES"), (ktconv, "KTCONV_PROFILES"), (dedisp, "DEDISP_PROFILES"), (schoon, "SCHOON_PROFILES")):
     if folder:
         text = text.replace("rescored from " + folder, "rescored from " + name)
         text = text.replace(folder.rstrip("/") + "/", name + "/")
@@ -424,6 +457,12 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "The dedispersion rows of the RTX A4000 and RTX A6000 ($what, $dedisp_ctas CTAs, at most $dedisp_budget warp instructions of"
     echo "working CTAs per configuration: \`--work-budget\`, docs/speed.md \"Huge grids\") are always rescored from"
     echo "\`profiles-dedispersion.tar.xz\` beside this file (DEDISP_PROFILES), emulated at $dedisp_from by \`scripts/dedisp-profiles.sh\`."
+  fi
+  if [ -n "$schoon_dir" ]; then
+    what="$schoon_sample configurations per GPU, seed $schoon_seed"
+    [ "$schoon_sample" != all ] || what="every configuration"
+    echo "The Schoonhoven convolution rows ($what, $schoon_ctas CTAs${schoon_ptx_arch:+, PTX compiled once for $schoon_ptx_arch: \`--ptx-arch\`}) are always rescored from"
+    echo "\`profiles-schoonhoven.tar.xz\` beside this file (SCHOON_PROFILES), emulated at $schoon_from by \`scripts/schoonhoven-profiles.sh\`."
   fi
   if [ -n "$ktconv_gpus" ]; then
     echo "The Kernel Tuner convolution rows of ${ktconv_gpus//,/, } (every configuration, $ktconv_ctas CTAs) are always rescored from"

@@ -118,6 +118,42 @@ fn usage_errors_exit_2() {
     );
 }
 
+/// `validate --ptx-arch`: an architecture newer than a GPU's, or not an
+/// architecture name, is refused (exit 1) before anything is compiled.
+#[test]
+fn validate_refuses_a_ptx_arch_no_gpu_can_build() {
+    let run = |arch: &str, expect: &str| {
+        check(
+            &[
+                "validate",
+                "experiments/vector-add.toml",
+                "--data",
+                "data/measured/h100-sxm5-80gb/vector_add.json",
+                "--gpu",
+                "h100-sxm5-80gb",
+                "--sample",
+                "2",
+                "--ptx-arch",
+                arch,
+            ],
+            1,
+            &[expect],
+        )
+    };
+    run(
+        "sm_100",
+        "--ptx-arch sm_100: newer than h100-sxm5-80gb (sm_90)",
+    );
+    run(
+        "compute_50",
+        "--ptx-arch compute_50: not an architecture name",
+    );
+    run(
+        "sm_30",
+        "--ptx-arch sm_30: NVRTC compiles for sm_50 and newer",
+    );
+}
+
 #[test]
 fn check_accepts_corpus_ptx_and_locates_errors() {
     check(&["check", "kernels/map/sm_80.ptx"], 0, &["ok: 1 kernel"]);

@@ -1,10 +1,11 @@
 //! The committed validation report against its committed inputs: rescoring
 //! the profiles of `docs/validation/profiles.tar.xz` (and, for the GEMM,
-//! pnpoly, whole-space convolution and RTX A4000 / A6000 dedispersion rows,
-//! of `docs/validation/profiles-gemm.tar.xz`,
+//! pnpoly, whole-space convolution, RTX A4000 / A6000 dedispersion and
+//! Schoonhoven convolution rows, of `docs/validation/profiles-gemm.tar.xz`,
 //! `docs/validation/profiles-pnpoly.tar.xz`,
-//! `docs/validation/profiles-kt-convolution.tar.xz` and
-//! `docs/validation/profiles-dedispersion.tar.xz`) with the models of this
+//! `docs/validation/profiles-kt-convolution.tar.xz`,
+//! `docs/validation/profiles-dedispersion.tar.xz` and
+//! `docs/validation/profiles-schoonhoven.tar.xz`) with the models of this
 //! build must give the figures of the report's summary table (the `timing`
 //! model's scored count, MAPE, Spearman, median predicted/measured and best
 //! ratio, to the digits printed), and the split's development and check
@@ -264,6 +265,19 @@ fn the_reports_summary_is_what_its_profiles_give() {
         "the summary has the two archived dedispersion rows: {rows:?}"
     );
 
+    let schoon_dir = common::unpacked_archive(
+        "docs/validation/profiles-schoonhoven.tar.xz",
+        "report-schoonhoven",
+    );
+    let schoon_settings =
+        std::fs::read_to_string(schoon_dir.join("settings.txt")).expect("Schoonhoven settings.txt");
+    let archived_schoon = |row: &Row| row.dataset.starts_with("schoonhoven-convolution/");
+    assert_eq!(
+        rows.iter().filter(|r| archived_schoon(r)).count(),
+        5,
+        "the summary has the five archived Schoonhoven rows: {rows:?}"
+    );
+
     let ktconv_dir = common::unpacked_archive(
         "docs/validation/profiles-kt-convolution.tar.xz",
         "report-kt-convolution",
@@ -309,6 +323,9 @@ fn the_reports_summary_is_what_its_profiles_give() {
             (&dedisp_dir, &dedisp_settings, sample)
         } else if experiment.contains("dedispersion") {
             (&dir, &settings, setting(&settings, "DEDISP_SAMPLE"))
+        } else if archived_schoon(row) {
+            let sample = setting(&schoon_settings, "SCHOON_SAMPLE");
+            (&schoon_dir, &schoon_settings, sample)
         } else {
             (&dir, &settings, setting(&settings, "SAMPLE"))
         };
@@ -408,4 +425,5 @@ fn the_reports_summary_is_what_its_profiles_give() {
     let _ = std::fs::remove_dir_all(&pnpoly_dir);
     let _ = std::fs::remove_dir_all(&ktconv_dir);
     let _ = std::fs::remove_dir_all(&dedisp_dir);
+    let _ = std::fs::remove_dir_all(&schoon_dir);
 }

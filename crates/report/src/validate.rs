@@ -38,6 +38,9 @@ pub struct Summary {
     pub sample: Option<usize>,
     pub seed: u64,
     pub sample_ctas: u64,
+    /// The one architecture every configuration was compiled for
+    /// (`--ptx-arch`), if one was given.
+    pub ptx_arch: Option<String>,
     /// The folder the profiles were rescored from (`--profiles`), if any.
     pub profiles: Option<String>,
     /// The clock the models ran at (`--clock-mhz`) and the catalog's rated
@@ -353,6 +356,11 @@ fn header_lines(sum: &Summary) -> Vec<String> {
             resumed_note(sum.resumed)
         ),
     ];
+    if let Some(arch) = &sum.ptx_arch {
+        lines.push(format!(
+            "PTX: compiled once, for {arch} (--ptx-arch), and built for each GPU's architecture by ptxas"
+        ));
+    }
     if let Some((held, rated)) = sum.clock_mhz {
         lines.push(format!(
             "clock: the models ran at {held} MHz (--clock-mhz), not the catalog's rated {rated} MHz"
@@ -644,6 +652,7 @@ pub fn json(
         "sampled": sum.sampled,
         "seed": sum.seed,
         "sample_ctas": sum.sample_ctas,
+        "ptx_arch": sum.ptx_arch,
         "profiles": sum.profiles,
         "clock_mhz": sum.clock_mhz.map(|(held, rated)| json!({
             "held": held,
@@ -818,6 +827,7 @@ mod tests {
             sample: Some(3),
             seed: 1,
             sample_ctas: 4,
+            ptx_arch: None,
             profiles: None,
             clock_mhz: None,
             jobs: 2,

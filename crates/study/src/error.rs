@@ -167,4 +167,9 @@ pub enum StudyError {
     /// `validation::run_many` was given no data file.
     #[error("no data file to validate")]
     NoPair,
+    /// `Options::ptx_arch` is not an architecture NVRTC compiles for, or is
+    /// newer than a GPU's: ptxas builds PTX only for its own target or a
+    /// newer one.
+    #[error("--ptx-arch {arch}: {why}")]
+    PtxArch { arch: String, why: String },
 }

@@ -29,10 +29,16 @@ const OLDEST_ARCH: (u32, u32) = (5, 0);
 /// (`validate` compiles every configuration for it too).
 pub fn arch_for(gpu: &arch::Gpu) -> String {
     let cc = gpu.compute_capability;
-    let (major, minor) = if (cc.major, cc.minor) < OLDEST_ARCH {
+    arch_for_version(cc.major, cc.minor)
+}
+
+/// The architecture to compile for on a GPU of compute capability
+/// `major.minor`: its own, or the oldest NVRTC makes.
+pub fn arch_for_version(major: u32, minor: u32) -> String {
+    let (major, minor) = if (major, minor) < OLDEST_ARCH {
         OLDEST_ARCH
     } else {
-        (cc.major, cc.minor)
+        (major, minor)
     };
     format!("sm_{major}{minor}")
 }

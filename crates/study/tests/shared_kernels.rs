@@ -139,6 +139,7 @@ fn check(exp: &Experiment, kernel: &str, keys: &[&str], configs: &[Vec<i64>]) {
         save_profiles: None,
         profiles: None,
         resume: false,
+        ptx_arch: None,
     };
     let study = run(exp, &dataset, &gpu, &opts, &|_| ()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(study.outcomes.len(), configs.len());

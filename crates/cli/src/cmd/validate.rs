@@ -178,6 +178,16 @@ pub struct Args {
     /// --work-budget; empty DIR to start afresh.
     #[arg(long, conflicts_with = "profiles")]
     pub resume: bool,
+    /// Compile each configuration once, for ARCH (sm_50, sm_75, ...), and
+    /// build that PTX for every GPU of the run with ptxas, as the driver
+    /// builds a binary that ships only PTX. Where NVRTC's PTX is the same
+    /// for every architecture but its `.target` (Kernel Tuner's
+    /// convolution: docs/validation/schoonhoven.md), this gives the same
+    /// figures for one NVRTC compile instead of one per architecture.
+    /// ARCH must be no newer than any GPU's. Default: compile for each
+    /// GPU's own architecture.
+    #[arg(long, value_name = "ARCH", conflicts_with = "profiles")]
+    pub ptx_arch: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -365,6 +375,7 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         save_profiles,
         profiles: args.profiles.clone(),
         resume: args.resume,
+        ptx_arch: args.ptx_arch.clone(),
     };
     let pairs: Vec<validation::Pair<'_>> = loaded
         .iter()
@@ -553,6 +564,7 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         sample: args.sample,
         seed: args.seed,
         sample_ctas: args.sample_ctas,
+        ptx_arch: args.ptx_arch.clone(),
         profiles: args.profiles.as_ref().map(|d| d.display().to_string()),
         clock_mhz: args.clock_mhz.map(|held| (held, gpu.rated_clock_mhz())),
         jobs,

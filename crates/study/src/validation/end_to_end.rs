@@ -196,6 +196,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         save_profiles: (jobs == 1).then(|| saved.clone()),
         profiles: None,
         resume: false,
+        ptx_arch: None,
     };
     let evaluate =
         |gpu: &arch::Gpu, opts: &Options| run(&experiment_file, &dataset, gpu, opts, &|_| ());

@@ -50,6 +50,11 @@ pub struct Engine {
     /// `save_profiles` for every GPU that needs it is rescored from them
     /// ([`Engine::resumed`]).
     resume: bool,
+    /// `--ptx-arch`: compile every configuration once, for this
+    /// architecture, and give that PTX to every GPU (ptxas then builds it
+    /// for each GPU's own architecture, as the driver does with a binary
+    /// that ships PTX only); `None`: compile per architecture.
+    ptx_arch: Option<String>,
 }
 
 /// Where a configuration's PTX came from ([`Engine::emulate`]).
@@ -62,6 +67,10 @@ pub enum PtxFrom {
     /// Not needed: the profiles an interrupted run saved were rescored
     /// (`--resume`).
     Resumed,
+    /// The PTX this configuration was compiled to for another architecture
+    /// of the run (`--ptx-arch`: one compile for every GPU); neither
+    /// compiled nor served from the cache.
+    Shared,
 }
 
 /// One configuration compiled for one architecture and emulated: what every
@@ -88,7 +97,15 @@ impl Engine {
             emulations: AtomicUsize::new(0),
             warmup_l2_bytes: None,
             resume: false,
+            ptx_arch: None,
         }
+    }
+
+    /// Compile every configuration for `arch` only (`--ptx-arch`; see
+    /// [`Engine::emulate`]); `None`: for each GPU's architecture.
+    pub fn with_ptx_arch(mut self, arch: Option<String>) -> Engine {
+        self.ptx_arch = arch;
+        self
     }
 
     /// Resume an interrupted run that saved its profiles: see [`Engine::resumed`].
@@ -190,13 +207,7 @@ impl Engine {
             &launch.include_dirs,
             timings,
         )?;
-        let ptx_name = launch
-            .source
-            .main
-            .with_extension("ptx")
-            .display()
-            .to_string();
-        Ok((ptx, ptx_name))
+        Ok((ptx, ptx_name(launch)))
     }
 
     /// Compile `launch` for `arch` (`target::arch_for` of the GPUs it
@@ -208,6 +219,12 @@ impl Engine {
     /// equal apart from `.target`), its emulation serves with this
     /// architecture's ptxas figures ([`pipeline::Profiled::retarget`]) and
     /// nothing is emulated: what it gives is what emulating would give.
+    ///
+    /// With a PTX architecture ([`Engine::with_ptx_arch`]) the PTX is
+    /// compiled once, for it, whatever `arch` is (the first emulation's PTX
+    /// serves the others without NVRTC); ptxas still builds it for `arch`,
+    /// and the profile is `arch`'s (its `.target` stays the PTX
+    /// architecture's: ptxas takes PTX of an older target).
     pub fn emulate(
         &self,
         launch: &Launch,
@@ -216,21 +233,33 @@ impl Engine {
         from: &mut Option<PtxFrom>,
         earlier: &[Emulated],
     ) -> Result<Emulated, PredictError> {
-        let hits = timings.ptx_cache_hits;
-        let (ptx, ptx_file) = self.ptx(launch, arch, timings)?;
-        *from = Some(if timings.ptx_cache_hits > hits {
-            PtxFrom::Cache
-        } else {
-            PtxFrom::Compiled
-        });
+        let (ptx, ptx_file) = match (&self.ptx_arch, earlier.first()) {
+            (Some(_), Some(first)) => {
+                *from = Some(PtxFrom::Shared);
+                (first.ptx.clone(), ptx_name(launch))
+            }
+            (ptx_arch, _) => {
+                let hits = timings.ptx_cache_hits;
+                let compiled = self.ptx(launch, ptx_arch.as_deref().unwrap_or(arch), timings)?;
+                *from = Some(if timings.ptx_cache_hits > hits {
+                    PtxFrom::Cache
+                } else {
+                    PtxFrom::Compiled
+                });
+                compiled
+            }
+        };
         let spec = spec_of_launch(launch, Path::new(&ptx_file), &self.cache.values_dir())?;
-        let loaded = pipeline::load_source_timed(
+        let mut loaded = pipeline::load_source_timed(
             spec,
             &ptx,
             &pipeline::LoadOptions::default(),
             &mut timings.stages,
         )
         .map_err(PredictError::Load)?;
+        // ptxas builds the PTX for the GPU's architecture, whatever its
+        // `.target` (the same unless a PTX architecture was given).
+        loaded.arch = arch.to_string();
         // Another architecture's PTX of the same program was emulated:
         // only ptxas runs again, for this architecture.
         if let Some(e) = earlier
@@ -312,6 +341,16 @@ impl Engine {
                 .get_or_insert(e);
         }
     }
+}
+
+/// The name a configuration's PTX file gets (the source's, `.ptx`).
+fn ptx_name(launch: &Launch) -> String {
+    launch
+        .source
+        .main
+        .with_extension("ptx")
+        .display()
+        .to_string()
 }
 
 /// Extension of the file that stands for a configuration's profile when it

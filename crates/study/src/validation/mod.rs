@@ -11,6 +11,7 @@
 //! configuration they share ([`runner::run_shared`]).
 
 pub mod engine;
+mod ptx_arch;
 pub mod replay;
 pub mod runner;
 
@@ -64,6 +65,12 @@ pub struct Options {
     /// saved there for all its GPUs (by an interrupted run) is rescored
     /// from them, not compiled or emulated again.
     pub resume: bool,
+    /// Compile every configuration once, for this architecture (`sm_50`),
+    /// and build that PTX for each GPU with ptxas, as a binary that ships
+    /// only PTX is built by the driver; `None`: compile for each GPU's
+    /// architecture ([`crate::target::arch_for`]). It must be no newer than
+    /// any GPU's architecture.
+    pub ptx_arch: Option<String>,
 }
 
 /// Progress of a study, for a progress bar.
@@ -184,6 +191,9 @@ pub fn run_many(
     if pairs.is_empty() {
         return Err(StudyError::NoPair);
     }
+    if let Some(arch) = &opts.ptx_arch {
+        ptx_arch::check_ptx_arch(arch, pairs.iter().map(|p| p.gpu))?;
+    }
     let cache = PtxCache::open(opts.cache_dir.as_deref())?;
     let engine = Engine::new(
         opts.sample_ctas,
@@ -193,6 +203,7 @@ pub fn run_many(
     )
     .with_work_budget(opts.work_budget)
     .with_resume(opts.resume)
+    .with_ptx_arch(opts.ptx_arch.clone())
     .for_gpus(&pairs.iter().map(|p| p.gpu).collect::<Vec<_>>());
     // The models assume the SASS of the compiler that built the measured
     // kernels where the data name it (this project's measurements do).

@@ -176,6 +176,7 @@ pub(super) fn options(sample: Option<usize>, seed: u64, jobs: usize) -> Options 
         save_profiles: None,
         profiles: None,
         resume: false,
+        ptx_arch: None,
     }
 }
 
@@ -317,6 +318,69 @@ fn several_gpus_give_each_gpu_its_study_alone() {
     write_fixture(&dir);
     for case in CASES {
         check(&dir, case);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ptx_arch`: one NVRTC compile per configuration for every GPU of the
+/// run. On the fixture (whose PTX is the same for sm_86 and sm_90 but for
+/// its `.target`) every GPU's outcomes and scores equal those of a run that
+/// compiles per architecture, for half the compiles; a PTX architecture
+/// newer than a GPU's is refused before anything runs.
+#[test]
+fn one_ptx_arch_compiles_once_for_every_gpu() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let dir = temp_dir("ptx-arch");
+    let fx = TwoGpus::written_to(&dir);
+    let pairs = fx.pairs();
+    let per_arch = run_many(&fx.experiment, &pairs, &options(None, 1, 2), &|_| ())
+        .expect("a run per architecture");
+    for jobs in [1, 3] {
+        let mut opts = options(None, 1, jobs);
+        opts.ptx_arch = Some("sm_86".to_string());
+        let once = run_many(&fx.experiment, &pairs, &opts, &|_| ()).expect("one PTX arch");
+        for (k, (a, b)) in once.studies.iter().zip(&per_arch.studies).enumerate() {
+            assert_eq!(
+                (&a.indices, &a.outcomes, &a.scores),
+                (&b.indices, &b.outcomes, &b.scores),
+                "GPU {k} with --jobs {jobs}"
+            );
+        }
+        // Six configurations, five run (as in the case "two archs"): five
+        // compiles for sm_86 and none for sm_90, where per architecture
+        // eight; nothing from a cache; the same five emulations.
+        let (w, p) = (once.shared, per_arch.shared);
+        assert_eq!(
+            (
+                w.configurations,
+                w.ptx_compiled,
+                w.ptx_cache_hits,
+                w.emulations
+            ),
+            (6, 5, 0, 5),
+            "--jobs {jobs}"
+        );
+        assert_eq!((p.ptx_compiled, p.emulations), (8, 5));
+        assert_eq!(w.predictions, p.predictions);
+        // The H100's rows got sm_86 PTX: compiled for the one configuration
+        // only its file has (1024), shared by the RTX 3090's for the others.
+        assert_eq!(
+            (once.studies[1].ptx_compiled, once.studies[1].ptx_cache_hits),
+            (1, 0)
+        );
+    }
+    let mut newer = options(None, 1, 2);
+    newer.ptx_arch = Some("sm_90".to_string());
+    let refused = run_many(&fx.experiment, &pairs, &newer, &|_| ());
+    match refused {
+        Err(e) => assert!(
+            e.to_string()
+                .contains("--ptx-arch sm_90: newer than geforce-rtx-3090 (sm_86)"),
+            "{e}"
+        ),
+        Ok(_) => panic!("sm_90 PTX for an sm_86 GPU was accepted"),
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -421,7 +421,7 @@ fn compile_and_emulate(
         match from {
             Some(PtxFrom::Compiled) => done.compiled += 1,
             Some(PtxFrom::Cache) => done.cache_hits += 1,
-            Some(PtxFrom::Resumed) | None => {}
+            Some(PtxFrom::Resumed | PtxFrom::Shared) | None => {}
         }
         for &(m, i) in running {
             let Some(member) = members.get(m) else {

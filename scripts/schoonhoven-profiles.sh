@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Regenerates docs/validation/profiles-schoonhoven.tar.xz: the emulated
+# profiles behind the Schoonhoven convolution rows of docs/validation/README.md.
+# Kernel Tuner's convolution on the GTX 1080 Ti, GTX TITAN X, Tesla K20m,
+# Tesla P100 and RTX 2070 SUPER: SCHOON_SAMPLE configurations drawn with SEED
+# from every configuration of each file (both parts of the split). The five
+# files list the same 5,776 configurations in the same order, so they draw
+# the same ones and share one run.
+#
+# NVRTC's PTX of this kernel is the same for sm_50 to sm_86 apart from its
+# `.target` (checked on 20 configurations of this space compiled for each of
+# the five GPUs: one emulation served all 100; docs/validation/schoonhoven.md),
+# so each configuration is compiled once, for sm_50 (--ptx-arch), and ptxas
+# builds that PTX for each GPU's architecture: one NVRTC compile per
+# configuration instead of five, the same figures.
+#
+# A run takes over an hour on two cores, so the profiles go to a folder that
+# survives an interruption (SCHOON_DIR) and a second start resumes where the
+# first stopped (validate --resume).
+#
+# Usage: scripts/schoonhoven-profiles.sh
+#   SCHOON_SAMPLE=2000  configurations sampled per data file (all: 5776)
+#   SEED=1              seed of the sample
+#   CTAS=4              CTAs emulated per configuration (--sample-ctas)
+#   JOBS=<cores>        worker threads
+#   SCHOON_DIR=target/schoonhoven-profiles   where the profiles are kept
+#   GROUNDTRUTH=        the data folder (default ../shared/data/groundtruth)
+#
+# Needs NVRTC (scripts/setup.sh). About 4.5 CPU s per configuration on the
+# 2-core development machine (3.9 s of NVRTC, five ptxas runs of 0.3 s, one
+# emulation), so about 75 minutes at 2,000.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+sample=${SCHOON_SAMPLE:-2000}
+seed=${SEED:-1}
+ctas=${CTAS:-4}
+jobs=${JOBS:-$(nproc)}
+dir=${SCHOON_DIR:-$root/target/schoonhoven-profiles}
+gt=${GROUNDTRUTH:-../shared/data/groundtruth}
+cargo build --release --locked -p ptxperf --quiet
+ptxperf=${CARGO_TARGET_DIR:-$root/target}/release/ptxperf
+mkdir -p "$dir"
+started=$(date +%s)
+s=$gt/schoonhoven-convolution
+"$ptxperf" validate experiments/convolution.toml \
+  --data "$s/convolution_GTX_1080Ti.csv.gz" --gpu geforce-gtx-1080-ti \
+  --data "$s/convolution_GTX_Titan_X.csv.gz" --gpu geforce-gtx-titan-x-maxwell \
+  --data "$s/convolution_K20.csv.gz" --gpu tesla-k20m \
+  --data "$s/convolution_P100.csv.gz" --gpu tesla-p100-pcie-16gb \
+  --data "$s/convolution_RTX_2070_SUPER.csv.gz" --gpu geforce-rtx-2070-super \
+  --sample "$sample" --seed "$seed" --sample-ctas "$ctas" --jobs "$jobs" \
+  --ptx-arch sm_50 --model timing --bootstrap 0 \
+  --save-profiles "$dir" --resume --quiet > /dev/null
+pack=$(mktemp -d)
+trap 'rm -rf "$pack"' EXIT
+for gpu in geforce-gtx-1080-ti geforce-gtx-titan-x-maxwell tesla-k20m tesla-p100-pcie-16gb geforce-rtx-2070-super; do
+  ln -s "$dir/$gpu" "$pack/$gpu"
+done
+{
+  echo "settings: SCHOON_SAMPLE=$sample SEED=$seed CTAS=$ctas PTX_ARCH=sm_50"
+  echo "emulated: commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (plus the working tree)') on $(date -u +%F), $(($(date +%s) - started)) s in this start (earlier starts resumed)"
+} > "$pack/settings.txt"
+python3 scripts/profiles-archive.py pack "$pack" docs/validation/profiles-schoonhoven.tar.xz
+echo "schoonhoven-profiles: wrote docs/validation/profiles-schoonhoven.tar.xz ($(find -L "$pack" -name '*.toml' | wc -l) profiles)" >&2
