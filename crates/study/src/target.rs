@@ -29,17 +29,13 @@ const OLDEST_ARCH: (u32, u32) = (5, 0);
 /// (`validate` compiles every configuration for it too).
 pub fn arch_for(gpu: &arch::Gpu) -> String {
     let cc = gpu.compute_capability;
-    arch_for_version(cc.major, cc.minor)
+    let (major, minor) = (cc.major, cc.minor).max(OLDEST_ARCH);
+    format!("sm_{major}{minor}")
 }
 
-/// The architecture to compile for on a GPU of compute capability
-/// `major.minor`: its own, or the oldest NVRTC makes.
-pub fn arch_for_version(major: u32, minor: u32) -> String {
-    let (major, minor) = if (major, minor) < OLDEST_ARCH {
-        OLDEST_ARCH
-    } else {
-        (major, minor)
-    };
+/// The oldest architecture NVRTC compiles for (`sm_50`).
+pub fn oldest_arch() -> String {
+    let (major, minor) = OLDEST_ARCH;
     format!("sm_{major}{minor}")
 }
 

@@ -32,7 +32,7 @@ pub(super) fn check_ptx_arch<'g>(
             "not an architecture name: write sm_ and its compute capability's digits (sm_50, sm_75, sm_86)".to_string(),
         ));
     };
-    let oldest = crate::target::arch_for_version(0, 0);
+    let oldest = crate::target::oldest_arch();
     if sm_version(&oldest).is_some_and(|o| wanted < o) {
         return Err(fail(format!("NVRTC compiles for {oldest} and newer")));
     }
