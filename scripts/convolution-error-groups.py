@@ -90,8 +90,13 @@ def figures(rows):
 def bootstrap(rows, stat, resamples=1000, seed=1):
     """90 % percentile interval of stat over resamples of rows."""
     rng = random.Random(seed)
-    values = sorted(stat([rows[rng.randrange(len(rows))] for _ in rows]) for _ in range(resamples))
-    return values[int(0.05 * resamples)], values[int(0.95 * resamples) - 1]
+    values = [stat([rows[rng.randrange(len(rows))] for _ in rows]) for _ in range(resamples)]
+    # A resample of one configuration repeated has no Spearman (NaN): left out.
+    values = sorted(v for v in values if v == v)
+    if not values:
+        return float("nan"), float("nan")
+    n = len(values)
+    return values[int(0.05 * n)], values[max(int(0.95 * n) - 1, 0)]
 
 
 def mape_of(rows):

@@ -9,26 +9,13 @@
 //! Needs `python3`. Without it the test is skipped with a message, except
 //! under CI (env `CI` set), where that is a failure.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/validation-summary.py")
-}
-
-fn python_runs() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set and python3 is missing"
-        );
-        eprintln!("skipped: python3 is not available on this machine");
-    }
-    ok
 }
 
 fn temp_dir() -> PathBuf {
@@ -81,7 +68,7 @@ fn run_with(list: &Path, whole: &[&Path]) -> Output {
 
 #[test]
 fn the_summary_judges_the_bar_on_unrounded_figures() {
-    if !python_runs() {
+    if !common::python_runs() {
         return;
     }
     let dir = temp_dir();
