@@ -23,19 +23,23 @@ use crate::launch_spec::spec_of_launch;
 
 /// NVRTC 12 compiles for sm_50 and newer only; an older GPU (the GTX 280 is
 /// CC 1.3, the K20m sm_35) gets sm_50 code, the closest NVRTC can make.
-const OLDEST_ARCH: (u32, u32) = (5, 0);
+pub(crate) const OLDEST_ARCH: (u32, u32) = (5, 0);
+
+/// The (major, minor) of the architecture to compile for on `gpu`: its
+/// compute capability, or [`OLDEST_ARCH`] where that is older.
+pub(crate) fn arch_version(gpu: &arch::Gpu) -> (u32, u32) {
+    let cc = gpu.compute_capability;
+    (cc.major, cc.minor).max(OLDEST_ARCH)
+}
 
 /// The architecture to compile for on `gpu`, unless the spec names one
 /// (`validate` compiles every configuration for it too).
 pub fn arch_for(gpu: &arch::Gpu) -> String {
-    let cc = gpu.compute_capability;
-    let (major, minor) = (cc.major, cc.minor).max(OLDEST_ARCH);
-    format!("sm_{major}{minor}")
+    sm_name(arch_version(gpu))
 }
 
-/// The oldest architecture NVRTC compiles for (`sm_50`).
-pub fn oldest_arch() -> String {
-    let (major, minor) = OLDEST_ARCH;
+/// `sm_NN` of a (major, minor) architecture.
+pub(crate) fn sm_name((major, minor): (u32, u32)) -> String {
     format!("sm_{major}{minor}")
 }
 

@@ -5,6 +5,7 @@
 use arch::Gpu;
 
 use crate::error::StudyError;
+use crate::target::{OLDEST_ARCH, arch_version, sm_name};
 
 /// The (major, minor) of an `sm_NN` architecture name, `None` if it is not one.
 fn sm_version(arch: &str) -> Option<(u32, u32)> {
@@ -32,16 +33,19 @@ pub(super) fn check_ptx_arch<'g>(
             "not an architecture name: write sm_ and its compute capability's digits (sm_50, sm_75, sm_86)".to_string(),
         ));
     };
-    let oldest = crate::target::oldest_arch();
-    if sm_version(&oldest).is_some_and(|o| wanted < o) {
-        return Err(fail(format!("NVRTC compiles for {oldest} and newer")));
+    if wanted < OLDEST_ARCH {
+        return Err(fail(format!(
+            "NVRTC compiles for {} and newer",
+            sm_name(OLDEST_ARCH)
+        )));
     }
     for gpu in gpus {
-        let own = crate::target::arch_for(gpu);
-        if sm_version(&own).is_some_and(|g| wanted > g) {
+        let own = arch_version(gpu);
+        if wanted > own {
             return Err(fail(format!(
-                "newer than {} ({own}): ptxas builds PTX only for its own target or a newer one; give the oldest architecture of the run",
-                gpu.id
+                "newer than {} ({}): ptxas builds PTX only for its own target or a newer one; give the oldest architecture of the run",
+                gpu.id,
+                sm_name(own)
             )));
         }
     }
