@@ -10,11 +10,20 @@ the report's 354 profiles), and is byte-for-byte the same for the same
 profiles: names sorted, times, owners and modes fixed. So the committed
 report can be rescored by anyone, and by a test, in seconds.
 
+A folder that a resumed run filled beyond the sample to be archived (a
+larger sample stopped half-way) is first cut down to the sample: `select`
+links into DEST/<gpu>/ the profiles (and .failed files) of the
+configurations a `ptxperf validate --json` run scored, matched on every
+tunable parameter in the file's name.
+
 usage: profiles-archive.py pack DIR ARCHIVE     # DIR/settings.txt + DIR/*/*.toml, *.failed
        profiles-archive.py unpack ARCHIVE DIR   # the same tree under DIR
-Exits 1 with a message on a missing folder, a bad archive or an unsafe name.
+       profiles-archive.py select VALIDATE_JSON SRC DEST   # link the scored ones
+Exits 1 with a message on a missing folder, a bad archive or an unsafe name,
+a file that is not validate's JSON, or a GPU of it with no profile in SRC.
 """
 import io
+import json
 import lzma
 import os
 import sys
@@ -71,7 +80,59 @@ def unpack(archive, root):
                 f.write(src.read() if src else b"")
 
 
+def name_values(file_name):
+    """The key=value pairs of a profile's file name (without extension)."""
+    stem = file_name.rsplit(".", 1)[0]
+    pairs = [p.split("=", 1) for p in stem.split(",")]
+    return {p[0]: p[1] for p in pairs if len(p) == 2}
+
+
+def as_name_value(value):
+    """A parameter's value as a file name writes it (3, not 3.0)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def scored_by_gpu(path):
+    """{gpu: [parameters]} of every result of a `validate --json` file (one
+    GPU, or several under "gpus")."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        runs = doc["gpus"] if "gpus" in doc else [doc]
+        return {run["gpu"]: [r["parameters"] for r in run["results"]] for run in runs}
+    except OSError as e:
+        raise SystemExit(f"{path}: {e.strerror}")
+    except (ValueError, KeyError, TypeError):
+        raise SystemExit(f"{path}: not the JSON of `ptxperf validate --json`")
+
+
+def select(validate_json, src, dest):
+    for gpu, scored in scored_by_gpu(validate_json).items():
+        folder = os.path.join(src, gpu)
+        if not os.path.isdir(folder):
+            raise SystemExit(f"{folder}: no profiles of {gpu}")
+        keys = sorted({k for params in scored for k in params})
+        wanted = {tuple(as_name_value(p.get(k)) for k in keys) for p in scored}
+        linked = 0
+        for f in sorted(os.listdir(folder)):
+            if not f.endswith((".toml", ".failed")):
+                continue
+            values = name_values(f)
+            if tuple(values.get(k) for k in keys) in wanted:
+                os.makedirs(os.path.join(dest, gpu), exist_ok=True)
+                os.symlink(os.path.abspath(os.path.join(folder, f)), os.path.join(dest, gpu, f))
+                linked += 1
+        if linked == 0:
+            raise SystemExit(f"{folder}: none of the {len(scored)} scored configurations has a profile")
+        print(f"{gpu}: {linked} files of {len(scored)} scored configurations", file=sys.stderr)
+
+
 def main(argv):
+    if len(argv) == 5 and argv[1] == "select":
+        select(argv[2], argv[3], argv[4])
+        return
     if len(argv) != 4 or argv[1] not in ("pack", "unpack"):
         raise SystemExit(__doc__.strip())
     if argv[1] == "pack":

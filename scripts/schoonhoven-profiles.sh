@@ -14,12 +14,19 @@
 # builds that PTX for each GPU's architecture: one NVRTC compile per
 # configuration instead of five, the same figures.
 #
-# A run takes over an hour on two cores, so the profiles go to a folder that
+# A run takes hours on two cores, so the profiles go to a folder that
 # survives an interruption (SCHOON_DIR) and a second start resumes where the
-# first stopped (validate --resume).
+# first stopped (validate --resume). validate works through a sample in the
+# data files' order, so a run stopped half-way leaves no random sample
+# behind; the run therefore grows the sample in steps of SCHOON_STEP (each
+# sample of seed 1 holds the smaller ones: the draw is a partial shuffle),
+# and every finished step is a sample that can be archived on its own.
+# Only the profiles of the SCHOON_SAMPLE configurations are archived
+# (profiles-archive.py select), whatever else the folder holds.
 #
 # Usage: scripts/schoonhoven-profiles.sh
 #   SCHOON_SAMPLE=2000  configurations sampled per data file (all: 5776)
+#   SCHOON_STEP=500     the sample grows by this many per resumed validate run
 #   SEED=1              seed of the sample
 #   CTAS=4              CTAs emulated per configuration (--sample-ctas)
 #   JOBS=<cores>        worker threads
@@ -34,6 +41,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 sample=${SCHOON_SAMPLE:-2000}
+step=${SCHOON_STEP:-500}
 seed=${SEED:-1}
 ctas=${CTAS:-4}
 jobs=${JOBS:-$(nproc)}
@@ -44,20 +52,26 @@ ptxperf=${CARGO_TARGET_DIR:-$root/target}/release/ptxperf
 mkdir -p "$dir"
 started=$(date +%s)
 s=$gt/schoonhoven-convolution
-"$ptxperf" validate experiments/convolution.toml \
-  --data "$s/convolution_GTX_1080Ti.csv.gz" --gpu geforce-gtx-1080-ti \
-  --data "$s/convolution_GTX_Titan_X.csv.gz" --gpu geforce-gtx-titan-x-maxwell \
-  --data "$s/convolution_K20.csv.gz" --gpu tesla-k20m \
-  --data "$s/convolution_P100.csv.gz" --gpu tesla-p100-pcie-16gb \
-  --data "$s/convolution_RTX_2070_SUPER.csv.gz" --gpu geforce-rtx-2070-super \
-  --sample "$sample" --seed "$seed" --sample-ctas "$ctas" --jobs "$jobs" \
-  --ptx-arch sm_50 --model timing --bootstrap 0 \
-  --save-profiles "$dir" --resume --quiet > /dev/null
 pack=$(mktemp -d)
 trap 'rm -rf "$pack"' EXIT
-for gpu in geforce-gtx-1080-ti geforce-gtx-titan-x-maxwell tesla-k20m tesla-p100-pcie-16gb geforce-rtx-2070-super; do
-  ln -s "$dir/$gpu" "$pack/$gpu"
+# One resumed validate run per step; the last one's JSON names the sample.
+n=0
+while [ "$n" -lt "$sample" ]; do
+  n=$((n + step))
+  [ "$n" -gt "$sample" ] && n=$sample
+  echo "schoonhoven-profiles: the sample of $n (of $sample)" >&2
+  "$ptxperf" validate experiments/convolution.toml \
+    --data "$s/convolution_GTX_1080Ti.csv.gz" --gpu geforce-gtx-1080-ti \
+    --data "$s/convolution_GTX_Titan_X.csv.gz" --gpu geforce-gtx-titan-x-maxwell \
+    --data "$s/convolution_K20.csv.gz" --gpu tesla-k20m \
+    --data "$s/convolution_P100.csv.gz" --gpu tesla-p100-pcie-16gb \
+    --data "$s/convolution_RTX_2070_SUPER.csv.gz" --gpu geforce-rtx-2070-super \
+    --sample "$n" --seed "$seed" --sample-ctas "$ctas" --jobs "$jobs" \
+    --ptx-arch sm_50 --model timing --bootstrap 0 \
+    --save-profiles "$dir" --resume --quiet --json > "$pack/validate.json"
 done
+python3 scripts/profiles-archive.py select "$pack/validate.json" "$dir" "$pack"
+rm "$pack/validate.json"
 {
   echo "settings: SCHOON_SAMPLE=$sample SEED=$seed CTAS=$ctas PTX_ARCH=sm_50"
   echo "emulated: commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (plus the working tree)') on $(date -u +%F), $(($(date +%s) - started)) s in this start (earlier starts resumed)"
