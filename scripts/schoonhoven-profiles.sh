@@ -35,7 +35,7 @@
 #
 # Needs NVRTC (scripts/setup.sh). About 4.5 CPU s per configuration on the
 # 2-core development machine (3.9 s of NVRTC, five ptxas runs of 0.3 s, one
-# emulation): the 2,000 of the committed archive took about 105 minutes of
+# emulation): the 4,000 of the committed archive took about 3.5 hours of
 # wall time at --jobs 2, in resumed starts.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
