@@ -46,6 +46,7 @@ Environment: PTXPERF_PTXAS (default .venv's ptxas), NVDISASM (required
 for PTX input). Exit status 1 with a message on a file it cannot read.
 """
 
+import glob
 import json
 import os
 import re
@@ -54,9 +55,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_PTXAS = os.path.join(
-    ROOT, ".venv", "lib", "python3.11", "site-packages", "nvidia", "cuda_nvcc", "bin", "ptxas"
-)
+# scripts/setup.sh's ptxas, whichever Python made the virtual environment.
+VENV_PTXAS = os.path.join(ROOT, ".venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas")
 DEFAULT_LATENCY = {"LDS": 19.0, "LDG": 188.0, "LDC": 20.0, "S2R": 20.0}
 OTHER_LATENCY = 20.0
 NO_BARRIER = 7
@@ -151,7 +151,9 @@ def summary(name, instructions, latency):
 
 
 def disassemble(path, arch):
-    ptxas = os.environ.get("PTXPERF_PTXAS", DEFAULT_PTXAS)
+    ptxas = os.environ.get("PTXPERF_PTXAS") or next(iter(glob.glob(VENV_PTXAS)), "")
+    if not ptxas:
+        raise Failure("ptxas not found: run scripts/setup.sh or set PTXPERF_PTXAS")
     nvdisasm = os.environ.get("NVDISASM", "")
     if not nvdisasm:
         raise Failure("set NVDISASM to nvdisasm (pip install nvidia-cuda-nvdisasm)")
