@@ -2,11 +2,12 @@
 """Where the `timing` model's error on Kernel Tuner's convolution gathers: the
 tables of docs/validation/schoonhoven.md ("Large tiles: not the binary that
 was timed") and docs/validation/by-parameter.md ("Few warps per SM before
-Ampere").
+Ampere", "FFMA-heavy code runs slower than the model allows, before Ampere").
 
 usage: convolution-error-groups.py parts VALIDATE_JSON...
        convolution-error-groups.py tiles VALIDATE_JSON...
        convolution-error-groups.py warps PROFILES_DIR VALIDATE_JSON...
+       convolution-error-groups.py ffma [--peak GPU=SMS,LANES,MHZ]... PROFILES_DIR VALIDATE_JSON...
   VALIDATE_JSON: what `ptxperf validate experiments/convolution.toml ...
       --model timing --json` printed for one GPU (each scored configuration
       keeps its parameters, measured and predicted times and part).
@@ -29,6 +30,15 @@ tiles: per file and part, the scored configurations, MAPE %, Spearman,
   predicted/measured of the others.
 warps: per file, development part, tiles below 24: the median
   predicted/measured by resident warps per SM (up to 8, 16, 24, 32, 48, 64).
+ffma: per file, development part, tiles below 24: the median
+  predicted/measured by the profile's FP32 warp instructions per shared
+  load (below 1.5, 1.5 to 2.5, 2.5 and more), and of blocks two threads
+  wide with tiles wider than one; and the largest share of the GPU's FP32
+  peak any development configuration reached, measured (FP32 warp
+  instructions over SMs x FP32 lanes / 32 x clock x measured time). The
+  peak is the catalog's (`ptxperf gpus GPU --json`: SMs, FP32 lanes, the
+  clock the models use) unless --peak gives it, e.g. for the clock a card
+  holds.
 Prints Markdown on stdout; exits 1 with a message on a missing or bad file.
 """
 import functools
@@ -178,9 +188,9 @@ def tiles(paths):
             print(f"| {gpu} | {part or 'both'} | {figures([pair(r) for r in rows])} | {figures(small)} | {big_cell} |")
 
 
-def saved_resources(folder):
-    """Registers and static shared bytes per configuration, from the profiles' TOML."""
-    out = {}
+def saved_profiles(folder):
+    """(name, parameter key, TOML text) of every saved profile in folder whose
+    file name carries the convolution's parameters."""
     try:
         names = os.listdir(folder)
     except OSError as e:
@@ -189,16 +199,31 @@ def saved_resources(folder):
         if not name.endswith(".toml"):
             continue
         values = dict(kv.split("=", 1) for kv in name[: -len(".toml")].split(",") if "=" in kv)
-        with open(os.path.join(folder, name)) as f:
-            text = f.read()
-        regs = re.search(r"^registers_per_thread = (\d+)", text, re.M)
-        smem = re.search(r"^static_shared_per_block = (\d+)", text, re.M)
-        if not (regs and smem):
-            raise Bad(f"{folder}/{name}: no registers_per_thread or static_shared_per_block")
         try:
             key = tuple(int(values[p]) for p in PARAMS)
         except (KeyError, ValueError):
             continue
+        with open(os.path.join(folder, name)) as f:
+            yield name, key, f.read()
+
+
+def saved(table, r, missing):
+    """What table (saved_resources, profile_counts) holds for result r's
+    configuration; Bad(missing + the key) where it holds nothing."""
+    key = key_of(r)
+    if key not in table:
+        raise Bad(f"{missing} for {key}")
+    return table[key]
+
+
+def saved_resources(folder):
+    """Registers and static shared bytes per configuration, from the profiles' TOML."""
+    out = {}
+    for name, key, text in saved_profiles(folder):
+        regs = re.search(r"^registers_per_thread = (\d+)", text, re.M)
+        smem = re.search(r"^static_shared_per_block = (\d+)", text, re.M)
+        if not (regs and smem):
+            raise Bad(f"{folder}/{name}: no registers_per_thread or static_shared_per_block")
         out[key] = (int(regs.group(1)), int(smem.group(1)))
     return out
 
@@ -224,10 +249,7 @@ def warps(folder, paths):
             if r.get("part") != "development" or large(r):
                 continue
             p = r["parameters"]
-            key = tuple(p[k] for k in PARAMS)
-            if key not in resources:
-                raise Bad(f"{path}: no saved profile in {folder}/{gpu} for {key}")
-            regs, smem = resources[key]
+            regs, smem = saved(resources, r, f"{path}: no saved profile in {folder}/{gpu}")
             w = resident_warps(gpu, p["block_size_x"] * p["block_size_y"], regs, smem)
             group = next((b for b in WARP_BINS if w <= b), WARP_BINS[-1])
             m, pr = pair(r)
@@ -236,8 +258,93 @@ def warps(folder, paths):
         print(f"| {gpu} | " + " | ".join(cells) + " |")
 
 
+def profile_counts(folder):
+    """FP32 and shared-load warp instructions per configuration, from the
+    profiles' [warp_instructions] tables."""
+    out = {}
+    for name, key, text in saved_profiles(folder):
+        table = re.search(r"^\[warp_instructions\]\n(.*?)(?:^\[|\Z)", text, re.M | re.S)
+        if not table:
+            raise Bad(f"{folder}/{name}: no [warp_instructions] table")
+        counts = dict(re.findall(r"^(\w+) = ([0-9.eE+-]+)$", table.group(1), re.M))
+        try:
+            fp32 = float(counts["fp32_fma"]) + float(counts["fp32"])
+            shared = float(counts["shared_load"])
+        except (KeyError, ValueError):
+            raise Bad(f"{folder}/{name}: [warp_instructions] lacks fp32_fma, fp32 or shared_load")
+        out[key] = (fp32, shared)
+    return out
+
+
+def catalog_peak(gpu):
+    """(SMs, FP32 lanes per SM, MHz) of a catalog GPU at the clock the models use."""
+    exe = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "ptxperf")
+    run = subprocess.run([exe, "gpus", gpu, "--json"], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise Bad(f"ptxperf gpus {gpu} --json: {run.stderr.strip()} (or give --peak {gpu}=SMS,LANES,MHZ)")
+    g = json.loads(run.stdout)
+    clocks = g["clocks"]
+    mhz = clocks["base_mhz"] if clocks.get("model_clock") == "base" else clocks["boost_mhz"]
+    return g["sm_count"], g["sm"]["fp32_lanes"], mhz
+
+
+FFMA_BINS = ((1.5, "< 1.5"), (2.5, "1.5 to 2.5"), (float("inf"), ">= 2.5"))
+
+
+def ffma(peaks, folder, paths):
+    loaded = [load(path) for path in paths]
+    print("| GPU | FP32 per shared load " + " | ".join(label for _, label in FFMA_BINS)
+          + " | highest FP32 use | block_size_x 2, tile_size_x >= 2 |")
+    print("|---|" + "---:|" * (len(FFMA_BINS) + 2))
+    for path, (gpu, results) in zip(paths, loaded):
+        counts = profile_counts(os.path.join(folder, gpu))
+        sms, lanes, mhz = peaks[gpu] if gpu in peaks else catalog_peak(gpu)
+        groups, narrow, top = {}, [], 0.0
+        for r in results:
+            if r.get("part") != "development":
+                continue
+            p = r["parameters"]
+            fp32, shared = saved(counts, r, f"{path}: no saved profile in {folder}/{gpu}")
+            m, pr = pair(r)
+            # Warp instructions per second at the peak: SMs x lanes / 32 x clock.
+            top = max(top, fp32 / (sms * lanes / 32 * mhz * 1e6 * m * 1e-3))
+            if large(r):
+                continue
+            ratio = fp32 / shared if shared > 0 else float("inf")
+            label = next(lab for bound, lab in FFMA_BINS if ratio < bound)
+            groups.setdefault(label, []).append(pr / m)
+            if p["block_size_x"] == 2 and p["tile_size_x"] >= 2:
+                narrow.append(pr / m)
+        cells = [f"{statistics.median(groups[lab]):.2f} ({len(groups[lab])})" if lab in groups else "-"
+                 for _, lab in FFMA_BINS]
+        cells.append(f"{top:.2f}")
+        cells.append(f"{statistics.median(narrow):.2f} ({len(narrow)})" if narrow else "-")
+        print(f"| {gpu} | " + " | ".join(cells) + " |")
+
+
+def parse_peaks(args):
+    """--peak GPU=SMS,LANES,MHZ options in front of the other arguments."""
+    peaks = {}
+    while len(args) >= 2 and args[0] == "--peak":
+        gpu, _, spec = args[1].partition("=")
+        try:
+            sms, lanes, mhz = (float(x) for x in spec.split(","))
+        except ValueError:
+            raise Bad(f"--peak {args[1]}: want GPU=SMS,LANES,MHZ")
+        if not gpu or min(sms, lanes, mhz) <= 0:
+            raise Bad(f"--peak {args[1]}: want GPU=SMS,LANES,MHZ, all positive")
+        peaks[gpu] = (sms, lanes, mhz)
+        args = args[2:]
+    return peaks, args
+
+
 def main(argv):
     try:
+        if len(argv) >= 1 and argv[0] == "ffma":
+            peaks, rest = parse_peaks(argv[1:])
+            if len(rest) >= 2:
+                ffma(peaks, rest[0], rest[1:])
+                return 0
         if len(argv) >= 2 and argv[0] == "parts":
             parts(argv[1:])
             return 0

@@ -52,7 +52,11 @@
 #                  docs/validation/profiles-schoonhoven.tar.xz; `none`: SAMPLE
 #                  configurations emulated or rescored like the other
 #                  convolution rows); scripts/schoonhoven-profiles.sh emulates
-#                  it (2,000 configurations per GPU in about 75 minutes)
+#                  it (2,000 configurations per GPU in about 75 minutes). An
+#                  archive of every configuration (SCHOON_SAMPLE=all) makes
+#                  them whole-space rows, judged and split by part like the
+#                  Kernel Tuner convolution's, with the transferred best of
+#                  the other four GPUs
 #
 # Needs NVRTC (scripts/setup.sh) and the kernel sources
 # (scripts/fetch-validation-kernels.sh).
@@ -304,6 +308,22 @@ for entry in "${datasets[@]}"; do
   if [ "$whole_conv" = 1 ]; then
     n_sample=all; n_ctas=$ktconv_ctas
   fi
+  # A whole space, judged against issue 26's bar and shown by part beside the
+  # transferred best of every other GPU of the same files: the profiles'
+  # folder and the other GPUs' data files.
+  whole_dir=""
+  whole_others=()
+  if [ "$whole_conv" = 1 ]; then
+    whole_dir=$ktconv_dir
+    for other in KT_convolution_RTX_2080_Ti KT_convolution_RTX_3060_laptop KT_convolution_RTX_3090 KT_convolution_RTX_Titan; do
+      whole_others+=("kt-convolution/$other.json.gz")
+    done
+  elif [ "$archived_schoon" = 1 ] && [ "$n_sample" = all ]; then
+    whole_dir=$schoon_dir
+    for other in GTX_1080Ti GTX_Titan_X K20 P100 RTX_2070_SUPER; do
+      whole_others+=("schoonhoven-convolution/convolution_$other.csv.gz")
+    done
+  fi
   # `all`: every configuration, no --sample.
   sample_args=(--sample "$n_sample" --seed "$n_seed")
   shown_sample="--sample $n_sample --seed $n_seed"
@@ -350,21 +370,21 @@ for entry in "${datasets[@]}"; do
     continue
   fi
   row_kind=$kind
-  [ "$whole_conv" = 0 ] || row_kind=whole
+  [ -z "$whole_dir" ] || row_kind=whole
   printf '%s\t%s\t%s\n' "${file%%.*}" "$row_kind" "$tmp/$n.json" >>"$tmp/summary.list"
-  if [ "$whole_conv" = 1 ]; then
+  if [ -n "$whole_dir" ]; then
     # The whole space by part of the split, each beside the transferred-best
     # baseline of every other GPU of this convolution (a run per GPU: the
     # baseline takes one --transfer-from; intervals on the first only).
     for part in development check; do
       line="${file%%.*}	$part"
       bootstrap=1000
-      for other in KT_convolution_RTX_2080_Ti KT_convolution_RTX_3060_laptop KT_convolution_RTX_3090 KT_convolution_RTX_Titan; do
-        [ "kt-convolution/$other.json.gz" != "$file" ] || continue
-        j="$tmp/$n-$part-$other.json"
+      for other in "${whole_others[@]}"; do
+        [ "$other" != "$file" ] || continue
+        j="$tmp/$n-$part-$(basename "${other%%.*}").json"
         "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample-ctas "$n_ctas" --jobs "$jobs" \
-          --part "$part" --transfer-from "$data/kt-convolution/$other.json.gz" --model timing \
-          --bootstrap "$bootstrap" --quiet --json --profiles "$ktconv_dir" >"$j"
+          --part "$part" --transfer-from "$data/$other" --model timing \
+          --bootstrap "$bootstrap" --quiet --json --profiles "$whole_dir" >"$j"
         line="$line	$j"
         bootstrap=0
       done
@@ -506,7 +526,9 @@ How to read this:
 
 EOF
   if [ -f "$tmp/summary.list" ]; then
-    python3 "$root/scripts/validation-summary.py" "$tmp/summary.list" ${ktconv_gpus:+"$tmp/whole.list"}
+    whole_list=()
+    [ ! -f "$tmp/whole.list" ] || whole_list=("$tmp/whole.list")
+    python3 "$root/scripts/validation-summary.py" "$tmp/summary.list" ${whole_list[@]+"${whole_list[@]}"}
     echo
     if [ -n "$profiles" ]; then
       # Rescored: nothing was compiled or emulated, so there is no breakdown

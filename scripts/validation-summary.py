@@ -133,10 +133,11 @@ def main(argv):
         if kind in judged:
             judged[kind] += 1
             passed[kind] += ok
-    print("## Summary: the `timing` model against issue 9's bar")
+    print("## Summary: the `timing` model against issue 9's bar and issue 26's")
     print()
-    print(f"The bar: MAPE <= {MAPE_BAR:g} % and Spearman >= {SPEARMAN_BAR:g} on every ground-truth dataset of the")
-    print(f"convolution and the dedispersion. It holds on {passed['bar']} of {judged['bar']}. Median pred/meas below 1: the")
+    print(f"Issue 9's bar: MAPE <= {MAPE_BAR:g} % and Spearman >= {SPEARMAN_BAR:g} on every ground-truth dataset of the")
+    print("convolution and the dedispersion that is not a whole space (the whole spaces are judged against issue")
+    print(f"26's bar, below). It holds on {passed['bar']} of {judged['bar']}. Median pred/meas below 1: the")
     print("model predicts a typical configuration faster than it ran. The last column is the seed model")
     print("with the best Spearman on the dataset (MAPE % / Spearman). Figures unrounded against the bar;")
     print("the sections below give every model.")
@@ -254,7 +255,8 @@ def whole_by_part(path):
     print("the development part; the check part is scored only to report. Best ratio: as above, within the part.")
     print("Transferred best: the configuration measured fastest on another GPU of the same convolution, run on this")
     print("one (its measured time over the best here, within the part; `validate --transfer-from`); the range over")
-    print("the other three GPUs, and which GPU's is the closest. Timing beats it where its best ratio is lower.")
+    print("the other GPUs of the same files (three of Kernel Tuner's convolution, four of the Schoonhoven one), and")
+    print("which GPU's is the closest. Timing beats it where its best ratio is lower.")
     print()
     print("| dataset | part | scored | MAPE % | MAPE 90 % CI | Spearman | Spearman 90 % CI | median pred/meas | best ratio | transferred best | timing beats the transferred best |")
     print("|---|---|---:|---:|---|---:|---|---:|---:|---|---|")

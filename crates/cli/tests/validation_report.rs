@@ -285,15 +285,19 @@ fn the_reports_summary_is_what_its_profiles_give() {
     let ktconv_settings = std::fs::read_to_string(ktconv_dir.join("settings.txt"))
         .expect("kt-convolution settings.txt");
     let ktconv_gpus = setting(&ktconv_settings, "GPUS");
-    let whole = |row: &Row| {
+    // An archive of every Schoonhoven configuration makes its rows whole
+    // spaces too.
+    let schoon_whole = setting(&schoon_settings, "SCHOON_SAMPLE") == "all";
+    let ktconv_whole = |row: &Row| {
         row.dataset.starts_with("kt-convolution/") && ktconv_gpus.split(',').any(|g| g == row.gpu)
     };
-    // Every GPU of the whole-space archive has its row, marked as issue 26's.
+    let whole = |row: &Row| ktconv_whole(row) || (schoon_whole && archived_schoon(row));
+    // Every GPU of the whole-space archives has its row, marked as issue 26's.
     let whole_rows: Vec<&Row> = rows.iter().filter(|r| whole(r)).collect();
     assert_eq!(
         whole_rows.len(),
-        ktconv_gpus.split(',').count(),
-        "a whole-space row per GPU of {ktconv_gpus}: {rows:?}"
+        ktconv_gpus.split(',').count() + if schoon_whole { 5 } else { 0 },
+        "a whole-space row per GPU of {ktconv_gpus} and, when whole, of the Schoonhoven archive: {rows:?}"
     );
     assert!(
         whole_rows.iter().all(|r| r.bar.starts_with("issue 26:")),
@@ -307,7 +311,7 @@ fn the_reports_summary_is_what_its_profiles_give() {
         let gemm = experiment.contains("gemm");
         let pnpoly = experiment.contains("pnpoly");
         // The RTX 3060 Laptop's GEMM file has a sample of its own.
-        let (profiles, settings, sample) = if whole(row) {
+        let (profiles, settings, sample) = if ktconv_whole(row) {
             (&ktconv_dir, &ktconv_settings, "all".to_string())
         } else if gemm && row.dataset.contains("3060_laptop") {
             let sample = setting(&gemm_settings, "GEMM_LAPTOP_SAMPLE");
@@ -388,20 +392,24 @@ fn the_reports_summary_is_what_its_profiles_give() {
         2 * whole_rows.len(),
         "two parts per whole-space row: {parts:?}"
     );
-    let ctas = setting(&ktconv_settings, "CTAS");
     for p in &parts {
         let row = whole_rows
             .iter()
             .find(|r| r.dataset == p.dataset)
             .unwrap_or_else(|| panic!("by-part row of no whole-space row: {p:?}"));
+        let (profiles, settings) = if ktconv_whole(row) {
+            (&ktconv_dir, &ktconv_settings)
+        } else {
+            (&schoon_dir, &schoon_settings)
+        };
         let (data, experiment) = dataset_files(&groundtruth, &p.dataset);
         let args = [
             "--part".to_string(),
             p.part.clone(),
             "--sample-ctas".to_string(),
-            ctas.clone(),
+            setting(settings, "CTAS"),
         ];
-        let v = rescored_timing(&data, experiment, &row.gpu, &ktconv_dir, &args);
+        let v = rescored_timing(&data, experiment, &row.gpu, profiles, &args);
         let timing = v["models"]
             .as_array()
             .and_then(|m| m.iter().find(|m| m["name"] == "timing"))

@@ -3,7 +3,9 @@
 //! the figures of the configurations below a tile product of 24 leave the
 //! larger tiles out, the best ratio and the transferred-best baseline come
 //! from the right configurations, a part is scored on its own, and a file
-//! that is not `validate`'s JSON stops it with exit status 1.
+//! that is not `validate`'s JSON stops it with exit status 1; the `ffma`
+//! groups follow the FP32 warp instructions per shared load of the saved
+//! profiles, and a bad `--peak` or a missing profile stops it.
 //!
 //! Needs `python3`. Without it the test is skipped with a message, except
 //! under CI (env `CI` set), where that is a failure.
@@ -146,5 +148,74 @@ fn the_large_tiles_are_split_off_and_the_parts_scored_apart() {
         "{err}"
     );
     assert!(out.stdout.is_empty(), "nothing printed before the error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A saved profile reduced to what `ffma` reads: its file name carries the
+/// parameters, its [warp_instructions] table the FP32 and shared-load counts.
+fn profile(dir: &Path, (bx, tx, ty): (u32, u32, u32), fp32_fma: f64, shared_load: f64) {
+    let name = format!(
+        "grid_size_x=8,block_size_x={bx},block_size_y=4,tile_size_x={tx},tile_size_y={ty},use_padding=0,read_only=0,kernel_tuner=1.toml"
+    );
+    let text = format!(
+        "kernel = \"k\"\n\n[warp_instructions]\nfp32 = 0.0\nfp32_fma = {fp32_fma}\nshared_load = {shared_load}\n\n[thread_instructions]\nfp32_fma = 1.0\n"
+    );
+    write(dir, &name, &text);
+}
+
+#[test]
+fn the_ffma_groups_follow_the_fp32_per_shared_load() {
+    if !common::python_runs() {
+        return;
+    }
+    let dir = temp_dir().join("ffma");
+    let gpu_dir = dir.join("profiles").join("gpu-a");
+    if let Err(e) = std::fs::create_dir_all(&gpu_dir) {
+        panic!("{}: {e}", gpu_dir.display());
+    }
+    // Development configurations of GPU_A: FP32 per shared load 1, 2 and 4
+    // for the three small tiles; the 6 x 4 tile is large (left out of the
+    // groups, counted for the FP32 use). The 4 x 4 tile is a check one.
+    profile(&gpu_dir, (32, 1, 1), 1.0e6, 1.0e6);
+    profile(&gpu_dir, (32, 2, 2), 2.0e6, 1.0e6);
+    profile(&gpu_dir, (64, 4, 4), 4.0e6, 1.0e6);
+    profile(&gpu_dir, (32, 6, 4), 8.0e9, 1.0e6);
+    profile(&gpu_dir, (64, 7, 4), 1.0e6, 1.0e6);
+    let a = write(&dir, "a.json", &validate_json("gpu-a", &GPU_A));
+    let profiles = dir.join("profiles");
+    // 10 SMs x 64 lanes at 1,000 MHz: 2e10 warp instructions a second. The
+    // 6 x 4 tile's 8e9 in 40 ms is 2e11 a second: 10x the peak (a hand-made
+    // number, to see which configuration the column takes).
+    let (profiles, a) = (profiles.to_string_lossy(), a.to_string_lossy());
+    let ffma = |peak: &str| run(&["ffma", "--peak", peak, &profiles, &a]);
+    let out = ffma("gpu-a=10,64,1000");
+    let text = stdout_of(&out);
+    // 1 per load: 11/10; 2 per load: 18/20; the check tile (4 per load) is
+    // not in the development part, so ">= 2.5" is empty.
+    assert!(
+        text.contains("| gpu-a | 1.10 (1) | 0.90 (1) | - | 10.00 | - |"),
+        "{text}"
+    );
+    // A peak that is not three positive numbers stops it.
+    let bad_peak = ffma("gpu-a=10,0,1000");
+    assert_eq!(bad_peak.status.code(), Some(1), "{bad_peak:?}");
+    assert!(
+        String::from_utf8_lossy(&bad_peak.stderr).contains("want GPU=SMS,LANES,MHZ, all positive"),
+        "{bad_peak:?}"
+    );
+    // A configuration without a saved profile stops it.
+    let _ = std::fs::remove_file(gpu_dir.join(
+        "grid_size_x=8,block_size_x=32,block_size_y=4,tile_size_x=2,tile_size_y=2,use_padding=0,read_only=0,kernel_tuner=1.toml",
+    ));
+    let missing = ffma("gpu-a=10,64,1000");
+    assert_eq!(missing.status.code(), Some(1), "{missing:?}");
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("no saved profile"),
+        "{missing:?}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&missing.stdout).contains("| gpu-a |"),
+        "no row for a GPU whose profiles are missing: {missing:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
