@@ -49,8 +49,8 @@ ctas=${CTAS:-4}
 jobs=${JOBS:-$(nproc)}
 dir=${SCHOON_DIR:-$root/target/schoonhoven-profiles}
 gt=${GROUNDTRUTH:-../shared/data/groundtruth}
-# `all`: the steps grow to the files' whole length, and the last run takes
-# every configuration (no --sample).
+# `all`: the steps grow to the files' whole length (a sample of every
+# configuration is all of them).
 s=$gt/schoonhoven-convolution
 whole=0
 if [ "$sample" = all ]; then
@@ -72,8 +72,6 @@ n=0
 while [ "$n" -lt "$sample" ]; do
   n=$((n + step))
   [ "$n" -gt "$sample" ] && n=$sample
-  sample_args=(--sample "$n" --seed "$seed")
-  [ "$whole" = 1 ] && [ "$n" = "$sample" ] && sample_args=()
   echo "schoonhoven-profiles: the sample of $n (of $sample)" >&2
   "$ptxperf" validate experiments/convolution.toml \
     --data "$s/convolution_GTX_1080Ti.csv.gz" --gpu geforce-gtx-1080-ti \
@@ -81,7 +79,7 @@ while [ "$n" -lt "$sample" ]; do
     --data "$s/convolution_K20.csv.gz" --gpu tesla-k20m \
     --data "$s/convolution_P100.csv.gz" --gpu tesla-p100-pcie-16gb \
     --data "$s/convolution_RTX_2070_SUPER.csv.gz" --gpu geforce-rtx-2070-super \
-    ${sample_args[@]+"${sample_args[@]}"} --sample-ctas "$ctas" --jobs "$jobs" \
+    --sample "$n" --seed "$seed" --sample-ctas "$ctas" --jobs "$jobs" \
     --ptx-arch sm_50 --model timing --bootstrap 0 \
     --save-profiles "$dir" --resume --quiet --json > "$pack/validate.json"
 done

@@ -309,20 +309,13 @@ for entry in "${datasets[@]}"; do
     n_sample=all; n_ctas=$ktconv_ctas
   fi
   # A whole space, judged against issue 26's bar and shown by part beside the
-  # transferred best of every other GPU of the same files: the profiles'
-  # folder and the other GPUs' data files.
+  # transferred best of every other GPU of the same campaign (the datasets
+  # above in the same folder): the profiles' folder.
   whole_dir=""
-  whole_others=()
   if [ "$whole_conv" = 1 ]; then
     whole_dir=$ktconv_dir
-    for other in KT_convolution_RTX_2080_Ti KT_convolution_RTX_3060_laptop KT_convolution_RTX_3090 KT_convolution_RTX_Titan; do
-      whole_others+=("kt-convolution/$other.json.gz")
-    done
   elif [ "$archived_schoon" = 1 ] && [ "$n_sample" = all ]; then
     whole_dir=$schoon_dir
-    for other in GTX_1080Ti GTX_Titan_X K20 P100 RTX_2070_SUPER; do
-      whole_others+=("schoonhoven-convolution/convolution_$other.csv.gz")
-    done
   fi
   # `all`: every configuration, no --sample.
   sample_args=(--sample "$n_sample" --seed "$n_seed")
@@ -379,8 +372,9 @@ for entry in "${datasets[@]}"; do
     for part in development check; do
       line="${file%%.*}	$part"
       bootstrap=1000
-      for other in "${whole_others[@]}"; do
-        [ "$other" != "$file" ] || continue
+      for other_entry in "${datasets[@]}"; do
+        other=${other_entry%%|*}
+        [ "${other%%/*}" = "${file%%/*}" ] && [ "$other" != "$file" ] || continue
         j="$tmp/$n-$part-$(basename "${other%%.*}").json"
         "$bin" validate "$experiment" --data "$path" --gpu "$gpu" --sample-ctas "$n_ctas" --jobs "$jobs" \
           --part "$part" --transfer-from "$data/$other" --model timing \
