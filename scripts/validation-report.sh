@@ -57,6 +57,14 @@
 #                  them whole-space rows, judged and split by part like the
 #                  Kernel Tuner convolution's, with the transferred best of
 #                  the other four GPUs
+#   H100_PROFILES= the rows of the three kernels this project measured on its
+#                  H100 (vector_add, dedispersion, convolution; development
+#                  data, not judged): rescored from this archive or folder,
+#                  with the sample, seed and CTAs of its settings.txt
+#                  (default docs/validation/profiles-h100.tar.xz, every
+#                  configuration; `none`: SAMPLE and DEDISP_SAMPLE
+#                  configurations emulated or rescored like the others);
+#                  scripts/h100-profiles.sh emulates it (about 23 minutes)
 #
 # Needs NVRTC (scripts/setup.sh) and the kernel sources
 # (scripts/fetch-validation-kernels.sh).
@@ -75,6 +83,8 @@ dedisp_profiles=${DEDISP_PROFILES:-}
 [ "$ktconv_profiles" = none ] || ktconv_profiles=$(absolute "$ktconv_profiles")
 schoon_profiles=${SCHOON_PROFILES:-}
 [ "$schoon_profiles" = none ] || schoon_profiles=$(absolute "$schoon_profiles")
+h100_profiles=${H100_PROFILES:-}
+[ "$h100_profiles" = none ] || h100_profiles=$(absolute "$h100_profiles")
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 sample=${SAMPLE:-100}
@@ -183,6 +193,17 @@ if [ -n "$schoon_dir" ]; then
     exit 1
   fi
 fi
+h100_dir=$(extra_dir h100 "$h100_profiles")
+if [ -n "$h100_dir" ]; then
+  h100_sample=$(folder_setting "$h100_dir" H100_SAMPLE)
+  h100_seed=$(folder_setting "$h100_dir" SEED)
+  h100_ctas=$(folder_setting "$h100_dir" CTAS)
+  h100_from=$(folder_from "$h100_dir")
+  if [ -z "$h100_sample" ] || [ -z "$h100_seed" ] || [ -z "$h100_ctas" ]; then
+    echo "H100_PROFILES=$h100_profiles: its settings.txt must say \"settings: H100_SAMPLE=N|all SEED=S CTAS=K\" (scripts/h100-profiles.sh)" >&2
+    exit 1
+  fi
+fi
 ktconv_dir=$(extra_dir kt-convolution "$ktconv_profiles")
 ktconv_gpus=""
 if [ -n "$ktconv_dir" ]; then
@@ -215,7 +236,9 @@ dedisp_unpacked=""
 [ "$dedisp_dir" = "$dedisp_profiles" ] || dedisp_unpacked=$dedisp_dir
 schoon_unpacked=""
 [ "$schoon_dir" = "$schoon_profiles" ] || schoon_unpacked=$schoon_dir
-trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"} ${ktconv_unpacked:+"$ktconv_unpacked"} ${dedisp_unpacked:+"$dedisp_unpacked"} ${schoon_unpacked:+"$schoon_unpacked"}' EXIT
+h100_unpacked=""
+[ "$h100_dir" = "$h100_profiles" ] || h100_unpacked=$h100_dir
+trap 'rm -rf "$tmp" ${unpacked:+"$unpacked"} ${gemm_unpacked:+"$gemm_unpacked"} ${pnpoly_unpacked:+"$pnpoly_unpacked"} ${ktconv_unpacked:+"$ktconv_unpacked"} ${dedisp_unpacked:+"$dedisp_unpacked"} ${schoon_unpacked:+"$schoon_unpacked"} ${h100_unpacked:+"$h100_unpacked"}' EXIT
 rm -rf "$plots"
 mkdir -p "$plots"
 
@@ -303,6 +326,12 @@ for entry in "${datasets[@]}"; do
   if [ "$archived_schoon" = 1 ]; then
     n_sample=$schoon_sample; n_seed=$schoon_seed; n_ctas=$schoon_ctas
   fi
+  # The H100's three kernels from their own archive.
+  archived_h100=0
+  case $file in data/measured/h100-sxm5-80gb/*) if [ -n "$h100_dir" ]; then archived_h100=1; fi ;; esac
+  if [ "$archived_h100" = 1 ]; then
+    n_sample=$h100_sample; n_seed=$h100_seed; n_ctas=$h100_ctas
+  fi
   whole_conv=0
   case $file in kt-convolution/*) if ktconv_has "$gpu"; then whole_conv=1; fi ;; esac
   if [ "$whole_conv" = 1 ]; then
@@ -348,6 +377,10 @@ for entry in "${datasets[@]}"; do
       reuse=(--profiles "$pnpoly_dir")
       shown="$shown --profiles PNPOLY_PROFILES"
     fi
+  elif [ "$archived_h100" = 1 ]; then
+    # A few hundred points: the scatter plots stay.
+    reuse=(--profiles "$h100_dir")
+    shown="$shown --profiles H100_PROFILES"
   elif [ -n "$profiles" ]; then
     reuse=(--profiles "$profiles")
     shown="$shown --profiles PROFILES"
@@ -386,16 +419,16 @@ for entry in "${datasets[@]}"; do
     done
   fi
   # Replace the machine-specific command line by the portable one.
-  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" "$ktconv_dir" "$dedisp_dir" "$schoon_dir" <<'EOF'
+  python3 - "$section" "$shown" "$root" "$profiles" "$gemm_dir" "$pnpoly_dir" "$ktconv_dir" "$dedisp_dir" "$schoon_dir" "$h100_dir" <<'EOF'
 import sys
-path, shown, root, profiles, gemm, pnpoly, ktconv, dedisp, schoon = sys.argv[1:10]
+path, shown, root, profiles, gemm, pnpoly, ktconv, dedisp, schoon, h100 = sys.argv[1:11]
 text = open(path).read()
 # The saved profiles' folder is this machine's: name it as the command does.
 # (Failures cite a profile's path: named the same way.)
 if profiles:
     text = text.replace("rescored from " + profiles, "rescored from PROFILES")
     text = text.replace(profiles.rstrip("/") + "/", "PROFILES/")
-for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES"), (ktconv, "KTCONV_PROFILES"), (dedisp, "DEDISP_PROFILES"), (schoon, "SCHOON_PROFILES")):
+for folder, name in ((gemm, "GEMM_PROFILES"), (pnpoly, "PNPOLY_PROFILES"), (ktconv, "KTCONV_PROFILES"), (dedisp, "DEDISP_PROFILES"), (schoon, "SCHOON_PROFILES"), (h100, "H100_PROFILES")):
     if folder:
         text = text.replace("rescored from " + folder, "rescored from " + name)
         text = text.replace(folder.rstrip("/") + "/", name + "/")
@@ -478,6 +511,12 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "The Schoonhoven convolution rows ($what, $schoon_ctas CTAs${schoon_ptx_arch:+, PTX compiled once for $schoon_ptx_arch: \`--ptx-arch\`}) are always rescored from"
     echo "\`profiles-schoonhoven.tar.xz\` beside this file (SCHOON_PROFILES), emulated at $schoon_from by \`scripts/schoonhoven-profiles.sh\`."
   fi
+  if [ -n "$h100_dir" ]; then
+    what="$h100_sample configurations per file, seed $h100_seed"
+    [ "$h100_sample" != all ] || what="every configuration"
+    echo "The H100 rows (vector_add, dedispersion and convolution; $what, $h100_ctas CTAs; development data, not judged) are always rescored from"
+    echo "\`profiles-h100.tar.xz\` beside this file (H100_PROFILES), emulated at $h100_from by \`scripts/h100-profiles.sh\`."
+  fi
   if [ -n "$ktconv_gpus" ]; then
     echo "The Kernel Tuner convolution rows of ${ktconv_gpus//,/, } (every configuration, $ktconv_ctas CTAs) are always rescored from"
     echo "\`profiles-kt-convolution.tar.xz\` beside this file (KTCONV_PROFILES), emulated at $ktconv_from by \`scripts/kt-convolution-profiles.sh\`."
@@ -497,8 +536,10 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 How to read this:
 - Each dataset is a measured search space of one kernel on one real GPU (../shared/data/groundtruth,
-  see its README; the H100 datasets were measured by this project, data/measured/h100-sxm5-80gb/README.md). \`--sample $sample\` (convolution; \`--sample $dedisp_sample\` for dedispersion) scores that many configurations drawn with seed $seed
-  (SplitMix64, the same on every machine); configurations Kernel Tuner measured as failed are
+  see its README; the H100 datasets were measured by this project, data/measured/h100-sxm5-80gb/README.md). The rows
+  rescored from an archive named above score what its settings say; the others \`--sample $sample\` (convolution; \`--sample $dedisp_sample\`
+  for dedispersion), all of a file that holds fewer. A sample is drawn with its seed (SplitMix64, the same on every machine),
+  and the summary says which rows score every configuration. Configurations Kernel Tuner measured as failed are
   counted in "measured failed" and not scored; those ptxperf could not compile, emulate or
   predict are counted apart, per model, in "ptxperf failed".
 - Each configuration is rebuilt as Kernel Tuner built it (experiments/*.toml), compiled by

@@ -78,7 +78,7 @@ def row(name, kind, path):
     if path == "-":
         bar = "did not run (see its section)" if kind != "other" else "did not run"
         cells = [name, "", "0", "n/a", "n/a", "n/a", "n/a", bar, "n/a", "n/a", "n/a", "n/a"]
-        return "| " + " | ".join(cells) + " |", False, kind
+        return "| " + " | ".join(cells) + " |", False, kind, None
     try:
         with open(path) as f:
             v = json.load(f)
@@ -109,7 +109,24 @@ def row(name, kind, path):
         interval(timing, "spearman", 3),
         figure(timing.get("best_config_ratio"), 3),
     ]
-    return "| " + " | ".join(cells) + " |", bar.endswith("**passes**"), kind
+    # How much of the file the row scores: (drawn, configurations in it).
+    coverage = (v.get("sampled"), v.get("configurations"))
+    return "| " + " | ".join(cells) + " |", bar.endswith("**passes**"), kind, coverage
+
+
+def coverage_paragraph(coverages):
+    """Which configurations the rows score: every one of the file, or a
+    sample (named, with its size)."""
+    whole = [name for name, c in coverages if c and c[0] is not None and c[0] == c[1]]
+    sampled = [f"{name} ({c[0]:,} of {c[1]:,})" for name, c in coverages if c and c[0] is not None and c[0] != c[1]]
+    missing = [name for name, c in coverages if not c or c[0] is None]
+    print(f"Which configurations: {len(whole)} of {len(coverages)} rows score every configuration of their file (a whole")
+    if sampled:
+        print("space); the others score a sample drawn with a fixed seed from every configuration: " + "; ".join(sampled) + ".")
+    else:
+        print("space).")
+    if missing:
+        print("No figure (did not run): " + ", ".join(missing) + ".")
 
 
 def main(argv):
@@ -120,6 +137,7 @@ def main(argv):
     except OSError as e:
         raise SystemExit(f"{argv[1]}: {e}")
     rows = []
+    coverages = []
     kinds = set()
     passed = {"bar": 0, "gemm": 0, "whole": 0}
     judged = {"bar": 0, "gemm": 0, "whole": 0}
@@ -127,7 +145,8 @@ def main(argv):
         fields = line.split("\t")
         if len(fields) != 3 or fields[1] not in ("bar", "gemm", "whole", "pnpoly", "other"):
             raise SystemExit(f"{argv[1]}:{n}: want DATASET<tab>bar|gemm|whole|pnpoly|other<tab>JSON, got {line!r}")
-        text, ok, kind = row(*fields)
+        text, ok, kind, coverage = row(*fields)
+        coverages.append((fields[0], coverage))
         rows.append(text)
         kinds.add(kind)
         if kind in judged:
@@ -142,12 +161,14 @@ def main(argv):
     print("with the best Spearman on the dataset (MAPE % / Spearman). Figures unrounded against the bar;")
     print("the sections below give every model.")
     print()
-    print("Which data the figures come from: the samples were drawn before the split was made, from every")
-    print("configuration, and models were developed on them. `dev / check` counts the sampled configurations")
-    print("measured on the GPU by their part of the split (data/split.toml, docs/validation/split.md): check")
-    print("configurations among them were seen while the model was developed, so no figure here is a check")
-    print("figure. Check figures: docs/validation/h200-check.md (a GPU no model was developed on) and")
-    print("`ptxperf validate --part check`.")
+    coverage_paragraph(coverages)
+    print()
+    print("Which data the figures come from: `dev / check` counts the scored configurations by their part of")
+    print("the split (data/split.toml, docs/validation/split.md). A row holds both parts, so it is not a check")
+    print("figure: models were developed on the development part, and the report's earlier samples held")
+    print("check configurations too. The H100 rows are development data (models were changed to fit them).")
+    print("Check figures: the whole spaces by part below, docs/validation/h200-check.md (a GPU no model was")
+    print("developed on) and `ptxperf validate --part check`.")
     if judged["gemm"]:
         print()
         print(f"The GEMM rows (CLBlast's Xgemm, a larger sample drawn from every configuration, both parts of the")

@@ -1,15 +1,20 @@
 //! The committed validation report against its committed inputs: rescoring
 //! the profiles of `docs/validation/profiles.tar.xz` (and, for the GEMM,
 //! pnpoly, whole-space convolution, RTX A4000 / A6000 dedispersion and
-//! Schoonhoven convolution rows, of `docs/validation/profiles-gemm.tar.xz`,
+//! Schoonhoven convolution and H100 rows, of
+//! `docs/validation/profiles-gemm.tar.xz`,
 //! `docs/validation/profiles-pnpoly.tar.xz`,
 //! `docs/validation/profiles-kt-convolution.tar.xz`,
-//! `docs/validation/profiles-dedispersion.tar.xz` and
-//! `docs/validation/profiles-schoonhoven.tar.xz`) with the models of this
+//! `docs/validation/profiles-dedispersion.tar.xz`,
+//! `docs/validation/profiles-schoonhoven.tar.xz` and
+//! `docs/validation/profiles-h100.tar.xz`) with the models of this
 //! build must give the figures of the report's summary table (the `timing`
 //! model's scored count, MAPE, Spearman, median predicted/measured and best
 //! ratio, to the digits printed), and the split's development and check
-//! counts; and those of the whole spaces by part of the split. A model change that is not carried into the report fails
+//! counts; and those of the whole spaces by part of the split. Every row
+//! scores its whole file, but the GEMM and the RTX A4000 / A6000
+//! dedispersion, which score at least 2,000 configurations (issue 26's
+//! headline). A model change that is not carried into the report fails
 //! here; `scripts/validation-report.sh` with `PROFILES=` that archive
 //! regenerates it in seconds.
 //!
@@ -278,6 +283,17 @@ fn the_reports_summary_is_what_its_profiles_give() {
         "the summary has the five archived Schoonhoven rows: {rows:?}"
     );
 
+    let h100_dir = common::unpacked_archive("docs/validation/profiles-h100.tar.xz", "report-h100");
+    let h100_settings =
+        std::fs::read_to_string(h100_dir.join("settings.txt")).expect("H100 settings.txt");
+    // The three kernels this project measured on its H100.
+    let archived_h100 = |row: &Row| row.dataset.starts_with("data/measured/h100-sxm5-80gb/");
+    assert_eq!(
+        rows.iter().filter(|r| archived_h100(r)).count(),
+        3,
+        "the summary has the three H100 rows: {rows:?}"
+    );
+
     let ktconv_dir = common::unpacked_archive(
         "docs/validation/profiles-kt-convolution.tar.xz",
         "report-kt-convolution",
@@ -325,6 +341,9 @@ fn the_reports_summary_is_what_its_profiles_give() {
         } else if archived_dedisp(row) {
             let sample = setting(&dedisp_settings, "DEDISP_SAMPLE");
             (&dedisp_dir, &dedisp_settings, sample)
+        } else if archived_h100(row) {
+            let sample = setting(&h100_settings, "H100_SAMPLE");
+            (&h100_dir, &h100_settings, sample)
         } else if experiment.contains("dedispersion") {
             (&dir, &settings, setting(&settings, "DEDISP_SAMPLE"))
         } else if archived_schoon(row) {
@@ -348,6 +367,17 @@ fn the_reports_summary_is_what_its_profiles_give() {
             setting(settings, "CTAS"),
         ]);
         let v = rescored_timing(&data, experiment, &row.gpu, profiles, &args);
+        // Issue 26's headline: whole spaces, or at least 2,000
+        // configurations of a GEMM or dedispersion file.
+        let (drawn, in_file) = (v["sampled"].as_u64(), v["configurations"].as_u64());
+        assert!(
+            drawn.is_some()
+                && (drawn == in_file
+                    || ((gemm || archived_dedisp(row)) && drawn.is_some_and(|n| n >= 2000))),
+            "{}: scores {drawn:?} of the file's {in_file:?} configurations: the headline is whole spaces \
+             (at least 2,000 for the GEMM and the dedispersion)",
+            row.dataset
+        );
         let timing = v["models"]
             .as_array()
             .and_then(|m| m.iter().find(|m| m["name"] == "timing"))
@@ -434,4 +464,5 @@ fn the_reports_summary_is_what_its_profiles_give() {
     let _ = std::fs::remove_dir_all(&ktconv_dir);
     let _ = std::fs::remove_dir_all(&dedisp_dir);
     let _ = std::fs::remove_dir_all(&schoon_dir);
+    let _ = std::fs::remove_dir_all(&h100_dir);
 }

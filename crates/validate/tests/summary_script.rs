@@ -3,7 +3,9 @@
 //! Here it runs on hand-made JSON: a MAPE of 24.96 passes though the tables
 //! print 25.0, a dataset that did not run is counted against the bar, GEMM
 //! rows are judged against issue 26's bar (MAPE <= 30, Spearman >= 0.85)
-//! and counted apart, the intervals and the best ratio are shown, and a bad
+//! and counted apart, the intervals and the best ratio are shown, a
+//! paragraph says which rows are whole spaces and how large each sample is,
+//! and a bad
 //! list line stops it with the line's number.
 //!
 //! Needs `python3`. Without it the test is skipped with a message, except
@@ -33,10 +35,13 @@ fn write(path: &Path, text: &str) {
 }
 
 /// The JSON `ptxperf validate --json` prints, reduced to what the summary reads.
+/// Each draws 20 of its file's configurations: gpu-d's file has 20 (a
+/// whole space), the others 100.
 fn validate_json(gpu: &str, timing: (f64, f64, f64), seed: (&str, f64, f64)) -> String {
     let (mape, spearman, ratio) = timing;
+    let configurations = if gpu == "gpu-d" { 20 } else { 100 };
     format!(
-        r#"{{"schema": 1, "gpu": "{gpu}", "split_parts": {{"split": "data/split.toml", "development": 14, "check": 6, "excluded": 0}}, "models": [
+        r#"{{"schema": 1, "gpu": "{gpu}", "sampled": 20, "configurations": {configurations}, "split_parts": {{"split": "data/split.toml", "development": 14, "check": 6, "excluded": 0}}, "models": [
   {{"name": "{}", "scored": 20, "mape_percent": {}, "spearman": {}, "median_predicted_over_measured": 1.5}},
   {{"name": "timing", "scored": 20, "mape_percent": {mape}, "spearman": {spearman}, "median_predicted_over_measured": {ratio},
     "mape_percent_ci90": [{lo}, {hi}], "spearman_ci90": [0.5, 0.95], "best_config_ratio": 1.0625}}
@@ -137,6 +142,8 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
         // A whole space: judged against issue 26's bar, counted apart.
         "| conv-w | gpu-d | 20 | 14 / 6 | 29.96 | 0.851 | 0.900 | issue 26: **passes** | tmm 50.0 / 0.600 | [28.0, 33.0] | [0.500, 0.950] | 1.062 |",
         "holds on 1 of 1. They are not in issue 9's count above.",
+        // Which rows are whole spaces, and the size of every sample.
+        "Which configurations: 2 of 8 rows score every configuration of their file (a whole\nspace); the others score a sample drawn with a fixed seed from every configuration: conv-a (20 of 100); dedisp-b (20 of 100); extra-c (20 of 100); gemm-e (20 of 100); pnpoly-c (20 of 100).\nNo figure (did not run): missing.",
     ] {
         assert!(text.contains(row), "no {row:?} in:\n{text}");
     }

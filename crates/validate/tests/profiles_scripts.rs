@@ -1,0 +1,118 @@
+//! The scripts that emulate the report's profile archives check their
+//! settings before they build or emulate anything; a bad setting stops them
+//! with exit status 1 and a message naming it. A whole run needs NVRTC and
+//! minutes to hours, so only these paths are tested.
+//!
+//! - `scripts/schoonhoven-profiles.sh`: SCHOON_SAMPLE is a positive number
+//!   or `all` (every configuration of the files, counted from the GTX 1080
+//!   Ti's file), SCHOON_STEP a positive number; `all` without the data files
+//!   is refused too.
+//! - `scripts/h100-profiles.sh`: H100_SAMPLE is `all` or a positive number,
+//!   SEED a number, CTAS and JOBS positive numbers.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(script: &str, env: &[(&str, &str)]) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts")
+        .join(script);
+    let mut cmd = Command::new("bash");
+    cmd.arg(script);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    match cmd.output() {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run bash: {e}"),
+    }
+}
+
+/// Runs `script` with `env`, expects exit status 1, nothing on stdout,
+/// `want` in the message, no Python traceback and no build (cargo would
+/// have printed "Compiling").
+fn check_script(script: &str, env: &[(&str, &str)], want: &str) {
+    let out = run(script, env);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{script} {env:?}: stderr {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{script} {env:?}: stdout {:?}",
+        out.stdout
+    );
+    assert!(
+        err.contains(want),
+        "{script} {env:?}: want {want:?} in {err}"
+    );
+    assert!(
+        !err.contains("Traceback"),
+        "{script} {env:?}: a Python traceback: {err}"
+    );
+    assert!(
+        !err.contains("Compiling"),
+        "{script} {env:?}: it built: {err}"
+    );
+}
+
+fn check(env: &[(&str, &str)], want: &str) {
+    check_script("schoonhoven-profiles.sh", env, want);
+}
+
+fn check_h100(env: &[(&str, &str)], want: &str) {
+    check_script("h100-profiles.sh", env, want);
+}
+
+#[test]
+fn a_sample_that_is_not_a_number_or_all_is_refused() {
+    check(&[("SCHOON_SAMPLE", "abc")], "not 'abc'");
+    check(&[("SCHOON_SAMPLE", "-5")], "not '-5'");
+    check(&[("SCHOON_SAMPLE", "0")], "not '0'");
+}
+
+#[test]
+fn a_step_that_is_not_a_positive_number_is_refused() {
+    check(
+        &[("SCHOON_SAMPLE", "1000"), ("SCHOON_STEP", "0")],
+        "SCHOON_STEP",
+    );
+    check(
+        &[("SCHOON_SAMPLE", "1000"), ("SCHOON_STEP", "x")],
+        "not 'x'",
+    );
+}
+
+#[test]
+fn all_without_the_data_files_is_refused() {
+    let empty = std::env::temp_dir().join(format!("ptxperf-schoon-script-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&empty) {
+        panic!("{}: {e}", empty.display());
+    }
+    let gt = empty.to_string_lossy().into_owned();
+    check(
+        &[("SCHOON_SAMPLE", "all"), ("GROUNDTRUTH", &gt)],
+        "cannot read",
+    );
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[test]
+fn h100_a_sample_that_is_not_all_or_a_positive_number_is_refused() {
+    for bad in ["abc", "-5", "0", "12x", "010"] {
+        check_h100(
+            &[("H100_SAMPLE", bad)],
+            &format!(
+                "H100_SAMPLE must be `all` or a positive number of configurations, not '{bad}'"
+            ),
+        );
+    }
+}
+
+#[test]
+fn h100_seed_ctas_and_jobs_must_be_numbers() {
+    check_h100(&[("SEED", "one")], "SEED must be a number, not 'one'");
+    check_h100(&[("CTAS", "0")], "CTAS must be a positive number, not '0'");
+    check_h100(
+        &[("JOBS", "-2")],
+        "JOBS must be a positive number, not '-2'",
+    );
+}
