@@ -116,10 +116,16 @@ def row(name, kind, path):
 
 def coverage_paragraph(coverages):
     """Which configurations the rows score: every one of the file, or a
-    sample (named, with its size)."""
-    whole = [name for name, c in coverages if c and c[0] is not None and c[0] == c[1]]
-    sampled = [f"{name} ({c[0]:,} of {c[1]:,})" for name, c in coverages if c and c[0] is not None and c[0] != c[1]]
-    missing = [name for name, c in coverages if not c or c[0] is None]
+    sample (named, with its size). `coverages`: (dataset, None for a row
+    that did not run, else (drawn, configurations in the file) as validate's
+    JSON gives them, either possibly missing)."""
+    def known(c):
+        return c is not None and all(isinstance(n, int) for n in c)
+
+    whole = [name for name, c in coverages if known(c) and c[0] == c[1]]
+    sampled = [f"{name} ({c[0]:,} of {c[1]:,})" for name, c in coverages if known(c) and c[0] != c[1]]
+    missing = [name for name, c in coverages if c is None]
+    unstated = [name for name, c in coverages if c is not None and not known(c)]
     print(f"Which configurations: {len(whole)} of {len(coverages)} rows score every configuration of their file (a whole")
     if sampled:
         print("space); the others score a sample drawn with a fixed seed from every configuration: " + "; ".join(sampled) + ".")
@@ -127,6 +133,8 @@ def coverage_paragraph(coverages):
         print("space).")
     if missing:
         print("No figure (did not run): " + ", ".join(missing) + ".")
+    if unstated:
+        print("Not stated by their JSON (no `sampled` or `configurations`): " + ", ".join(unstated) + ".")
 
 
 def main(argv):

@@ -58,6 +58,22 @@ fn run(list: &Path) -> Output {
     run_with(list, &[])
 }
 
+/// Runs the script on LIST, expects success and every line of `wants` in
+/// what it prints; returns that.
+fn expect(list: &Path, wants: &[&str]) -> String {
+    let out = run(list);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in wants {
+        assert!(text.contains(want), "no {want:?} in:\n{text}");
+    }
+    text
+}
+
 /// The script on LIST and the optional WHOLE list.
 fn run_with(list: &Path, whole: &[&Path]) -> Output {
     match Command::new("python3")
@@ -119,34 +135,28 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
             gemm_ok.display()
         ),
     );
-    let out = run(&list);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    expect(
+        &list,
+        &[
+            "| conv-a | gpu-a | 20 | 14 / 6 | 24.96 | 0.859 | 0.865 | **passes** | gpuperf 40.0 / 0.700 | [23.0, 28.0] | [0.500, 0.950] | 1.062 |",
+            "| dedisp-b | gpu-b | 20 | 14 / 6 | 20.53 | 0.444 | 0.794 | Spearman fails | mcm 656.1 / 0.684 | [18.5, 23.5] | [0.500, 0.950] | 1.062 |",
+            "| missing |  | 0 | n/a | n/a | n/a | n/a | did not run (see its section) | n/a | n/a | n/a | n/a |",
+            "| extra-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (outside the bar) | roofline 10.0 / 0.900 | [78.0, 83.0] | [0.500, 0.950] | 1.062 |",
+            "| gemm-d | gpu-d | 20 | 14 / 6 | 29.96 | 0.851 | 0.900 | issue 26: **passes** | tmm 50.0 / 0.600 | [28.0, 33.0] | [0.500, 0.950] | 1.062 |",
+            "| gemm-e | gpu-e | 20 | 14 / 6 | 24.00 | 0.840 | 0.900 | issue 26: Spearman fails | tmm 50.0 / 0.600 | [22.0, 27.0] | [0.500, 0.950] | 1.062 |",
+            // pnpoly: shown, never judged (no bar for the timing model), with
+            // the paragraph that says why.
+            "| pnpoly-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (no timing bar) | roofline 10.0 / 0.900 | [78.0, 83.0] | [0.500, 0.950] | 1.062 |",
+            "The pnpoly rows (both parts of the split",
+            "It holds on 1 of 3.",
+            "it holds on\n1 of 2.",
+            // A whole space: judged against issue 26's bar, counted apart.
+            "| conv-w | gpu-d | 20 | 14 / 6 | 29.96 | 0.851 | 0.900 | issue 26: **passes** | tmm 50.0 / 0.600 | [28.0, 33.0] | [0.500, 0.950] | 1.062 |",
+            "holds on 1 of 1. They are not in issue 9's count above.",
+            // Which rows are whole spaces, and the size of every sample.
+            "Which configurations: 2 of 8 rows score every configuration of their file (a whole\nspace); the others score a sample drawn with a fixed seed from every configuration: conv-a (20 of 100); dedisp-b (20 of 100); extra-c (20 of 100); gemm-e (20 of 100); pnpoly-c (20 of 100).\nNo figure (did not run): missing.",
+        ],
     );
-    for row in [
-        "| conv-a | gpu-a | 20 | 14 / 6 | 24.96 | 0.859 | 0.865 | **passes** | gpuperf 40.0 / 0.700 | [23.0, 28.0] | [0.500, 0.950] | 1.062 |",
-        "| dedisp-b | gpu-b | 20 | 14 / 6 | 20.53 | 0.444 | 0.794 | Spearman fails | mcm 656.1 / 0.684 | [18.5, 23.5] | [0.500, 0.950] | 1.062 |",
-        "| missing |  | 0 | n/a | n/a | n/a | n/a | did not run (see its section) | n/a | n/a | n/a | n/a |",
-        "| extra-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (outside the bar) | roofline 10.0 / 0.900 | [78.0, 83.0] | [0.500, 0.950] | 1.062 |",
-        "| gemm-d | gpu-d | 20 | 14 / 6 | 29.96 | 0.851 | 0.900 | issue 26: **passes** | tmm 50.0 / 0.600 | [28.0, 33.0] | [0.500, 0.950] | 1.062 |",
-        "| gemm-e | gpu-e | 20 | 14 / 6 | 24.00 | 0.840 | 0.900 | issue 26: Spearman fails | tmm 50.0 / 0.600 | [22.0, 27.0] | [0.500, 0.950] | 1.062 |",
-        // pnpoly: shown, never judged (no bar for the timing model), with
-        // the paragraph that says why.
-        "| pnpoly-c | gpu-c | 20 | 14 / 6 | 80.00 | 0.100 | 2.000 | not judged (no timing bar) | roofline 10.0 / 0.900 | [78.0, 83.0] | [0.500, 0.950] | 1.062 |",
-        "The pnpoly rows (both parts of the split",
-        "It holds on 1 of 3.",
-        "it holds on\n1 of 2.",
-        // A whole space: judged against issue 26's bar, counted apart.
-        "| conv-w | gpu-d | 20 | 14 / 6 | 29.96 | 0.851 | 0.900 | issue 26: **passes** | tmm 50.0 / 0.600 | [28.0, 33.0] | [0.500, 0.950] | 1.062 |",
-        "holds on 1 of 1. They are not in issue 9's count above.",
-        // Which rows are whole spaces, and the size of every sample.
-        "Which configurations: 2 of 8 rows score every configuration of their file (a whole\nspace); the others score a sample drawn with a fixed seed from every configuration: conv-a (20 of 100); dedisp-b (20 of 100); extra-c (20 of 100); gemm-e (20 of 100); pnpoly-c (20 of 100).\nNo figure (did not run): missing.",
-    ] {
-        assert!(text.contains(row), "no {row:?} in:\n{text}");
-    }
 
     // The whole spaces by part, with the transferred-best baselines: one
     // run whose JSON has none (the first, with the intervals) and one of
@@ -170,6 +180,23 @@ fn the_summary_judges_the_bar_on_unrounded_figures() {
     assert!(out.status.success(), "{text}");
     let row = "| conv-w | check | 20 | 29.96 | [28.0, 33.0] | 0.851 | [0.500, 0.950] | 0.900 | 1.062 | 1.200 to 1.200 (closest: gpu-z) | 1 of 1 |";
     assert!(text.contains(row), "no {row:?} in:\n{text}");
+
+    // A JSON that does not say how many configurations it drew (an older
+    // validate): named apart, not counted whole or sampled, no crash.
+    let unstated = dir.join("f.json");
+    write(
+        &unstated,
+        &validate_json("gpu-f", (20.0, 0.9, 1.0), ("tmm", 50.0, 0.6))
+            .replace(r#""sampled": 20, "configurations": 100, "#, ""),
+    );
+    write(&list, &format!("conv-f\tbar\t{}\n", unstated.display()));
+    expect(
+        &list,
+        &[
+            "Which configurations: 0 of 1 rows",
+            "Not stated by their JSON (no `sampled` or `configurations`): conv-f.",
+        ],
+    );
 
     // A line without three fields: exit 1, naming the line.
     write(
