@@ -903,8 +903,8 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
     let by_high: Vec<usize> = expected.iter().map(|e| e.0).take(10).collect();
     assert_eq!(order, by_high, "{l}");
     // The space is one where the two orders differ (with the committed
-    // model on the RTX A6000 the estimate ranks BS=16, BS=20 and BS=32
-    // first, the upper end BS=32, BS=20 and BS=16), so an estimate ranking
+    // model on the RTX A6000 the estimate ranks BS=32, BS=16 and BS=20
+    // first, the upper end BS=32, BS=20 and BS=12), so an estimate ranking
     // fails. A retrained model can make them agree (on the RTX 3090 they
     // did since 2026-11-30, on the RTX A4000 since 2026-12-01): then pick a
     // space where they differ (`tune ... --model learned --json` shows `ms`
