@@ -37,6 +37,13 @@ impl Progress {
         )
     }
 
+    /// Name the stage from any thread that holds this progress (a worker
+    /// of the thread whose [`scoped`] progress it is, which [`current`]
+    /// gave it): [`stage`] only reaches the calling thread's own.
+    pub fn name_stage(&self, name: &str) {
+        self.set_stage(name, false);
+    }
+
     fn set_stage(&self, name: &str, emulating: bool) {
         if let Ok(mut s) = self.stage.lock() {
             name.clone_into(&mut s);
@@ -71,6 +78,17 @@ thread_local! {
 /// before is restored after).
 pub fn scoped<T>(progress: Arc<Progress>, f: impl FnOnce() -> T) -> T {
     let before = CURRENT.with(|c| c.replace(Some(progress)));
+    let out = f();
+    CURRENT.with(|c| *c.borrow_mut() = before);
+    out
+}
+
+/// Run `f` with no current [`Progress`] on this thread (the one before is
+/// restored after): the stages of work done many times inside a larger
+/// stage ("models (gpu)" for each of thousands of saved profiles) would
+/// hide the larger stage's name.
+pub fn unreported<T>(f: impl FnOnce() -> T) -> T {
+    let before = CURRENT.with(|c| c.replace(None));
     let out = f();
     CURRENT.with(|c| *c.borrow_mut() = before);
     out
@@ -129,5 +147,20 @@ mod tests {
         assert_eq!(p.stage(), "emulating");
         assert_eq!(p.ctas(), (0, 2));
         assert!(current().is_none());
+        // A worker thread names the stage through the progress it was handed.
+        let held = Arc::clone(&p);
+        std::thread::spawn(move || held.name_stage("fold 1 of 2"))
+            .join()
+            .expect("worker");
+        assert_eq!(p.stage(), "fold 1 of 2");
+        assert_eq!(p.ctas(), (0, 0));
+        // Inside `unreported` the stages go nowhere; after it, to the scope.
+        scoped(Arc::clone(&p), || {
+            stage("reading");
+            unreported(|| stage("models"));
+            assert_eq!(p.stage(), "reading");
+            stage("training");
+        });
+        assert_eq!(p.stage(), "training");
     }
 }

@@ -131,7 +131,17 @@ pub fn collect(
     catalog: &arch::Catalog,
 ) -> Result<Vec<Sample>, LearningError> {
     let mut out = Vec::new();
-    for s in sources {
+    for (i, s) in sources.iter().enumerate() {
+        emu::progress::stage(&format!(
+            "reading profiles: data file {} of {} ({} on {})",
+            i + 1,
+            sources.len(),
+            s.data.file_name().map_or_else(
+                || s.data.display().to_string(),
+                |n| n.to_string_lossy().into_owned()
+            ),
+            s.gpu
+        ));
         let experiment = Experiment::load(&s.experiment)?;
         let dataset = import_dataset(&s.data)?;
         let gpu = catalog.get(&s.gpu)?.clone();
@@ -156,7 +166,9 @@ pub fn collect(
             let Some(path) = dirs.iter().map(|d| d.join(&file)).find(|p| p.is_file()) else {
                 continue;
             };
-            let (features, timing) = sample_features(&path, &gpu, compiler)?;
+            // The models' own stage would hide which data file this is.
+            let (features, timing) =
+                emu::progress::unreported(|| sample_features(&path, &gpu, compiler))?;
             out.push(Sample {
                 gpu: gpu.id.clone(),
                 kernel: dataset.kernel.clone(),
@@ -487,8 +499,17 @@ pub fn cross_validate(
     oof: &calibration::OutOfFolds,
 ) -> Result<Vec<FoldScore>, LearningError> {
     let groups: BTreeSet<&str> = samples.iter().map(|s| hold_out.key(s)).collect();
+    let what = match hold_out {
+        HoldOut::Gpu => "GPU",
+        HoldOut::Kernel => "kernel",
+    };
     let mut out = Vec::new();
-    for g in groups {
+    for (i, g) in groups.iter().copied().enumerate() {
+        emu::progress::stage(&format!(
+            "cross-validating: {what} {} of {} held out ({g})",
+            i + 1,
+            groups.len()
+        ));
         let train_set: Vec<Sample> = samples
             .iter()
             .filter(|s| hold_out.key(s) != g && s.part == Part::Development)
@@ -637,6 +658,14 @@ mod tests {
     }
 
     /// Default options with `trees` trees per member.
+    /// Two members of ten trees: enough to score folds, quick to train.
+    fn two_small_members() -> TrainOptions {
+        TrainOptions {
+            members: 2,
+            ..with_trees(10)
+        }
+    }
+
     fn with_trees(trees: usize) -> TrainOptions {
         TrainOptions {
             params: Params {
@@ -738,10 +767,7 @@ mod tests {
     #[test]
     fn the_interval_scores_do_not_depend_on_the_threads() {
         let dev = development();
-        let opts = TrainOptions {
-            members: 2,
-            ..with_trees(10)
-        };
+        let opts = two_small_members();
         let one = calibration::out_of_fold_on(&dev, &opts, HoldOut::Gpu, 1).expect("one thread");
         let three =
             calibration::out_of_fold_on(&dev, &opts, HoldOut::Gpu, 3).expect("three threads");
@@ -752,6 +778,32 @@ mod tests {
             one.iter()
                 .all(|o| o.error.is_finite() && o.half_range >= 0.0)
         );
+    }
+
+    /// A front end's progress hears of every fold, from the worker threads
+    /// too, and the last message counts them all; the scores are those of a
+    /// run without one.
+    #[test]
+    fn the_folds_report_their_progress_and_change_nothing() {
+        let dev = development();
+        let opts = two_small_members();
+        let p = std::sync::Arc::new(emu::progress::Progress::default());
+        let seen = emu::progress::scoped(std::sync::Arc::clone(&p), || {
+            calibration::out_of_fold_on(&dev, &opts, HoldOut::Kernel, 2).expect("two threads")
+        });
+        assert_eq!(
+            p.stage(),
+            "sizing the interval: 2 of 2 folds (each kernel held out)"
+        );
+        let unseen =
+            calibration::out_of_fold_on(&dev, &opts, HoldOut::Kernel, 2).expect("no progress");
+        assert_eq!(seen, unseen);
+        let all = samples();
+        let oof = oof_of(&all, &opts);
+        emu::progress::scoped(std::sync::Arc::clone(&p), || {
+            cross_validate(&all, HoldOut::Gpu, Part::Check, &opts, &oof).expect("cross-validate")
+        });
+        assert_eq!(p.stage(), "cross-validating: GPU 3 of 3 held out (c)");
     }
 
     #[test]

@@ -98,9 +98,20 @@ pub struct Args {
     /// part is never written.
     #[arg(long, value_name = "FILE.csv", conflicts_with = "cross_validate")]
     pub export_samples: Option<PathBuf>,
+    /// No progress on stderr (shown only when stderr is a terminal: which
+    /// data file is read, which fold trains; training takes minutes).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
+    let quiet = args.quiet;
+    let text = super::report::with_progress(quiet, || work(&args))?;
+    emit(&text)
+}
+
+/// What `learn` prints, once the work is done (the spinner cleared).
+fn work(args: &Args) -> Result<String, CliError> {
     let target = Target::parse(&args.target).ok_or_else(|| {
         CliError::usage(format!("--target {}: correction or log-time", args.target))
     })?;
@@ -134,7 +145,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let csv = learning::export::development_csv(&samples, weighting, &names);
         let rows = csv.lines().count().saturating_sub(1);
         write_file(path, csv)?;
-        return emit(&format!(
+        return Ok(format!(
             "wrote {rows} development samples ({} features each, {} weighting) to {}\n",
             names.len(),
             weighting.name(),
@@ -155,12 +166,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 .map_err(|e| CliError::of(&e))?;
             text.push_str(&learn_report::folds(hold, &folds));
         }
-        return emit(&text);
+        return Ok(text);
     }
     let dev: Vec<Sample> = samples
         .into_iter()
         .filter(|s| s.part == Part::Development)
         .collect();
+    emu::progress::stage(&format!(
+        "training {} members on {} development configurations",
+        opts.members,
+        dev.len()
+    ));
     let mut file = learning::train(&dev, &opts).map_err(|e| CliError::of(&e))?;
     // The interval: each GPU's configurations predicted by a model trained
     // without it, and each kernel's by one trained without it (an unknown
@@ -172,5 +188,5 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map_err(|e| CliError::user(format!("{}: cannot create: {e}", dir.display())))?;
     }
     write_file(&args.out, file.to_json())?;
-    emit(&learn_report::trained(&file, target, &args.out))
+    Ok(learn_report::trained(&file, target, &args.out))
 }

@@ -101,6 +101,31 @@ pub(super) fn out_of_fold_on(
             .collect())
     };
     let workers = workers.clamp(1, gpus.len().max(1));
+    // Progress for a front end: folds done, counted under a lock so that
+    // the last message names them all whichever thread finishes last.
+    let progress = emu::progress::current();
+    let what = match hold {
+        HoldOut::Gpu => "GPU",
+        HoldOut::Kernel => "kernel",
+    };
+    let folds_done = std::sync::Mutex::new(0usize);
+    let report = |p: &emu::progress::Progress, done: usize| {
+        p.name_stage(&format!(
+            "sizing the interval: {done} of {} folds (each {what} held out)",
+            gpus.len()
+        ));
+    };
+    if let Some(p) = &progress {
+        report(p, 0);
+    }
+    let fold_counted = |gpu: &str| {
+        let out = fold(gpu);
+        if let (Some(p), Ok(mut n)) = (&progress, folds_done.lock()) {
+            *n += 1;
+            report(p, *n);
+        }
+        out
+    };
     let mut results: Vec<Option<Result<Vec<OutOfFold>, LearningError>>> =
         (0..gpus.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
@@ -117,7 +142,7 @@ pub(super) fn out_of_fold_on(
         let handles: Vec<_> = chunks
             .into_iter()
             .map(|chunk| {
-                let fold = &fold;
+                let fold = &fold_counted;
                 scope.spawn(move || {
                     chunk
                         .into_iter()
