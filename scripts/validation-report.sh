@@ -18,7 +18,10 @@
 #   SAVE_PROFILES=DIR  also save every configuration's profile (and PTX) under
 #                  DIR/<gpu>/, with the settings in DIR/settings.txt, and pack
 #                  the profiles into docs/validation/profiles.tar.xz beside the
-#                  report (scripts/profiles-archive.py; about 60 KB)
+#                  report (scripts/profiles-archive.py; about 64 KB). Needs
+#                  KTCONV_PROFILES, DEDISP_PROFILES, SCHOON_PROFILES and
+#                  H100_PROFILES set to none, so that their sampled rows are
+#                  emulated and saved (the learned model trains on them)
 #   PROFILES=DIR   rescore the profiles a SAVE_PROFILES run left in DIR (or the
 #                  archive, PROFILES=docs/validation/profiles.tar.xz) instead
 #                  of compiling and emulating (seconds instead of most of an
@@ -101,6 +104,23 @@ settings="SAMPLE=$sample DEDISP_SAMPLE=$dedisp_sample SEED=$seed CTAS=$ctas"
 if [ -n "$save" ] && [ -n "$profiles" ]; then
   echo "SAVE_PROFILES and PROFILES exclude each other: a run either emulates (and saves) or rescores" >&2
   exit 1
+fi
+# profiles.tar.xz holds the samples that train the learned model for the
+# GPUs no larger archive covers in training (the five Schoonhoven GPUs, the
+# H100, the RTX 4000 Ada): a saving run packs only the rows it emulates, so
+# every row that an archive would rescore must be emulated (docs/validation/
+# learned.md, "The samples emulated again").
+if [ -n "$save" ]; then
+  kept=""
+  for setting in KTCONV_PROFILES DEDISP_PROFILES SCHOON_PROFILES H100_PROFILES; do
+    if [ "${!setting:-}" != none ]; then kept="$kept $setting"; fi
+  done
+  if [ -n "$kept" ]; then
+    echo "SAVE_PROFILES packs docs/validation/profiles.tar.xz from the rows this run emulates, but the rows of" >&2
+    echo "${kept# } would be rescored from their archives and left out of it (and out of the learned model's" >&2
+    echo "training): set them to none (docs/validation/learned.md, \"The samples emulated again\")" >&2
+    exit 1
+  fi
 fi
 profiles_from=""
 if [ -n "$profiles" ] && [ -f "$profiles" ]; then

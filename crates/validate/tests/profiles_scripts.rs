@@ -9,6 +9,9 @@
 //!   is refused too.
 //! - `scripts/h100-profiles.sh`: H100_SAMPLE is `all` or a positive number,
 //!   SEED a number, CTAS and JOBS positive numbers.
+//! - `scripts/validation-report.sh` with SAVE_PROFILES (it packs
+//!   `profiles.tar.xz`, the learned model's samples): every archive whose
+//!   sampled rows it would rescore instead of emulating must be `none`.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -115,4 +118,53 @@ fn h100_seed_ctas_and_jobs_must_be_numbers() {
         &[("JOBS", "-2")],
         "JOBS must be a positive number, not '-2'",
     );
+}
+
+#[test]
+fn saving_profiles_refuses_to_leave_archived_rows_out() {
+    let dir = std::env::temp_dir().join("ptxperf-save-refused");
+    let dir = dir.to_string_lossy().into_owned();
+    // A `cargo` first on PATH that fails at once: a script that went past
+    // its check would stop at its build (status 3) instead of emulating
+    // for an hour.
+    let fake = std::env::temp_dir().join("ptxperf-save-refused-bin");
+    std::fs::create_dir_all(&fake).expect("scratch folder");
+    let cargo = fake.join("cargo");
+    std::fs::write(&cargo, "#!/bin/sh\necho 'went on to build' >&2\nexit 3\n").expect("fake cargo");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let path = format!(
+        "{}:{}",
+        fake.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let all = [
+        "KTCONV_PROFILES",
+        "DEDISP_PROFILES",
+        "SCHOON_PROFILES",
+        "H100_PROFILES",
+    ];
+    // Each archive left in use is named; the defaults name all four.
+    for kept in all {
+        let mut env: Vec<(&str, &str)> = all
+            .iter()
+            .filter(|s| **s != kept)
+            .map(|s| (*s, "none"))
+            .collect();
+        env.push(("SAVE_PROFILES", &dir));
+        env.push(("PATH", &path));
+        check_script(
+            "validation-report.sh",
+            &env,
+            &format!("{kept} would be rescored from their archives"),
+        );
+    }
+    check_script(
+        "validation-report.sh",
+        &[("SAVE_PROFILES", &dir), ("PATH", &path)],
+        "KTCONV_PROFILES DEDISP_PROFILES SCHOON_PROFILES H100_PROFILES would be rescored",
+    );
+    assert!(!Path::new(&dir).exists(), "a refused run created {dir}");
 }
