@@ -657,7 +657,6 @@ mod tests {
         calibration::out_of_folds(&dev, opts).expect("out of fold")
     }
 
-    /// Default options with `trees` trees per member.
     /// Two members of ten trees: enough to score folds, quick to train.
     fn two_small_members() -> TrainOptions {
         TrainOptions {
@@ -666,6 +665,7 @@ mod tests {
         }
     }
 
+    /// Default options with `trees` trees per member.
     fn with_trees(trees: usize) -> TrainOptions {
         TrainOptions {
             params: Params {
