@@ -394,6 +394,14 @@ impl HoldOut {
             HoldOut::Kernel => "kernel",
         }
     }
+
+    /// What is held out, as a sentence says it ("GPU", "kernel").
+    pub fn noun(self) -> &'static str {
+        match self {
+            HoldOut::Gpu => "GPU",
+            HoldOut::Kernel => "kernel",
+        }
+    }
 }
 
 /// Accuracy of one model on one set of configurations.
@@ -499,10 +507,7 @@ pub fn cross_validate(
     oof: &calibration::OutOfFolds,
 ) -> Result<Vec<FoldScore>, LearningError> {
     let groups: BTreeSet<&str> = samples.iter().map(|s| hold_out.key(s)).collect();
-    let what = match hold_out {
-        HoldOut::Gpu => "GPU",
-        HoldOut::Kernel => "kernel",
-    };
+    let what = hold_out.noun();
     let mut out = Vec::new();
     for (i, g) in groups.iter().copied().enumerate() {
         emu::progress::stage(&format!(

@@ -104,10 +104,7 @@ pub(super) fn out_of_fold_on(
     // Progress for a front end: folds done, counted under a lock so that
     // the last message names them all whichever thread finishes last.
     let progress = emu::progress::current();
-    let what = match hold {
-        HoldOut::Gpu => "GPU",
-        HoldOut::Kernel => "kernel",
-    };
+    let what = hold.noun();
     let folds_done = std::sync::Mutex::new(0usize);
     let report = |p: &emu::progress::Progress, done: usize| {
         p.name_stage(&format!(
