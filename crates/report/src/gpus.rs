@@ -37,10 +37,11 @@ pub fn list_json(catalog: &Catalog) -> Value {
 
 /// The catalog as a table.
 pub fn list_text(catalog: &Catalog, width: u16) -> String {
+    // The name is the one column that may wrap, so it comes last: the
+    // numbers keep their width at any terminal width.
     let mut table = table(
         vec![
             "id",
-            "name",
             "CC",
             "SMs",
             "lanes/SM",
@@ -48,13 +49,13 @@ pub fn list_text(catalog: &Catalog, width: u16) -> String {
             "DRAM GB/s",
             "L2",
             "max warps/SM",
+            "name",
         ],
         width,
     );
     for g in catalog.gpus() {
         table.add_row(vec![
             g.id.clone(),
-            g.name.clone(),
             g.compute_capability.to_string(),
             g.sm_count.to_string(),
             g.sm.fp32_lanes.to_string(),
@@ -62,6 +63,7 @@ pub fn list_text(catalog: &Catalog, width: u16) -> String {
             format!("{}", g.memory.bandwidth_gbs),
             bytes(g.caches.l2_bytes),
             g.limits.max_warps_per_sm.to_string(),
+            g.name.clone(),
         ]);
     }
     format!(
@@ -233,6 +235,31 @@ mod tests {
         let v = list_json(&c);
         assert_eq!(v["schema"], 1);
         assert_eq!(v["gpus"].as_array().map(Vec::len), Some(c.len()));
+    }
+
+    /// Each GPU's numbers stay whole on the first line of its row, at the
+    /// pipe's width and a narrow terminal's: only the name may wrap.
+    #[test]
+    fn list_keeps_the_numbers_whole() {
+        let c = catalog();
+        for width in [PIPE_WIDTH, 80] {
+            let text = list_text(&c, width);
+            for g in c.gpus() {
+                let row = text
+                    .lines()
+                    .find(|l| l.starts_with(&format!("│ {} ", g.id)))
+                    .unwrap_or_else(|| panic!("{}: no row at width {width}", g.id));
+                let cells: Vec<&str> = row.split('┆').map(str::trim).collect();
+                let want = [
+                    g.sm_count.to_string(),
+                    g.sm.fp32_lanes.to_string(),
+                    g.limits.max_warps_per_sm.to_string(),
+                ];
+                for w in want {
+                    assert!(cells.contains(&w.as_str()), "{} at {width}: {row}", g.id);
+                }
+            }
+        }
     }
 
     #[test]
