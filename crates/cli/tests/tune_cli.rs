@@ -523,6 +523,49 @@ fn a_block_too_large_for_any_gpu_is_not_launchable_rather_than_failed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_space_nothing_of_which_is_predicted_exits_1_after_its_report() {
+    let dir = workdir("none-predicted");
+    // Every block is too large: the report says why, then the run fails.
+    let (code, out, err) = tune_raw(
+        &dir,
+        &["--gpu", "a100-pcie-40gb", "--param", "BX=2048,4096"],
+    );
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("0 predicted, 2 not launchable, 0 failed"),
+        "{out}"
+    );
+    assert!(
+        err.contains("no model predicted any configuration on a100-pcie-40gb"),
+        "{err}"
+    );
+    // One launchable configuration is a ranking: exit 0.
+    let (code, _, err) = tune_raw(&dir, &["--gpu", "a100-pcie-40gb", "--param", "BX=256,2048"]);
+    assert_eq!(code, Some(0), "{err}");
+    // Several GPUs: a GPU without a ranking fails the run too, and only
+    // those are named. A 1024-thread block launches on the A100 and not on
+    // the GTX 280 (512 at most).
+    let (code, out, err) = tune_raw(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--gpu",
+            "geforce-gtx-280",
+            "--param",
+            "BX=1024",
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("on geforce-gtx-280:") && !err.contains("a100"),
+        "{err}"
+    );
+    assert!(out.contains("1 predicted, 0 not launchable"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `tune` without `--cache` in a fresh working folder, with `env` set and the
 /// cache variables otherwise unset: where the result cache was written.
 fn cache_written(dir: &Path, env: &[(&str, PathBuf)]) -> Vec<PathBuf> {

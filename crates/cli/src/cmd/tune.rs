@@ -54,7 +54,8 @@ beside each time; --rank-by pessimistic ranks by its upper end (ties on that bou
 share of its correction on the timing model for all the configurations ranked on a GPU, the mean of
 their familiarity (docs/validation/learned.md, \"One familiarity per space\"), so that one space is not
 ranked half by its trees and half by the timing model. A configuration the GPU cannot launch (block, shared memory, registers) is counted
-\"not launchable\" with the reason, apart from \"failed\" (compile or emulation errors).
+\"not launchable\" with the reason, apart from \"failed\" (compile or emulation errors). When no model
+predicted any configuration on a GPU, the report is printed and the exit status is 1.
 Results are cached in --cache DIR, else $PTXPERF_CACHE_DIR, else $XDG_CACHE_HOME/ptxperf,
 else ~/.cache/ptxperf (never the current directory).")]
 pub struct Args {
@@ -309,6 +310,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
+    // GPUs on which no model predicted any configuration: the run printed
+    // why, and then exits 1 so that a script does not take it for a ranking.
+    let mut unranked = Vec::new();
     for (gi, gpu) in gpus.iter().enumerate() {
         let measured = chosen.measured.get(gi).and_then(Option::as_ref);
         let ranking = study::rank_on_gpu(
@@ -318,6 +322,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             measured.map(|(_, times)| times.as_slice()),
             args.rank_by.into(),
         );
+        if ranking.winners.winners.is_empty() {
+            unranked.push(gpu.id.clone());
+        }
         let measured_name = measured
             .map(|(p, _)| p.display().to_string())
             .unwrap_or_default();
@@ -383,7 +390,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
             out.push_str(&table);
         }
     }
-    emit(&out)
+    emit(&out)?;
+    if unranked.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::user(format!(
+        "no model predicted any configuration on {}: every configuration failed or \
+         cannot be launched (the reasons are listed above)",
+        unranked.join(", ")
+    )))
 }
 
 /// Every configuration on a pool of `jobs` threads, with a progress bar.
