@@ -543,26 +543,22 @@ fn a_space_nothing_of_which_is_predicted_exits_1_after_its_report() {
     // One launchable configuration is a ranking: exit 0.
     let (code, _, err) = tune_raw(&dir, &["--gpu", "a100-pcie-40gb", "--param", "BX=256,2048"]);
     assert_eq!(code, Some(0), "{err}");
-    // Several GPUs: a GPU without a ranking fails the run too, and only
-    // those are named. A 1024-thread block launches on the A100 and not on
-    // the GTX 280 (512 at most).
-    let (code, out, err) = tune_raw(
-        &dir,
-        &[
-            "--gpu",
-            "a100-pcie-40gb",
-            "--gpu",
-            "geforce-gtx-280",
-            "--param",
-            "BX=1024",
-        ],
-    );
-    assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains("on geforce-gtx-280:") && !err.contains("a100"),
-        "{err}"
-    );
+    // Several GPUs: a ranking on one is a result, and the other's report
+    // says why it has none. A 1024-thread block launches on the A100 and
+    // not on the GTX 280 (512 at most).
+    let both = |bx: &str| {
+        let param = format!("BX={bx}");
+        let gpus = ["--gpu", "a100-pcie-40gb", "--gpu", "geforce-gtx-280"];
+        tune_raw(&dir, &[&gpus[..], &["--param", &param]].concat())
+    };
+    let (code, out, err) = both("1024");
+    assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("1 predicted, 0 not launchable"), "{out}");
+    assert!(out.contains("0 predicted, 1 not launchable"), "{out}");
+    // Neither GPU launches it: exit 1, both named.
+    let (code, _, err) = both("2048");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("on a100-pcie-40gb, geforce-gtx-280:"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

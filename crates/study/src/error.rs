@@ -101,7 +101,7 @@ pub enum PredictError {
     #[error("emulation: {}", first_nonblank_line(&.0.to_string()))]
     Emulation(pipeline::PipelineError),
     /// `--profiles`: no profile was saved for the configuration.
-    #[error("{}: no saved profile ({source}); save them with PTXPERF_VALIDATE_DUMP", path.display())]
+    #[error("{}: no saved profile ({source}); save them with `validate ... --save-profiles DIR` (or PTXPERF_VALIDATE_DUMP=DIR)", path.display())]
     NoProfile {
         path: PathBuf,
         source: std::io::Error,

@@ -55,7 +55,7 @@ share of its correction on the timing model for all the configurations ranked on
 their familiarity (docs/validation/learned.md, \"One familiarity per space\"), so that one space is not
 ranked half by its trees and half by the timing model. A configuration the GPU cannot launch (block, shared memory, registers) is counted
 \"not launchable\" with the reason, apart from \"failed\" (compile or emulation errors). When no model
-predicted any configuration on a GPU, the report is printed and the exit status is 1.
+predicted any configuration on any GPU, the report is printed and the exit status is 1.
 Results are cached in --cache DIR, else $PTXPERF_CACHE_DIR, else $XDG_CACHE_HOME/ptxperf,
 else ~/.cache/ptxperf (never the current directory).")]
 pub struct Args {
@@ -310,8 +310,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
-    // GPUs on which no model predicted any configuration: the run printed
-    // why, and then exits 1 so that a script does not take it for a ranking.
+    // GPUs on which no model predicted any configuration. When that is
+    // every GPU, the run printed why and then exits 1, so that a script does
+    // not take it for a ranking (as `predict` fails when no GPU is predicted).
     let mut unranked = Vec::new();
     for (gi, gpu) in gpus.iter().enumerate() {
         let measured = chosen.measured.get(gi).and_then(Option::as_ref);
@@ -391,7 +392,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }
     emit(&out)?;
-    if unranked.is_empty() {
+    if unranked.len() < gpus.len() {
         return Ok(());
     }
     Err(CliError::user(format!(

@@ -57,7 +57,9 @@ use report::validate as render;
 --by-param: which parameter the error moves with (docs/validation/by-parameter.md).
 
 --part: which configurations are check data: docs/validation/split.md.
-The experiment and data formats: docs/experiments.md."
+The experiment and data formats: docs/experiments.md.
+When no model scored any configuration of any data file (none both measured and predicted), the report
+is printed and the exit status is 1."
 )]
 pub struct Args {
     /// Experiment file: how a configuration becomes Kernel Tuner's launch (experiments/*.toml).
@@ -272,7 +274,28 @@ pub fn run(args: Args) -> Result<(), CliError> {
             out.push_str(&table);
         }
     }
-    emit(&out)
+    emit(&out)?;
+    nothing_scored(&evs)
+}
+
+/// Exit status 1, after the report, when no model scored a configuration
+/// of any data file: the report says why (its notes), and a script must not
+/// take empty tables for figures. Where some data files scored, the run
+/// succeeds and each empty table says why.
+fn nothing_scored(evs: &[Evaluation]) -> Result<(), CliError> {
+    let empty: Vec<String> = evs
+        .iter()
+        .filter(|ev| ev.scores.iter().all(|s| s.scored == 0))
+        .map(|ev| format!("{} on {}", ev.summary.data, ev.summary.gpu))
+        .collect();
+    if empty.len() < evs.len() {
+        return Ok(());
+    }
+    Err(CliError::user(format!(
+        "no model scored any configuration of {}: none was both measured and predicted \
+         (the notes above say why)",
+        empty.join(", ")
+    )))
 }
 
 /// Everything one run computes for one GPU, before it is printed or written.
