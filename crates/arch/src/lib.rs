@@ -25,7 +25,7 @@ pub mod occupancy;
 pub mod ptxas;
 pub mod validate;
 
-pub use catalog::Catalog;
+pub use catalog::{Catalog, parse_gpu};
 pub use cc::{CcFigures, CcTable, FetchCurve, FetchPoint};
 pub use error::{ArchError, BadComputeCapability, ClockOutOfRange};
 pub use gpu::{

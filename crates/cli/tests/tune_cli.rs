@@ -306,6 +306,34 @@ fn a_second_run_reuses_every_result() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A GPU file of one's own (`--gpu PATH.toml`) is keyed by its figures, not
+/// its id alone: edited under the same id, it is not served the results of
+/// its old numbers; unchanged, it is served whole.
+#[test]
+fn an_edited_gpu_file_is_another_key() {
+    let dir = workdir("gpu-file-key");
+    let catalog = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../gpus/a100-pcie-40gb.toml"),
+    )
+    .expect("the catalog file");
+    let file = dir.join("my-a100.toml");
+    let write = |boost: &str| {
+        let text = catalog
+            .replace("id = \"a100-pcie-40gb\"", "id = \"my-a100\"")
+            .replace("boost_mhz = 1410.0", &format!("boost_mhz = {boost}"));
+        std::fs::write(&file, text).expect("write the GPU file");
+    };
+    let gpu = file.to_str().expect("utf-8 path");
+    let args = ["--gpu", gpu, "--param", "BX=32,64"];
+    write("1410.0");
+    let first = tune_json(&dir, &args);
+    assert_eq!(int(&first, &["counts", "from_cache"]), 0);
+    assert_eq!(int(&tune_json(&dir, &args), &["counts", "from_cache"]), 2);
+    write("1000.0");
+    assert_eq!(int(&tune_json(&dir, &args), &["counts", "from_cache"]), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The learned model is read from a file at run time, so its bytes are part
 /// of the result cache's key: after a retraining (here: the same model
 /// with one byte more) nothing is served from the cache, and the same file

@@ -168,10 +168,16 @@ fn learned_model_id() -> &'static str {
 
 /// The GPU part of the cache key: its id, and the clock where it is held at
 /// one (`--clock-mhz`), so results at another clock are not served.
+/// The GPU in a result's cache key: its id, the clock it is held at, and a
+/// hash of all its figures, so that a GPU file of one's own (`--gpu
+/// PATH.toml`) edited under the same id is not served the old results.
 fn gpu_key(gpu: &arch::Gpu) -> String {
+    // Serialising plain numbers and strings cannot fail.
+    let figures = serde_json::to_string(gpu).unwrap_or_default();
+    let hash = tune::cache::fnv1a64(figures.as_bytes());
     match gpu.clocks.sustained_mhz {
-        Some(mhz) => format!("{}@{mhz}MHz", gpu.id),
-        None => gpu.id.clone(),
+        Some(mhz) => format!("{}@{mhz}MHz#{hash:016x}", gpu.id),
+        None => format!("{}#{hash:016x}", gpu.id),
     }
 }
 
@@ -772,16 +778,26 @@ mod tests {
     }
 
     #[test]
-    fn cached_results_are_keyed_by_the_clock_a_gpu_is_held_at() {
+    fn cached_results_are_keyed_by_the_clock_and_the_figures_of_a_gpu() {
         let catalog = arch::Catalog::bundled().unwrap_or_else(|e| panic!("{e}"));
         let a100 = catalog
             .get("a100-pcie-40gb")
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(gpu_key(a100), "a100-pcie-40gb");
+        let key = gpu_key(a100);
+        assert!(key.starts_with("a100-pcie-40gb#"), "{key}");
+        assert_eq!(gpu_key(a100), key, "the same GPU, the same key");
         let held = a100
             .with_sustained_clock(1200.0)
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(gpu_key(&held), "a100-pcie-40gb@1200MHz");
+        let held_key = gpu_key(&held);
+        assert!(
+            held_key.starts_with("a100-pcie-40gb@1200MHz#"),
+            "{held_key}"
+        );
+        // One number changed under the same id: another key.
+        let mut edited = a100.clone();
+        edited.memory.bandwidth_gbs += 1.0;
+        assert_ne!(gpu_key(&edited), key);
     }
 
     #[test]

@@ -16,12 +16,16 @@ use crate::output::{emit, json_text};
 #[command(after_help = "Examples:
   ptxperf gpus                          the catalog as a table
   ptxperf gpus a100-pcie-40gb           one GPU in full, with the source of every number
+  ptxperf gpus my-gpu.toml              a GPU file of your own, checked, in full
+                                        (then give my-gpu.toml as predict's GPU)
   ptxperf gpus a100-pcie-40gb --occupancy --threads 256 --regs 32 --smem 4096
                                         active blocks and warps per SM, and the limiter
   ptxperf gpus h100-sxm5-80gb --occupancy --threads 256 --ptx K.ptx --kernel k
                                         registers and static shared memory from ptxas")]
 pub struct Args {
-    /// GPU id (e.g. `a100-pcie-40gb`); case, spaces and underscores are forgiven.
+    /// GPU id (e.g. `a100-pcie-40gb`); case, spaces and underscores are
+    /// forgiven. Or a GPU file of your own (`PATH.toml`), checked as the
+    /// catalog's are: every number needs a source (gpus/README.md).
     pub id: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -70,7 +74,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
             gpus::list_text(&catalog, width)
         });
     };
-    let gpu = catalog.get(id).map_err(|e| CliError::of(&e))?;
+    let owned;
+    let gpu = match super::gpu_file(id) {
+        Some(path) => {
+            owned = super::read_gpu_file(path)?;
+            &owned
+        }
+        None => catalog.get(id).map_err(|e| CliError::of(&e))?,
+    };
     if !args.occupancy {
         return emit(&if args.json {
             json_text(gpu)?

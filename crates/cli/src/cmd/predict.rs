@@ -38,7 +38,9 @@ pub struct Args {
     /// Hand-written kernel profile (TOML), e.g. examples/profiles/kothapalli-list-ranking.toml.
     #[arg(long, value_name = "P.toml")]
     pub profile: Option<PathBuf>,
-    /// GPU id from the catalog (`ptxperf gpus` lists them); repeatable or a
+    /// GPU id from the catalog (`ptxperf gpus` lists them), or a GPU file of
+    /// your own (`PATH.toml`, the catalog's format: gpus/README.md, "A GPU of
+    /// your own"); repeatable or a
     /// comma list: the kernel is emulated once and predicted on each GPU
     /// (cache model, occupancy and models per GPU), one table per GPU, then
     /// a comparison by the recommended `timing` model.

@@ -63,7 +63,8 @@ pub struct Args {
     /// expressions over them); not needed when the space file names an experiment.
     #[arg(value_name = "SPEC.toml")]
     pub spec: Option<PathBuf>,
-    /// GPU id from the catalog (`ptxperf gpus` lists them); repeatable or a
+    /// GPU id from the catalog (`ptxperf gpus` lists them), or a GPU file of
+    /// your own (`PATH.toml`, as `predict --gpu`); repeatable or a
     /// comma list: each configuration is then compiled and emulated once and
     /// predicted on every GPU (compiled for the oldest GPU's architecture).
     #[arg(long, value_name = "ID", required = true, value_delimiter = ',')]

@@ -68,7 +68,7 @@ pub struct Args {
     /// Measured data: a Kernel Tuner cache (.json, .json.gz), a T4 results file (Kernel Tuner's `store_output_file`, the Open Autotuning Results format; it does not name the kernel, so the experiment's is taken) or a Schoonhoven CSV (.csv.gz). Where the cache names the compiler that built the measured kernels (`measured_by.nvrtc`), the timing model assumes that compiler's integer-to-FP32 lowering (docs/timing-model.md, "Integer conversions"). Repeatable: the n-th --data is predicted on the n-th --gpu, and each configuration is compiled once per architecture and emulated once per distinct PTX for all of them (PTX that differs only in its .target line is emulated once; ptxas runs per architecture).
     #[arg(long, value_name = "FILE", required = true)]
     pub data: Vec<PathBuf>,
-    /// GPU id from the catalog to predict for (`ptxperf gpus` lists them); one per --data, in the same order.
+    /// GPU id from the catalog to predict for (`ptxperf gpus` lists them), or a GPU file of your own (`PATH.toml`, as `predict --gpu`); one per --data, in the same order.
     #[arg(long, value_name = "ID", required = true)]
     pub gpu: Vec<String>,
     /// The core clock the GPU held while the data were measured, MHz (the
@@ -317,7 +317,6 @@ struct Evaluation {
 /// One --data and its --gpu, loaded and checked before anything runs.
 struct Loaded<'a> {
     data: &'a Path,
-    gpu_id: &'a str,
     dataset: Dataset,
     gpu: arch::Gpu,
     transfer_from: Option<(&'a PathBuf, Dataset)>,
@@ -481,7 +480,6 @@ fn load_pair<'a>(
     };
     Ok(Loaded {
         data,
-        gpu_id,
         dataset,
         gpu,
         transfer_from,
@@ -506,7 +504,7 @@ fn load_split(args: &Args) -> Result<Option<(PathBuf, validate::split::Split)>, 
 /// One GPU's study as the report shows it: bootstrap intervals, the
 /// transferred-best baseline and the header.
 fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> Evaluation {
-    let (data, gpu_id, dataset, gpu) = (l.data, l.gpu_id, &l.dataset, &l.gpu);
+    let (data, dataset, gpu) = (l.data, &l.dataset, &l.gpu);
     let part = l.part;
     let split_parts = l.split.as_ref().map(|(path, split)| {
         let mut parts = render::SplitParts {
@@ -573,7 +571,7 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         experiment: args.experiment.display().to_string(),
         data: data.display().to_string(),
         data_gpu: dataset.gpu.clone(),
-        gpu: gpu_id.to_string(),
+        gpu: gpu.id.clone(),
         kernel: dataset.kernel.clone(),
         configurations: total,
         part: part.map(|(part, path, role, rows)| render::PartOf {
@@ -644,7 +642,7 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         intervals,
         outcomes: study.outcomes,
         timings: study.timings,
-        plot_stem: plot_stem(dataset, gpu_id),
+        plot_stem: plot_stem(dataset, &gpu.id),
         dataset: l.dataset,
         by_param,
     }
