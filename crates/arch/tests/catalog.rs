@@ -150,6 +150,31 @@ fn spot_values() {
         52_428_800,
         64,
     );
+    // NVIDIA's product figures (SMs, boost, GDDR7 bandwidth, L2) and CCCL's
+    // sm_120 limits (48 warps per SM).
+    check(
+        "geforce-rtx-5090",
+        (12, 0),
+        170,
+        128,
+        2407.0,
+        1792.0,
+        100_663_296,
+        48,
+    );
+    check(
+        "geforce-rtx-5080",
+        (12, 0),
+        84,
+        128,
+        2617.0,
+        960.0,
+        67_108_864,
+        48,
+    );
+    let b = c.get("geforce-rtx-5090").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(b.limits.max_blocks_per_sm, 24);
+    assert_eq!(b.limits.shared_per_sm_bytes, 100 * 1024);
 }
 
 #[test]
@@ -462,11 +487,17 @@ fn compute_capability_figures_match_their_sources() {
         (7, 0, 128.0),
         (9, 0, 128.0),
         (6, 1, 64.0),
+        // Blackwell: assumed as Hopper (10.0) and Ada (12.0).
+        (10, 0, 128.0),
+        (12, 0, 63.7),
     ] {
         assert_eq!(at(major, minor).l1_bytes_per_clock, want, "{major}.{minor}");
     }
     // SASS bytes per instruction (Jia et al. 2018, section 2.1).
     assert_eq!(at(9, 0).sass_bytes_per_instruction, 16.0);
+    // Measured here on ptxas 12.9's sm_100 and sm_120 code (nvdisasm).
+    assert_eq!(at(10, 0).sass_bytes_per_instruction, 16.0);
+    assert_eq!(at(12, 0).sass_bytes_per_instruction, 16.0);
     assert_eq!(at(7, 0).sass_bytes_per_instruction, 16.0);
     assert_eq!(at(6, 0).sass_bytes_per_instruction, 8.0 * 4.0 / 3.0);
     assert_eq!(at(3, 5).sass_bytes_per_instruction, 8.0 * 8.0 / 7.0);

@@ -16,7 +16,9 @@ use models::timing::{Limit, calibration, params::arch_params};
 use crate::load::LoadedSpec;
 
 /// The catalog GPU a kernel's lines are priced on when none is named: the
-/// datacenter GPU of the PTX's architecture (`sm_80` -> A100).
+/// datacenter GPU of the PTX's architecture (`sm_80` -> A100), else the
+/// catalog's GPU of that compute capability (`sm_120` -> RTX 5090); the
+/// H100 for a datacenter Blackwell, which the catalog does not hold.
 pub fn default_gpu_for(ptx_arch: &str) -> &'static str {
     match ptx_arch
         .trim_start_matches("sm_")
@@ -26,7 +28,8 @@ pub fn default_gpu_for(ptx_arch: &str) -> &'static str {
         "75" => "tesla-t4",
         "86" | "87" => "geforce-rtx-3090",
         "89" => "geforce-rtx-4090",
-        "90" | "100" | "101" | "103" | "120" => "h100-sxm5-80gb",
+        "90" | "100" | "101" | "103" => "h100-sxm5-80gb",
+        "120" | "121" => "geforce-rtx-5090",
         _ => "a100-sxm4-80gb",
     }
 }
@@ -303,12 +306,16 @@ mod tests {
             ("sm_90a", "h100-sxm5-80gb"),
             ("sm_70", "tesla-v100-sxm2-16gb"),
             ("sm_89", "geforce-rtx-4090"),
+            ("sm_120a", "geforce-rtx-5090"),
+            ("sm_100", "h100-sxm5-80gb"),
             ("sm_52", "a100-sxm4-80gb"),
         ] {
             assert_eq!(default_gpu_for(arch), gpu, "{arch}");
         }
         let catalog = arch::Catalog::bundled().unwrap_or_else(|e| panic!("{e}"));
-        for arch in ["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"] {
+        for arch in [
+            "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
+        ] {
             assert!(catalog.get(default_gpu_for(arch)).is_ok(), "{arch}");
         }
     }
