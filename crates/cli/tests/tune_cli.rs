@@ -306,6 +306,71 @@ fn a_second_run_reuses_every_result() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--csv FILE`: a header, then a row per configuration and GPU, with the
+/// status, launch and each model's time and rank as the JSON gives them.
+#[test]
+fn the_csv_holds_every_configuration_on_every_gpu() {
+    let dir = workdir("csv");
+    let csv_path = dir.join("out").join("ranking.csv");
+    let csv_arg = csv_path.to_str().expect("utf-8 path");
+    let args = [
+        "--gpu",
+        "a100-pcie-40gb,tesla-v100-pcie-16gb",
+        "--param",
+        "BX=64,32,2048",
+        "--csv",
+        csv_arg,
+    ];
+    let v = tune_json(&dir, &args);
+    let text = std::fs::read_to_string(&csv_path).expect("the CSV was written");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.first().copied(),
+        Some(
+            "gpu,BX,grid_x,grid_y,grid_z,block_x,block_y,block_z,status,reason,registers,\
+             occupancy,roofline_ms,roofline_rank,roofline_bottleneck,mwp-cwp_ms,mwp-cwp_rank,\
+             mwp-cwp_bottleneck"
+        ),
+        "{text}"
+    );
+    // 3 configurations x 2 GPUs, in the run's order, GPU by GPU.
+    assert_eq!(lines.len(), 1 + 6, "{text}");
+    let rows: Vec<Vec<&str>> = lines[1..].iter().map(|l| l.split(',').collect()).collect();
+    let gpus: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(
+        gpus,
+        [
+            "a100-pcie-40gb",
+            "a100-pcie-40gb",
+            "a100-pcie-40gb",
+            "tesla-v100-pcie-16gb",
+            "tesla-v100-pcie-16gb",
+            "tesla-v100-pcie-16gb"
+        ]
+    );
+    let bx: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    assert_eq!(bx, ["64", "32", "2048", "64", "32", "2048"]);
+    // 4096 / 64 = 64 blocks of 64 threads.
+    assert_eq!(&rows[0][2..8], ["64", "1", "1", "64", "1", "1"]);
+    assert_eq!(rows[0][8], "predicted");
+    assert_eq!(rows[2][8], "not_launchable");
+    assert!(rows[2][9].contains("2048"), "{}", lines[3]);
+    assert!(
+        rows[2][12].is_empty() && rows[2][13].is_empty(),
+        "{}",
+        lines[3]
+    );
+    // The roofline's times and ranks as the JSON's first GPU ranks them.
+    let top = &v["gpus"][0]["rankings"][0]["top"];
+    for entry in top.as_array().expect("top") {
+        let i = entry["configuration"].as_u64().expect("index") as usize;
+        let ms: f64 = rows[i][12].parse().expect("a time");
+        assert_eq!(Some(ms), entry["ms"].as_f64(), "{}", lines[i + 1]);
+        assert_eq!(rows[i][13], entry["rank"].to_string(), "{}", lines[i + 1]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A GPU file of one's own (`--gpu PATH.toml`) is keyed by its figures, not
 /// its id alone: edited under the same id, it is not served the results of
 /// its old numbers; unchanged, it is served whole.

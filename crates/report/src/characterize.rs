@@ -228,7 +228,7 @@ pub fn csv(runs: &[Characterization], n: usize, ptx_lines: bool) -> String {
                 r.global_sectors,
                 r.global_bytes,
                 ptx.join(" "),
-                csv_field(r.text.as_deref().unwrap_or("").trim()),
+                crate::csv::field(r.text.as_deref().unwrap_or("").trim()),
             ));
         }
     } else if let Some(c) = runs.first() {
@@ -253,13 +253,4 @@ pub fn csv(runs: &[Characterization], n: usize, ptx_lines: bool) -> String {
         }
     }
     out
-}
-
-/// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

@@ -29,6 +29,7 @@ use crate::cmd::report::{command_line, progress_bar};
 use crate::error::CliError;
 use crate::output::{emit, json_text, write_file};
 use report::tune as tune_report;
+use report::tune_csv as tune_report_csv;
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise.
 pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
@@ -40,6 +41,7 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
   ptxperf tune experiments/seed002/matmul_tiled.toml --gpu rtx-a4000,h100-sxm5-80gb --param N=512 \\
       --param BS=8,16,32 --constraint 'BS*BS <= 1024' --model timing --top 3
   ptxperf tune experiments/seed002/conv2d.toml --gpu rtx-a4000 --param BS=8,16,32 --json > ranking.json
+  ptxperf tune experiments/seed002/conv2d.toml --gpu rtx-a4000,geforce-rtx-5090 --param BS=8,16,32 --csv ranking.csv
   ptxperf tune examples/saxpy.toml --gpu rtx-a4000 --param N=65536,1048576 --cache /tmp/ptxperf-cache
   ptxperf tune --experiment experiments/vector-add.toml --gpu h100-sxm5-80gb \\
       --measured data/measured/h100-sxm5-80gb/vector_add.json
@@ -140,6 +142,12 @@ pub struct Args {
     /// Also write a Markdown table of every configuration.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Also write every configuration as CSV, a row per configuration and
+    /// GPU: its parameters, launch, status (predicted, not_launchable,
+    /// failed) and reason, registers, occupancy, and per model its time in ms,
+    /// interval (`learned`), rank and bottleneck (docs/json.md, "tune --csv").
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
     /// Also write an SVG of each model's predicted time against --plot-x.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
@@ -311,6 +319,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
+    let mut csv: Option<tune_report_csv::Csv> = None;
     // GPUs on which no model predicted any configuration. When that is
     // every GPU, the run printed why and then exits 1, so that a script does
     // not take it for a ranking (as `predict` fails when no GPU is predicted).
@@ -351,6 +360,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
             top: args.top,
             measured: measured.map(|_| (measured_name.as_str(), ranking.metrics.as_slice())),
         };
+        if args.csv.is_some() {
+            csv.get_or_insert_with(|| tune_report_csv::Csv::new(&report))
+                .push(&report);
+        }
         if let Some(md) = &args.markdown {
             write_file(md, tune_report::markdown(&report))?;
         }
@@ -375,6 +388,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         } else {
             texts.push(tune_report::text(&report, crate::table::width()));
         }
+    }
+    if let (Some(path), Some(csv)) = (&args.csv, csv) {
+        write_file(path, csv.finish())?;
     }
     let mut out = if args.json {
         let value = tune_report::run_json(jsons, &counters, &timings);
