@@ -72,6 +72,31 @@ fn a_copy_of_a_catalog_gpu_predicts_as_it_and_its_clock_counts() {
     let _ = std::fs::remove_dir_all(&dir2);
 }
 
+/// `gpus ID --toml` prints the bundled file itself: written under a new
+/// name with its id changed, it loads as a GPU of one's own.
+#[test]
+fn a_catalog_file_printed_is_the_start_of_ones_own() {
+    let (code, text, err) = run(&["gpus", "geforce-rtx-4090", "--toml"]);
+    assert_eq!(code, Some(0), "{err}");
+    let on_disk = std::fs::read_to_string(root().join("gpus/geforce-rtx-4090.toml")).expect("read");
+    assert_eq!(text, on_disk);
+    let dir = std::env::temp_dir().join(format!("ptxperf-gpu-toml-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mine = dir.join("rtx-4080.toml");
+    std::fs::write(
+        &mine,
+        text.replace("id = \"geforce-rtx-4090\"", "id = \"rtx-4080\""),
+    )
+    .expect("write");
+    let (code, out, err) = run(&["gpus", mine.to_str().expect("utf-8 path")]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("NVIDIA GeForce RTX 4090 (rtx-4080)"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_bad_gpu_file_is_an_error_at_its_line() {
     // The id must be the file's name.

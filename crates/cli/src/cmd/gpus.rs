@@ -16,6 +16,8 @@ use crate::output::{emit, json_text};
 #[command(after_help = "Examples:
   ptxperf gpus                          the catalog as a table
   ptxperf gpus a100-pcie-40gb           one GPU in full, with the source of every number
+  ptxperf gpus geforce-rtx-4090 --toml > my-gpu.toml
+                                        its catalog file, to start a GPU file of your own
   ptxperf gpus my-gpu.toml              a GPU file of your own, checked, in full
                                         (then give my-gpu.toml as predict's GPU)
   ptxperf gpus a100-pcie-40gb --occupancy --threads 256 --regs 32 --smem 4096
@@ -33,6 +35,11 @@ pub struct Args {
     /// Read the catalog from this directory of `*.toml` files instead of the bundled one.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Print the GPU's catalog file itself (TOML, every number with its
+    /// source): the start of a GPU file of your own (gpus/README.md, "A GPU
+    /// of your own").
+    #[arg(long, requires = "id", conflicts_with_all = ["json", "occupancy"])]
+    pub toml: bool,
     /// Compute the occupancy of a launch on the GPU ID (needs --threads).
     #[arg(long, requires_all = ["id", "threads"])]
     pub occupancy: bool,
@@ -82,6 +89,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
         None => catalog.get(id).map_err(|e| CliError::of(&e))?,
     };
+    if args.toml {
+        return emit(&catalog_file_text(args.dir.as_deref(), id, gpu)?);
+    }
     if !args.occupancy {
         return emit(&if args.json {
             json_text(gpu)?
@@ -114,6 +124,31 @@ pub fn run(args: Args) -> Result<(), CliError> {
         text.push_str(&gpus::ptxas_note(k));
     }
     emit(&text)
+}
+
+/// The text of the file the GPU was read from: the given file, a file of
+/// --dir, or the bundled catalog's.
+fn catalog_file_text(
+    dir: Option<&std::path::Path>,
+    arg: &str,
+    gpu: &Gpu,
+) -> Result<String, CliError> {
+    let read = |path: &std::path::Path| {
+        std::fs::read_to_string(path)
+            .map_err(|e| CliError::user(format!("{}: cannot read: {e}", path.display())))
+    };
+    if let Some(path) = super::gpu_file(arg) {
+        return read(path);
+    }
+    let name = format!("{}.toml", gpu.id);
+    if let Some(dir) = dir {
+        return read(&dir.join(&name));
+    }
+    arch::catalog::BUNDLED_FILES
+        .iter()
+        .find(|(f, _)| *f == name)
+        .map(|(_, text)| (*text).to_string())
+        .ok_or_else(|| CliError::user(format!("{name}: not in the bundled catalog")))
 }
 
 /// Run ptxas on a PTX file for the GPU's architecture and pick one entry.
