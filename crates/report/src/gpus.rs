@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use arch::{
     Catalog, Gpu, KernelResources, Occupancy, OccupancyInput, RegisterGranularity, RegisterSource,
+    SourceStatus,
 };
 use comfy_table::Table;
 use serde_json::{Value, json};
@@ -30,6 +31,28 @@ fn bytes(b: u64) -> String {
     }
 }
 
+/// How many of a GPU's numbers, and of its compute capability's figures
+/// (`compute-capabilities.toml`), each status sources: (verified,
+/// unverified, assumption). A number without a source counts nowhere (the
+/// loader refuses one).
+pub fn status_counts(gpu: &Gpu) -> (usize, usize, usize) {
+    let mut counts = (0, 0, 0);
+    let mut add = |status: SourceStatus| match status {
+        SourceStatus::Verified => counts.0 += 1,
+        SourceStatus::Unverified => counts.1 += 1,
+        SourceStatus::Assumption => counts.2 += 1,
+    };
+    for (path, _) in gpu.numeric_fields() {
+        if let Some(s) = gpu.source_of(&path) {
+            add(s.status);
+        }
+    }
+    for s in gpu.cc_figures.sources.values() {
+        add(s.status);
+    }
+    counts
+}
+
 /// The catalog as JSON (`{"schema":1,"gpus":[...]}`).
 pub fn list_json(catalog: &Catalog) -> Value {
     json!({ "schema": 1, "gpus": catalog.gpus() })
@@ -37,21 +60,15 @@ pub fn list_json(catalog: &Catalog) -> Value {
 
 /// The catalog as a table.
 pub fn list_text(catalog: &Catalog, width: u16) -> String {
-    // The name is the one column that may wrap, so it comes last: the
-    // numbers keep their width at any terminal width.
+    // Short headers, explained below the table, and no wrapping: the table
+    // is 96 characters at its natural width, and a number split over lines
+    // would be misread on a narrower terminal. The name is in `gpus ID`
+    // and the JSON.
     let mut table = table(
         vec![
-            "id",
-            "CC",
-            "SMs",
-            "lanes/SM",
-            "clock MHz",
-            "DRAM GB/s",
-            "L2",
-            "max warps/SM",
-            "name",
+            "id", "CC", "SMs", "lanes", "MHz", "GB/s", "L2", "warps", "assumed",
         ],
-        width,
+        u16::MAX,
     );
     for g in catalog.gpus() {
         table.add_row(vec![
@@ -63,13 +80,17 @@ pub fn list_text(catalog: &Catalog, width: u16) -> String {
             format!("{}", g.memory.bandwidth_gbs),
             bytes(g.caches.l2_bytes),
             g.limits.max_warps_per_sm.to_string(),
-            g.name.clone(),
+            status_counts(g).2.to_string(),
         ]);
     }
-    format!(
-        "{table}\n{} GPUs. `ptxperf gpus ID` shows one in full with the source of every number.\n",
+    let legend = format!(
+        "{} GPUs. lanes: FP32 lanes per SM; MHz: the clock the models use; GB/s: DRAM \
+         bandwidth; warps: resident warps per SM at most; assumed: how many of its numbers (and \
+         of its compute capability's figures) are assumptions rather than sourced. \
+         `ptxperf gpus ID` shows one in full with the source of every number.",
         catalog.len()
-    )
+    );
+    format!("{table}\n{}\n", crate::table::wrap(&legend, width))
 }
 
 /// One GPU in full: every number with its status and source.
@@ -98,6 +119,12 @@ pub fn gpu_text(gpu: &Gpu, width: u16) -> String {
         gpu.memory.bandwidth_gbs,
         gpu.dram_bytes_per_cycle(),
         gpu.issue_cycles()
+    );
+    let (verified, unverified, assumed) = status_counts(gpu);
+    let _ = writeln!(
+        out,
+        "sources of its numbers and of its compute capability's figures: {verified} verified, \
+         {unverified} unverified, {assumed} assumptions"
     );
     let mut table = table(vec!["field", "value", "status", "source"], width);
     for (path, value) in gpu.numeric_fields() {
@@ -237,8 +264,28 @@ mod tests {
         assert_eq!(v["gpus"].as_array().map(Vec::len), Some(c.len()));
     }
 
+    #[test]
+    fn status_counts_cover_every_number_and_figure() {
+        let c = catalog();
+        for g in c.gpus() {
+            let (v, u, a) = status_counts(g);
+            assert_eq!(
+                v + u + a,
+                g.numeric_fields().len() + g.cc_figures.sources.len(),
+                "{}",
+                g.id
+            );
+        }
+        // The H100 SXM5's own numbers are sourced; its CC 9.0 figures have
+        // no assumption either. The RTX 5090 assumes its memory latencies.
+        let h100 = c.get("h100-sxm5-80gb").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(status_counts(h100).2, 0);
+        let b = c.get("geforce-rtx-5090").unwrap_or_else(|e| panic!("{e}"));
+        assert!(status_counts(b).2 >= 4, "{:?}", status_counts(b));
+    }
+
     /// Each GPU's numbers stay whole on the first line of its row, at the
-    /// pipe's width and a narrow terminal's: only the name may wrap.
+    /// pipe's width and a narrow terminal's.
     #[test]
     fn list_keeps_the_numbers_whole() {
         let c = catalog();
@@ -249,11 +296,15 @@ mod tests {
                     .lines()
                     .find(|l| l.starts_with(&format!("│ {} ", g.id)))
                     .unwrap_or_else(|| panic!("{}: no row at width {width}", g.id));
-                let cells: Vec<&str> = row.split('┆').map(str::trim).collect();
+                let cells: Vec<&str> = row
+                    .split('┆')
+                    .map(|c| c.trim().trim_matches('│').trim())
+                    .collect();
                 let want = [
                     g.sm_count.to_string(),
                     g.sm.fp32_lanes.to_string(),
                     g.limits.max_warps_per_sm.to_string(),
+                    status_counts(g).2.to_string(),
                 ];
                 for w in want {
                     assert!(cells.contains(&w.as_str()), "{} at {width}: {row}", g.id);
