@@ -20,3 +20,4 @@ pub mod timings;
 pub mod tune;
 pub mod tune_csv;
 pub mod validate;
+pub mod validate_csv;

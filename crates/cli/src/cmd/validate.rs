@@ -121,6 +121,13 @@ pub struct Args {
     /// Also write the result as a Markdown section (for docs/validation).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Also write every sampled configuration as CSV, a row per
+    /// configuration and data file: the data file, GPU, row index,
+    /// parameters, part of the split, measured time, status and error, and
+    /// per model its predicted time in ms and interval (docs/json.md,
+    /// "validate --csv FILE").
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
     /// Worker threads (default: the available cores).
     #[arg(long, value_name = "J")]
     pub jobs: Option<usize>,
@@ -218,6 +225,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     if let Some(md) = &args.markdown {
         write_file(md, sections.join("\n"))?;
+    }
+    if let (Some(path), Some(first)) = (&args.csv, evs.first()) {
+        let mut csv =
+            report::validate_csv::Csv::new(&first.dataset, &first.scores, &first.outcomes);
+        for ev in &evs {
+            csv.push(&ev.summary, &ev.dataset, &ev.outcomes);
+        }
+        write_file(path, csv.finish())?;
     }
     let one = evs.len() == 1;
     let mut out = if args.json {

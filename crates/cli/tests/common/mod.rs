@@ -142,3 +142,28 @@ pub fn unpacked_archive(archive: &str, tag: &str) -> std::path::PathBuf {
     );
     dir
 }
+
+/// `validate EXPERIMENT --data DATA --gpu GPU --profiles PROFILES
+/// --bootstrap 0 --quiet`: a run rescored from saved profiles, no
+/// compiler needed; a test appends its models and outputs.
+#[allow(dead_code)]
+pub fn rescore_args<'a>(
+    experiment: &'a str,
+    data: &'a str,
+    gpu: &'a str,
+    profiles: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "validate",
+        experiment,
+        "--data",
+        data,
+        "--gpu",
+        gpu,
+        "--profiles",
+        profiles,
+        "--bootstrap",
+        "0",
+        "--quiet",
+    ]
+}

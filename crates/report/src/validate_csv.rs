@@ -1,0 +1,129 @@
+//! `ptxperf validate --csv FILE`: every sampled configuration of a run as
+//! one CSV row per data file, for a spreadsheet or a data frame: which data
+//! file and GPU, the configuration's parameters, its part of the split, the
+//! measured time, and per model the predicted time (and interval), or why
+//! there is none.
+
+use validate::Dataset;
+use validate::score::{Attempt, ModelScore, Outcome};
+
+use crate::csv;
+use crate::validate::Summary;
+
+/// The CSV of one run, built data file by data file: the header from the
+/// first, then each one's rows ([`Csv::push`]). The data files of a run
+/// share their experiment, so their parameters and models.
+pub struct Csv {
+    params: Vec<String>,
+    models: Vec<String>,
+    /// Per model: whether it gives an interval (columns `_low_ms`, `_high_ms`).
+    interval: Vec<bool>,
+    text: String,
+}
+
+impl Csv {
+    /// The header, from the first data file's dataset, scores and outcomes.
+    pub fn new(dataset: &Dataset, scores: &[ModelScore], outcomes: &[Outcome]) -> Self {
+        let params: Vec<String> = dataset
+            .rows
+            .first()
+            .map(|row| {
+                dataset
+                    .named_values(row)
+                    .into_iter()
+                    .map(|(n, _)| n.to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let models: Vec<String> = scores.iter().map(|s| s.model.clone()).collect();
+        let interval: Vec<bool> = models
+            .iter()
+            .map(|m| {
+                outcomes.iter().any(|o| match &o.attempt {
+                    Attempt::Predicted(p) => p
+                        .iter()
+                        .any(|(n, r)| n == m && r.as_ref().is_ok_and(|t| t.interval_ms.is_some())),
+                    _ => false,
+                })
+            })
+            .collect();
+        let mut header: Vec<String> = vec!["data".into(), "gpu".into(), "index".into()];
+        header.extend(params.iter().cloned());
+        header.extend(["part", "measured_ms", "status", "error"].map(String::from));
+        for (m, has_interval) in models.iter().zip(&interval) {
+            header.push(format!("{m}_ms"));
+            if *has_interval {
+                header.push(format!("{m}_low_ms"));
+                header.push(format!("{m}_high_ms"));
+            }
+        }
+        Self {
+            params,
+            models,
+            interval,
+            text: csv::line(&header),
+        }
+    }
+
+    /// One data file's rows, a row per sampled configuration, in the
+    /// data file's order.
+    pub fn push(&mut self, sum: &Summary, dataset: &Dataset, outcomes: &[Outcome]) {
+        for o in outcomes {
+            let mut row: Vec<String> = vec![sum.data.clone(), sum.gpu.clone(), o.index.to_string()];
+            let values = dataset
+                .rows
+                .get(o.index)
+                .map(|r| dataset.named_values(r))
+                .unwrap_or_default();
+            row.extend(self.params.iter().map(|p| {
+                values
+                    .iter()
+                    .find(|(n, _)| n == p)
+                    .map(|(_, v)| v.to_string())
+                    .unwrap_or_default()
+            }));
+            let part = sum
+                .split_parts
+                .as_ref()
+                .and_then(|p| p.of_row.get(&o.index))
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            row.push(part);
+            row.push(o.measured_ms.map(|ms| format!("{ms}")).unwrap_or_default());
+            let (status, error) = match &o.attempt {
+                Attempt::NotRun => ("measured_failed", String::new()),
+                Attempt::Failed(e) => ("ptxperf_failed", e.clone()),
+                Attempt::Predicted(_) => ("predicted", String::new()),
+            };
+            row.push(status.to_string());
+            row.push(error);
+            for (m, has_interval) in self.models.iter().zip(&self.interval) {
+                let predicted = match &o.attempt {
+                    Attempt::Predicted(p) => p.iter().find(|(n, _)| n == m).map(|(_, r)| r),
+                    _ => None,
+                };
+                let time = predicted.and_then(|r| r.as_ref().ok());
+                row.push(
+                    time.filter(|t| t.ms.is_finite())
+                        .map(|t| format!("{}", t.ms))
+                        .unwrap_or_default(),
+                );
+                if *has_interval {
+                    let [lo, hi] = time
+                        .and_then(|t| t.interval_ms)
+                        .map_or([String::new(), String::new()], |[l, h]| {
+                            [format!("{l}"), format!("{h}")]
+                        });
+                    row.push(lo);
+                    row.push(hi);
+                }
+            }
+            self.text.push_str(&csv::line(&row));
+        }
+    }
+
+    /// The whole file.
+    pub fn finish(self) -> String {
+        self.text
+    }
+}
