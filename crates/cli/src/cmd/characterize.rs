@@ -76,7 +76,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .gpu
         .clone()
         .unwrap_or_else(|| pipeline::lines::default_gpu_for(&loaded.arch).to_string());
-    let gpu = super::catalog_gpu(&gpu_id, None)?;
+    let gpu = super::named_gpu(&gpu_id, None)?;
     let mut runs = Vec::new();
     for &p in &policies {
         let opts = Options {

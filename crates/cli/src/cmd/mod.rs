@@ -23,7 +23,7 @@ use crate::error::CliError;
 /// The GPU a `--gpu` names, held at `clock_mhz` when one is given
 /// (`--clock-mhz`): a catalog id, or a GPU file of one's own (`PATH.toml`,
 /// the catalog's format; [`gpu_file`]).
-pub(crate) fn catalog_gpu(id: &str, clock_mhz: Option<f64>) -> Result<arch::Gpu, CliError> {
+pub(crate) fn named_gpu(id: &str, clock_mhz: Option<f64>) -> Result<arch::Gpu, CliError> {
     let gpu = match gpu_file(id) {
         Some(path) => read_gpu_file(path)?,
         None => {

@@ -140,7 +140,7 @@ fn gpus(args: &Args) -> Result<Vec<Gpu>, CliError> {
     }
     let mut gpus: Vec<Gpu> = Vec::with_capacity(args.gpu.len());
     for id in &args.gpu {
-        let gpu = super::catalog_gpu(id.trim(), args.clock_mhz)?;
+        let gpu = super::named_gpu(id.trim(), args.clock_mhz)?;
         if gpus.iter().any(|g| g.id == gpu.id) {
             return Err(CliError::usage(format!("--gpu {} is given twice", gpu.id)));
         }

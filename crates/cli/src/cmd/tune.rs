@@ -204,7 +204,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let mut gpus: Vec<arch::Gpu> = Vec::new();
     for id in &args.gpu {
-        let gpu = super::catalog_gpu(id.trim(), args.clock_mhz)?;
+        let gpu = super::named_gpu(id.trim(), args.clock_mhz)?;
         if gpus.iter().any(|g| g.id == gpu.id) {
             return Err(CliError::usage(format!("--gpu {} is given twice", gpu.id)));
         }

@@ -468,7 +468,7 @@ fn load_pair<'a>(
         }
         None => None,
     };
-    let gpu = super::catalog_gpu(gpu_id, args.clock_mhz)?;
+    let gpu = super::named_gpu(gpu_id, args.clock_mhz)?;
     let (part, rows) = match &args.part {
         None => (None, None),
         Some(name) => {
