@@ -81,16 +81,10 @@ impl Compiler {
             && !opts.include_dirs.contains(dir)
         {
             opts.include_dirs.push(dir.clone());
-            // The wheels split the headers: `<mma.h>` (wmma) lives in the
-            // nvcc wheel (crt/mma.h), beside the runtime wheel.
-            if let Some(nvcc) = dir
-                .parent()
-                .and_then(Path::parent)
-                .map(|n| n.join("cuda_nvcc/include"))
-                && nvcc.join("crt/mma.h").is_file()
-                && !opts.include_dirs.contains(&nvcc)
-            {
-                opts.include_dirs.push(nvcc);
+            for sibling in sibling_wheel_includes(dir) {
+                if !opts.include_dirs.contains(&sibling) {
+                    opts.include_dirs.push(sibling);
+                }
             }
         }
         let args = opts.to_args()?;
@@ -128,6 +122,28 @@ impl Compiler {
             options: args,
         })
     }
+}
+
+/// The wheels split the headers a CUDA toolkit keeps in one `include`: beside
+/// the runtime wheel's (`nvidia/cuda_runtime/include`), `<mma.h>` (wmma)
+/// lives in the nvcc wheel (`cuda_nvcc/include/crt/mma.h`), and CCCL
+/// (`<nv/target>`, which `<cooperative_groups.h>` includes, CUB, Thrust and
+/// libcu++) in the cccl wheel (`cuda_cccl/include`). The ones present, each
+/// recognised by a header it must hold.
+fn sibling_wheel_includes(runtime_include: &Path) -> Vec<PathBuf> {
+    const SIBLINGS: [(&str, &str); 2] = [
+        ("cuda_nvcc/include", "crt/mma.h"),
+        ("cuda_cccl/include", "nv/target"),
+    ];
+    let Some(nvidia) = runtime_include.parent().and_then(Path::parent) else {
+        return Vec::new();
+    };
+    SIBLINGS
+        .iter()
+        .map(|(dir, marker)| (nvidia.join(dir), marker))
+        .filter(|(dir, marker)| dir.join(marker).is_file())
+        .map(|(dir, _)| dir)
+        .collect()
 }
 
 /// NVRTC writes `.file N "<cwd>/<name>"` for the program and absolute paths for

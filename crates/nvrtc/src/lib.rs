@@ -34,6 +34,8 @@ pub use compile::{Compiled, Compiler};
 pub use error::{INSTALL_HINT, NvrtcError};
 pub use library::{Nvrtc, builtins_beside};
 pub use locate::{Located, SearchContext, SearchStep, locate_headers, locate_library};
-pub use log::{Diagnostic, Severity, parse_log, render_log};
+pub use log::{
+    Diagnostic, Severity, define_collision_note, define_collisions, parse_log, render_log,
+};
 pub use names::{ResolveError, plain_name, resolve_kernel};
 pub use options::CompileOptions;

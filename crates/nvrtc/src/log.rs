@@ -118,6 +118,64 @@ pub fn render_log(log: &str) -> String {
         .join("\n")
 }
 
+/// The defines (`-D NAME=...` names) that are likely the cause of errors in
+/// a header: a define is a macro in every file the program includes, so a
+/// short name such as `N` replaces the `N` of `template <typename T, size_t N>`
+/// in CUB and the header fails to parse. A define is named when it stands as
+/// a whole word in the echoed line of an error reported in a file other than
+/// `source` (the program itself). In the order of `defines`, each once.
+pub fn define_collisions<'a>(
+    diagnostics: &[Diagnostic],
+    source: &str,
+    defines: &[&'a str],
+) -> Vec<&'a str> {
+    let header_lines: Vec<&str> = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .filter(|d| d.file.as_deref().is_some_and(|f| f != source))
+        .filter_map(|d| d.excerpt.first().map(String::as_str))
+        .collect();
+    defines
+        .iter()
+        .copied()
+        .filter(|name| header_lines.iter().any(|l| has_word(l, name)))
+        .collect()
+}
+
+/// Whether `word` occurs in `line` delimited by characters that cannot
+/// continue a C identifier.
+fn has_word(line: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    line.match_indices(word).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+/// The note [`define_collisions`] leads to, or `None` when none collides.
+pub fn define_collision_note(names: &[&str]) -> Option<String> {
+    if names.is_empty() {
+        return None;
+    }
+    let list = names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (noun, verb) = if names.len() == 1 {
+        ("define", "appears")
+    } else {
+        ("defines", "appear")
+    };
+    Some(format!(
+        "note: the {noun} {list} {verb} in the header lines that failed: a define is a macro in every included header too, so a short name can replace a header's own identifier (CUB's `template <typename T, size_t N>`); rename it (`N` -> `PROBLEM_N`) in the source and the spec"
+    ))
+}
+
 fn is_caret_line(line: &str) -> bool {
     line.contains('^') && line.chars().all(|c| c == ' ' || c == '^' || c == '~')
 }

@@ -130,3 +130,50 @@ kernels/a/a.cu:2:7: warning: variable \"y\" was declared but never referenced [#
     // A log with no recognisable diagnostic is shown as it is.
     assert_eq!(render_log("something odd\n"), "something odd");
 }
+
+/// An NVRTC log with one error in a header, echoing `line`, and one in the program.
+fn header_error_log(line: &str) -> String {
+    format!(
+        "/inc/cub/detail/type_traits.cuh(109): error: expected a \",\" or \">\"\n  {line}\n          ^\n\nk.cu(3): error: identifier \"M\" is undefined\n    x[0] = M;\n           ^\n\n2 errors detected in the compilation of \"k.cu\".\n"
+    )
+}
+
+#[track_caller]
+fn check_collisions(header_line: &str, defines: &[&str], expected: &[&str]) {
+    let diags = parse_log(&header_error_log(header_line));
+    assert_eq!(
+        nvrtc::define_collisions(&diags, "k.cu", defines),
+        expected,
+        "{header_line}"
+    );
+}
+
+#[test]
+fn a_define_named_in_a_failing_header_line_is_a_likely_collision() {
+    check_collisions(
+        "template <typename T, ::cuda::std::size_t N>",
+        &["N", "TILE"],
+        &["N"],
+    );
+    // Whole words only: `N` is not in `NN`, `N_` or `size_tN`.
+    check_collisions("template <int NN, int N_, int size_tN>", &["N"], &[]);
+    check_collisions("a[N]", &["N", "A", "a"], &["N", "a"]);
+    // The program's own errors are the user's code, not a collision.
+    check_collisions("int x;", &["M"], &[]);
+    check_collisions("int x;", &[], &[]);
+}
+
+#[test]
+fn the_collision_note_names_the_defines() {
+    assert_eq!(nvrtc::define_collision_note(&[]), None);
+    let note = nvrtc::define_collision_note(&["N", "BS"]).unwrap_or_default();
+    assert!(
+        note.starts_with("note: the defines `N`, `BS` appear in"),
+        "{note}"
+    );
+    let note = nvrtc::define_collision_note(&["N"]).unwrap_or_default();
+    assert!(
+        note.starts_with("note: the define `N` appears in"),
+        "{note}"
+    );
+}

@@ -63,8 +63,8 @@ pub use compare::{
 };
 pub use error::PipelineError;
 pub use load::{
-    DEFAULT_ARCH, LoadOptions, LoadedSpec, PtxOrigin, compile_cached, load_source,
-    load_source_timed, load_spec, load_spec_with,
+    CompiledPtx, DEFAULT_ARCH, LoadOptions, LoadedSpec, PtxOrigin, compile_cached, load_source,
+    load_source_timed, load_spec, load_spec_with, template_id,
 };
 pub use predict::{
     ModelFailure, Predictions, default_models, occupancy_for, predict, predict_profile,

@@ -129,18 +129,21 @@ pub fn load_source_timed(
                 .map(|(n, v)| (n.clone(), v.to_string()))
                 .collect();
             let start = Instant::now();
-            let (ptx, cached) = compile_cached(source_text, &name, &defines, &arch, opts)?;
+            let instantiate = template_id(&spec.kernel);
+            let (compiled, cached) =
+                compile_cached(source_text, &name, &defines, &arch, instantiate, opts)?;
             if !cached {
                 times.add(Stage::Nvrtc, start.elapsed());
             }
             // Faults cite lines of the generated PTX, which `ptxperf compile --spec` reproduces.
             let ptx_file = Path::new(&name).with_extension("ptx").display().to_string();
             let mut loaded = times.time(Stage::PtxParse, || {
-                finish(
+                finish_as(
                     spec,
-                    ptx.as_ref().clone(),
+                    compiled.ptx.clone(),
                     ptx_file,
                     PtxOrigin::Compiled { cached },
+                    compiled.lowered.as_deref(),
                 )
             })?;
             loaded.cuda_source = Some((name, Arc::new(source_text.to_string())));
@@ -149,24 +152,49 @@ pub fn load_source_timed(
     }
 }
 
-type CacheKey = (String, Vec<(String, String)>, String);
+/// A kernel name that is a C++ template-id (`scale<float, 4>`): NVRTC is
+/// asked to instantiate it (a name expression), so a templated kernel needs
+/// no explicit instantiation in its source, and the entry is the mangled
+/// name NVRTC lowers it to. Any other name is looked up in the PTX as given.
+pub fn template_id(kernel: &str) -> Option<&str> {
+    let k = kernel.trim();
+    (k.contains('<') && k.ends_with('>')).then_some(k)
+}
 
-fn compile_cache() -> &'static Mutex<HashMap<CacheKey, Arc<String>>> {
-    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Arc<String>>>> = OnceLock::new();
+/// The PTX of one compilation, and the mangled entry of the template-id it
+/// was asked to instantiate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompiledPtx {
+    pub ptx: String,
+    /// NVRTC's lowered name of the instantiated template-id, if one was given.
+    pub lowered: Option<String>,
+}
+
+type CacheKey = (String, Vec<(String, String)>, String, Option<String>);
+
+fn compile_cache() -> &'static Mutex<HashMap<CacheKey, Arc<CompiledPtx>>> {
+    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Arc<CompiledPtx>>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
 /// Compile CUDA `source` (named `name` in diagnostics) with `defines` for
-/// `arch`, or return the PTX of an earlier identical compilation. The bool
-/// says whether it came from the cache.
+/// `arch`, instantiating the template-id `instantiate` if given ([`template_id`]),
+/// or return the PTX of an earlier identical compilation. The bool says
+/// whether it came from the cache.
 pub fn compile_cached(
     source: &str,
     name: &str,
     defines: &[(String, String)],
     arch: &str,
+    instantiate: Option<&str>,
     opts: &LoadOptions,
-) -> Result<(Arc<String>, bool), PipelineError> {
-    let key: CacheKey = (source.to_string(), defines.to_vec(), arch.to_string());
+) -> Result<(Arc<CompiledPtx>, bool), PipelineError> {
+    let key: CacheKey = (
+        source.to_string(),
+        defines.to_vec(),
+        arch.to_string(),
+        instantiate.map(str::to_string),
+    );
     // A poisoned lock only means another thread panicked mid-insert; the map is still usable.
     if let Some(hit) = compile_cache()
         .lock()
@@ -186,16 +214,48 @@ pub fn compile_cached(
     for (n, v) in defines {
         options.defines.push((n.clone(), Some(v.clone())));
     }
+    options
+        .name_expressions
+        .extend(instantiate.map(str::to_string));
     emu::progress::stage("compiling with NVRTC");
     let compiler = nvrtc::Compiler::open(&nvrtc::SearchContext::from_process(opts.nvrtc.clone()))
         .map_err(|e| fail(format!("a .cu source needs NVRTC: {e}")))?;
     let compiled = compiler
         .compile(source, name, &options)
         .map_err(|e| match e {
-            nvrtc::NvrtcError::Compile { log, .. } => fail(nvrtc::render_log(&log)),
+            nvrtc::NvrtcError::Compile {
+                log, diagnostics, ..
+            } => {
+                let names: Vec<&str> = defines.iter().map(|(n, _)| n.as_str()).collect();
+                let collisions = nvrtc::define_collisions(&diagnostics, name, &names);
+                let mut message = nvrtc::render_log(&log);
+                if let Some(note) = nvrtc::define_collision_note(&collisions) {
+                    message.push('\n');
+                    message.push_str(&note);
+                }
+                fail(message)
+            }
             other => fail(other.to_string()),
         })?;
-    let ptx = Arc::new(compiled.ptx);
+    let lowered = match instantiate {
+        None => None,
+        Some(expr) => Some(
+            compiled
+                .lowered_names
+                .iter()
+                .find(|(e, _)| e == expr)
+                .map(|(_, mangled)| mangled.clone())
+                .ok_or_else(|| {
+                    fail(format!(
+                        "NVRTC compiled the source but gave no entry for the kernel `{expr}` (its nvrtcGetLoweredName is missing or failed)"
+                    ))
+                })?,
+        ),
+    };
+    let ptx = Arc::new(CompiledPtx {
+        ptx: compiled.ptx,
+        lowered,
+    });
     compile_cache()
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -212,15 +272,27 @@ fn read(path: &Path) -> Result<String, PipelineError> {
 
 /// Parse the PTX, resolve the entry, measure static shared memory.
 fn finish(
-    mut spec: LaunchSpec,
+    spec: LaunchSpec,
     ptx: String,
     ptx_file: String,
     origin: PtxOrigin,
 ) -> Result<LoadedSpec, PipelineError> {
+    finish_as(spec, ptx, ptx_file, origin, None)
+}
+
+/// [`finish`], the entry looked up as `entry_name` (a template-id's lowered
+/// name) where one is given, else as the spec's `kernel`.
+fn finish_as(
+    mut spec: LaunchSpec,
+    ptx: String,
+    ptx_file: String,
+    origin: PtxOrigin,
+    entry_name: Option<&str>,
+) -> Result<LoadedSpec, PipelineError> {
     let module =
         ptx::parse(&ptx_file, &ptx).map_err(|d| PipelineError::Ptx(d.render(&ptx_file, &ptx)))?;
     let entries: Vec<String> = module.entries().map(|(_, f)| f.name.clone()).collect();
-    let entry = nvrtc::resolve_kernel(&entries, &spec.kernel)
+    let entry = nvrtc::resolve_kernel(&entries, entry_name.unwrap_or(&spec.kernel))
         .map(str::to_string)
         .map_err(|e| PipelineError::Kernel {
             file: spec.path.display().to_string(),

@@ -1,5 +1,5 @@
 //! The parts of a launch spec that compiling its source needs (`source`,
-//! `defines`, `arch`), read without building the whole launch: `ptxperf
+//! `defines`, `arch`, and `kernel` where it is a template to instantiate), read without building the whole launch: `ptxperf
 //! compile --spec` compiles a spec whose launch need not be valid yet.
 
 use std::path::{Path, PathBuf};
@@ -12,6 +12,8 @@ pub struct SpecSource {
     /// `-D NAME=VALUE` pairs, in the spec's order.
     pub defines: Vec<(String, String)>,
     pub arch: Option<String>,
+    /// The spec's `kernel`, if it is a string.
+    pub kernel: Option<String>,
 }
 
 /// Why a spec's source part could not be read; each names the spec file.
@@ -69,10 +71,15 @@ pub fn spec_source(path: &Path, text: &str) -> Result<SpecSource, SpecSourceErro
         .get("arch")
         .and_then(toml::Value::as_str)
         .map(str::to_string);
+    let kernel = table
+        .get("kernel")
+        .and_then(toml::Value::as_str)
+        .map(str::to_string);
     Ok(SpecSource {
         source: dir.join(source),
         defines,
         arch,
+        kernel,
     })
 }
 

@@ -80,6 +80,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 options.defines.push((name, Some(value)));
             }
             spec_arch = spec.arch;
+            // A templated kernel (`scale<float, 4>`) is instantiated as the
+            // launch would instantiate it, so the PTX is the one it runs.
+            options.name_expressions.extend(
+                spec.kernel
+                    .as_deref()
+                    .and_then(pipeline::template_id)
+                    .map(str::to_string),
+            );
             match &args.input {
                 Some(p) => p.clone(),
                 None => spec.source,
@@ -128,6 +136,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
             ..
         }) => {
             let mut msg = nvrtc::render_log(&log);
+            let names: Vec<&str> = options.iter().filter_map(|o| define_name(o)).collect();
+            if let Some(note) =
+                nvrtc::define_collision_note(&nvrtc::define_collisions(&diagnostics, &name, &names))
+            {
+                msg.push('\n');
+                msg.push_str(&note);
+            }
             let errors = diagnostics
                 .iter()
                 .filter(|d| d.severity == Severity::Error)
@@ -148,6 +163,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
         eprintln!("{}", d.render());
     }
     write_output(&input, args.output.as_deref(), &compiled.ptx)
+}
+
+/// The macro name of a `-DNAME=VALUE` (or `-DNAME`) NVRTC option.
+fn define_name(option: &str) -> Option<&str> {
+    let d = option.strip_prefix("-D")?;
+    Some(d.split_once('=').map_or(d, |(n, _)| n))
 }
 
 /// A missing library is a user error whose message lists the search.

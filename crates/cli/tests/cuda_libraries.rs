@@ -1,0 +1,204 @@
+//! CUDA C++ as people write it: templated kernels named by their template-id
+//! (`scale<float, 3>`, instantiated through NVRTC's name expressions), the
+//! CCCL headers (`<cooperative_groups.h>` needs `<nv/target>`; CUB's block
+//! primitives), and the note on a define that breaks a header. Each runs the
+//! kernel on the emulator and checks its output.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{nvrtc_available, ptxperf_in};
+
+/// A fresh folder holding `files` (name, text).
+fn folder(tag: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxperf-cuda-libs-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    dir
+}
+
+/// The f32 (or i32, as `read` says) values of a buffer `run --dump` wrote.
+fn dumped<T>(dir: &Path, name: &str, read: fn([u8; 4]) -> T) -> Vec<T> {
+    let path = dir.join("out").join(format!("{name}.bin"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    bytes
+        .chunks_exact(4)
+        .map(|c| read([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// `ptxperf run spec.toml --dump out` in `dir`; its combined output, after
+/// checking the exit status is 0.
+fn run_ok(dir: &Path) -> String {
+    let out = ptxperf_in(dir, &["run", "spec.toml", "--dump", "out"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "run failed:\n{text}");
+    text
+}
+
+const TEMPLATE_SOURCE: &str = r#"
+template <typename T, int K>
+__global__ void scale(const T* in, T* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] * T(K);
+}
+"#;
+
+fn template_spec(kernel: &str) -> String {
+    format!(
+        r#"source = "k.cu"
+kernel = "{kernel}"
+defines = {{ ELEMS = 1000 }}
+grid = ["(ELEMS + 127) / 128"]
+block = [128]
+
+[[arg]]
+name = "in"
+type = "f32*"
+len = "ELEMS"
+init = "iota"
+
+[[arg]]
+name = "out"
+type = "f32*"
+len = "ELEMS"
+
+[[arg]]
+name = "n"
+type = "i32"
+value = "ELEMS"
+"#
+    )
+}
+
+#[test]
+fn a_template_id_kernel_is_instantiated_without_an_explicit_instantiation() {
+    if !nvrtc_available() {
+        return;
+    }
+    for (kernel, k) in [("scale<float, 3>", 3.0), ("scale<float,7>", 7.0)] {
+        let dir = folder(
+            "template",
+            &[
+                ("k.cu", TEMPLATE_SOURCE),
+                ("spec.toml", &template_spec(kernel)),
+            ],
+        );
+        run_ok(&dir);
+        let out = dumped(&dir, "out", f32::from_le_bytes);
+        assert_eq!(out.len(), 1000);
+        for (i, v) in out.iter().enumerate() {
+            assert_eq!(*v, i as f32 * k, "{kernel}: out[{i}]");
+        }
+        // `compile --spec` instantiates it too: the PTX has the entry.
+        let c = ptxperf_in(&dir, &["compile", "--spec", "spec.toml", "-o", "k.ptx"]);
+        assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+        let ptx = std::fs::read_to_string(dir.join("k.ptx")).unwrap_or_default();
+        let mangled = format!("_Z5scaleIfLi{}EEvPKT_PS0_i", k as i32);
+        assert!(ptx.contains(&mangled), "no {mangled} in the PTX");
+    }
+}
+
+#[test]
+fn a_template_id_that_names_nothing_is_an_error_with_the_name() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = folder(
+        "template-missing",
+        &[
+            ("k.cu", TEMPLATE_SOURCE),
+            ("spec.toml", &template_spec("scal<float, 3>")),
+        ],
+    );
+    let out = ptxperf_in(&dir, &["run", "spec.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("\"scal\" is undefined"), "{err}");
+}
+
+/// One block per 256 inputs: CUB's BlockReduce sums the block's values, a
+/// cooperative-groups tile reduces each warp's with shuffles.
+const CCCL_SOURCE: &str = r#"
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cub/block/block_reduce.cuh>
+namespace cg = cooperative_groups;
+
+extern "C" __global__ void sums(const int* in, int* block_sum, int* warp_sum) {
+    typedef cub::BlockReduce<int, 256> Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    int v = in[blockIdx.x * 256 + threadIdx.x];
+    int total = Reduce(tmp).Sum(v);
+    if (threadIdx.x == 0) block_sum[blockIdx.x] = total;
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    int w = cg::reduce(warp, v, cg::plus<int>());
+    if (warp.thread_rank() == 0) warp_sum[blockIdx.x * 8 + threadIdx.x / 32] = w;
+}
+"#;
+
+const CCCL_SPEC: &str = r#"source = "k.cu"
+kernel = "sums"
+defines = { BLOCKS = 4 }
+grid = ["BLOCKS"]
+block = [256]
+
+[[arg]]
+name = "in"
+type = "i32*"
+len = "BLOCKS * 256"
+init = "iota"
+
+[[arg]]
+name = "block_sum"
+type = "i32*"
+len = "BLOCKS"
+
+[[arg]]
+name = "warp_sum"
+type = "i32*"
+len = "BLOCKS * 8"
+"#;
+
+#[test]
+fn cooperative_groups_and_cub_compile_from_the_cccl_wheel_and_run() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = folder("cccl", &[("k.cu", CCCL_SOURCE), ("spec.toml", CCCL_SPEC)]);
+    run_ok(&dir);
+    // The sum of first..first+len-1.
+    let sum = |first: i32, len: i32| len * first + len * (len - 1) / 2;
+    let blocks = dumped(&dir, "block_sum", i32::from_le_bytes);
+    assert_eq!(
+        blocks,
+        (0..4).map(|b| sum(b * 256, 256)).collect::<Vec<_>>()
+    );
+    let warps = dumped(&dir, "warp_sum", i32::from_le_bytes);
+    assert_eq!(warps, (0..32).map(|w| sum(w * 32, 32)).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_define_that_breaks_a_header_is_named() {
+    if !nvrtc_available() {
+        return;
+    }
+    // `N` becomes a macro inside CUB, where it names a template parameter.
+    let spec = CCCL_SPEC.replace("BLOCKS", "N");
+    let dir = folder("collision", &[("k.cu", CCCL_SOURCE), ("spec.toml", &spec)]);
+    let out = ptxperf_in(&dir, &["run", "spec.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("note: the define `N` appears in the header lines that failed"),
+        "{err}"
+    );
+}
