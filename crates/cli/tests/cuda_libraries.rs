@@ -1,8 +1,9 @@
 //! CUDA C++ as people write it: templated kernels named by their template-id
 //! (`scale<float, 3>`, instantiated through NVRTC's name expressions), the
 //! CCCL headers (`<cooperative_groups.h>` needs `<nv/target>`; CUB's block
-//! primitives), and the note on a define that breaks a header. Each runs the
-//! kernel on the emulator and checks its output.
+//! primitives), the C and C++ standard headers NVRTC lacks (`<cstdint>`,
+//! `<cmath>`, `<type_traits>` ...), and the note on a define that breaks a
+//! header. Each runs the kernel on the emulator and checks its output.
 
 mod common;
 
@@ -201,4 +202,72 @@ fn a_define_that_breaks_a_header_is_named() {
         err.contains("note: the define `N` appears in the header lines that failed"),
         "{err}"
     );
+}
+
+/// The standard headers a kernel includes out of habit (NVRTC ships none;
+/// ptxperf's stand-ins are backed by libcu++): their names in `std` and
+/// their macros, checked by value.
+const STD_SOURCE: &str = r#"
+#include <cstdint>
+#include <stdint.h>
+#include <cstdio>
+#include <cmath>
+#include <cassert>
+#include <climits>
+#include <cfloat>
+#include <type_traits>
+#include <limits>
+#include <algorithm>
+#include <utility>
+#include <array>
+
+template <typename T>
+__global__ void std_names(const T* in, T* out, std::int32_t* ints) {
+    static_assert(std::is_floating_point<T>::value, "a float type");
+    std::uint32_t i = threadIdx.x;
+    T v = in[i];
+    assert(v >= T(0));
+    out[i] = std::sqrt(v) + std::max(v, T(2)) + std::abs(-v);
+    std::array<std::int32_t, 2> a{INT_MAX, 7};
+    std::swap(a[0], a[1]);
+    ints[i] = a[0] + (FLT_MAX > 3.4e38f) + (std::numeric_limits<T>::digits == 24) * 10
+        + (::int64_t)(INT64_MAX > 0) * 100;
+}
+"#;
+
+#[test]
+fn standard_headers_compile_without_a_host_library() {
+    if !nvrtc_available() {
+        return;
+    }
+    let spec = r#"source = "k.cu"
+kernel = "std_names<float>"
+grid = [1]
+block = [64]
+
+[[arg]]
+name = "in"
+type = "f32*"
+len = 64
+init = "iota"
+
+[[arg]]
+name = "out"
+type = "f32*"
+len = 64
+
+[[arg]]
+name = "ints"
+type = "i32*"
+len = 64
+"#;
+    let dir = folder("std", &[("k.cu", STD_SOURCE), ("spec.toml", spec)]);
+    run_ok(&dir);
+    let out = dumped(&dir, "out", f32::from_le_bytes);
+    for (i, v) in out.iter().enumerate() {
+        let x = i as f32;
+        assert_eq!(*v, x.sqrt() + x.max(2.0) + x, "out[{i}]");
+    }
+    let ints = dumped(&dir, "ints", i32::from_le_bytes);
+    assert_eq!(ints, vec![7 + 1 + 10 + 100; 64]);
 }

@@ -8,7 +8,8 @@
 //! major: PTX from NVRTC 13 is never served to a run with NVRTC 12. The
 //! contents of included headers are not part of the key (the CUDA headers
 //! come with the NVRTC they belong to; a project header that changes needs
-//! a fresh cache).
+//! a fresh cache), except ptxperf's own standard headers
+//! ([`crate::std_headers`]), which come with ptxperf: a digest of them is.
 
 use std::fmt::Write as _;
 
@@ -17,7 +18,7 @@ use crate::error::NvrtcError;
 use crate::options::CompileOptions;
 
 /// Bumped when the key's layout changes (old entries then stop matching).
-const LAYOUT: &str = "ptxperf-ptx-key 2";
+const LAYOUT: &str = "ptxperf-ptx-key 3";
 
 /// The cache key of compiling `source` as program `name` with `options`
 /// by NVRTC `version` (major, minor). Each field is on its own line with a
@@ -41,6 +42,7 @@ pub fn cache_key(
     if let Some(base) = &options.path_base {
         field(&mut key, "path-base", &base.display().to_string());
     }
+    field(&mut key, "std-headers", &crate::std_headers::digest());
     field(&mut key, "name", name);
     field(&mut key, "source", source);
     Ok(key)

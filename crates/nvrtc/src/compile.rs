@@ -88,9 +88,19 @@ impl Compiler {
             }
         }
         let args = opts.to_args()?;
+        // The standard headers stand in where libcu++ can back them.
+        let headers = if opts
+            .include_dirs
+            .iter()
+            .any(|d| d.join("cuda/std/cstdint").is_file())
+        {
+            crate::std_headers::standard_headers()
+        } else {
+            Vec::new()
+        };
         let raw = self
             .nvrtc
-            .run_program(source, name, &args, &opts.name_expressions)?;
+            .run_program(source, name, &args, &opts.name_expressions, &headers)?;
         let mut log = raw.log;
         let Some(ptx) = raw.ptx else {
             if raw.code != NVRTC_ERROR_COMPILATION && log.trim().is_empty() {

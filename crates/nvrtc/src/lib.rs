@@ -14,6 +14,8 @@
 //!   options)` gives PTX and the log, or the log as an error;
 //! - [`log`]: NVRTC's log parsed into `file:line:col` diagnostics;
 //! - [`names`]: plain names of mangled C++ entries and kernel lookup by name;
+//! - [`std_headers`]: `<cstdint>`, `<cmath>`, `<type_traits>` ... for NVRTC,
+//!   which ships no standard library, backed by CCCL's libcu++;
 //! - [`cache_key`]: the key of one compilation for a PTX cache (NVRTC
 //!   version, options, source).
 //!
@@ -28,6 +30,7 @@ pub mod locate;
 pub mod log;
 pub mod names;
 pub mod options;
+pub mod std_headers;
 
 pub use cache_key::cache_key;
 pub use compile::{Compiled, Compiler};

@@ -184,8 +184,22 @@ impl Nvrtc {
         name: &str,
         options: &[String],
         name_expressions: &[String],
+        headers: &[(String, String)],
     ) -> Result<RawOutcome, NvrtcError> {
         let c_source = CString::new(source).map_err(|_| NvrtcError::InvalidText("source"))?;
+        let c_headers = headers
+            .iter()
+            .map(|(n, t)| {
+                Ok((
+                    CString::new(n.as_str()).map_err(|_| NvrtcError::InvalidText("header name"))?,
+                    CString::new(t.as_str()).map_err(|_| NvrtcError::InvalidText("header"))?,
+                ))
+            })
+            .collect::<Result<Vec<_>, NvrtcError>>()?;
+        let header_texts: Vec<*const c_char> = c_headers.iter().map(|(_, t)| t.as_ptr()).collect();
+        let header_names: Vec<*const c_char> = c_headers.iter().map(|(n, _)| n.as_ptr()).collect();
+        let n_headers = c_int::try_from(c_headers.len())
+            .map_err(|_| NvrtcError::InvalidOption("too many headers".into()))?;
         let c_name = CString::new(name).map_err(|_| NvrtcError::InvalidText("program name"))?;
         let c_options = options
             .iter()
@@ -205,16 +219,22 @@ impl Nvrtc {
             .map_err(|_| NvrtcError::InvalidOption("too many options".into()))?;
 
         let mut prog: Program = std::ptr::null_mut();
-        // SAFETY: valid out-pointer and NUL-terminated strings; no headers passed
-        // (count 0, null arrays), as nvrtc.h allows.
+        // SAFETY: valid out-pointer and NUL-terminated strings; the header
+        // arrays hold `n_headers` valid C strings each (or are null with a
+        // count of 0, as nvrtc.h allows), and outlive the call (NVRTC copies them).
+        let (texts, names) = if c_headers.is_empty() {
+            (std::ptr::null(), std::ptr::null())
+        } else {
+            (header_texts.as_ptr(), header_names.as_ptr())
+        };
         let rc = unsafe {
             (self.create)(
                 &mut prog,
                 c_source.as_ptr(),
                 c_name.as_ptr(),
-                0,
-                std::ptr::null(),
-                std::ptr::null(),
+                n_headers,
+                texts,
+                names,
             )
         };
         self.check("nvrtcCreateProgram", rc)?;
