@@ -271,3 +271,124 @@ len = 64
     let ints = dumped(&dir, "ints", i32::from_le_bytes);
     assert_eq!(ints, vec![7 + 1 + 10 + 100; 64]);
 }
+
+/// `cuda::barrier` (mbarrier.init, arrive, test_wait on sm_80 and try_wait
+/// on sm_90): each round, every thread writes its slot, the block meets at
+/// the barrier, and each thread reads its neighbour's slot.
+const BARRIER_SOURCE: &str = r#"
+#include <cuda/barrier>
+extern "C" __global__ void rounds(const int* in, int* out, int n_rounds) {
+    __shared__ int tile[128];
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    int acc = 0;
+    for (int r = 0; r < n_rounds; ++r) {
+        tile[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x] + r;
+        bar.arrive_and_wait();
+        acc += tile[(threadIdx.x + 1) % blockDim.x];
+        bar.arrive_and_wait();
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+"#;
+
+/// The phase-parity wait and the other mbarrier forms, in inline PTX: warp 1
+/// writes the block's data, then arrives; warp 0 reaches its wait on parity
+/// 0 first (the emulator runs warp 0 first), so the wait must hand the SM to
+/// warp 1 instead of spinning.
+const PARITY_SOURCE: &str = r#"
+extern "C" __global__ void parity(int* out) {
+    __shared__ unsigned long long bar;
+    __shared__ int data[32];
+    unsigned addr = (unsigned)__cvta_generic_to_shared(&bar);
+    if (threadIdx.x == 0)
+        asm volatile("mbarrier.init.shared.b64 [%0], %1;" :: "r"(addr), "r"(32));
+    __syncthreads();
+    if (threadIdx.x >= 32) {
+        data[threadIdx.x - 32] = 10 * threadIdx.x;
+        unsigned long long token;
+        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(token) : "r"(addr) : "memory");
+        unsigned pending;
+        asm volatile("mbarrier.pending_count.b64 %0, %1;" : "=r"(pending) : "l"(token));
+        out[threadIdx.x + 32] = pending;
+    }
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done) : "r"(addr) : "memory");
+    }
+    out[threadIdx.x] = data[threadIdx.x % 32];
+}
+"#;
+
+#[test]
+fn mbarriers_order_a_block_as_cuda_barrier_and_inline_ptx_use_them() {
+    if !nvrtc_available() {
+        return;
+    }
+    for arch in ["sm_80", "sm_90"] {
+        let spec = format!(
+            r#"source = "k.cu"
+kernel = "rounds"
+arch = "{arch}"
+grid = [2]
+block = [128]
+
+[[arg]]
+name = "in"
+type = "i32*"
+len = 256
+init = "iota"
+
+[[arg]]
+name = "out"
+type = "i32*"
+len = 256
+
+[[arg]]
+name = "n_rounds"
+type = "i32"
+value = 3
+"#
+        );
+        let dir = folder("barrier", &[("k.cu", BARRIER_SOURCE), ("spec.toml", &spec)]);
+        run_ok(&dir);
+        let out = dumped(&dir, "out", i32::from_le_bytes);
+        let expect: Vec<i32> = (0..256)
+            .map(|i: i32| {
+                let (block, t) = (i / 128, i % 128);
+                (0..3).map(|r| block * 128 + (t + 1) % 128 + r).sum()
+            })
+            .collect();
+        assert_eq!(out, expect, "{arch}");
+    }
+    let spec = r#"source = "k.cu"
+kernel = "parity"
+grid = [1]
+block = [64]
+
+[[arg]]
+name = "out"
+type = "i32*"
+len = 96
+"#;
+    let dir = folder("parity", &[("k.cu", PARITY_SOURCE), ("spec.toml", spec)]);
+    let text = run_ok(&dir);
+    // A failed wait ends the warp's time slice at once: warp 0 loops on it
+    // once, not for a whole slice (4,096 instructions), so the profile is
+    // not inflated by the emulator's own schedule (67 warp instructions).
+    let executed: u64 = text
+        .split("warp instructions ")
+        .nth(1)
+        .and_then(|t| t.split(',').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no warp instruction count in\n{text}"));
+    assert!(executed < 100, "{executed} warp instructions");
+    let out = dumped(&dir, "out", i32::from_le_bytes);
+    let data: Vec<i32> = (0..64).map(|t| 10 * (t % 32 + 32)).collect();
+    assert_eq!(&out[..64], &data[..], "every thread read what warp 1 wrote");
+    // The tokens are the state before each lane's arrival, in lane order.
+    let pending: Vec<i32> = (0..32).map(|l| 32 - l).collect();
+    assert_eq!(&out[64..], &pending[..]);
+}

@@ -27,7 +27,10 @@
 //! round-robin ([`exec::warp::TIME_SLICE`]); a runaway warp stops after
 //! [`simt::DEFAULT_WARP_FUEL`] instructions; `random` buffer init draws
 //! from [lo, hi) with xoshiro256**; `cp.async` copies at once (the waits
-//! are no-ops); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16,
+//! are no-ops); an `mbarrier` is 8 bytes of shared memory in an encoding of
+//! the emulator's, its arrivals apply in lane order and a wait that finds
+//! its phase incomplete ends the warp's time slice (exec/warp/mbarrier.rs;
+//! no transaction count: bulk copies are not emulated); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16,
 //! `wmma.*` m16n16k16 f16, `ldmatrix`/`stmatrix`) accumulate in f32 in k
 //! order and use an emulator-chosen wmma fragment layout (see the warp's
 //! tensor module); video SIMD ops run in their default-selector form.

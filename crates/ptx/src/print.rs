@@ -562,6 +562,18 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
     if let Some(x) = m.fragment {
         w(x.name())?;
     }
+    if let Some(x) = m.mbarrier_op {
+        w(x.name())?;
+    }
+    if m.expect_tx {
+        w("expect_tx")?;
+    }
+    if m.no_complete {
+        w("noComplete")?;
+    }
+    if m.parity {
+        w("parity")?;
+    }
     if op == Opcode::Match
         && let Some(x) = m.match_mode
     {

@@ -318,6 +318,19 @@ fn warp_sync_tensor() {
         "cp.async.commit_group;",
         "cp.async.wait_group 0;",
         "cp.async.wait_all;",
+        "mbarrier.init.shared.b64 [%r1], %r2;",
+        "mbarrier.init.shared::cta.b64 [smem], 32;",
+        "mbarrier.inval.shared.b64 [%r1];",
+        "mbarrier.arrive.shared.b64 %rd1, [%r1];",
+        "mbarrier.arrive.release.cta.shared::cta.b64 %rd1, [%r1], %r2;",
+        "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%r1], 128;",
+        "mbarrier.arrive.noComplete.shared.b64 %rd1, [%r1], %r2;",
+        "mbarrier.arrive_drop.shared.b64 %rd1, [%r1];",
+        "mbarrier.test_wait.shared.b64 %p1, [%r1], %rd1;",
+        "mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r2;",
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p1, [%r1], 0, 1000;",
+        "mbarrier.pending_count.b64 %r1, %rd1;",
+        "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 64;",
         "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];",
         "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r1, %r2}, [%r5];",
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};",
@@ -380,6 +393,34 @@ fn calls_and_scopes() {
     reject(
         "{ .reg .b32 %t; mov.u32 %t, 1; }\n\tmov.u32 %r1, %t;",
         "undeclared register `%t`",
+    );
+}
+
+#[test]
+fn rejected_mbarrier_forms() {
+    reject(
+        "mbarrier.b64 %rd1, [%r1];",
+        "`mbarrier` needs an operation: .init",
+    );
+    reject(
+        "mbarrier.wait.shared.b64 %p1, [%r1], %rd1;",
+        "unknown modifier `.wait` for `mbarrier`",
+    );
+    reject(
+        "mbarrier.init.shared.b64 [%r1];",
+        "takes 2 operand(s), found 1",
+    );
+    reject(
+        "mbarrier.test_wait.shared.b64 %p1, [%r1];",
+        "takes 3 to 4 operand(s), found 2",
+    );
+    reject(
+        "mbarrier.arrive.parity.shared.b64 %rd1, [%r1];",
+        "unknown modifier `.parity` for `mbarrier`",
+    );
+    reject(
+        "mbarrier.test_wait.parity.parity.shared.b64 %p1, [%r1], 0;",
+        "unknown modifier `.parity` for `mbarrier`",
     );
 }
 

@@ -6,7 +6,9 @@
 //! branch to its reconvergence op index. Executing an op is one `match` per
 //! warp instruction and a loop over the 32 lanes.
 
-use ptx::{AtomOp, BarMode, BoolOp, CmpOp, MatchMode, ShflMode, SpecialReg, Type, VoteMode};
+use ptx::{
+    AtomOp, BarMode, BoolOp, CmpOp, MatchMode, MbarrierOp, ShflMode, SpecialReg, Type, VoteMode,
+};
 
 use crate::float::Round;
 use crate::float::convert::RoundInt;
@@ -574,6 +576,21 @@ pub enum Op {
     },
     Activemask {
         d: R,
+    },
+    /// `mbarrier.*`: an asynchronous barrier whose 8-byte state is in shared
+    /// memory (warp/mbarrier.rs has the encoding).
+    Mbarrier {
+        op: MbarrierOp,
+        space: MemSpace,
+        addr: Addr,
+        /// arrive: the state token (none for a sink `_`); test_wait and
+        /// try_wait: the predicate; pending_count: the count.
+        d: Option<VoteDst>,
+        /// init: the count; arrive: the count (none: 1); test_wait and
+        /// try_wait: the state token, or the phase parity with `parity`;
+        /// pending_count: the state token; expect_tx, complete_tx: bytes.
+        b: Option<Src>,
+        parity: bool,
     },
     Match {
         mode: MatchMode,

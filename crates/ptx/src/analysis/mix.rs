@@ -219,6 +219,10 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Shfl | Vote | Match | Redux | Activemask | BarWarpSync => C::Warp,
         Mma | Wmma | Ldmatrix | Stmatrix => C::Tensor,
         CpAsync | CpAsyncCommitGroup | CpAsyncWaitGroup | CpAsyncWaitAll => C::AsyncCopy,
+        // An asynchronous barrier's state lives in shared memory; its
+        // arrivals and waits are counted apart from bar.sync (no sourced
+        // cost: `other`).
+        Mbarrier => C::Other,
         Prefetch | Prefetchu | Nanosleep | Pmevent | Brkpt => C::Other,
     }
 }

@@ -37,6 +37,9 @@ pub(super) fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         | O::Prefetchu
         | O::Pmevent => (0, 0),
         O::Bar | O::Barrier => (0, 1),
+        // `mbarrier.arrive.b64` (state) and `mbarrier.init.shared::cta.b64`;
+        // some forms (`mbarrier.inval`, `expect_tx`) are written without one.
+        O::Mbarrier => (0, 1),
         _ => (1, 1),
     }
 }
@@ -185,6 +188,14 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
             }
         }
         O::Red => (2, 3),
+        O::Mbarrier => match m.mbarrier_op {
+            Some(MbarrierOp::Inval) => (1, 1),
+            Some(MbarrierOp::Init | MbarrierOp::PendingCount) => (2, 2),
+            Some(MbarrierOp::ExpectTx | MbarrierOp::CompleteTx) => (2, 2),
+            Some(MbarrierOp::Arrive | MbarrierOp::ArriveDrop) => (2, 3),
+            Some(MbarrierOp::TestWait | MbarrierOp::TryWait) => (3, 4),
+            None => (0, 0),
+        },
         O::Bar | O::Barrier => (0, 4),
         O::CpAsync => (3, 5),
         O::Ldmatrix | O::Stmatrix => (2, 2),
@@ -229,6 +240,22 @@ pub(super) fn slots(op: Opcode, m: &Modifiers, n: usize) -> Vec<Slot> {
             }
         }
         O::Wmma if m.wmma_op == Some(WmmaOp::Store) => v[0] = Addr,
+        // [addr] first: init, inval, expect_tx, complete_tx; pending_count
+        // reads a state. Else a destination, then [addr].
+        O::Mbarrier => match m.mbarrier_op {
+            Some(
+                MbarrierOp::Init
+                | MbarrierOp::Inval
+                | MbarrierOp::ExpectTx
+                | MbarrierOp::CompleteTx,
+            ) => v[0] = Addr,
+            Some(MbarrierOp::PendingCount) => v[0] = Dst,
+            _ if n > 1 => {
+                v[0] = Dst;
+                v[1] = Addr;
+            }
+            _ => {}
+        },
         O::Bra => v[0] = Label,
         O::Call | O::BrxIdx => v.iter_mut().for_each(|s| *s = Any),
         O::Bar | O::Barrier | O::BarWarpSync | O::Nanosleep | O::Pmevent | O::CpAsyncWaitGroup => {}

@@ -92,6 +92,25 @@ pub(super) fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<T
             m.testp = Some(v);
             F::Testp
         }),
+        O::Mbarrier => match (m.mbarrier_op, t) {
+            (Some(MbarrierOp::Arrive), "expect_tx") if !m.expect_tx => {
+                m.expect_tx = true;
+                Some(F::MbarrierOp)
+            }
+            (Some(MbarrierOp::TestWait | MbarrierOp::TryWait), "parity") if !m.parity => {
+                m.parity = true;
+                Some(F::Parity)
+            }
+            (Some(MbarrierOp::Arrive | MbarrierOp::ArriveDrop), "noComplete") if !m.no_complete => {
+                m.no_complete = true;
+                Some(F::NoComplete)
+            }
+            (None, _) => MbarrierOp::from_name(t).map(|o| {
+                m.mbarrier_op = Some(o);
+                F::MbarrierOp
+            }),
+            _ => None,
+        },
         O::Wmma => {
             if let Some(w) = WmmaOp::from_name(t) {
                 m.wmma_op = Some(w);

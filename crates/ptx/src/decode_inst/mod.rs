@@ -114,6 +114,14 @@ pub(crate) fn decode<'a>(
             }
         }
     }
+    if ok && op == Opcode::Mbarrier && mods.mbarrier_op.is_none() {
+        err(
+            diags,
+            i.opcode.span,
+            "`mbarrier` needs an operation: .init, .inval, .arrive, .arrive_drop, .test_wait, .try_wait, .pending_count, .expect_tx or .complete_tx".to_string(),
+        );
+        ok = false;
+    }
     if !ok {
         return None;
     }

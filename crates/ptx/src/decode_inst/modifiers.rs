@@ -47,6 +47,9 @@ pub(super) enum F {
     Shape,
     Layout,
     WmmaOp,
+    MbarrierOp,
+    Parity,
+    NoComplete,
     Fragment,
     Proxy,
     VideoAdd,
@@ -132,6 +135,7 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         O::Wmma => &[
             WmmaOp, Fragment, Sync, Aligned, Layout, Shape, Space, Type, Satfinite,
         ],
+        O::Mbarrier => &[MbarrierOp, Parity, NoComplete, Space, Sem, Scope, Type],
         O::Bra | O::Call | O::Ret | O::BrxIdx => &[Uni],
         O::BarWarpSync
         | O::CpAsyncCommitGroup

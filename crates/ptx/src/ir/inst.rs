@@ -35,6 +35,8 @@ spelled_enum! {
         CpAsync = "cp.async", CpAsyncCommitGroup = "cp.async.commit_group",
         CpAsyncWaitGroup = "cp.async.wait_group", CpAsyncWaitAll = "cp.async.wait_all",
         Ldmatrix = "ldmatrix", Stmatrix = "stmatrix", Mma = "mma", Wmma = "wmma",
+        // asynchronous barriers in shared memory
+        Mbarrier = "mbarrier",
         // scalar video instructions
         Vadd = "vadd", Vsub = "vsub", Vabsdiff = "vabsdiff", Vmin = "vmin", Vmax = "vmax",
         Vshl = "vshl", Vshr = "vshr", Vset = "vset", Vmad = "vmad",
@@ -141,6 +143,14 @@ pub struct Modifiers {
     pub layout_b: Option<Layout>,
     /// Sub-operation of wmma.
     pub wmma_op: Option<WmmaOp>,
+    /// Sub-operation of mbarrier.
+    pub mbarrier_op: Option<MbarrierOp>,
+    /// `.parity` of mbarrier.test_wait / try_wait: the operand is a phase parity.
+    pub parity: bool,
+    /// `.expect_tx` after `mbarrier.arrive`: arrive and expect bytes.
+    pub expect_tx: bool,
+    /// `.noComplete` of mbarrier.arrive: the arrival must not complete the phase.
+    pub no_complete: bool,
     /// Fragment of wmma.load / wmma.store.
     pub fragment: Option<Fragment>,
     /// Proxy kind of `fence.proxy.*`.

@@ -369,6 +369,15 @@ spelled_enum! {
 }
 
 spelled_enum! {
+    /// The mbarrier sub-operation (`mbarrier.arrive`, `mbarrier.try_wait` ...).
+    pub enum MbarrierOp {
+        Init = "init", Inval = "inval", Arrive = "arrive", ArriveDrop = "arrive_drop",
+        TestWait = "test_wait", TryWait = "try_wait", PendingCount = "pending_count",
+        ExpectTx = "expect_tx", CompleteTx = "complete_tx",
+    }
+}
+
+spelled_enum! {
     /// The wmma sub-operation.
     pub enum WmmaOp { Load = "load", Store = "store", Mma = "mma", }
 }

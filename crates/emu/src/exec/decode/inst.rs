@@ -1,8 +1,8 @@
 //! The translation of one instruction: opcode, modifiers and operands to an [`Op`].
 
 use ptx::{
-    BarMode, Immediate, Instruction, MulPart, Opcode, Operand, Precision, ShfDir, ShfMode,
-    StateSpace, Symbol, Type,
+    BarMode, Immediate, Instruction, MbarrierOp, MulPart, Opcode, Operand, Precision, ShfDir,
+    ShfMode, StateSpace, Symbol, Type,
 };
 
 use super::{Cx, D, fty, mem_space, plain_space, to_round, to_round_int};
@@ -114,6 +114,52 @@ impl Cx<'_> {
                 }
             }
             O::CpAsyncCommitGroup | O::CpAsyncWaitGroup | O::CpAsyncWaitAll => Op::Nop,
+            O::Mbarrier => {
+                let op = m.mbarrier_op.ok_or("mbarrier operation")?;
+                if m.space == Some(StateSpace::SharedCluster) {
+                    return Err("mbarrier on another CTA's shared memory (.shared::cluster)".into());
+                }
+                let space = mem_space(m.space)?;
+                let (d, a, b) = match op {
+                    MbarrierOp::Init
+                    | MbarrierOp::Inval
+                    | MbarrierOp::ExpectTx
+                    | MbarrierOp::CompleteTx => (None, 0, ops.get(1)),
+                    MbarrierOp::PendingCount => {
+                        let d = Some(self.vdst(get(0)?)?);
+                        let state = Some(self.src(get(1)?)?);
+                        return Ok(Op::Mbarrier {
+                            op,
+                            space,
+                            addr: Addr {
+                                base: Src::Imm(0),
+                                offset: 0,
+                            },
+                            d,
+                            b: state,
+                            parity: false,
+                        });
+                    }
+                    _ => {
+                        let d = match get(0)? {
+                            Operand::Sink => None,
+                            o => Some(self.vdst(o)?),
+                        };
+                        // arrive.expect_tx's third operand is bytes, not a count.
+                        let b = if m.expect_tx { None } else { ops.get(2) };
+                        (d, 1, b)
+                    }
+                };
+                let (addr, space) = self.addr(get(a)?, space)?;
+                Op::Mbarrier {
+                    op,
+                    space,
+                    addr,
+                    d,
+                    b: b.map(|o| self.src(o)).transpose()?,
+                    parity: m.parity,
+                }
+            }
             O::Add if m.sat && !ty.is_float() => int2(IntOp2::AddSat)?,
             O::Sub if m.sat && !ty.is_float() => int2(IntOp2::SubSat)?,
             O::Add => float_or_int2(FOp2::Add, IntOp2::Add)?,

@@ -688,6 +688,16 @@ impl Warp {
                 self.vote(exec, mode, d, a)?;
             }
             Op::Activemask { d } => self.write(*d, &[exec as u64; WARP_SIZE], exec),
+            Op::Mbarrier {
+                op,
+                space,
+                addr,
+                d,
+                b,
+                parity,
+            } => {
+                self.mbarrier(lx, cta, exec, *op, *space, addr, *d, *b, *parity)?;
+            }
             Op::Match {
                 mode,
                 bits,

@@ -20,6 +20,7 @@ mod access;
 mod collective;
 mod control;
 mod execute;
+mod mbarrier;
 mod memory_ops;
 mod tensor;
 mod tensor_int;
@@ -90,6 +91,9 @@ pub struct Warp {
     pub state: WarpState,
     /// A `bar.red` waiting for its result: destination, reduction, lanes.
     pending_red: Option<(VoteDst, RedOp, Mask)>,
+    /// Set by an mbarrier wait that found its phase incomplete: the warp
+    /// ends its time slice so the warps that will arrive can run.
+    yield_slice: bool,
     max_depth: usize,
     /// CC.CF of each lane (carry, or borrow after a subtraction).
     carry: Mask,
@@ -162,6 +166,7 @@ impl Warp {
                 WarpState::Ready
             },
             pending_red: None,
+            yield_slice: false,
             max_depth: 1,
             carry: 0,
             reg_fault: Cell::new(None),
@@ -371,7 +376,12 @@ impl Warp {
         // warps; so does the end of a time slice, so that a warp spinning on
         // a flag another warp of the CTA sets lets that warp run.
         let mut slice = 0;
-        while self.state == WarpState::Ready && cta.releases.is_empty() && slice < TIME_SLICE {
+        self.yield_slice = false;
+        while self.state == WarpState::Ready
+            && cta.releases.is_empty()
+            && !self.yield_slice
+            && slice < TIME_SLICE
+        {
             slice += 1;
             if let Err((kind, lane, pc)) = self.step(lx, cta, obs) {
                 return Err(Box::new(self.fault(lx, cta, kind, lane, pc)));
