@@ -45,6 +45,14 @@ fn run_ok(dir: &Path) -> String {
     text
 }
 
+/// `source` as k.cu and `spec` as spec.toml in a fresh folder named after
+/// `tag`, run there ([`run_ok`]): the folder and the run's output.
+fn run_kernel(tag: &str, source: &str, spec: &str) -> (PathBuf, String) {
+    let dir = folder(tag, &[("k.cu", source), ("spec.toml", spec)]);
+    let text = run_ok(&dir);
+    (dir, text)
+}
+
 const TEMPLATE_SOURCE: &str = r#"
 template <typename T, int K>
 __global__ void scale(const T* in, T* out, int n) {
@@ -86,14 +94,7 @@ fn a_template_id_kernel_is_instantiated_without_an_explicit_instantiation() {
         return;
     }
     for (kernel, k) in [("scale<float, 3>", 3.0), ("scale<float,7>", 7.0)] {
-        let dir = folder(
-            "template",
-            &[
-                ("k.cu", TEMPLATE_SOURCE),
-                ("spec.toml", &template_spec(kernel)),
-            ],
-        );
-        run_ok(&dir);
+        let (dir, _) = run_kernel("template", TEMPLATE_SOURCE, &template_spec(kernel));
         let out = dumped(&dir, "out", f32::from_le_bytes);
         assert_eq!(out.len(), 1000);
         for (i, v) in out.iter().enumerate() {
@@ -174,8 +175,7 @@ fn cooperative_groups_and_cub_compile_from_the_cccl_wheel_and_run() {
     if !nvrtc_available() {
         return;
     }
-    let dir = folder("cccl", &[("k.cu", CCCL_SOURCE), ("spec.toml", CCCL_SPEC)]);
-    run_ok(&dir);
+    let (dir, _) = run_kernel("cccl", CCCL_SOURCE, CCCL_SPEC);
     // The sum of first..first+len-1.
     let sum = |first: i32, len: i32| len * first + len * (len - 1) / 2;
     let blocks = dumped(&dir, "block_sum", i32::from_le_bytes);
@@ -261,8 +261,7 @@ name = "ints"
 type = "i32*"
 len = 64
 "#;
-    let dir = folder("std", &[("k.cu", STD_SOURCE), ("spec.toml", spec)]);
-    run_ok(&dir);
+    let (dir, _) = run_kernel("std", STD_SOURCE, spec);
     let out = dumped(&dir, "out", f32::from_le_bytes);
     for (i, v) in out.iter().enumerate() {
         let x = i as f32;
@@ -352,8 +351,7 @@ type = "i32"
 value = 3
 "#
         );
-        let dir = folder("barrier", &[("k.cu", BARRIER_SOURCE), ("spec.toml", &spec)]);
-        run_ok(&dir);
+        let (dir, _) = run_kernel("barrier", BARRIER_SOURCE, &spec);
         let out = dumped(&dir, "out", i32::from_le_bytes);
         let expect: Vec<i32> = (0..256)
             .map(|i: i32| {
@@ -373,8 +371,7 @@ name = "out"
 type = "i32*"
 len = 96
 "#;
-    let dir = folder("parity", &[("k.cu", PARITY_SOURCE), ("spec.toml", spec)]);
-    let text = run_ok(&dir);
+    let (dir, text) = run_kernel("parity", PARITY_SOURCE, spec);
     // A failed wait ends the warp's time slice at once: warp 0 loops on it
     // once, not for a whole slice (4,096 instructions), so the profile is
     // not inflated by the emulator's own schedule (67 warp instructions).
@@ -391,4 +388,52 @@ len = 96
     // The tokens are the state before each lane's arrival, in lane order.
     let pending: Vec<i32> = (0..32).map(|l| 32 - l).collect();
     assert_eq!(&out[64..], &pending[..]);
+}
+
+/// `cuda::memcpy_async` into shared memory, completed through a barrier
+/// (cp.async, then cp.async.mbarrier.arrive, then the barrier's wait).
+const MEMCPY_ASYNC_SOURCE: &str = r#"
+#include <cooperative_groups.h>
+#include <cuda/barrier>
+namespace cg = cooperative_groups;
+extern "C" __global__ void reverse(const float* in, float* out) {
+    __shared__ float tile[128];
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    auto block = cg::this_thread_block();
+    if (block.thread_rank() == 0) init(&bar, block.size());
+    block.sync();
+    cuda::memcpy_async(block, tile, in + blockIdx.x * 128, sizeof(float) * 128, bar);
+    bar.arrive_and_wait();
+    out[blockIdx.x * 128 + threadIdx.x] = 2.0f * tile[127 - threadIdx.x];
+}
+"#;
+
+#[test]
+fn memcpy_async_with_a_barrier_delivers_the_tile() {
+    if !nvrtc_available() {
+        return;
+    }
+    let spec = r#"source = "k.cu"
+kernel = "reverse"
+arch = "sm_80"
+grid = [2]
+block = [128]
+
+[[arg]]
+name = "in"
+type = "f32*"
+len = 256
+init = "iota"
+
+[[arg]]
+name = "out"
+type = "f32*"
+len = 256
+"#;
+    let (dir, _) = run_kernel("memcpy-async", MEMCPY_ASYNC_SOURCE, spec);
+    let out = dumped(&dir, "out", f32::from_le_bytes);
+    let expect: Vec<f32> = (0..256)
+        .map(|i| 2.0 * ((i / 128) * 128 + 127 - i % 128) as f32)
+        .collect();
+    assert_eq!(out, expect);
 }

@@ -574,6 +574,9 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
     if m.parity {
         w("parity")?;
     }
+    if m.noinc {
+        w("noinc")?;
+    }
     if op == Opcode::Match
         && let Some(x) = m.match_mode
     {

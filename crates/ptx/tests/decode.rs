@@ -318,6 +318,8 @@ fn warp_sync_tensor() {
         "cp.async.commit_group;",
         "cp.async.wait_group 0;",
         "cp.async.wait_all;",
+        "cp.async.mbarrier.arrive.shared.b64 [%r1];",
+        "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r1];",
         "mbarrier.init.shared.b64 [%r1], %r2;",
         "mbarrier.init.shared::cta.b64 [smem], 32;",
         "mbarrier.inval.shared.b64 [%r1];",

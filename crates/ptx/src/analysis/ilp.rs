@@ -356,6 +356,7 @@ pub(crate) fn defs_and_uses(inst: &Instruction) -> (Vec<Reg>, Vec<Reg>) {
             | CpAsyncCommitGroup
             | CpAsyncWaitGroup
             | CpAsyncWaitAll
+            | CpAsyncMbarrierArrive
             | Stmatrix
     );
     for (i, op) in inst.operands.iter().enumerate() {

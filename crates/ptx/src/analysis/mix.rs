@@ -222,7 +222,7 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         // An asynchronous barrier's state lives in shared memory; its
         // arrivals and waits are counted apart from bar.sync (no sourced
         // cost: `other`).
-        Mbarrier => C::Other,
+        Mbarrier | CpAsyncMbarrierArrive => C::Other,
         Prefetch | Prefetchu | Nanosleep | Pmevent | Brkpt => C::Other,
     }
 }

@@ -39,7 +39,7 @@ pub(super) fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         O::Bar | O::Barrier => (0, 1),
         // `mbarrier.arrive.b64` (state) and `mbarrier.init.shared::cta.b64`;
         // some forms (`mbarrier.inval`, `expect_tx`) are written without one.
-        O::Mbarrier => (0, 1),
+        O::Mbarrier | O::CpAsyncMbarrierArrive => (0, 1),
         _ => (1, 1),
     }
 }
@@ -188,6 +188,7 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
             }
         }
         O::Red => (2, 3),
+        O::CpAsyncMbarrierArrive => (1, 1),
         O::Mbarrier => match m.mbarrier_op {
             Some(MbarrierOp::Inval) => (1, 1),
             Some(MbarrierOp::Init | MbarrierOp::PendingCount) => (2, 2),
@@ -233,6 +234,7 @@ pub(super) fn slots(op: Opcode, m: &Modifiers, n: usize) -> Vec<Slot> {
                 *s = Addr;
             }
         }
+        O::CpAsyncMbarrierArrive => v[0] = Addr,
         O::CpAsync => {
             v[0] = Addr;
             if n > 1 {

@@ -111,6 +111,10 @@ pub(super) fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<T
             }),
             _ => None,
         },
+        O::CpAsyncMbarrierArrive if t == "noinc" && !m.noinc => {
+            m.noinc = true;
+            Some(F::Noinc)
+        }
         O::Wmma => {
             if let Some(w) = WmmaOp::from_name(t) {
                 m.wmma_op = Some(w);

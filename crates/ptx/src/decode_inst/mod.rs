@@ -32,6 +32,9 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
             Some("commit_group") => (Opcode::CpAsyncCommitGroup, &m[2..]),
             Some("wait_group") => (Opcode::CpAsyncWaitGroup, &m[2..]),
             Some("wait_all") => (Opcode::CpAsyncWaitAll, &m[2..]),
+            Some("mbarrier") if word(2) == Some("arrive") => {
+                (Opcode::CpAsyncMbarrierArrive, &m[3..])
+            }
             _ => (Opcode::CpAsync, &m[1..]),
         },
         "bar" if word(0) == Some("warp") && word(1) == Some("sync") => {
@@ -46,7 +49,8 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
                 | Opcode::BrxIdx
                 | Opcode::CpAsyncCommitGroup
                 | Opcode::CpAsyncWaitGroup
-                | Opcode::CpAsyncWaitAll,
+                | Opcode::CpAsyncWaitAll
+                | Opcode::CpAsyncMbarrierArrive,
             )
             | None => return None,
             Some(op) => (op, &m[..]),

@@ -50,6 +50,7 @@ pub(super) enum F {
     MbarrierOp,
     Parity,
     NoComplete,
+    Noinc,
     Fragment,
     Proxy,
     VideoAdd,
@@ -136,6 +137,7 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
             WmmaOp, Fragment, Sync, Aligned, Layout, Shape, Space, Type, Satfinite,
         ],
         O::Mbarrier => &[MbarrierOp, Parity, NoComplete, Space, Sem, Scope, Type],
+        O::CpAsyncMbarrierArrive => &[Noinc, Space, Type],
         O::Bra | O::Call | O::Ret | O::BrxIdx => &[Uni],
         O::BarWarpSync
         | O::CpAsyncCommitGroup

@@ -34,6 +34,7 @@ spelled_enum! {
         // asynchronous copies and tensor cores
         CpAsync = "cp.async", CpAsyncCommitGroup = "cp.async.commit_group",
         CpAsyncWaitGroup = "cp.async.wait_group", CpAsyncWaitAll = "cp.async.wait_all",
+        CpAsyncMbarrierArrive = "cp.async.mbarrier.arrive",
         Ldmatrix = "ldmatrix", Stmatrix = "stmatrix", Mma = "mma", Wmma = "wmma",
         // asynchronous barriers in shared memory
         Mbarrier = "mbarrier",
@@ -151,6 +152,8 @@ pub struct Modifiers {
     pub expect_tx: bool,
     /// `.noComplete` of mbarrier.arrive: the arrival must not complete the phase.
     pub no_complete: bool,
+    /// `.noinc` of cp.async.mbarrier.arrive: the pending count is not raised first.
+    pub noinc: bool,
     /// Fragment of wmma.load / wmma.store.
     pub fragment: Option<Fragment>,
     /// Proxy kind of `fence.proxy.*`.

@@ -114,6 +114,22 @@ impl Cx<'_> {
                 }
             }
             O::CpAsyncCommitGroup | O::CpAsyncWaitGroup | O::CpAsyncWaitAll => Op::Nop,
+            // The thread's cp.async copies are complete already (they copy at
+            // once), so the arrive happens now. Without `.noinc` the pending
+            // count is raised by one first: no change at all.
+            O::CpAsyncMbarrierArrive if !m.noinc => Op::Nop,
+            O::CpAsyncMbarrierArrive => {
+                let (addr, space) =
+                    self.addr(get(0)?, mem_space(m.space.or(Some(StateSpace::Shared)))?)?;
+                Op::Mbarrier {
+                    op: MbarrierOp::Arrive,
+                    space,
+                    addr,
+                    d: None,
+                    b: None,
+                    parity: false,
+                }
+            }
             O::Mbarrier => {
                 let op = m.mbarrier_op.ok_or("mbarrier operation")?;
                 if m.space == Some(StateSpace::SharedCluster) {
