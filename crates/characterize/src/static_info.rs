@@ -226,6 +226,7 @@ fn writes(inst: &Instruction, r: Reg) -> bool {
     match inst.operands.first() {
         Some(Operand::Reg(d) | Operand::VecElem(d, _)) => *d == r,
         Some(Operand::Pair(a, b)) => *a == r || *b == r,
+        Some(Operand::SinkPair(b)) => *b == r,
         Some(Operand::Vector(v) | Operand::List(v)) => v
             .iter()
             .any(|o| matches!(o, Operand::Reg(d) | Operand::VecElem(d, _) if *d == r)),

@@ -437,3 +437,56 @@ len = 256
         .collect();
     assert_eq!(out, expect);
 }
+
+/// Hopper's warp election (`cg::invoke_one` compiles to `elect.sync`), the
+/// vector atomic `atomicAdd(float2*, float2)` (`atom.global.add.v2.f32`),
+/// and the programmatic-dependent-launch controls (`griddepcontrol`, no-ops
+/// for the one grid emulated).
+const SM90_SOURCE: &str = r#"
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void elected(const float* in, float2* acc, int* leaders) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = in[i];
+    cg::invoke_one(warp, [&] {
+        atomicAdd(acc, make_float2(v, 1.0f));
+        leaders[i / 32] = i;
+    });
+    asm volatile("griddepcontrol.launch_dependents;");
+}
+"#;
+
+#[test]
+fn warp_election_vector_atomics_and_dependent_launch_controls_run() {
+    if !nvrtc_available() {
+        return;
+    }
+    let spec = r#"source = "k.cu"
+kernel = "elected"
+arch = "sm_90"
+grid = [2]
+block = [64]
+
+[[arg]]
+name = "in"
+type = "f32*"
+len = 128
+init = "iota"
+
+[[arg]]
+name = "acc"
+type = "f32*"
+len = 2
+
+[[arg]]
+name = "leaders"
+type = "i32*"
+len = 4
+"#;
+    let (dir, _) = run_kernel("sm90", SM90_SOURCE, spec);
+    // The emulator elects each warp's lowest lane: threads 0, 32, 64, 96.
+    assert_eq!(dumped(&dir, "leaders", i32::from_le_bytes), [0, 32, 64, 96]);
+    assert_eq!(dumped(&dir, "acc", f32::from_le_bytes), [192.0, 4.0]);
+}

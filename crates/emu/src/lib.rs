@@ -30,7 +30,9 @@
 //! are no-ops); an `mbarrier` is 8 bytes of shared memory in an encoding of
 //! the emulator's, its arrivals apply in lane order and a wait that finds
 //! its phase incomplete ends the warp's time slice (exec/warp/mbarrier.rs;
-//! no transaction count: bulk copies are not emulated); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16,
+//! no transaction count: bulk copies are not emulated); `elect.sync` elects
+//! the lowest executing lane of its member mask; vector atomics (`.v2` ..
+//! `.v8`) apply element by element; `griddepcontrol` is a no-op (one grid); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16,
 //! `wmma.*` m16n16k16 f16, `ldmatrix`/`stmatrix`) accumulate in f32 in k
 //! order and use an emulator-chosen wmma fragment layout (see the warp's
 //! tensor module); video SIMD ops run in their default-selector form.

@@ -161,6 +161,8 @@ pub enum Op<'a> {
     Vector(Vec<Op<'a>>, Span),
     List(Vec<Op<'a>>, Span),
     Sink(Span),
+    /// `_|%p`: a dual destination whose first part is discarded (elect.sync).
+    SinkPair(Span, Word<'a>),
 }
 
 impl Op<'_> {
@@ -169,6 +171,7 @@ impl Op<'_> {
             Op::Name(w) | Op::Not(w) => w.span,
             Op::Neg(w) => w.span,
             Op::Pair(a, b) => a.span.join(b.span),
+            Op::SinkPair(s, b) => s.join(b.span),
             Op::NameOffset(_, _, s)
             | Op::Num(_, s)
             | Op::Addr { span: s, .. }

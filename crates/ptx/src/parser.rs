@@ -947,6 +947,10 @@ impl<'a> Parser<'a> {
             }
             K::Underscore => {
                 self.bump();
+                if self.eat(K::Pipe) {
+                    let m = self.name()?;
+                    return Ok(Op::SinkPair(t.span, m));
+                }
                 Ok(Op::Sink(t.span))
             }
             K::LBracket => {

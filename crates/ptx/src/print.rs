@@ -499,6 +499,7 @@ fn operand(f: &mut impl Write, m: &Module, func: &Function, o: &Operand) -> fmt:
         Operand::Reg(r) => f.write_str(reg(*r)),
         Operand::NotReg(r) => write!(f, "!{}", reg(*r)),
         Operand::Pair(a, b) => write!(f, "{}|{}", reg(*a), reg(*b)),
+        Operand::SinkPair(b) => write!(f, "_|{}", reg(*b)),
         Operand::VecElem(r, i) => {
             let c = ["x", "y", "z", "w"].get(*i as usize).unwrap_or(&"?");
             write!(f, "{}.{c}", reg(*r))

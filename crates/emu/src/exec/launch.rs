@@ -397,6 +397,9 @@ fn has_global_atomics(prog: &Program) -> bool {
             Op::Atom {
                 space: MemSpace::Global | MemSpace::Generic | MemSpace::Generic32,
                 ..
+            } | Op::AtomVec {
+                space: MemSpace::Global | MemSpace::Generic | MemSpace::Generic32,
+                ..
             }
         )
     })

@@ -427,6 +427,16 @@ pub enum Op {
         b: Src,
         c: Option<Src>,
     },
+    /// `atom`/`red` with `.v2`/`.v4`/`.v8` (sm_90): element `k` is its own
+    /// atomic at `addr + k * size`.
+    AtomVec {
+        space: MemSpace,
+        op: AtomOp,
+        ty: Type,
+        d: Vec<Option<R>>,
+        addr: Addr,
+        b: Vec<Src>,
+    },
     Bra {
         target: u32,
         reconv: u32,
@@ -576,6 +586,14 @@ pub enum Op {
     },
     Activemask {
         d: R,
+    },
+    /// `elect.sync d|p, membermask`: the lowest lane of the executing lanes
+    /// in the member mask leads (the ISA only asks for a deterministic
+    /// choice); `d` is its lane id, `p` true on it alone.
+    Elect {
+        d: Option<R>,
+        p: P,
+        mask: Src,
     },
     /// `mbarrier.*`: an asynchronous barrier whose 8-byte state is in shared
     /// memory (warp/mbarrier.rs has the encoding).

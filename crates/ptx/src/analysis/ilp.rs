@@ -357,6 +357,8 @@ pub(crate) fn defs_and_uses(inst: &Instruction) -> (Vec<Reg>, Vec<Reg>) {
             | CpAsyncWaitGroup
             | CpAsyncWaitAll
             | CpAsyncMbarrierArrive
+            | GriddepcontrolWait
+            | GriddepcontrolLaunchDependents
             | Stmatrix
     );
     for (i, op) in inst.operands.iter().enumerate() {
@@ -375,7 +377,9 @@ pub(crate) fn defs_and_uses(inst: &Instruction) -> (Vec<Reg>, Vec<Reg>) {
 /// (an address is always read, wherever it stands).
 fn collect(op: &Operand, regs: &mut Vec<Reg>, addr: &mut Vec<Reg>) {
     match op {
-        Operand::Reg(r) | Operand::NotReg(r) | Operand::VecElem(r, _) => regs.push(*r),
+        Operand::Reg(r) | Operand::NotReg(r) | Operand::VecElem(r, _) | Operand::SinkPair(r) => {
+            regs.push(*r)
+        }
         Operand::Pair(a, b) => {
             regs.push(*a);
             regs.push(*b);

@@ -216,13 +216,15 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Exit | Trap => C::Exit,
         Bar | Barrier => C::Barrier,
         Fence | Membar => C::Fence,
-        Shfl | Vote | Match | Redux | Activemask | BarWarpSync => C::Warp,
+        Shfl | Vote | Match | Redux | Activemask | BarWarpSync | Elect => C::Warp,
         Mma | Wmma | Ldmatrix | Stmatrix => C::Tensor,
         CpAsync | CpAsyncCommitGroup | CpAsyncWaitGroup | CpAsyncWaitAll => C::AsyncCopy,
         // An asynchronous barrier's state lives in shared memory; its
         // arrivals and waits are counted apart from bar.sync (no sourced
         // cost: `other`).
         Mbarrier | CpAsyncMbarrierArrive => C::Other,
+        // A single grid: there is no earlier grid to wait on, no later one to release.
+        GriddepcontrolWait | GriddepcontrolLaunchDependents => C::Other,
         Prefetch | Prefetchu | Nanosleep | Pmevent | Brkpt => C::Other,
     }
 }

@@ -31,6 +31,9 @@ pub(super) fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         | O::CpAsyncCommitGroup
         | O::CpAsyncWaitGroup
         | O::CpAsyncWaitAll
+        | O::GriddepcontrolWait
+        | O::GriddepcontrolLaunchDependents
+        | O::Elect
         | O::BarWarpSync
         | O::Isspacep
         | O::Prefetch
@@ -189,6 +192,7 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         }
         O::Red => (2, 3),
         O::CpAsyncMbarrierArrive => (1, 1),
+        O::Elect => (2, 2),
         O::Mbarrier => match m.mbarrier_op {
             Some(MbarrierOp::Inval) => (1, 1),
             Some(MbarrierOp::Init | MbarrierOp::PendingCount) => (2, 2),

@@ -41,6 +41,11 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
             (Opcode::BarWarpSync, &m[2..])
         }
         "brx" if word(0) == Some("idx") => (Opcode::BrxIdx, &m[1..]),
+        "griddepcontrol" => match word(0) {
+            Some("wait") => (Opcode::GriddepcontrolWait, &m[1..]),
+            Some("launch_dependents") => (Opcode::GriddepcontrolLaunchDependents, &m[1..]),
+            _ => return None,
+        },
         // The dotted stems above are not opcodes on their own.
         other => match Opcode::from_name(other) {
             Some(
@@ -50,7 +55,9 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
                 | Opcode::CpAsyncCommitGroup
                 | Opcode::CpAsyncWaitGroup
                 | Opcode::CpAsyncWaitAll
-                | Opcode::CpAsyncMbarrierArrive,
+                | Opcode::CpAsyncMbarrierArrive
+                | Opcode::GriddepcontrolWait
+                | Opcode::GriddepcontrolLaunchDependents,
             )
             | None => return None,
             Some(op) => (op, &m[..]),
@@ -236,13 +243,14 @@ pub(crate) fn decode<'a>(
                 | Operand::VecElem(..)
                 | Operand::Vector(_)
                 | Operand::Pair(..)
+                | Operand::SinkPair(_)
                 | Operand::Sink,
             ) => None,
             (Slot::Dst, _) => Some("a destination register"),
             (Slot::Addr, Operand::Address(_)) => None,
             (Slot::Addr, _) => Some("an address `[...]`"),
             (Slot::Src, Operand::Address(_)) => Some("a register or immediate (not an address)"),
-            (Slot::Src, Operand::Pair(..)) => Some("a single register"),
+            (Slot::Src, Operand::Pair(..) | Operand::SinkPair(_)) => Some("a single register"),
             _ => None,
         };
         if let Some(want) = bad {

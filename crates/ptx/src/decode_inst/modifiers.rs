@@ -124,6 +124,7 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         O::Prefetch | O::Prefetchu => &[Space, Level, Hint],
         O::Shfl => &[Type, Sync, ShflMode],
         O::Vote => &[Type, Sync, VoteMode],
+        O::Elect => &[Sync],
         O::Match => &[Type, Sync, MatchMode],
         O::Redux => &[Type, Sync, AtomOp],
         O::Atom | O::Red => &[Type, Space, Sem, Scope, AtomOp, Noftz, Vec, Hint],
@@ -143,6 +144,8 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         | O::CpAsyncCommitGroup
         | O::CpAsyncWaitGroup
         | O::CpAsyncWaitAll
+        | O::GriddepcontrolWait
+        | O::GriddepcontrolLaunchDependents
         | O::Exit
         | O::Trap
         | O::Brkpt

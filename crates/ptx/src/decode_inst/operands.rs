@@ -39,6 +39,7 @@ pub(super) fn resolve<'a>(
             let rb = reg_of(diags, fs, scope, b)?;
             Some(Operand::Pair(ra, rb))
         }
+        Op::SinkPair(_, b) => Some(Operand::SinkPair(reg_of(diags, fs, scope, b)?)),
         Op::Vector(items, _) | Op::List(items, _) => {
             let mut out = Vec::with_capacity(items.len());
             for it in items {

@@ -27,6 +27,7 @@ spelled_enum! {
         Prefetch = "prefetch", Prefetchu = "prefetchu",
         // warp-level
         Shfl = "shfl", Vote = "vote", Match = "match", Redux = "redux", Activemask = "activemask",
+        Elect = "elect",
         // atomics
         Atom = "atom", Red = "red",
         // synchronization
@@ -48,6 +49,9 @@ spelled_enum! {
         // control flow and miscellany
         Bra = "bra", BrxIdx = "brx.idx", Call = "call", Ret = "ret", Exit = "exit", Trap = "trap",
         Brkpt = "brkpt", Nanosleep = "nanosleep", Pmevent = "pmevent",
+        // programmatic dependent launch (sm_90)
+        GriddepcontrolWait = "griddepcontrol.wait",
+        GriddepcontrolLaunchDependents = "griddepcontrol.launch_dependents",
     }
 }
 
@@ -235,8 +239,10 @@ pub enum Operand {
     Reg(Reg),
     /// `!%p`: a negated predicate source (setp/selp/bar.red/vote).
     NotReg(Reg),
-    /// `%r1|%p1`: dual destination (setp, shfl.sync).
+    /// `%r1|%p1`: dual destination (setp, shfl.sync, elect.sync).
     Pair(Reg, Reg),
+    /// `_|%p1`: a dual destination without its first part (elect.sync).
+    SinkPair(Reg),
     /// `v.x` (or `.y .z .w`, `.r .g .b .a`): element `i` of a vector
     /// register (`.reg .v4 .f32 v`), ISA 6.4.2 "Vector Operands".
     VecElem(Reg, u8),

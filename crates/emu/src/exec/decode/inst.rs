@@ -517,15 +517,49 @@ impl Cx<'_> {
             O::Atom | O::Red => {
                 let op = m.atom_op.ok_or("atomic operation")?;
                 let base = if inst.opcode == O::Atom { 1 } else { 0 };
+                let (addr, space) = self.addr(get(base)?, mem_space(m.space)?)?;
+                if m.vec.is_some() {
+                    let parts = |o: &Operand| -> Vec<Operand> {
+                        match o {
+                            Operand::Vector(items) => items.clone(),
+                            o => vec![o.clone()],
+                        }
+                    };
+                    let d = if inst.opcode == O::Atom {
+                        parts(get(0)?)
+                            .iter()
+                            .map(|o| match o {
+                                Operand::Sink => Ok(None),
+                                o => self.dreg(o).map(Some),
+                            })
+                            .collect::<D<Vec<_>>>()?
+                    } else {
+                        Vec::new()
+                    };
+                    let b = parts(get(base + 1)?)
+                        .iter()
+                        .map(|o| self.fsrc(o, ty))
+                        .collect::<D<Vec<_>>>()?;
+                    if ty.bytes() > 8 || b.is_empty() || b.len() > 8 {
+                        return Err("vector atomic of this width".into());
+                    }
+                    return Ok(Op::AtomVec {
+                        space,
+                        op,
+                        ty,
+                        d,
+                        addr,
+                        b,
+                    });
+                }
+                if ty.bytes() > 8 {
+                    return Err("128-bit atomic".into());
+                }
                 let d = if inst.opcode == O::Atom {
                     Some(self.dreg(get(0)?)?)
                 } else {
                     None
                 };
-                let (addr, space) = self.addr(get(base)?, mem_space(m.space)?)?;
-                if m.vec.is_some() || ty.bytes() > 8 {
-                    return Err("vector or 128-bit atomic".into());
-                }
                 let c = ops.get(base + 2).map(|o| self.fsrc(o, ty)).transpose()?;
                 Op::Atom {
                     space,
@@ -688,6 +722,20 @@ impl Cx<'_> {
             O::Activemask => Op::Activemask {
                 d: self.dreg(get(0)?)?,
             },
+            O::Elect => {
+                let (d, p) = match get(0)? {
+                    Operand::Pair(r, p) => (Some(self.dreg(&Operand::Reg(*r))?), *p),
+                    Operand::SinkPair(p) => (None, *p),
+                    other => return Err(format!("elect destination {other:?}").into()),
+                };
+                Op::Elect {
+                    d,
+                    p: self.pred(p).ok_or("elect predicate")?,
+                    mask: self.src(get(1)?)?,
+                }
+            }
+            // One grid is emulated: no earlier grid to wait for, none to release.
+            O::GriddepcontrolWait | O::GriddepcontrolLaunchDependents => Op::Nop,
             O::Match => {
                 let (d, dp) = match get(0)? {
                     Operand::Pair(r, p) => (

@@ -335,6 +335,16 @@ impl Warp {
             } => {
                 self.atomic(lx, cta, obs, site, exec, space, op, ty, d, addr, b, c)?;
             }
+            Op::AtomVec {
+                space,
+                op,
+                ty,
+                d,
+                addr,
+                b,
+            } => {
+                self.atomic_vec(lx, cta, obs, site, exec, *space, *op, *ty, d, addr, b)?;
+            }
             Op::Bra { target, reconv } => {
                 let divergent = exec != 0 && exec != active;
                 obs.branch(&BranchEvent {
@@ -688,6 +698,17 @@ impl Warp {
                 self.vote(exec, mode, d, a)?;
             }
             Op::Activemask { d } => self.write(*d, &[exec as u64; WARP_SIZE], exec),
+            Op::Elect { d, p, mask } => {
+                let members = self.fetch(lx, cta, *mask);
+                let first = exec.trailing_zeros() as usize;
+                let candidates = exec & members[first] as Mask;
+                let leader = candidates.trailing_zeros();
+                if let Some(d) = d {
+                    self.write(*d, &[u64::from(leader.min(31)); WARP_SIZE], exec);
+                }
+                let lead: Mask = if candidates == 0 { 0 } else { 1 << leader };
+                self.set_pred(*p, lead, exec);
+            }
             Op::Mbarrier {
                 op,
                 space,

@@ -188,30 +188,89 @@ impl Warp {
         let mut old = [0u64; WARP_SIZE];
         // Lanes update in lane order: one deterministic serialisation.
         for l in lanes(exec) {
-            let mut buf = [0u8; 8];
-            self.load_lane(lx, cta, *space, l, addrs[l], &mut buf[..size], size as u32)
-                .map_err(mem_err(l))?;
-            let o = u64::from_le_bytes(buf);
-            // f32 adds on global memory flush subnormals (ISA 9.7.13.5),
-            // those on shared memory keep them: per lane, as a generic
-            // address may land in either.
-            let global = super::access::target(*space, addrs[l]).0 == Space::Global;
-            let new = alu::atomic(*op, *ty, o, bv[l], cv[l], global)
-                .map_err(|e| (FaultKind::Unsupported(e.to_string()), Some(l)))?;
-            self.store_lane(
-                lx,
-                cta,
-                *space,
-                l,
-                addrs[l],
-                &new.to_le_bytes()[..size],
-                size as u32,
-            )
-            .map_err(mem_err(l))?;
-            old[l] = o;
+            old[l] = self.atomic_lane(lx, cta, *space, l, addrs[l], (*op, *ty), bv[l], cv[l])?;
         }
         if let Some(d) = d {
             self.write(*d, &old, exec);
+        }
+        Ok(())
+    }
+
+    /// One lane's read-modify-write of `(op, ty)` at `at`; the old value.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic_lane(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        space: MemSpace,
+        l: usize,
+        at: u64,
+        (op, ty): (AtomOp, Type),
+        b: u64,
+        c: u64,
+    ) -> Result<u64, (FaultKind, Option<usize>)> {
+        let size = ty.bytes() as usize;
+        let mut buf = [0u8; 8];
+        self.load_lane(lx, cta, space, l, at, &mut buf[..size], size as u32)
+            .map_err(mem_err(l))?;
+        let o = u64::from_le_bytes(buf);
+        // f32 adds on global memory flush subnormals (ISA 9.7.13.5), those
+        // on shared memory keep them: per lane, as a generic address may
+        // land in either.
+        let global = super::access::target(space, at).0 == Space::Global;
+        let new = alu::atomic(op, ty, o, b, c, global)
+            .map_err(|e| (FaultKind::Unsupported(e.to_string()), Some(l)))?;
+        self.store_lane(
+            lx,
+            cta,
+            space,
+            l,
+            at,
+            &new.to_le_bytes()[..size],
+            size as u32,
+        )
+        .map_err(mem_err(l))?;
+        Ok(o)
+    }
+
+    /// A vector atomic (`atom.global.add.v2.f32`): one event of the whole
+    /// width, then element by element, each applied in lane order (one
+    /// deterministic serialisation; the elements are separate atomics).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn atomic_vec<O: Observer>(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        exec: Mask,
+        space: MemSpace,
+        op: AtomOp,
+        ty: Type,
+        d: &[Option<R>],
+        addr: &Addr,
+        b: &[Src],
+    ) -> ExecResult {
+        let addrs = self.addrs(lx, cta, addr);
+        let size = ty.bytes() as usize;
+        obs.memory(&MemEvent {
+            site,
+            space: access_space(space, &addrs, exec),
+            kind: AccessKind::Atomic,
+            size: (size * b.len()) as u32,
+            active: exec,
+            addrs: &addrs,
+        });
+        for (k, bk) in b.iter().enumerate() {
+            let bv = self.fetch(lx, cta, *bk);
+            let mut old = [0u64; WARP_SIZE];
+            for l in lanes(exec) {
+                let at = addrs[l].wrapping_add((k * size) as u64);
+                old[l] = self.atomic_lane(lx, cta, space, l, at, (op, ty), bv[l], 0)?;
+            }
+            if let Some(Some(dk)) = d.get(k) {
+                self.write(*dk, &old, exec);
+            }
         }
         Ok(())
     }
