@@ -867,6 +867,18 @@ impl<'a> Parser<'a> {
             mods.push(self.word(m));
         }
         let mut operands = Vec::new();
+        // Texture and surface instructions have operand forms of their own
+        // (`[tex, {x, y}]`); ptxperf does not run them, so their operands
+        // are skipped and the decoder says what the instruction is.
+        let text_op = &self.src[op.span.range()];
+        if matches!(
+            text_op,
+            "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq"
+        ) {
+            while !self.at(K::Semi) && !self.at(K::Eof) {
+                self.bump();
+            }
+        }
         if !self.at(K::Semi) {
             loop {
                 operands.push(self.operand()?);

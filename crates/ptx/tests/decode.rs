@@ -403,6 +403,36 @@ fn calls_and_scopes() {
 }
 
 #[test]
+fn features_not_supported_yet_say_so() {
+    reject(
+        "barrier.cluster.arrive;",
+        "`barrier`: a thread block cluster barrier (sm_90) is not supported by ptxperf yet",
+    );
+    reject(
+        "mapa.shared::cluster.u32 %r1, %r2, %r3;",
+        "distributed shared memory of a thread block cluster (sm_90) is not supported",
+    );
+    reject(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];",
+        "a bulk asynchronous copy (TMA, sm_90) is not supported",
+    );
+    reject(
+        "wgmma.fence.sync.aligned;",
+        "warpgroup matrix multiply-accumulate",
+    );
+    reject(
+        "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];",
+        "a texture or surface instruction is not supported",
+    );
+    // What is supported is not caught: cp.async itself, barrier.sync.
+    check(
+        "cp.async.cg.shared.global [%r1], [%rd1], 16;",
+        "cp.async.cg.shared.global [%r1], [%rd1], 16;",
+    );
+    check("barrier.sync 0;", "barrier.sync 0;");
+}
+
+#[test]
 fn rejected_mbarrier_forms() {
     reject(
         "mbarrier.b64 %rd1, [%r1];",

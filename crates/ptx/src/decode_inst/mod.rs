@@ -65,6 +65,30 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
     })
 }
 
+/// Instructions of the PTX ISA that ptxperf knows it does not handle, and
+/// what they are: a user then reads that their kernel uses a feature not
+/// supported yet, not that their PTX is wrong.
+fn not_yet_supported(i: &ast::Instr<'_>) -> Option<&'static str> {
+    let word = |k: usize| i.mods.get(k).map(|w| &w.text[1..]);
+    Some(match i.opcode.text {
+        "barrier" if word(0) == Some("cluster") => "a thread block cluster barrier (sm_90)",
+        "mapa" | "getctarank" => "distributed shared memory of a thread block cluster (sm_90)",
+        "wgmma" => "warpgroup matrix multiply-accumulate (sm_90a)",
+        "cp" if word(0) == Some("async") && word(1).is_some_and(|w| w.starts_with("bulk")) => {
+            "a bulk asynchronous copy (TMA, sm_90)"
+        }
+        "cp" if word(0) == Some("reduce") => "a bulk asynchronous reduction (TMA, sm_90)",
+        "tcgen05" => "a fifth-generation tensor core instruction (sm_100a)",
+        "setmaxnreg" => "register reallocation between warpgroups (sm_90a)",
+        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" => {
+            "a texture or surface instruction"
+        }
+        "multimem" => "a multimem (NVLink multicast) instruction",
+        "clusterlaunchcontrol" => "cluster launch control (sm_100)",
+        _ => return None,
+    })
+}
+
 pub(crate) fn decode<'a>(
     dec: &mut Decoder<'a>,
     func: &Function,
@@ -74,6 +98,17 @@ pub(crate) fn decode<'a>(
     loc: Option<SourceLoc>,
 ) -> Option<Instruction> {
     let diags = &mut dec.diags;
+    if let Some(what) = not_yet_supported(i) {
+        err(
+            diags,
+            i.opcode.span,
+            format!(
+                "`{}`: {what} is not supported by ptxperf yet",
+                i.opcode.text
+            ),
+        );
+        return None;
+    }
     let Some((op, mod_words)) = opcode(i) else {
         err(
             diags,
