@@ -241,6 +241,71 @@ __global__ void std_names(const T* in, T* out, std::int32_t* ints) {
 }
 "#;
 
+/// `using namespace std;` with unqualified calls: `abs` must be one
+/// function, whether CUDA's global one or `std::abs` (it once was two,
+/// CUDA's and libcu++'s, and the call was ambiguous).
+const USING_STD_SOURCE: &str = r#"
+#include <cstdint>
+#include <cmath>
+#include <cstdlib>
+#include <algorithm>
+#include <type_traits>
+#include <limits>
+#include <array>
+using namespace std;
+extern "C" __global__ void unqualified(const float* in, float* out, int32_t* ints) {
+    float x = in[threadIdx.x] - 8.0f;
+    out[threadIdx.x] = abs(x) + sqrt(fabs(x)) + max(x, 0.0f) + (isfinite(x / x) ? 100.0f : 0.0f);
+    array<int, 2> q{(int)threadIdx.x / 3, (int)threadIdx.x % 3};
+    ints[threadIdx.x] = abs((int)x) * 1000 + q[0] * 10 + q[1]
+        + (numeric_limits<int32_t>::max() == INT32_MAX) * 10000;
+}
+"#;
+
+#[test]
+fn unqualified_calls_after_using_namespace_std_are_not_ambiguous() {
+    if !nvrtc_available() {
+        return;
+    }
+    let spec = r#"source = "k.cu"
+kernel = "unqualified"
+grid = [1]
+block = [16]
+
+[[arg]]
+name = "in"
+type = "f32*"
+len = 16
+init = "iota"
+
+[[arg]]
+name = "out"
+type = "f32*"
+len = 16
+
+[[arg]]
+name = "ints"
+type = "i32*"
+len = 16
+"#;
+    let (dir, _) = run_kernel("using-std", USING_STD_SOURCE, spec);
+    let out = dumped(&dir, "out", f32::from_le_bytes);
+    let ints = dumped(&dir, "ints", i32::from_le_bytes);
+    for t in 0..16 {
+        let x = t as f32 - 8.0;
+        // x / x is NaN at 0 only.
+        let finite = if x == 0.0 { 0.0 } else { 100.0 };
+        let expect = x.abs() + x.abs().sqrt() + x.max(0.0) + finite;
+        assert_eq!(out[t], expect, "out[{t}]");
+        let (q, r) = (t as i32 / 3, t as i32 % 3);
+        assert_eq!(
+            ints[t],
+            (x as i32).abs() * 1000 + q * 10 + r + 10000,
+            "ints[{t}]"
+        );
+    }
+}
+
 #[test]
 fn standard_headers_compile_without_a_host_library() {
     if !nvrtc_available() {
