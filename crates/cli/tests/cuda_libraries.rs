@@ -53,6 +53,20 @@ fn run_kernel(tag: &str, source: &str, spec: &str) -> (PathBuf, String) {
     (dir, text)
 }
 
+/// A launch spec of `k.cu`: the `head` keys (kernel, arch, defines, grid,
+/// block) and one `[[arg]]` per `(name, type, keys)`, where `keys` are its
+/// other keys (`len = 64; init = "iota"`, `value = 3`); `; ` separates keys.
+fn spec(head: &str, args: &[(&str, &str, &str)]) -> String {
+    let mut text = format!("source = \"k.cu\"\n{}\n", head.replace("; ", "\n"));
+    for (name, ty, keys) in args {
+        text.push_str(&format!(
+            "\n[[arg]]\nname = \"{name}\"\ntype = \"{ty}\"\n{}\n",
+            keys.replace("; ", "\n")
+        ));
+    }
+    text
+}
+
 const TEMPLATE_SOURCE: &str = r#"
 template <typename T, int K>
 __global__ void scale(const T* in, T* out, int n) {
@@ -62,29 +76,15 @@ __global__ void scale(const T* in, T* out, int n) {
 "#;
 
 fn template_spec(kernel: &str) -> String {
-    format!(
-        r#"source = "k.cu"
-kernel = "{kernel}"
-defines = {{ ELEMS = 1000, FACTOR = 5 }}
-grid = ["(ELEMS + 127) / 128"]
-block = [128]
-
-[[arg]]
-name = "in"
-type = "f32*"
-len = "ELEMS"
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = "ELEMS"
-
-[[arg]]
-name = "n"
-type = "i32"
-value = "ELEMS"
-"#
+    spec(
+        &format!(
+            r#"kernel = "{kernel}"; defines = {{ ELEMS = 1000, FACTOR = 5 }}; grid = ["(ELEMS + 127) / 128"]; block = [128]"#
+        ),
+        &[
+            ("in", "f32*", r#"len = "ELEMS"; init = "iota""#),
+            ("out", "f32*", r#"len = "ELEMS""#),
+            ("n", "i32", r#"value = "ELEMS""#),
+        ],
     )
 }
 
@@ -153,35 +153,23 @@ extern "C" __global__ void sums(const int* in, int* block_sum, int* warp_sum) {
 }
 "#;
 
-const CCCL_SPEC: &str = r#"source = "k.cu"
-kernel = "sums"
-defines = { BLOCKS = 4 }
-grid = ["BLOCKS"]
-block = [256]
-
-[[arg]]
-name = "in"
-type = "i32*"
-len = "BLOCKS * 256"
-init = "iota"
-
-[[arg]]
-name = "block_sum"
-type = "i32*"
-len = "BLOCKS"
-
-[[arg]]
-name = "warp_sum"
-type = "i32*"
-len = "BLOCKS * 8"
-"#;
+fn cccl_spec() -> String {
+    spec(
+        r#"kernel = "sums"; defines = { BLOCKS = 4 }; grid = ["BLOCKS"]; block = [256]"#,
+        &[
+            ("in", "i32*", r#"len = "BLOCKS * 256"; init = "iota""#),
+            ("block_sum", "i32*", r#"len = "BLOCKS""#),
+            ("warp_sum", "i32*", r#"len = "BLOCKS * 8""#),
+        ],
+    )
+}
 
 #[test]
 fn cooperative_groups_and_cub_compile_from_the_cccl_wheel_and_run() {
     if !nvrtc_available() {
         return;
     }
-    let (dir, _) = run_kernel("cccl", CCCL_SOURCE, CCCL_SPEC);
+    let (dir, _) = run_kernel("cccl", CCCL_SOURCE, &cccl_spec());
     // The sum of first..first+len-1.
     let sum = |first: i32, len: i32| len * first + len * (len - 1) / 2;
     let blocks = dumped(&dir, "block_sum", i32::from_le_bytes);
@@ -199,15 +187,21 @@ fn a_define_that_breaks_a_header_is_named() {
         return;
     }
     // `N` becomes a macro inside CUB, where it names a template parameter.
-    let spec = CCCL_SPEC.replace("BLOCKS", "N");
+    let spec = cccl_spec().replace("BLOCKS", "N");
     let dir = folder("collision", &[("k.cu", CCCL_SOURCE), ("spec.toml", &spec)]);
-    let out = ptxperf_in(&dir, &["run", "spec.toml"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("note: the define `N` appears in the header lines that failed"),
-        "{err}"
-    );
+    // Both ways in: a launch (the pipeline) and `compile --spec`.
+    for args in [
+        &["run", "spec.toml"][..],
+        &["compile", "--spec", "spec.toml"],
+    ] {
+        let out = ptxperf_in(&dir, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("note: the define `N` appears in the header lines that failed"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 /// The standard headers a kernel includes out of habit (NVRTC ships none;
@@ -267,28 +261,15 @@ fn unqualified_calls_after_using_namespace_std_are_not_ambiguous() {
     if !nvrtc_available() {
         return;
     }
-    let spec = r#"source = "k.cu"
-kernel = "unqualified"
-grid = [1]
-block = [16]
-
-[[arg]]
-name = "in"
-type = "f32*"
-len = 16
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = 16
-
-[[arg]]
-name = "ints"
-type = "i32*"
-len = 16
-"#;
-    let (dir, _) = run_kernel("using-std", USING_STD_SOURCE, spec);
+    let spec = spec(
+        r#"kernel = "unqualified"; grid = [1]; block = [16]"#,
+        &[
+            ("in", "f32*", r#"len = 16; init = "iota""#),
+            ("out", "f32*", r#"len = 16"#),
+            ("ints", "i32*", r#"len = 16"#),
+        ],
+    );
+    let (dir, _) = run_kernel("using-std", USING_STD_SOURCE, &spec);
     let out = dumped(&dir, "out", f32::from_le_bytes);
     let ints = dumped(&dir, "ints", i32::from_le_bytes);
     for t in 0..16 {
@@ -311,28 +292,15 @@ fn standard_headers_compile_without_a_host_library() {
     if !nvrtc_available() {
         return;
     }
-    let spec = r#"source = "k.cu"
-kernel = "std_names<float>"
-grid = [1]
-block = [64]
-
-[[arg]]
-name = "in"
-type = "f32*"
-len = 64
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = 64
-
-[[arg]]
-name = "ints"
-type = "i32*"
-len = 64
-"#;
-    let (dir, _) = run_kernel("std", STD_SOURCE, spec);
+    let spec = spec(
+        r#"kernel = "std_names<float>"; grid = [1]; block = [64]"#,
+        &[
+            ("in", "f32*", r#"len = 64; init = "iota""#),
+            ("out", "f32*", r#"len = 64"#),
+            ("ints", "i32*", r#"len = 64"#),
+        ],
+    );
+    let (dir, _) = run_kernel("std", STD_SOURCE, &spec);
     let out = dumped(&dir, "out", f32::from_le_bytes);
     for (i, v) in out.iter().enumerate() {
         let x = i as f32;
@@ -398,29 +366,13 @@ fn mbarriers_order_a_block_as_cuda_barrier_and_inline_ptx_use_them() {
         return;
     }
     for arch in ["sm_80", "sm_90"] {
-        let spec = format!(
-            r#"source = "k.cu"
-kernel = "rounds"
-arch = "{arch}"
-grid = [2]
-block = [128]
-
-[[arg]]
-name = "in"
-type = "i32*"
-len = 256
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "i32*"
-len = 256
-
-[[arg]]
-name = "n_rounds"
-type = "i32"
-value = 3
-"#
+        let spec = spec(
+            &format!(r#"kernel = "rounds"; arch = "{arch}"; grid = [2]; block = [128]"#),
+            &[
+                ("in", "i32*", r#"len = 256; init = "iota""#),
+                ("out", "i32*", r#"len = 256"#),
+                ("n_rounds", "i32", r#"value = 3"#),
+            ],
         );
         let (dir, _) = run_kernel("barrier", BARRIER_SOURCE, &spec);
         let out = dumped(&dir, "out", i32::from_le_bytes);
@@ -432,17 +384,11 @@ value = 3
             .collect();
         assert_eq!(out, expect, "{arch}");
     }
-    let spec = r#"source = "k.cu"
-kernel = "parity"
-grid = [1]
-block = [64]
-
-[[arg]]
-name = "out"
-type = "i32*"
-len = 96
-"#;
-    let (dir, text) = run_kernel("parity", PARITY_SOURCE, spec);
+    let spec = spec(
+        r#"kernel = "parity"; grid = [1]; block = [64]"#,
+        &[("out", "i32*", r#"len = 96"#)],
+    );
+    let (dir, text) = run_kernel("parity", PARITY_SOURCE, &spec);
     // A failed wait ends the warp's time slice at once: warp 0 loops on it
     // once, not for a whole slice (4,096 instructions), so the profile is
     // not inflated by the emulator's own schedule (67 warp instructions).
@@ -484,24 +430,14 @@ fn memcpy_async_with_a_barrier_delivers_the_tile() {
     if !nvrtc_available() {
         return;
     }
-    let spec = r#"source = "k.cu"
-kernel = "reverse"
-arch = "sm_80"
-grid = [2]
-block = [128]
-
-[[arg]]
-name = "in"
-type = "f32*"
-len = 256
-init = "iota"
-
-[[arg]]
-name = "out"
-type = "f32*"
-len = 256
-"#;
-    let (dir, _) = run_kernel("memcpy-async", MEMCPY_ASYNC_SOURCE, spec);
+    let spec = spec(
+        r#"kernel = "reverse"; arch = "sm_80"; grid = [2]; block = [128]"#,
+        &[
+            ("in", "f32*", r#"len = 256; init = "iota""#),
+            ("out", "f32*", r#"len = 256"#),
+        ],
+    );
+    let (dir, _) = run_kernel("memcpy-async", MEMCPY_ASYNC_SOURCE, &spec);
     let out = dumped(&dir, "out", f32::from_le_bytes);
     let expect: Vec<f32> = (0..256)
         .map(|i| 2.0 * ((i / 128) * 128 + 127 - i % 128) as f32)
@@ -534,29 +470,15 @@ fn warp_election_vector_atomics_and_dependent_launch_controls_run() {
     if !nvrtc_available() {
         return;
     }
-    let spec = r#"source = "k.cu"
-kernel = "elected"
-arch = "sm_90"
-grid = [2]
-block = [64]
-
-[[arg]]
-name = "in"
-type = "f32*"
-len = 128
-init = "iota"
-
-[[arg]]
-name = "acc"
-type = "f32*"
-len = 2
-
-[[arg]]
-name = "leaders"
-type = "i32*"
-len = 4
-"#;
-    let (dir, _) = run_kernel("sm90", SM90_SOURCE, spec);
+    let spec = spec(
+        r#"kernel = "elected"; arch = "sm_90"; grid = [2]; block = [64]"#,
+        &[
+            ("in", "f32*", r#"len = 128; init = "iota""#),
+            ("acc", "f32*", r#"len = 2"#),
+            ("leaders", "i32*", r#"len = 4"#),
+        ],
+    );
+    let (dir, _) = run_kernel("sm90", SM90_SOURCE, &spec);
     // The emulator elects each warp's lowest lane: threads 0, 32, 64, 96.
     assert_eq!(dumped(&dir, "leaders", i32::from_le_bytes), [0, 32, 64, 96]);
     assert_eq!(dumped(&dir, "acc", f32::from_le_bytes), [192.0, 4.0]);

@@ -42,7 +42,7 @@ pub fn cache_key(
     if let Some(base) = &options.path_base {
         field(&mut key, "path-base", &base.display().to_string());
     }
-    field(&mut key, "std-headers", &crate::std_headers::digest());
+    field(&mut key, "std-headers", crate::std_headers::digest());
     field(&mut key, "name", name);
     field(&mut key, "source", source);
     Ok(key)

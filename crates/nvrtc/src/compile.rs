@@ -134,6 +134,18 @@ impl Compiler {
     }
 }
 
+/// The note that ends a failed compilation's message when one of the
+/// `options`' defines likely broke a header ([`crate::define_collisions`]),
+/// for the log NVRTC gave on compiling `source` (the program's name).
+pub fn define_note(
+    diagnostics: &[crate::Diagnostic],
+    source: &str,
+    options: &CompileOptions,
+) -> Option<String> {
+    let names: Vec<&str> = options.defines.iter().map(|(n, _)| n.as_str()).collect();
+    crate::define_collision_note(&crate::define_collisions(diagnostics, source, &names))
+}
+
 /// The wheels split the headers a CUDA toolkit keeps in one `include`: beside
 /// the runtime wheel's (`nvidia/cuda_runtime/include`), `<mma.h>` (wmma)
 /// lives in the nvcc wheel (`cuda_nvcc/include/crt/mma.h`), and CCCL

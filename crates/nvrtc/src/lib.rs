@@ -33,7 +33,7 @@ pub mod options;
 pub mod std_headers;
 
 pub use cache_key::cache_key;
-pub use compile::{Compiled, Compiler};
+pub use compile::{Compiled, Compiler, define_note};
 pub use error::{INSTALL_HINT, NvrtcError};
 pub use library::{Nvrtc, builtins_beside};
 pub use locate::{Located, SearchContext, SearchStep, locate_headers, locate_library};

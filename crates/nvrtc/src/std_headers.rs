@@ -310,15 +310,19 @@ pub fn standard_headers() -> Vec<(String, String)> {
 /// A digest of every provided header (FNV-1a, 64 bits, of the names and
 /// texts), for the PTX cache's key: PTX compiled against other stand-ins is
 /// never served.
-pub fn digest() -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (name, text) in standard_headers() {
-        for b in name.bytes().chain([0]).chain(text.bytes()).chain([0]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+pub fn digest() -> &'static str {
+    // Computed once: the PTX cache asks for it with every configuration.
+    static DIGEST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DIGEST.get_or_init(|| {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for (name, text) in standard_headers() {
+            for b in name.bytes().chain([0]).chain(text.bytes()).chain([0]) {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
         }
-    }
-    format!("{h:016x}")
+        format!("{h:016x}")
+    })
 }
 
 #[cfg(test)]

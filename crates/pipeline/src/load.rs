@@ -226,10 +226,8 @@ pub fn compile_cached(
             nvrtc::NvrtcError::Compile {
                 log, diagnostics, ..
             } => {
-                let names: Vec<&str> = defines.iter().map(|(n, _)| n.as_str()).collect();
-                let collisions = nvrtc::define_collisions(&diagnostics, name, &names);
                 let mut message = nvrtc::render_log(&log);
-                if let Some(note) = nvrtc::define_collision_note(&collisions) {
+                if let Some(note) = nvrtc::define_note(&diagnostics, name, &options) {
                     message.push('\n');
                     message.push_str(&note);
                 }

@@ -9,6 +9,11 @@ use crate::diag::Diagnostic;
 use crate::ir::{Linkage, SimdSel, Span};
 use crate::lexer::{Token, TokenKind as K};
 
+/// The texture and surface instructions, whose operands (`[tex, {x, y}]`)
+/// the parser skips: ptxperf does not run them, and the decoder says so.
+pub(crate) const TEXTURE_OPCODES: [&str; 7] =
+    ["tex", "tld4", "txq", "suld", "sust", "sured", "suq"];
+
 /// Nesting limit of `{ }` blocks and initializer lists (deeper input is an error, not a stack overflow).
 const MAX_DEPTH: usize = 64;
 
@@ -870,11 +875,7 @@ impl<'a> Parser<'a> {
         // Texture and surface instructions have operand forms of their own
         // (`[tex, {x, y}]`); ptxperf does not run them, so their operands
         // are skipped and the decoder says what the instruction is.
-        let text_op = &self.src[op.span.range()];
-        if matches!(
-            text_op,
-            "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq"
-        ) {
+        if TEXTURE_OPCODES.contains(&&self.src[op.span.range()]) {
             while !self.at(K::Semi) && !self.at(K::Eof) {
                 self.bump();
             }

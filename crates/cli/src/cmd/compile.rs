@@ -132,14 +132,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Err(NvrtcError::Compile {
             log,
             diagnostics,
-            options,
+            options: nvrtc_args,
             ..
         }) => {
             let mut msg = nvrtc::render_log(&log);
-            let names: Vec<&str> = options.iter().filter_map(|o| define_name(o)).collect();
-            if let Some(note) =
-                nvrtc::define_collision_note(&nvrtc::define_collisions(&diagnostics, &name, &names))
-            {
+            if let Some(note) = nvrtc::define_note(&diagnostics, &name, &options) {
                 msg.push('\n');
                 msg.push_str(&note);
             }
@@ -149,7 +146,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 .count();
             msg.push_str(&format!(
                 "\n{name}: error: compilation failed ({errors} error(s)); NVRTC options: {}",
-                options.join(" ")
+                nvrtc_args.join(" ")
             ));
             return Err(CliError::diagnostic(msg));
         }
@@ -163,12 +160,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
         eprintln!("{}", d.render());
     }
     write_output(&input, args.output.as_deref(), &compiled.ptx)
-}
-
-/// The macro name of a `-DNAME=VALUE` (or `-DNAME`) NVRTC option.
-fn define_name(option: &str) -> Option<&str> {
-    let d = option.strip_prefix("-D")?;
-    Some(d.split_once('=').map_or(d, |(n, _)| n))
 }
 
 /// A missing library is a user error whose message lists the search.

@@ -602,13 +602,19 @@ pub enum Op {
         space: MemSpace,
         addr: Addr,
         /// arrive: the state token (none for a sink `_`); test_wait and
-        /// try_wait: the predicate; pending_count: the count.
+        /// try_wait: the predicate.
         d: Option<VoteDst>,
         /// init: the count; arrive: the count (none: 1); test_wait and
         /// try_wait: the state token, or the phase parity with `parity`;
-        /// pending_count: the state token; expect_tx, complete_tx: bytes.
+        /// expect_tx, complete_tx: bytes.
         b: Option<Src>,
         parity: bool,
+    },
+    /// `mbarrier.pending_count d, state`: the arrivals a state token says
+    /// were pending (no memory access).
+    MbarrierPendingCount {
+        d: R,
+        state: Src,
     },
     Match {
         mode: MatchMode,

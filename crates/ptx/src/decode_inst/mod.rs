@@ -80,9 +80,7 @@ fn not_yet_supported(i: &ast::Instr<'_>) -> Option<&'static str> {
         "cp" if word(0) == Some("reduce") => "a bulk asynchronous reduction (TMA, sm_90)",
         "tcgen05" => "a fifth-generation tensor core instruction (sm_100a)",
         "setmaxnreg" => "register reallocation between warpgroups (sm_90a)",
-        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" => {
-            "a texture or surface instruction"
-        }
+        op if crate::parser::TEXTURE_OPCODES.contains(&op) => "a texture or surface instruction",
         "multimem" => "a multimem (NVLink multicast) instruction",
         "clusterlaunchcontrol" => "cluster launch control (sm_100)",
         _ => return None,

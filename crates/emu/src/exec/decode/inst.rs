@@ -142,18 +142,9 @@ impl Cx<'_> {
                     | MbarrierOp::ExpectTx
                     | MbarrierOp::CompleteTx => (None, 0, ops.get(1)),
                     MbarrierOp::PendingCount => {
-                        let d = Some(self.vdst(get(0)?)?);
-                        let state = Some(self.src(get(1)?)?);
-                        return Ok(Op::Mbarrier {
-                            op,
-                            space,
-                            addr: Addr {
-                                base: Src::Imm(0),
-                                offset: 0,
-                            },
-                            d,
-                            b: state,
-                            parity: false,
+                        return Ok(Op::MbarrierPendingCount {
+                            d: self.dreg(get(0)?)?,
+                            state: self.src(get(1)?)?,
                         });
                     }
                     _ => {

@@ -719,6 +719,10 @@ impl Warp {
             } => {
                 self.mbarrier(lx, cta, exec, *op, *space, addr, *d, *b, *parity)?;
             }
+            Op::MbarrierPendingCount { d, state } => {
+                let v = self.fetch(lx, cta, *state);
+                self.write(*d, &super::mbarrier::pending(&v), exec);
+            }
             Op::Match {
                 mode,
                 bits,

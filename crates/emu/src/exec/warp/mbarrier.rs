@@ -54,6 +54,11 @@ fn arrive(state: u64, count: u64, drop: bool) -> u64 {
     }
 }
 
+/// The pending arrivals each lane's state token holds (`mbarrier.pending_count`).
+pub(super) fn pending(tokens: &L) -> L {
+    tokens.map(|t| t & PENDING)
+}
+
 /// Whether the phase a wait names has completed: the token's phase (or the
 /// `parity` given) differs from the object's current phase.
 fn completed(state: u64, operand: u64, parity: bool) -> bool {
@@ -80,16 +85,6 @@ impl Warp {
             Some(b) => self.fetch(lx, cta, b),
             None => [1; WARP_SIZE],
         };
-        if op == MbarrierOp::PendingCount {
-            let mut out = [0u64; WARP_SIZE];
-            for l in lanes(exec) {
-                out[l] = bv[l] & PENDING;
-            }
-            if let Some(d) = d {
-                self.deliver(d, &out, exec);
-            }
-            return Ok(());
-        }
         let addrs = self.addrs(lx, cta, addr);
         let mut out = [0u64; WARP_SIZE];
         let mut waiting = false;
@@ -111,6 +106,7 @@ impl Warp {
                     out[l] = u64::from(done);
                     None
                 }
+                // pending_count is its own op (no address): never here.
                 MbarrierOp::ExpectTx | MbarrierOp::CompleteTx | MbarrierOp::PendingCount => None,
             };
             if let Some(new) = new {
