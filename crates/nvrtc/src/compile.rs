@@ -150,12 +150,15 @@ pub fn define_note(
 /// the runtime wheel's (`nvidia/cuda_runtime/include`), `<mma.h>` (wmma)
 /// lives in the nvcc wheel (`cuda_nvcc/include/crt/mma.h`), and CCCL
 /// (`<nv/target>`, which `<cooperative_groups.h>` includes, CUB, Thrust and
-/// libcu++) in the cccl wheel (`cuda_cccl/include`). The ones present, each
-/// recognised by a header it must hold.
+/// libcu++) in the cccl wheel (`cuda_cccl/include`), and cuRAND's device
+/// API (`<curand_kernel.h>`) in `curand/include`, the headers scripts/setup.sh
+/// unpacks from the cuRAND wheel. The ones present, each recognised by a
+/// header it must hold.
 fn sibling_wheel_includes(runtime_include: &Path) -> Vec<PathBuf> {
-    const SIBLINGS: [(&str, &str); 2] = [
+    const SIBLINGS: [(&str, &str); 3] = [
         ("cuda_nvcc/include", "crt/mma.h"),
         ("cuda_cccl/include", "nv/target"),
+        ("curand/include", "curand_kernel.h"),
     ];
     let Some(nvidia) = runtime_include.parent().and_then(Path::parent) else {
         return Vec::new();

@@ -1,5 +1,7 @@
 //! Helpers shared by the CLI's integration tests.
 
+pub mod kernels;
+
 /// Whether NVRTC can be opened. Absent, a test that needs it returns early
 /// with a message, except on CI, where that is a failure.
 #[allow(dead_code)] // each test binary compiles this module; not all use it
