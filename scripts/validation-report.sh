@@ -571,7 +571,10 @@ How to read this:
   Kendall (tau-b): rank correlation of predicted and measured times over the scored
   configurations. Top-1 % overlap: share of the measured best 1 % (at least one configuration)
   that are also in the predicted best 1 %. Best ratio: measured time of the configuration the
-  model ranks fastest, over the fastest measured (1.000 = the model would pick the optimum).
+  model ranks fastest, over the fastest measured (1.000 = the model would pick the optimum);
+  where several tie for the fastest prediction (within 0.5 %: variants whose code is the same),
+  their mean measured time, since the model cannot tell which to pick (before 2026-12-02 the
+  first in the data file was taken).
 - ptxperf predicts the kernel's execution time; Kernel Tuner's \`time\` is the mean of
   CUDA-event timings around each launch, so it also holds the launch overhead (a few
   microseconds). No constant is fitted to the measurements: every figure is the models' own,

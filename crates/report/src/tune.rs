@@ -300,8 +300,16 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
                 p.best_rank.to_string(),
                 p.best_rank_in_top_k
                     .map_or_else(|| "no".to_string(), |k| k.to_string()),
-                label,
-                format!("{:.3}", p.pick_ratio),
+                if p.tied > 1 {
+                    format!("{label} and {} tied with it", p.tied - 1)
+                } else {
+                    label
+                },
+                if p.tied > 1 {
+                    format!("{:.3} (their mean)", p.pick_ratio)
+                } else {
+                    format!("{:.3}", p.pick_ratio)
+                },
             ]);
         }
         out.push_str(&t.to_string());

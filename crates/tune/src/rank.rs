@@ -132,8 +132,9 @@ pub fn rank(times: &[Option<f64>]) -> Vec<usize> {
 }
 
 /// Two predicted times closer than this fraction of the smaller one are a
-/// tie: well inside any model's error, so neither is reported faster.
-pub const TIE_RELATIVE: f64 = 0.005;
+/// tie: well inside any model's error, so neither is reported faster. One
+/// rule with `validate`'s best ratio, which takes tied picks together.
+pub use validate::stats::TIE_RELATIVE;
 
 /// A predicted time in milliseconds as reports print it: 4 significant
 /// digits or so, in ms or us.
@@ -150,8 +151,7 @@ pub fn format_ms(ms: f64) -> String {
 /// Whether two predicted times (ms) are a tie: within [`TIE_RELATIVE`] of
 /// the smaller, or printed alike by [`format_ms`].
 pub fn tie(a_ms: f64, b_ms: f64) -> bool {
-    (a_ms - b_ms).abs() <= TIE_RELATIVE * a_ms.abs().min(b_ms.abs())
-        || format_ms(a_ms) == format_ms(b_ms)
+    validate::stats::within_tie(a_ms, b_ms) || format_ms(a_ms) == format_ms(b_ms)
 }
 
 /// 1-based ranks of `order` (indices into `times`, fastest first, as
@@ -289,9 +289,15 @@ pub struct PickMetrics {
     /// `best_rank` when it is within the model's top `k`, else `None`.
     pub best_rank_in_top_k: Option<usize>,
     pub k: usize,
-    /// The model's first choice.
+    /// The model's first choice: its fastest prediction (the lowest index
+    /// among equal ones); others may tie with it (`tied`).
     pub pick: usize,
-    /// Measured time of `pick` over the measured best (>= 1; 1 is perfect).
+    /// Configurations that share the model's first rank ([`tie`]), `pick`
+    /// among them: the model cannot tell which of them to choose.
+    pub tied: usize,
+    /// Measured time of the first choice over the measured best (>= 1; 1 is
+    /// perfect); where several tie for it, their mean measured time, what
+    /// choosing any of them gives on average.
     pub pick_ratio: f64,
 }
 
@@ -315,7 +321,14 @@ pub fn pick_metrics(model: &ModelTimes, measured: &[Option<f64>], k: usize) -> O
     let measured_best = *rank(&measured_only).first()?;
     let best_pos = order.iter().position(|&i| i == measured_best)? + 1;
     let best_time = finite(measured, measured_best)?;
-    let pick_time = finite(measured, pick)?;
+    let ranks = shared_ranks(&both, &order);
+    let tied: Vec<f64> = order
+        .iter()
+        .zip(&ranks)
+        .take_while(|(_, r)| **r == 1)
+        .filter_map(|(&i, _)| finite(measured, i))
+        .collect();
+    let pick_time = tied.iter().sum::<f64>() / tied.len().max(1) as f64;
     Some(PickMetrics {
         model: model.model.clone(),
         compared: order.len(),
@@ -324,6 +337,7 @@ pub fn pick_metrics(model: &ModelTimes, measured: &[Option<f64>], k: usize) -> O
         best_rank_in_top_k: (best_pos <= k).then_some(best_pos),
         k,
         pick,
+        tied: tied.len(),
         pick_ratio: pick_time / best_time,
     })
 }

@@ -195,6 +195,14 @@ fn ground_truth_metrics() {
         10,
         Some((2, Some(2), 0, 1.25)),
     );
+    // Configs 1 and 2 tie for the first choice (0.2 % apart): the pick is
+    // the faster, 2; the ratio is the tied pair's mean, (5 + 8) / 2 / 5.
+    check_metrics(
+        &[Some(2.0), Some(1.002), Some(1.0), Some(9.0)],
+        &measured,
+        10,
+        Some((2, Some(2), 2, 1.3)),
+    );
     // Nothing in common.
     check_metrics(&[Some(1.0), None], &[None, Some(1.0)], 10, None);
     check_metrics(&[], &[], 10, None);

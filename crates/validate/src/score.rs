@@ -507,12 +507,14 @@ mod tests {
 
     #[test]
     fn a_constant_prediction_has_no_rank_correlation() {
-        // Ties go to the lowest index: the pick is configuration 0, the best.
+        // Every configuration ties for the pick: their mean, 5.5 ms, stands
+        // for it, over the best 1 ms. (The top 1 %, one configuration, goes
+        // to the lowest index: configuration 0, the best.)
         let mape: f64 = (1..=10)
             .map(|t| (3.0 - t as f64).abs() / t as f64)
             .sum::<f64>()
             * 10.0;
-        check("flat", mape, None, 1.0, 1.0);
+        check("flat", mape, None, 5.5, 1.0);
     }
 
     #[test]

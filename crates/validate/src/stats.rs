@@ -316,15 +316,41 @@ pub fn top_fraction_overlap(
     Ok(hits as f64 / k as f64)
 }
 
+/// Two predicted times closer than this fraction of the smaller one are a
+/// tie: well inside any model's error, so neither is called faster (`tune`
+/// gives them one rank; [`best_config_ratio`] takes them together).
+pub const TIE_RELATIVE: f64 = 0.005;
+
+/// Whether two predicted times are a tie ([`TIE_RELATIVE`]).
+pub fn within_tie(a: f64, b: f64) -> bool {
+    (a - b).abs() <= TIE_RELATIVE * a.abs().min(b.abs())
+}
+
+/// Indices of the configurations the prediction ranks best: the fastest
+/// and every one tied with it ([`within_tie`]), in index order.
+pub fn tied_for_best(predicted: &[f64]) -> Vec<usize> {
+    let Some(&lead) = best_k(predicted, 1).first() else {
+        return Vec::new();
+    };
+    (0..predicted.len())
+        .filter(|&i| within_tie(predicted[lead], predicted[i]))
+        .collect()
+}
+
 /// Measured time of the configuration the prediction ranks best, divided by
 /// the best measured time (1.0: the model would pick the true optimum).
-/// Ties in the prediction go to the lowest index.
+/// Where several configurations tie for the best prediction (variants whose
+/// code is the same, say, predicted alike), the model cannot tell which to
+/// pick, and picking by position in the data would be a draw: their mean
+/// measured time stands for the pick, what a user picking any of them gets
+/// on average.
 pub fn best_config_ratio(predicted: &[f64], measured: &[f64]) -> Result<f64, StatsError> {
     check(predicted, measured)?;
-    let picked = best_k(predicted, 1)[0];
+    let picked = tied_for_best(predicted);
     let best = best_k(measured, 1)[0];
     if measured[best] <= 0.0 {
         return Err(StatsError::NonPositive(best));
     }
-    Ok(measured[picked] / measured[best])
+    let mean = picked.iter().map(|&i| measured[i]).sum::<f64>() / picked.len() as f64;
+    Ok(mean / measured[best])
 }

@@ -143,8 +143,18 @@ fn top_fraction_and_best_ratio() {
     // Prediction picks index 1 (measured 2.0); best measured is 1.0: ratio 2.
     close(best_config_ratio(&[3.0, 1.0, 2.0], &[1.0, 2.0, 3.0]), 2.0);
     close(best_config_ratio(&[0.5, 1.0, 2.0], &[1.0, 2.0, 3.0]), 1.0);
-    // A tie in the prediction goes to the lowest index: index 0, measured 4.
-    close(best_config_ratio(&[1.0, 1.0, 2.0], &[4.0, 2.0, 3.0]), 2.0);
+    // Configurations tied for the best prediction are picked together:
+    // their mean measured time, (4 + 2) / 2, over the best, 2.
+    close(best_config_ratio(&[1.0, 1.0, 2.0], &[4.0, 2.0, 3.0]), 1.5);
+    // Within 0.5 % of the fastest prediction is a tie (the order does not
+    // matter); 0.6 % is not.
+    close(best_config_ratio(&[2.0, 1.004, 1.0], &[1.0, 3.0, 5.0]), 4.0);
+    close(best_config_ratio(&[2.0, 1.006, 1.0], &[1.0, 3.0, 5.0]), 5.0);
+    // Three tied, one of them the measured best.
+    close(
+        best_config_ratio(&[1.0, 1.0, 3.0, 1.0], &[2.0, 4.0, 1.5, 6.0]),
+        4.0 / 1.5,
+    );
 }
 
 #[test]
