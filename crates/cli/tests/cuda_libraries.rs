@@ -426,3 +426,65 @@ fn warp_election_vector_atomics_and_dependent_launch_controls_run() {
     assert_eq!(dumped(&dir, "leaders", i32::from_le_bytes), [0, 32, 64, 96]);
     assert_eq!(dumped(&dir, "acc", f32::from_le_bytes), [192.0, 4.0]);
 }
+
+/// Cluster registers without clusters: each CTA is the one CTA of its
+/// cluster (`cg::this_cluster()` on sm_90); a kernel that asks for
+/// clusters of several CTAs (`__cluster_dims__`) is refused by name.
+const CLUSTER_SOURCE: &str = r#"
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void ranks(unsigned* out) {
+    cg::cluster_group c = cg::this_cluster();
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned cid, ncid;
+    asm("mov.u32 %0, %%clusterid.x;" : "=r"(cid));
+    asm("mov.u32 %0, %%nclusterid.x;" : "=r"(ncid));
+    unsigned* o = out + 6 * i;
+    o[0] = c.block_rank();
+    o[1] = c.num_blocks();
+    o[2] = c.block_index().x;
+    o[3] = c.dim_blocks().x;
+    o[4] = cid;
+    o[5] = ncid;
+}
+extern "C" __global__ void __cluster_dims__(2, 1, 1) paired(unsigned* out) {
+    out[blockIdx.x] = cg::this_cluster().block_rank();
+}
+"#;
+
+fn cluster_spec(kernel: &str) -> String {
+    spec(
+        &format!(r#"kernel = "{kernel}"; arch = "sm_90"; grid = [3]; block = [32]"#),
+        &[("out", "u32*", "len = 576")],
+    )
+}
+
+#[test]
+fn a_launch_without_clusters_makes_each_cta_its_own_cluster() {
+    if !nvrtc_available() {
+        return;
+    }
+    let (dir, _) = run_kernel("cluster-regs", CLUSTER_SOURCE, &cluster_spec("ranks"));
+    let out = dumped(&dir, "out", u32::from_le_bytes);
+    for (i, o) in out.chunks_exact(6).enumerate() {
+        let block = (i / 32) as u32;
+        // Rank 0 of 1, at (0) of a 1-CTA cluster; cluster id = block id,
+        // as many clusters as blocks.
+        assert_eq!(o, [0, 1, 0, 1, block, 3], "thread {i}");
+    }
+    let dir = folder(
+        "cluster-refused",
+        &[
+            ("k.cu", CLUSTER_SOURCE),
+            ("spec.toml", &cluster_spec("paired")),
+        ],
+    );
+    let run = ptxperf_in(&dir, &["run", "spec.toml"]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("clusters of 2 CTAs (.reqnctapercluster 2, 1, 1)")
+            && err.contains("not supported by ptxperf yet"),
+        "{err}"
+    );
+}

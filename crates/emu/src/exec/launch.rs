@@ -253,6 +253,20 @@ fn find_nested(module: &Module, name: &str) -> Option<ptx::Handle<ptx::Function>
     }
 }
 
+/// The cluster shape `entry` requires (`.reqnctapercluster`, what
+/// `__cluster_dims__` compiles to) where it is more than one CTA. A launch
+/// without one runs each CTA as a cluster of its own (the PTX ISA's implicit
+/// 1 x 1 x 1 cluster), which the emulator does.
+fn cluster_dims(module: &Module, entry: ptx::Handle<ptx::Function>) -> Option<Vec<u32>> {
+    let f = module.functions.get(entry)?;
+    f.directives.iter().find_map(|d| match d {
+        ptx::FunctionDirective::ReqNctaPerCluster(dims) if dims.iter().product::<u32>() > 1 => {
+            Some(dims.clone())
+        }
+        _ => None,
+    })
+}
+
 fn prepare_entry(
     module: &Module,
     text: &str,
@@ -260,6 +274,16 @@ fn prepare_entry(
     spec: &LaunchSpec,
     entry: ptx::Handle<ptx::Function>,
 ) -> Result<Prepared, Box<Fault>> {
+    if let Some(dims) = cluster_dims(module, entry) {
+        return Err(launch_err(format!(
+            "the kernel asks for thread block clusters of {} CTAs (.reqnctapercluster {}): clusters of more than one CTA are not supported by ptxperf yet",
+            dims.iter().product::<u32>(),
+            dims.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let mut layout = ModuleLayout::build(module).map_err(|e| launch_err(e.to_string()))?;
     if layout.shared_static + spec.dynamic_shared as u64 > super::layout::MAX_SPACE_BYTES {
         return Err(launch_err(format!(

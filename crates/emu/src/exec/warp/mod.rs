@@ -238,6 +238,13 @@ impl Warp {
                 S::GlobalTimer => self.executed * 1000,
                 S::GlobalTimerLo => (self.executed * 1000) & 0xffff_ffff,
                 S::GlobalTimerHi => (self.executed * 1000) >> 32,
+                // Every CTA is a cluster of its own (the implicit 1 x 1 x 1
+                // cluster of a launch without clusters; a kernel that asks
+                // for larger ones is refused at launch).
+                S::ClusterId(d) => cta.id[d.index()] as u64,
+                S::NClusterId(d) => lx.grid[d.index()] as u64,
+                S::ClusterCtaId(_) | S::ClusterCtaRank | S::IsExplicitCluster => 0,
+                S::ClusterNCtaId(_) | S::ClusterNCtaRank => 1,
                 S::DynamicSmemSize => lx.dynamic_shared as u64,
                 S::TotalSmemSize | S::AggrSmemSize => lx.shared_total,
                 _ => 0,
