@@ -18,7 +18,7 @@ curand=nvidia-curand-cu12==10.3.10.19
 if [ -f "$stamp" ]; then
   exit 0
 fi
-echo "ptxperf setup: installing NVRTC 12.9, the CUDA, CCCL and cuRAND headers and ptxas into $venv (once, about 370 MB)" >&2
+echo "ptxperf setup: installing NVRTC 12.9, the CUDA, CCCL and cuRAND headers and ptxas into $venv (once, about 360 MB)" >&2
 python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check "${pkgs[@]}"
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
