@@ -572,7 +572,7 @@ How to read this:
   configurations. Top-1 % overlap: share of the measured best 1 % (at least one configuration)
   that are also in the predicted best 1 %. Best ratio: measured time of the configuration the
   model ranks fastest, over the fastest measured (1.000 = the model would pick the optimum);
-  where several tie for the fastest prediction (within 0.5 %: variants whose code is the same),
+  where several tie for the fastest prediction (within 0.5 %: a padding that changes no address, say),
   their mean measured time, since the model cannot tell which to pick (before 2026-12-02 the
   first in the data file was taken).
 - ptxperf predicts the kernel's execution time; Kernel Tuner's \`time\` is the mean of
