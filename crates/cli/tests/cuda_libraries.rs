@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::kernels::{dumped, folder, run_kernel, spec};
+use common::kernels::{dumped, folder, run_kernel, run_refused, spec};
 use common::{nvrtc_available, ptxperf_in};
 
 const TEMPLATE_SOURCE: &str = r#"
@@ -63,16 +63,11 @@ fn a_template_id_that_names_nothing_is_an_error_with_the_name() {
     if !nvrtc_available() {
         return;
     }
-    let dir = folder(
+    let err = run_refused(
         "template-missing",
-        &[
-            ("k.cu", TEMPLATE_SOURCE),
-            ("spec.toml", &template_spec("scal<float, 3>")),
-        ],
+        TEMPLATE_SOURCE,
+        &template_spec("scal<float, 3>"),
     );
-    let out = ptxperf_in(&dir, &["run", "spec.toml"]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("\"scal\" is undefined"), "{err}");
 }
 
@@ -472,16 +467,7 @@ fn a_launch_without_clusters_makes_each_cta_its_own_cluster() {
         // as many clusters as blocks.
         assert_eq!(o, [0, 1, 0, 1, block, 3], "thread {i}");
     }
-    let dir = folder(
-        "cluster-refused",
-        &[
-            ("k.cu", CLUSTER_SOURCE),
-            ("spec.toml", &cluster_spec("paired")),
-        ],
-    );
-    let run = ptxperf_in(&dir, &["run", "spec.toml"]);
-    let err = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(1), "{err}");
+    let err = run_refused("cluster-refused", CLUSTER_SOURCE, &cluster_spec("paired"));
     assert!(
         err.contains("clusters of 2 CTAs (.reqnctapercluster 2, 1, 1)")
             && err.contains("not supported by ptxperf yet"),

@@ -321,12 +321,9 @@ pub fn pick_metrics(model: &ModelTimes, measured: &[Option<f64>], k: usize) -> O
     let measured_best = *rank(&measured_only).first()?;
     let best_pos = order.iter().position(|&i| i == measured_best)? + 1;
     let best_time = finite(measured, measured_best)?;
-    let ranks = shared_ranks(&both, &order);
-    let tied: Vec<f64> = order
-        .iter()
-        .zip(&ranks)
-        .take_while(|(_, r)| **r == 1)
-        .filter_map(|(&i, _)| finite(measured, i))
+    let tied: Vec<f64> = tied_best(&both)
+        .into_iter()
+        .filter_map(|i| finite(measured, i))
         .collect();
     let pick_time = tied.iter().sum::<f64>() / tied.len().max(1) as f64;
     Some(PickMetrics {

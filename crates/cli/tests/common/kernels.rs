@@ -61,3 +61,14 @@ pub fn spec(head: &str, args: &[(&str, &str, &str)]) -> String {
     }
     text
 }
+
+/// `source` as k.cu and `spec` as spec.toml in a fresh folder named after
+/// `tag`, where `ptxperf run spec.toml` must fail with exit status 1: its
+/// standard error.
+pub fn run_refused(tag: &str, source: &str, spec: &str) -> String {
+    let dir = folder(tag, &[("k.cu", source), ("spec.toml", spec)]);
+    let out = ptxperf_in(&dir, &["run", "spec.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    err
+}
