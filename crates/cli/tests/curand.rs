@@ -162,3 +162,64 @@ fn philox_normals_and_mrg32k3a_uniforms_have_their_moments() {
         "MRG32k3a mean {uniform_mean}"
     );
 }
+
+/// Only `curand_init`: its skip-ahead does one precomputed matrix product per
+/// set bit of the subsequence (the thread id), so a CTA's work follows the
+/// set bits of its id.
+const INIT_SOURCE: &str = r#"
+#include <curand_kernel.h>
+extern "C" __global__ void init(unsigned long long seed, unsigned int* first) {
+    int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    curandState s;
+    curand_init(seed, tid, 0, &s);
+    first[tid] = curand(&s);
+}
+"#;
+
+/// Thread instructions of `characterize`, with `extra` arguments.
+fn thread_instructions(dir: &std::path::Path, extra: &[&str]) -> (f64, serde_json::Value) {
+    let mut args = vec!["characterize", "spec.toml", "--json"];
+    args.extend_from_slice(extra);
+    let out = ptxperf_in(dir, &args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"));
+    let n = v["thread_instructions"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no thread_instructions in {v}"));
+    (n, v)
+}
+
+#[test]
+fn a_sample_of_ctas_counts_skip_ahead_work_as_the_whole_grid_does() {
+    if !nvrtc_available() {
+        return;
+    }
+    // 64 CTAs of 32 threads. Centred samples of 4 CTAs (8, 24, 40, 56) hold 2
+    // set bits on average where the grid's ids hold 3; the mirrored, jittered
+    // sample (6, 16, 47, 57) holds 3.
+    let spec = spec(
+        r#"kernel = "init"; grid = [64]; block = [32]"#,
+        &[
+            ("seed", "u64", "value = 7"),
+            ("first", "u32*", "len = 2048"),
+        ],
+    );
+    let dir = common::kernels::folder(
+        "curand-sampling",
+        &[("k.cu", INIT_SOURCE), ("spec.toml", &spec)],
+    );
+    let (full, _) = thread_instructions(&dir, &[]);
+    let (sampled, v) = thread_instructions(&dir, &["--sample-ctas", "4"]);
+    assert_eq!(v["ctas_emulated"], 4, "{v}");
+    let err = (sampled / full - 1.0).abs();
+    assert!(
+        err <= 0.02,
+        "sampled {sampled} against {full} thread instructions"
+    );
+}

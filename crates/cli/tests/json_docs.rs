@@ -182,6 +182,7 @@ fn characterize_and_predict_json_are_what_the_doc_says() {
     same(&doc, "predict.occupancy", &p["occupancy"]);
     same(&doc, "predict.agreement", &p["agreement"]);
     same(&doc, "predict.cache", &p["cache"]);
+    same(&doc, "predict.sampling", &p["sampling"]);
     same(&doc, "predict.explanation", &p["explanation"]);
     same(
         &doc,

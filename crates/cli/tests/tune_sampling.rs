@@ -97,12 +97,35 @@ fn sampling_ranks_the_convolution_as_full_emulation_does() {
             .product();
         assert!(ctas > k, "{} has {ctas} CTAs", c["label"]);
     }
+    // The same configurations tie for the fastest prediction; which of a
+    // tie comes first is a matter of a few parts in 10^4, so the winner is
+    // only held to be one of the full run's tied group.
     let (best, tied) = winner(&sampled);
-    assert_eq!(
-        (best.clone(), tied.clone()),
-        winner(&full),
-        "{sampled}\n{full}"
-    );
+    let (_, full_tied) = winner(&full);
+    assert_eq!(tied, full_tied, "{sampled}\n{full}");
+    assert!(full_tied.contains(&best), "{sampled}\n{full}");
     // The model tells the block sizes apart (not a tie of all four).
     assert!(tied.len() < 4, "{sampled}");
+    // And each configuration's sampled prediction is within 1 % of the full
+    // emulation's.
+    let ms = |v: &Value| -> Vec<(String, f64)> {
+        v["configurations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let m = c["result"]["models"][0]["ms"].as_f64().unwrap_or(f64::NAN);
+                (c["label"].as_str().unwrap_or("").to_string(), m)
+            })
+            .collect()
+    };
+    let (s, f) = (ms(&sampled), ms(&full));
+    assert_eq!(s.len(), 4, "{sampled}");
+    for ((ls, a), (lf, b)) in s.iter().zip(&f) {
+        assert_eq!(ls, lf);
+        assert!(
+            (a / b - 1.0).abs() <= 0.01,
+            "{ls}: sampled {a} ms, full {b} ms"
+        );
+    }
 }

@@ -72,20 +72,57 @@ fn check_spread(grid: [u32; 3], k: u64, expect: &[u32]) {
 
 #[test]
 fn spread_ids() {
-    // A 1-D grid: the centres of k equal parts, (i + 1/2) * 8 / k.
-    check_spread([8, 1, 1], 2, &[2, 6]);
-    check_spread([8, 1, 1], 4, &[1, 3, 5, 7]);
+    // A 1-D grid narrower than k: one point per equal part, jittered by
+    // u_i = frac(sqrt 2 + i / phi) = 0.414, 0.032, 0.650, ... in the first
+    // half and mirrored (1 - u) in the second: k = 2 at 0.414 and 1.586 of
+    // 2 parts of 8 columns, 1.66 and 6.34.
+    check_spread([8, 1, 1], 2, &[1, 6]);
+    // k = 4: (0.414, 1.032, 2.968, 3.586) * 8 / 4 = 0.83, 2.06, 5.94, 7.17;
+    // the pairs sum to 7, the mirror of each other.
+    check_spread([8, 1, 1], 4, &[0, 2, 5, 7]);
+    // Odd k: the middle point has no partner and sits at the centre
+    // (1.5 * 8 / 3 = 4); the others at 0.414 and 2.586 of 3 parts.
     check_spread([8, 1, 1], 3, &[1, 4, 6]);
     check_spread([8, 1, 1], 8, &[0, 1, 2, 3, 4, 5, 6, 7]);
     check_spread([8, 1, 1], 9, &[0, 1, 2, 3, 4, 5, 6, 7]);
     check_spread([1, 1, 1], 3, &[0]);
     check_spread([0, 4, 1], 3, &[]);
-    // 8 x 4 CTAs, k = 4: x = 1, 3, 5, 7; y = floor(frac(i a) * 4) with
-    // a = 0.81917...: 0, 3, 2, 1 (0, .819, .638, .458); ids x + 8 y = 1, 27,
+    // At least as many points as columns: the midpoints (i + 1/2) * 4 / 6 =
+    // 0.33, 1, 1.67, 2.33, 3, 3.67 reach every column (0, 1, 1, 2, 3, 3;
+    // rows 0, 1, 1, 0, 0, 0: ids 0, 5, 5, 2, 3, 3).
+    check_spread([4, 2, 1], 6, &[0, 2, 3, 5]);
+    // 8 x 4 CTAs, k = 4: x = 0, 2, 5, 7; y = floor(frac(i a) * 4) with
+    // a = 0.81917...: 0, 3, 2, 1 (0, .819, .638, .458); ids x + 8 y = 0, 26,
     // 21, 15.
-    check_spread([8, 4, 1], 4, &[1, 15, 21, 27]);
+    check_spread([8, 4, 1], 4, &[0, 15, 21, 26]);
     // Point 0 is always in row 0 and layer 0: x = 1, 5; y = 0, 4; z = 0, 2.
     check_spread([7, 5, 3], 2, &[1, 5 + 4 * 7 + 2 * 35]);
+}
+
+#[test]
+fn spread_does_not_alias_with_the_bits_of_a_power_of_two_grid() {
+    // Work that grows with the set bits of the CTA id (cuRAND's skip-ahead
+    // does one matrix product per set bit of its subsequence). On 4,096
+    // CTAs the mean is 6 set bits; midpoints (i + 1/2) * 4096 / k are
+    // multiples of 2048 / k and hold 2 (k = 4) to 4 (k = 64) on average.
+    // Mirrored pairs x, 4095 - x hold 12 between them (an even k).
+    let bits =
+        |ids: &[u32]| ids.iter().map(|i| f64::from(i.count_ones())).sum::<f64>() / ids.len() as f64;
+    for k in [2, 4, 8, 16, 64] {
+        let ids = emu::exec::spread_ctas([4096, 1, 1], k);
+        assert_eq!(ids.len() as u64, k, "k {k}: {ids:?}");
+        assert_eq!(bits(&ids), 6.0, "k {k}: {ids:?}");
+        // Work linear in the id is sampled exactly too.
+        let mean = ids.iter().map(|&i| f64::from(i)).sum::<f64>() / k as f64;
+        assert_eq!(mean, 4095.0 / 2.0, "k {k}: {ids:?}");
+    }
+    // An odd k keeps that: the pairs and the centre, 2048 (where one point in
+    // k still holds a single set bit).
+    for k in [3, 5, 15] {
+        let ids = emu::exec::spread_ctas([4096, 1, 1], k);
+        let sum: u64 = ids.iter().map(|&i| u64::from(i)).sum();
+        assert_eq!(sum, (k - 1) / 2 * 4095 + 2048, "k {k}: {ids:?}");
+    }
 }
 
 #[test]

@@ -185,6 +185,34 @@ fn clock_note(gpu: &Gpu) -> String {
     }
 }
 
+/// The CTAs the counts stand on, when they were extrapolated from a sample
+/// (`None` when every CTA ran or the profile does not say).
+fn sampling_note(profile: &KernelProfile) -> Option<String> {
+    let (emulated, total) = sampling_ctas(profile)?;
+    (emulated < total).then(|| {
+        let error = profile.workload.sampling_error.unwrap_or(0.0);
+        format!(
+            "emulation: {emulated} of {total} CTAs, counts extrapolated to the grid; estimated sampling error {:.1} %{}",
+            error * 100.0,
+            if error > pipeline::SAMPLING_TARGET {
+                format!(
+                    " (above the {:.0} % target: the CTAs differ more than the sample could settle; raise --sample-ctas, or leave it out to run them all)",
+                    pipeline::SAMPLING_TARGET * 100.0
+                )
+            } else {
+                String::new()
+            }
+        )
+    })
+}
+
+/// CTAs emulated and CTAs in the grid, where the profile records them.
+fn sampling_ctas(profile: &KernelProfile) -> Option<(u64, u64)> {
+    let emulated = profile.workload.ctas_emulated?;
+    (emulated.is_finite() && emulated >= 0.0)
+        .then(|| (emulated.round() as u64, profile.launch.blocks()))
+}
+
 /// One GPU's table and notes.
 pub fn text(r: &Report, width: u16) -> String {
     use std::fmt::Write;
@@ -213,6 +241,9 @@ pub fn text(r: &Report, width: u16) -> String {
         o.limiter,
         registers_note(&r.profile)
     );
+    if let Some(line) = sampling_note(&r.profile) {
+        let _ = writeln!(out, "{line}");
+    }
     let c = &r.profile.cache;
     if !c.gpu.is_empty() {
         let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1} %", v * 100.0));
@@ -356,6 +387,11 @@ pub fn json(r: &Report) -> Value {
         "failed": failed,
         "agreement": agreement,
         "cache": (!r.profile.cache.gpu.is_empty()).then_some(&r.profile.cache),
+        "sampling": sampling_ctas(&r.profile).map(|(emulated, total)| json!({
+            "ctas_emulated": emulated,
+            "ctas_total": total,
+            "error": r.profile.workload.sampling_error,
+        })),
         "explanation": r.explanation.as_ref().map(|e| json!({
             "limit": e.limit,
             "lines": e.lines.iter().map(|(f, l)| json!({ "file": f, "line": l })).collect::<Vec<_>>(),
