@@ -223,3 +223,71 @@ fn a_sample_of_ctas_counts_skip_ahead_work_as_the_whole_grid_does() {
         "sampled {sampled} against {full} thread instructions"
     );
 }
+
+#[test]
+fn tune_says_which_configurations_sampled_ctas_did_not_settle() {
+    if !nvrtc_available() {
+        return;
+    }
+    let spec = spec(
+        r#"kernel = "init"; defines = { CTAS = 64 }; grid = ["CTAS"]; block = [32]"#,
+        &[
+            ("seed", "u64", "value = 7"),
+            ("first", "u32*", r#"len = "CTAS * 32""#),
+        ],
+    );
+    let dir = common::kernels::folder(
+        "curand-tune-sampling",
+        &[("k.cu", INIT_SOURCE), ("spec.toml", &spec)],
+    );
+    let tune = |extra: &[&str]| {
+        let mut args = vec![
+            "tune",
+            "spec.toml",
+            "--gpu",
+            "h100-sxm5-80gb",
+            "--param",
+            "CTAS=64,128",
+            "--model",
+            "timing",
+            "--no-cache",
+        ];
+        args.extend_from_slice(extra);
+        let out = ptxperf_in(&dir, &args);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    // One CTA gives no spread to estimate an error from: the sample grows
+    // (x4, to at most 16 x 1), and the set bits of the CTA ids still make
+    // the 16 disagree by more than 3 %.
+    let text = tune(&["--sample-ctas", "1"]);
+    assert!(
+        text.contains(
+            "sampling: 2 of 2 predicted configurations estimate their counts' error above 3 %"
+        ),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&tune(&["--sample-ctas", "1", "--json"]))
+        .unwrap_or_else(|e| panic!("not JSON: {e}"));
+    for c in v["configurations"].as_array().into_iter().flatten() {
+        let r = &c["result"];
+        assert_eq!(r["ctas_emulated"], 16, "{c}");
+        let err = r["sampling_error"].as_f64().unwrap_or(0.0);
+        assert!(err > 0.03 && err < 0.5, "{c}");
+    }
+    // Every CTA: no error, no line.
+    let text = tune(&["--sample-ctas", "0"]);
+    assert!(!text.contains("sampling:"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&tune(&["--sample-ctas", "0", "--json"]))
+        .unwrap_or_else(|e| panic!("not JSON: {e}"));
+    for c in v["configurations"].as_array().into_iter().flatten() {
+        let grid = c["grid"][0].as_u64().unwrap_or(0);
+        assert_eq!(c["result"]["ctas_emulated"].as_u64(), Some(grid), "{c}");
+        assert_eq!(c["result"]["sampling_error"], 0.0, "{c}");
+    }
+}

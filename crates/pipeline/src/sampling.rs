@@ -125,8 +125,13 @@ pub(crate) fn sampled_run(
     Ok(run)
 }
 
+/// Whether a sample's estimate can stand: its estimated error within
+/// [`SAMPLING_TARGET`], from at least two CTAs (one CTA of a larger grid
+/// gives no spread to estimate an error from, and its 0 would otherwise
+/// pass for agreement), or every CTA.
 fn settled(run: &Emulated) -> bool {
-    run.characterization.sampling_error <= SAMPLING_TARGET
+    let c = &run.characterization;
+    c.sampling_error <= SAMPLING_TARGET && (c.ctas_emulated >= 2 || c.ctas_emulated >= c.ctas_total)
 }
 
 /// The probe's verdict: the probed CTAs (linear ids, ascending) by kind.

@@ -126,6 +126,35 @@ pub fn counts(evaluations: &[Evaluation]) -> Counts {
     c
 }
 
+/// A line on the predicted configurations whose sampled CTAs disagreed
+/// beyond the sampling target even after the sample grew (`None` when every
+/// sample settled): how many, and the worst.
+fn unsettled_samples(evaluations: &[Evaluation]) -> Option<String> {
+    let target = pipeline::SAMPLING_TARGET;
+    let (mut predicted, mut worst): (usize, Vec<(f64, String)>) = (0, Vec::new());
+    for e in evaluations {
+        if let Status::Done {
+            outcome: Outcome::Predicted { sampling_error, .. },
+            ..
+        } = &e.status
+        {
+            predicted += 1;
+            if let Some(err) = sampling_error.filter(|x| *x > target) {
+                worst.push((err, e.config.label()));
+            }
+        }
+    }
+    // The largest error first; equal errors in configuration order.
+    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (err, label) = worst.first()?;
+    Some(format!(
+        "sampling: {} of {predicted} predicted configurations estimate their counts' error above {:.0} % (the largest {:.1} %, {label}): their sampled CTAs still disagreed after the sample grew; raise --sample-ctas, or 0 for every CTA\n",
+        worst.len(),
+        target * 100.0,
+        err * 100.0
+    ))
+}
+
 fn fmt_ms(ms: f64) -> String {
     tune::format_ms(ms)
 }
@@ -195,6 +224,9 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
         "emulation: {sampling} per configuration; {} jobs; {:.1} s\n",
         r.jobs, r.elapsed_s
     ));
+    if let Some(line) = unsettled_samples(r.evaluations) {
+        out.push_str(&line);
+    }
     for (mi, m) in r.models.iter().enumerate() {
         let order = tune::top_k(&m.times, r.top);
         out.push_str(&format!(

@@ -56,6 +56,13 @@ pub enum Outcome {
         occupancy: f64,
         limiter: String,
         models: Vec<ModelResult>,
+        /// CTAs the counts stand on: the sample, as it grew, or every CTA.
+        #[serde(default)]
+        ctas_emulated: Option<u64>,
+        /// Estimated relative standard error of the counts extrapolated
+        /// from those CTAs (0 when every CTA ran).
+        #[serde(default)]
+        sampling_error: Option<f64>,
     },
     /// Not launchable once its registers and shared memory are known.
     Rejected {
@@ -133,7 +140,7 @@ pub struct Evaluator<'a> {
 }
 
 /// Bumped whenever what is cached changes shape.
-const RESULT_VERSION: &str = "tune-result-4";
+const RESULT_VERSION: &str = "tune-result-5";
 
 /// The running binary's identity: its version and a hash of its executable.
 /// Part of every cache key, so results cached by another build (a changed
@@ -503,6 +510,13 @@ impl Evaluator<'_> {
                 occupancy: occupancy.occupancy,
                 limiter: occupancy.limiter.to_string(),
                 models,
+                ctas_emulated: on_gpu
+                    .profile
+                    .workload
+                    .ctas_emulated
+                    .filter(|c| c.is_finite() && *c >= 0.0)
+                    .map(|c| c.round() as u64),
+                sampling_error: on_gpu.profile.workload.sampling_error,
             });
         }
         Ok(outcomes)
@@ -726,6 +740,8 @@ mod tests {
                         occupancy: 1.0,
                         limiter: "warps".to_string(),
                         models: vec![timing.clone(), learned.clone()],
+                        ctas_emulated: Some(1),
+                        sampling_error: Some(0.0),
                     },
                     cached: false,
                 },
