@@ -260,17 +260,7 @@ fn cross_validation_by_kernel_prints_the_same_tables_twice() {
 
 #[test]
 fn the_committed_model_is_what_training_gives() {
-    let groundtruth = root().join("../shared/data/groundtruth");
-    if !groundtruth.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI: the shared ground-truth folder is missing at {}",
-            groundtruth.display()
-        );
-        eprintln!(
-            "skipped: shared ground-truth data not found at {}",
-            groundtruth.display()
-        );
+    if common::shared_groundtruth().is_none() {
         return;
     }
     let dir = profiles("committed");

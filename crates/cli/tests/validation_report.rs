@@ -177,23 +177,6 @@ fn setting(settings: &str, key: &str) -> String {
         .unwrap_or_else(|| panic!("settings.txt has no {key}: {settings}"))
 }
 
-fn shared_groundtruth() -> Option<PathBuf> {
-    let dir = root().join("../shared/data/groundtruth");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI: the shared ground-truth folder is missing at {}",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: shared ground-truth data not found at {} (it sits beside the repository)",
-        dir.display()
-    );
-    None
-}
-
 /// The data file and the experiment of a dataset as the report names it.
 fn dataset_files(groundtruth: &Path, dataset: &str) -> (PathBuf, &'static str) {
     let experiment = if dataset.contains("kt-gemm") {
@@ -222,7 +205,7 @@ fn dataset_files(groundtruth: &Path, dataset: &str) -> (PathBuf, &'static str) {
 
 #[test]
 fn the_reports_summary_is_what_its_profiles_give() {
-    let Some(groundtruth) = shared_groundtruth() else {
+    let Some(groundtruth) = common::shared_groundtruth() else {
         return;
     };
     let report = std::fs::read_to_string(root().join("docs/validation/README.md"))

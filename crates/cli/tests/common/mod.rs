@@ -169,3 +169,25 @@ pub fn rescore_args<'a>(
         "--quiet",
     ]
 }
+
+/// The shared ground-truth folder beside the repository, or `None` (with a
+/// note) on a user's machine without it; on CI (`CI` set) its absence is a
+/// failure, never a skip.
+#[allow(dead_code)] // each test binary compiles this module; not all use it
+pub fn shared_groundtruth() -> Option<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = root.join("../shared/data/groundtruth");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI: the shared ground-truth folder is missing at {}",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: shared ground-truth data not found at {} (it sits beside the repository)",
+        dir.display()
+    );
+    None
+}
