@@ -18,31 +18,23 @@ fn root() -> PathBuf {
 /// (scored, "MAPE [", "Spearman [") as the page prints them.
 fn rescore(groundtruth: &Path, profiles: &Path, data: &str, gpu: &str) -> (u64, String, String) {
     let data = groundtruth.join("dedispersion").join(data);
-    let out = common::ptxperf_in(
-        &root(),
-        &[
-            "validate",
-            "experiments/dedispersion.toml",
-            "--data",
-            data.to_str().expect("utf-8 path"),
-            "--gpu",
-            gpu,
-            "--sample",
-            "2000",
-            "--seed",
-            "1",
-            "--sample-ctas",
-            "4",
-            "--profiles",
-            profiles.to_str().expect("utf-8 path"),
-            "--model",
-            "timing",
-            "--bootstrap",
-            "0",
-            "--json",
-            "--quiet",
-        ],
+    let (data, profiles) = (
+        data.to_str().expect("utf-8 path"),
+        profiles.to_str().expect("utf-8 path"),
     );
+    let mut args = common::rescore_args("experiments/dedispersion.toml", data, gpu, profiles);
+    args.extend([
+        "--sample",
+        "2000",
+        "--seed",
+        "1",
+        "--sample-ctas",
+        "4",
+        "--model",
+        "timing",
+        "--json",
+    ]);
+    let out = common::ptxperf_in(&root(), &args);
     assert!(
         out.status.success(),
         "{}",

@@ -59,6 +59,13 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// [`Workload::ctas_emulated`] as a count of CTAs, where it is one.
+    pub fn ctas_emulated_count(&self) -> Option<u64> {
+        self.ctas_emulated
+            .filter(|c| c.is_finite() && *c >= 0.0)
+            .map(|c| c.round() as u64)
+    }
+
     /// Every present field with its dotted path (for validation).
     pub fn numbers(&self) -> Vec<(String, f64)> {
         let fields = [

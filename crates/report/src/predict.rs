@@ -208,9 +208,8 @@ fn sampling_note(profile: &KernelProfile) -> Option<String> {
 
 /// CTAs emulated and CTAs in the grid, where the profile records them.
 fn sampling_ctas(profile: &KernelProfile) -> Option<(u64, u64)> {
-    let emulated = profile.workload.ctas_emulated?;
-    (emulated.is_finite() && emulated >= 0.0)
-        .then(|| (emulated.round() as u64, profile.launch.blocks()))
+    let emulated = profile.workload.ctas_emulated_count()?;
+    Some((emulated, profile.launch.blocks()))
 }
 
 /// One GPU's table and notes.

@@ -131,7 +131,9 @@ pub fn counts(evaluations: &[Evaluation]) -> Counts {
 /// sample settled): how many, and the worst.
 fn unsettled_samples(evaluations: &[Evaluation]) -> Option<String> {
     let target = pipeline::SAMPLING_TARGET;
-    let (mut predicted, mut worst): (usize, Vec<(f64, String)>) = (0, Vec::new());
+    let (mut predicted, mut unsettled) = (0, 0);
+    // The largest error, the first configuration holding it.
+    let mut worst: Option<(f64, &Evaluation)> = None;
     for e in evaluations {
         if let Status::Done {
             outcome: Outcome::Predicted { sampling_error, .. },
@@ -140,18 +142,19 @@ fn unsettled_samples(evaluations: &[Evaluation]) -> Option<String> {
         {
             predicted += 1;
             if let Some(err) = sampling_error.filter(|x| *x > target) {
-                worst.push((err, e.config.label()));
+                unsettled += 1;
+                if worst.is_none_or(|(w, _)| err > w) {
+                    worst = Some((err, e));
+                }
             }
         }
     }
-    // The largest error first; equal errors in configuration order.
-    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let (err, label) = worst.first()?;
+    let (err, e) = worst?;
     Some(format!(
-        "sampling: {} of {predicted} predicted configurations estimate their counts' error above {:.0} % (the largest {:.1} %, {label}): their sampled CTAs still disagreed after the sample grew; raise --sample-ctas, or 0 for every CTA\n",
-        worst.len(),
+        "sampling: {unsettled} of {predicted} predicted configurations estimate their counts' error above {:.0} % (the largest {:.1} %, {}): their sampled CTAs still disagreed after the sample grew; raise --sample-ctas, or 0 for every CTA\n",
         target * 100.0,
-        err * 100.0
+        err * 100.0,
+        e.config.label()
     ))
 }
 

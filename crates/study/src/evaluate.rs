@@ -510,12 +510,7 @@ impl Evaluator<'_> {
                 occupancy: occupancy.occupancy,
                 limiter: occupancy.limiter.to_string(),
                 models,
-                ctas_emulated: on_gpu
-                    .profile
-                    .workload
-                    .ctas_emulated
-                    .filter(|c| c.is_finite() && *c >= 0.0)
-                    .map(|c| c.round() as u64),
+                ctas_emulated: on_gpu.profile.workload.ctas_emulated_count(),
                 sampling_error: on_gpu.profile.workload.sampling_error,
             });
         }

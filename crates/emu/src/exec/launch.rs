@@ -62,8 +62,9 @@ pub enum CtaSelection {
 /// `k` the middle point, which has no partner, at the centre; with `k` at
 /// least the width, the midpoints (i + 1/2) / k, which reach every column).
 /// The pairs keep the sample exact for work that changes linearly with
-/// `blockIdx.x`, as the midpoint rule (i + 1/2) / k was, and the jitter keeps it off the power-of-two strides where the
-/// midpoint rule aliases: on a grid of 2^n columns its ids are multiples of
+/// `blockIdx.x`, as the midpoint rule (i + 1/2) / k was, and the jitter
+/// keeps it off the power-of-two strides where the midpoint rule aliases:
+/// on a grid of 2^n columns its ids are multiples of
 /// 2^n / 2k, with few set bits, and work that grows with the set bits of the
 /// CTA id (cuRAND's `curand_init` skips ahead one matrix product per set
 /// bit of its subsequence) was under-sampled, 19 % on a 4,096-CTA Monte
