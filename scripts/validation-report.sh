@@ -39,8 +39,10 @@
 #   DEDISP_PROFILES= the dedispersion rows of the RTX A4000 and RTX A6000:
 #                  rescored from this archive or folder (default
 #                  docs/validation/profiles-dedispersion.tar.xz, 2,000
-#                  configurations per GPU emulated with a work budget by
-#                  scripts/dedisp-profiles.sh; `none`: DEDISP_SAMPLE
+#                  configurations per GPU emulated by
+#                  scripts/dedisp-profiles.sh, with the work budget its
+#                  settings.txt names (BUDGET=N) or none (BUDGET=none),
+#                  which the rescoring repeats; `none`: DEDISP_SAMPLE
 #                  configurations emulated or rescored like the convolution's)
 #   KTCONV_PROFILES= the whole-space rows of Kernel Tuner's convolution: the
 #                  GPUs its settings.txt lists (GPUS=) are rescored from this
@@ -338,7 +340,7 @@ for entry in "${datasets[@]}"; do
   budget_args=()
   if [ "$archived_dedisp" = 1 ]; then
     n_sample=$dedisp_archive_sample; n_seed=$dedisp_seed; n_ctas=$dedisp_ctas
-    budget_args=(--work-budget "$dedisp_budget")
+    [ "$dedisp_budget" = none ] || budget_args=(--work-budget "$dedisp_budget")
   fi
   # The Schoonhoven convolution from its own archive.
   archived_schoon=0
@@ -521,8 +523,12 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
   if [ -n "$dedisp_dir" ]; then
     what="$dedisp_archive_sample configurations per GPU, seed $dedisp_seed"
     [ "$dedisp_archive_sample" != all ] || what="every configuration"
-    echo "The dedispersion rows of the RTX A4000 and RTX A6000 ($what, $dedisp_ctas CTAs, at most $dedisp_budget warp instructions of"
-    echo "working CTAs per configuration: \`--work-budget\`, docs/speed.md \"Huge grids\") are always rescored from"
+    if [ "$dedisp_budget" = none ]; then
+      echo "The dedispersion rows of the RTX A4000 and RTX A6000 ($what, $dedisp_ctas CTAs, no work budget) are always rescored from"
+    else
+      echo "The dedispersion rows of the RTX A4000 and RTX A6000 ($what, $dedisp_ctas CTAs, at most $dedisp_budget warp instructions of"
+      echo "working CTAs per configuration: \`--work-budget\`, docs/speed.md \"Huge grids\") are always rescored from"
+    fi
     echo "\`profiles-dedispersion.tar.xz\` beside this file (DEDISP_PROFILES), emulated at $dedisp_from by \`scripts/dedisp-profiles.sh\`."
   fi
   if [ -n "$schoon_dir" ]; then
