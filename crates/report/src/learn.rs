@@ -26,6 +26,18 @@ pub fn samples_line(samples: &[Sample], target: Target, part: Part) -> String {
     text
 }
 
+/// The line that says how many configurations are scored and never
+/// trained on (`learn --cross-validate --score-profiles`), by part.
+pub fn scored_only_line(scored_only: &[Sample]) -> String {
+    let check = scored_only.iter().filter(|s| s.part == Part::Check).count();
+    format!(
+        "{} more configurations scored, never trained on ({} development, {} check; --score-profiles)\n",
+        scored_only.len(),
+        scored_only.len() - check,
+        check
+    )
+}
+
 /// The trained model's summary and its largest feature importances.
 pub fn trained(file: &ModelFile, target: Target, out: &Path) -> String {
     let mut text = format!(
@@ -179,6 +191,30 @@ mod tests {
         check(
             vec![("gpu-b".to_string(), 1.3), ("gpu-c".to_string(), 1.0)],
             &format!("{row} 1.00 to 1.30 (2 GPUs) |"),
+        );
+    }
+
+    #[test]
+    fn the_scored_only_line_counts_by_part() {
+        let sample = |row: usize, part: Part| Sample {
+            gpu: "g".to_string(),
+            kernel: "k".to_string(),
+            data: "d.json".to_string(),
+            row,
+            config: format!("c{row}"),
+            part,
+            features: Vec::new(),
+            measured: 1.0,
+            timing: 1.0,
+        };
+        let rows = [
+            sample(0, Part::Check),
+            sample(1, Part::Development),
+            sample(2, Part::Check),
+        ];
+        assert_eq!(
+            scored_only_line(&rows),
+            "3 more configurations scored, never trained on (1 development, 2 check; --score-profiles)\n"
         );
     }
 }

@@ -499,14 +499,28 @@ pub fn transferred_best(samples: &[Sample], set: &[&Sample]) -> Vec<(String, f64
 /// the interval's scores ([`calibration::out_of_folds`] of the development
 /// samples, made once for both hold-outs); a fold's interval is calibrated
 /// without those of its own GPU or kernel.
+///
+/// `scored_only` are scored with the held-out ones and never trained on
+/// (nor do they size an interval): configurations whose profiles are kept
+/// for scoring a whole space, whose training rows would outweigh the other
+/// GPUs' (`learn --score-profiles`, docs/validation/learned.md). They are
+/// in the transferred-best baseline like the others.
 pub fn cross_validate(
     samples: &[Sample],
+    scored_only: &[Sample],
     hold_out: HoldOut,
     part: Part,
     opts: &TrainOptions,
     oof: &calibration::OutOfFolds,
 ) -> Result<Vec<FoldScore>, LearningError> {
-    let groups: BTreeSet<&str> = samples.iter().map(|s| hold_out.key(s)).collect();
+    let everything: Vec<Sample>;
+    let baseline: &[Sample] = if scored_only.is_empty() {
+        samples
+    } else {
+        everything = samples.iter().chain(scored_only).cloned().collect();
+        &everything
+    };
+    let groups: BTreeSet<&str> = baseline.iter().map(|s| hold_out.key(s)).collect();
     let what = hold_out.noun();
     let mut out = Vec::new();
     for (i, g) in groups.iter().copied().enumerate() {
@@ -521,7 +535,7 @@ pub fn cross_validate(
             .cloned()
             .collect();
         let mut tests: BTreeMap<(String, String), Vec<&Sample>> = BTreeMap::new();
-        for s in samples
+        for s in baseline
             .iter()
             .filter(|s| hold_out.key(s) == g && s.part == part)
         {
@@ -576,7 +590,7 @@ pub fn cross_validate(
                     learned_pessimistic_best: pessimistic,
                     interval_coverage: coverage.unwrap_or(0.0),
                     interval_width: width.unwrap_or(1.0),
-                    transferred: transferred_best(samples, &set),
+                    transferred: transferred_best(baseline, &set),
                     familiarity,
                 });
             }
@@ -806,7 +820,8 @@ mod tests {
         let all = samples();
         let oof = oof_of(&all, &opts);
         emu::progress::scoped(std::sync::Arc::clone(&p), || {
-            cross_validate(&all, HoldOut::Gpu, Part::Check, &opts, &oof).expect("cross-validate")
+            cross_validate(&all, &[], HoldOut::Gpu, Part::Check, &opts, &oof)
+                .expect("cross-validate")
         });
         assert_eq!(p.stage(), "cross-validating: GPU 3 of 3 held out (c)");
     }
@@ -816,7 +831,8 @@ mod tests {
         let all = samples();
         let opts = TrainOptions::default();
         let oof = oof_of(&all, &opts);
-        let folds = cross_validate(&all, HoldOut::Kernel, Part::Check, &opts, &oof).expect("cv");
+        let folds =
+            cross_validate(&all, &[], HoldOut::Kernel, Part::Check, &opts, &oof).expect("cv");
         // 2 kernels held out in turn, 3 GPUs each.
         assert_eq!(folds.len(), 6);
         for f in &folds {
@@ -832,9 +848,46 @@ mod tests {
                 f.timing
             );
         }
-        let by_gpu = cross_validate(&all, HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
+        let by_gpu = cross_validate(&all, &[], HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
         assert_eq!(by_gpu.len(), 6);
         assert!(by_gpu.iter().all(|f| f.trained_on == 112));
+    }
+
+    /// Configurations given as scored-only are scored with the held-out
+    /// GPU's and never trained on: the other folds are those of a run
+    /// without them, bit for bit, and the held-out GPU's fold scores them too.
+    #[test]
+    fn scored_only_configurations_are_scored_but_never_trained_on() {
+        let all = samples();
+        let opts = two_small_members();
+        let oof = oof_of(&all, &opts);
+        // More rows of GPU c, at times that would pull any model trained on them.
+        let extra: Vec<Sample> = all
+            .iter()
+            .filter(|s| s.gpu == "c")
+            .map(|s| Sample {
+                row: s.row + 1000,
+                config: format!("extra-{}", s.config),
+                measured: s.measured * 50.0,
+                ..s.clone()
+            })
+            .collect();
+        let plain = cross_validate(&all, &[], HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
+        let more =
+            cross_validate(&all, &extra, HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
+        assert_eq!(plain.len(), more.len());
+        for (a, b) in plain.iter().zip(&more) {
+            assert_eq!(a.trained_on, b.trained_on, "{b:?}");
+            if a.gpu == "c" {
+                // Its 12 check configurations per kernel and the extra ones'.
+                assert_eq!((a.scored, b.scored), (12, 24), "{b:?}");
+                // Half the rows predicted about 50x too fast: about 49 % more.
+                assert!(b.learned.mape > a.learned.mape + 30.0, "{a:?}\n{b:?}");
+            } else {
+                assert_eq!(a.learned, b.learned, "{b:?}");
+                assert_eq!(a.scored, b.scored);
+            }
+        }
     }
 
     /// Three kernels: k1 and k2 alike ([`samples`]), k3 unlike both (all
@@ -867,7 +920,7 @@ mod tests {
         let opts = TrainOptions::default();
         let oof = oof_of(&all, &opts);
         let by_kernel =
-            cross_validate(&all, HoldOut::Kernel, Part::Check, &opts, &oof).expect("cv");
+            cross_validate(&all, &[], HoldOut::Kernel, Part::Check, &opts, &oof).expect("cv");
         assert_eq!(by_kernel.len(), 9);
         for f in &by_kernel {
             if f.kernel == "k3" {
@@ -878,7 +931,7 @@ mod tests {
                 assert!(f.learned.mape < f.timing.mape, "{f:?}");
             }
         }
-        let by_gpu = cross_validate(&all, HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
+        let by_gpu = cross_validate(&all, &[], HoldOut::Gpu, Part::Check, &opts, &oof).expect("cv");
         for f in &by_gpu {
             // Check configurations are not trained on; their features here
             // differ by GPU, so they lie a little beyond `near`.
@@ -892,7 +945,7 @@ mod tests {
         };
         let oof = oof_of(&all, &whole);
         let by_kernel =
-            cross_validate(&all, HoldOut::Kernel, Part::Check, &whole, &oof).expect("cv");
+            cross_validate(&all, &[], HoldOut::Kernel, Part::Check, &whole, &oof).expect("cv");
         assert!(by_kernel.iter().all(|f| f.familiarity == 1.0));
         assert!(
             by_kernel

@@ -32,6 +32,9 @@ use crate::output::{emit, write_file};
                                         predict ln(time) instead of a correction on the timing model
   ptxperf learn data/learned/sources.toml --profiles PROFILES --cross-validate --part check
                                         leave one GPU out, then one kernel out, scored on the check part
+  ptxperf learn data/learned/sources.toml --profiles PROFILES --cross-validate --score-profiles S
+                                        the same, scoring the held-out GPU's configurations of S too
+                                        (S: docs/validation/profiles-schoonhoven.tar.xz unpacked; never trained on)
   ptxperf learn data/learned/sources.toml --profiles PROFILES --export-samples dev.csv
                                         the development samples as CSV, for another learner")]
 pub struct Args {
@@ -91,6 +94,14 @@ pub struct Args {
         requires = "cross_validate"
     )]
     pub part: String,
+    /// With --cross-validate: saved profiles that are scored and never
+    /// trained on. Repeatable. A held-out GPU's or kernel's configuration
+    /// that no --profiles DIR has is read from the first of these that
+    /// has it, so a whole space can be scored where only a sample trains
+    /// (the Schoonhoven archive: docs/validation/learned.md, "Whole spaces
+    /// scored").
+    #[arg(long, value_name = "DIR", requires = "cross_validate")]
+    pub score_profiles: Vec<PathBuf>,
     /// Write the development part's samples (GPU, kernel, data file, row,
     /// configuration, training weight, measured and timing-model seconds,
     /// then every feature) to FILE as CSV instead of training: the rows an
@@ -153,7 +164,21 @@ fn work(args: &Args) -> Result<String, CliError> {
         ));
     }
     if args.cross_validate {
+        let scored_only = if args.score_profiles.is_empty() {
+            Vec::new()
+        } else {
+            let known: std::collections::BTreeSet<(&str, usize)> =
+                samples.iter().map(|s| (s.data.as_str(), s.row)).collect();
+            learning::collect(&sources, &args.score_profiles, &split, &catalog)
+                .map_err(|e| CliError::of(&e))?
+                .into_iter()
+                .filter(|s| !known.contains(&(s.data.as_str(), s.row)))
+                .collect()
+        };
         let mut text = learn_report::samples_line(&samples, target, part);
+        if !scored_only.is_empty() {
+            text.push_str(&learn_report::scored_only_line(&scored_only));
+        }
         // The interval's scores, once for both hold-outs.
         let dev: Vec<Sample> = samples
             .iter()
@@ -162,7 +187,7 @@ fn work(args: &Args) -> Result<String, CliError> {
             .collect();
         let oof = learning::calibration::out_of_folds(&dev, &opts).map_err(|e| CliError::of(&e))?;
         for hold in [HoldOut::Gpu, HoldOut::Kernel] {
-            let folds = learning::cross_validate(&samples, hold, part, &opts, &oof)
+            let folds = learning::cross_validate(&samples, &scored_only, hold, part, &opts, &oof)
                 .map_err(|e| CliError::of(&e))?;
             text.push_str(&learn_report::folds(hold, &folds));
         }
