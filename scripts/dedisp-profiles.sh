@@ -38,28 +38,19 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-sample=${DEDISP_SAMPLE:-2000}
-seed=${SEED:-1}
-ctas=${CTAS:-4}
-budget=${BUDGET:-none}
-jobs=${JOBS:-$(nproc)}
+. "$root/scripts/lib/settings.sh"
+sample=${DEDISP_SAMPLE-2000}
+seed=${SEED-1}
+ctas=${CTAS-4}
+budget=${BUDGET-none}
+jobs=${JOBS-$(nproc)}
 gt=${GROUNDTRUTH:-../shared/data/groundtruth}
-case $sample in
-  all) ;;
-  '' | *[!0-9]* | 0*) echo "dedisp-profiles: DEDISP_SAMPLE must be \`all\` or a positive number of configurations, not '$sample'" >&2; exit 1 ;;
-esac
-case $seed in
-  '' | *[!0-9]*) echo "dedisp-profiles: SEED must be a number, not '$seed'" >&2; exit 1 ;;
-esac
-for setting in "CTAS=$ctas" "JOBS=$jobs"; do
-  case ${setting#*=} in
-    '' | *[!0-9]* | 0*) echo "dedisp-profiles: ${setting%%=*} must be a positive number, not '${setting#*=}'" >&2; exit 1 ;;
-  esac
-done
-case $budget in
-  none) ;;
-  '' | *[!0-9]* | 0*) echo "dedisp-profiles: BUDGET must be \`none\` or a positive number of warp instructions, not '$budget'" >&2; exit 1 ;;
-esac
+# Checked before anything is built (scripts/lib/settings.sh).
+setting_all_or_positive DEDISP_SAMPLE "$sample" dedisp-profiles
+setting_number SEED "$seed" dedisp-profiles
+setting_positive CTAS "$ctas" dedisp-profiles
+setting_positive JOBS "$jobs" dedisp-profiles
+setting_none_or_positive BUDGET "$budget" dedisp-profiles "warp instructions"
 settings="settings: DEDISP_SAMPLE=$sample SEED=$seed CTAS=$ctas BUDGET=$budget"
 # A folder to go on from must hold profiles of these settings: a resumed run
 # with others would mix two emulations in one archive.

@@ -26,12 +26,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-sample=${GEMM_SAMPLE:-2000}
-laptop_sample=${GEMM_LAPTOP_SAMPLE:-$sample}
-seed=${SEED:-1}
-ctas=${CTAS:-4}
-jobs=${JOBS:-$(nproc)}
+. "$root/scripts/lib/settings.sh"
+sample=${GEMM_SAMPLE-2000}
+laptop_sample=${GEMM_LAPTOP_SAMPLE-$sample}
+seed=${SEED-1}
+ctas=${CTAS-4}
+jobs=${JOBS-$(nproc)}
 gt=${GROUNDTRUTH:-../shared/data/groundtruth}
+# Checked before anything is built (scripts/lib/settings.sh). validate's
+# --sample takes a number only, so there is no `all` here.
+setting_positive GEMM_SAMPLE "$sample" gemm-profiles
+setting_positive GEMM_LAPTOP_SAMPLE "$laptop_sample" gemm-profiles
+setting_number SEED "$seed" gemm-profiles
+setting_positive CTAS "$ctas" gemm-profiles
+setting_positive JOBS "$jobs" gemm-profiles
 cargo build --release --locked -p ptxperf --quiet
 ptxperf=${CARGO_TARGET_DIR:-$root/target}/release/ptxperf
 dir=$(mktemp -d)

@@ -25,23 +25,16 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-sample=${H100_SAMPLE:-all}
-seed=${SEED:-1}
-ctas=${CTAS:-4}
-jobs=${JOBS:-$(nproc)}
-# Checked before anything is built.
-case $sample in
-  all) ;;
-  '' | *[!0-9]* | 0*) echo "h100-profiles: H100_SAMPLE must be \`all\` or a positive number of configurations, not '$sample'" >&2; exit 1 ;;
-esac
-case $seed in
-  '' | *[!0-9]*) echo "h100-profiles: SEED must be a number, not '$seed'" >&2; exit 1 ;;
-esac
-for setting in "CTAS=$ctas" "JOBS=$jobs"; do
-  case ${setting#*=} in
-    '' | *[!0-9]* | 0*) echo "h100-profiles: ${setting%%=*} must be a positive number, not '${setting#*=}'" >&2; exit 1 ;;
-  esac
-done
+. "$root/scripts/lib/settings.sh"
+sample=${H100_SAMPLE-all}
+seed=${SEED-1}
+ctas=${CTAS-4}
+jobs=${JOBS-$(nproc)}
+# Checked before anything is built (scripts/lib/settings.sh).
+setting_all_or_positive H100_SAMPLE "$sample" h100-profiles
+setting_number SEED "$seed" h100-profiles
+setting_positive CTAS "$ctas" h100-profiles
+setting_positive JOBS "$jobs" h100-profiles
 sample_args=()
 [ "$sample" = all ] || sample_args=(--sample "$sample" --seed "$seed")
 cargo build --release --locked -p ptxperf --quiet

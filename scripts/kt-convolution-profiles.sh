@@ -27,10 +27,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-runs=${KTCONV_GPUS:-geforce-rtx-3090,geforce-rtx-3060-laptop geforce-rtx-2080-ti,titan-rtx}
+. "$root/scripts/lib/settings.sh"
+runs=${KTCONV_GPUS-geforce-rtx-3090,geforce-rtx-3060-laptop geforce-rtx-2080-ti,titan-rtx}
 dir=${KTCONV_DIR:-$root/target/kt-convolution-profiles}
-ctas=${CTAS:-4}
-jobs=${JOBS:-$(nproc)}
+ctas=${CTAS-4}
+jobs=${JOBS-$(nproc)}
 gt=${GROUNDTRUTH:-../shared/data/groundtruth}
 # The data file of each GPU.
 file_of() {
@@ -42,6 +43,15 @@ file_of() {
     *) echo "kt-convolution-profiles: no convolution data file for GPU '$1' (KTCONV_GPUS)" >&2; return 1 ;;
   esac
 }
+# Checked before anything is built (scripts/lib/settings.sh): the settings,
+# and that every GPU of every run has a data file.
+setting_nonempty KTCONV_GPUS "$runs" kt-convolution-profiles
+setting_positive CTAS "$ctas" kt-convolution-profiles
+setting_positive JOBS "$jobs" kt-convolution-profiles
+for run in $runs; do
+  [ -n "${run//,/}" ] || { echo "kt-convolution-profiles: a run of KTCONV_GPUS names no GPU: '$run'" >&2; exit 1; }
+  for gpu in ${run//,/ }; do file_of "$gpu" > /dev/null || exit 1; done
+done
 cargo build --release --locked -p ptxperf --quiet
 ptxperf=${CARGO_TARGET_DIR:-$root/target}/release/ptxperf
 mkdir -p "$dir"

@@ -22,11 +22,17 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-sample=${PNPOLY_SAMPLE:-all}
-seed=${SEED:-1}
-ctas=${CTAS:-4}
-jobs=${JOBS:-$(nproc)}
+. "$root/scripts/lib/settings.sh"
+sample=${PNPOLY_SAMPLE-all}
+seed=${SEED-1}
+ctas=${CTAS-4}
+jobs=${JOBS-$(nproc)}
 gt=${GROUNDTRUTH:-../shared/data/groundtruth}
+# Checked before anything is built (scripts/lib/settings.sh).
+setting_all_or_positive PNPOLY_SAMPLE "$sample" pnpoly-profiles
+setting_number SEED "$seed" pnpoly-profiles
+setting_positive CTAS "$ctas" pnpoly-profiles
+setting_positive JOBS "$jobs" pnpoly-profiles
 sample_args=()
 [ "$sample" = all ] || sample_args=(--sample "$sample" --seed "$seed")
 cargo build --release --locked -p ptxperf --quiet

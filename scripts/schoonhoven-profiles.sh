@@ -42,13 +42,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-sample=${SCHOON_SAMPLE:-2000}
-step=${SCHOON_STEP:-500}
-seed=${SEED:-1}
-ctas=${CTAS:-4}
-jobs=${JOBS:-$(nproc)}
+. "$root/scripts/lib/settings.sh"
+sample=${SCHOON_SAMPLE-2000}
+step=${SCHOON_STEP-500}
+seed=${SEED-1}
+ctas=${CTAS-4}
+jobs=${JOBS-$(nproc)}
 dir=${SCHOON_DIR:-$root/target/schoonhoven-profiles}
 gt=${GROUNDTRUTH:-../shared/data/groundtruth}
+# Checked before anything is built (scripts/lib/settings.sh).
+setting_all_or_positive SCHOON_SAMPLE "$sample" schoonhoven-profiles
+setting_positive SCHOON_STEP "$step" schoonhoven-profiles
+setting_number SEED "$seed" schoonhoven-profiles
+setting_positive CTAS "$ctas" schoonhoven-profiles
+setting_positive JOBS "$jobs" schoonhoven-profiles
 # `all`: the steps grow to the files' whole length (a sample of every
 # configuration is all of them).
 s=$gt/schoonhoven-convolution
@@ -57,10 +64,10 @@ if [ "$sample" = all ]; then
   whole=1
   sample=$(python3 -c 'import gzip, sys; print(sum(1 for _ in gzip.open(sys.argv[1], "rt")) - 1)' \
     "$s/convolution_GTX_1080Ti.csv.gz" 2>/dev/null) || { echo "schoonhoven-profiles: cannot read $s/convolution_GTX_1080Ti.csv.gz" >&2; exit 1; }
+  case $sample in
+    '' | *[!0-9]* | 0) echo "schoonhoven-profiles: SCHOON_SAMPLE=all, but $s/convolution_GTX_1080Ti.csv.gz lists no configurations ('$sample')" >&2; exit 1 ;;
+  esac
 fi
-for v in "$sample" "$step"; do
-  case $v in '' | *[!0-9]* | 0) echo "schoonhoven-profiles: SCHOON_SAMPLE (a number or all) and SCHOON_STEP must be positive numbers, not '$v'" >&2; exit 1 ;; esac
-done
 cargo build --release --locked -p ptxperf --quiet
 ptxperf=${CARGO_TARGET_DIR:-$root/target}/release/ptxperf
 mkdir -p "$dir"

@@ -1,18 +1,32 @@
 //! The scripts that emulate the report's profile archives check their
 //! settings before they build or emulate anything; a bad setting stops them
 //! with exit status 1 and a message naming it. A whole run needs NVRTC and
-//! minutes to hours, so only these paths are tested.
+//! minutes to hours, so only these paths are tested, each with a
+//! [`FailingCargo`] first on PATH so that a setting that slipped through
+//! stops at the build. The checks are shared (`scripts/lib/settings.sh`),
+//! and a setting is read as `${NAME-default}`: only an unset one takes its
+//! default, an empty one (`CTAS=`) is refused like any other bad value.
 //!
 //! - `scripts/schoonhoven-profiles.sh`: SCHOON_SAMPLE is a positive number
 //!   or `all` (every configuration of the files, counted from the GTX 1080
-//!   Ti's file), SCHOON_STEP a positive number; `all` without the data files
-//!   is refused too.
+//!   Ti's file), SCHOON_STEP a positive number, SEED a number, CTAS and JOBS
+//!   positive numbers; `all` without the data files is refused too.
 //! - `scripts/h100-profiles.sh`: H100_SAMPLE is `all` or a positive number,
 //!   SEED a number, CTAS and JOBS positive numbers.
 //! - `scripts/dedisp-profiles.sh`: the same for DEDISP_SAMPLE, SEED, CTAS
 //!   and JOBS; BUDGET is `none` or a positive number; a DIR to go on from
 //!   must hold profiles of the same settings (two emulations in one archive
 //!   are refused), and one that does goes on to the build.
+//! - `scripts/gemm-profiles.sh`: GEMM_SAMPLE and GEMM_LAPTOP_SAMPLE are
+//!   positive numbers (validate's --sample has no `all`), SEED a number,
+//!   CTAS and JOBS positive numbers.
+//! - `scripts/pnpoly-profiles.sh`: PNPOLY_SAMPLE is `all` or a positive
+//!   number, SEED a number, CTAS and JOBS positive numbers.
+//! - `scripts/kt-convolution-profiles.sh`: KTCONV_GPUS is not empty or
+//!   blank, each of its runs names a GPU and each GPU has a convolution data
+//!   file; CTAS and JOBS are positive numbers.
+//! - Every one of those six goes on to the build with good settings, its
+//!   defaults among them.
 //! - `scripts/validation-report.sh` with SAVE_PROFILES (it packs
 //!   `profiles.tar.xz`, the learned model's samples): every archive whose
 //!   sampled rows it would rescore instead of emulating must be `none`.
@@ -61,12 +75,53 @@ fn check_script(script: &str, env: &[(&str, &str)], want: &str) {
     );
 }
 
+/// [`check_script`] with a [`FailingCargo`] first on PATH: a setting that
+/// slipped through would stop at the build instead of emulating.
+fn check_stubbed(script: &str, env: &[(&str, &str)], want: &str) {
+    let cargo = FailingCargo::new(script.trim_end_matches(".sh"));
+    let mut env = env.to_vec();
+    env.push(("PATH", &cargo.path));
+    check_script(script, &env, want);
+}
+
 fn check(env: &[(&str, &str)], want: &str) {
-    check_script("schoonhoven-profiles.sh", env, want);
+    check_stubbed("schoonhoven-profiles.sh", env, want);
 }
 
 fn check_h100(env: &[(&str, &str)], want: &str) {
-    check_script("h100-profiles.sh", env, want);
+    check_stubbed("h100-profiles.sh", env, want);
+}
+
+fn check_dedisp(env: &[(&str, &str)], want: &str) {
+    check_stubbed("dedisp-profiles.sh", env, want);
+}
+
+fn check_gemm(env: &[(&str, &str)], want: &str) {
+    check_stubbed("gemm-profiles.sh", env, want);
+}
+
+fn check_pnpoly(env: &[(&str, &str)], want: &str) {
+    check_stubbed("pnpoly-profiles.sh", env, want);
+}
+
+fn check_kt_convolution(env: &[(&str, &str)], want: &str) {
+    check_stubbed("kt-convolution-profiles.sh", env, want);
+}
+
+/// Runs `script` with `env` and a [`FailingCargo`] first on PATH and
+/// expects it to pass its checks: it stops at the build with the stub's
+/// status 3.
+fn goes_on_to_the_build(script: &str, env: &[(&str, &str)]) {
+    let cargo = FailingCargo::new(script.trim_end_matches(".sh"));
+    let mut env = env.to_vec();
+    env.push(("PATH", &cargo.path));
+    let out = run(script, &env);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{script} {env:?}: stderr {err}");
+    assert!(
+        err.contains("went on to build"),
+        "{script} {env:?}: stderr {err}"
+    );
 }
 
 #[test]
@@ -124,15 +179,6 @@ fn h100_seed_ctas_and_jobs_must_be_numbers() {
     );
 }
 
-/// With a [`FailingCargo`] first on PATH: a setting that slipped through
-/// would stop at the build instead of emulating.
-fn check_dedisp(env: &[(&str, &str)], want: &str) {
-    let cargo = FailingCargo::new("dedisp");
-    let mut env = env.to_vec();
-    env.push(("PATH", &cargo.path));
-    check_script("dedisp-profiles.sh", &env, want);
-}
-
 #[test]
 fn dedisp_settings_must_be_all_none_or_positive_numbers() {
     for bad in ["abc", "0", "-1", "07"] {
@@ -156,6 +202,249 @@ fn dedisp_settings_must_be_all_none_or_positive_numbers() {
                 "BUDGET must be `none` or a positive number of warp instructions, not '{bad}'"
             ),
         );
+    }
+}
+
+const POSITIVE: &str = "be a positive number";
+const NUMBER: &str = "be a number";
+const ALL_OR_POSITIVE: &str = "be `all` or a positive number of configurations";
+
+/// Every setting of each script and what its message says it must be.
+const SETTINGS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "schoonhoven-profiles",
+        &[
+            ("SCHOON_SAMPLE", ALL_OR_POSITIVE),
+            ("SCHOON_STEP", POSITIVE),
+            ("SEED", NUMBER),
+            ("CTAS", POSITIVE),
+            ("JOBS", POSITIVE),
+        ],
+    ),
+    (
+        "h100-profiles",
+        &[
+            ("H100_SAMPLE", ALL_OR_POSITIVE),
+            ("SEED", NUMBER),
+            ("CTAS", POSITIVE),
+            ("JOBS", POSITIVE),
+        ],
+    ),
+    (
+        "dedisp-profiles",
+        &[
+            ("DEDISP_SAMPLE", ALL_OR_POSITIVE),
+            ("SEED", NUMBER),
+            ("CTAS", POSITIVE),
+            ("JOBS", POSITIVE),
+            (
+                "BUDGET",
+                "be `none` or a positive number of warp instructions",
+            ),
+        ],
+    ),
+    (
+        "gemm-profiles",
+        &[
+            ("GEMM_SAMPLE", POSITIVE),
+            ("GEMM_LAPTOP_SAMPLE", POSITIVE),
+            ("SEED", NUMBER),
+            ("CTAS", POSITIVE),
+            ("JOBS", POSITIVE),
+        ],
+    ),
+    (
+        "pnpoly-profiles",
+        &[
+            ("PNPOLY_SAMPLE", ALL_OR_POSITIVE),
+            ("SEED", NUMBER),
+            ("CTAS", POSITIVE),
+            ("JOBS", POSITIVE),
+        ],
+    ),
+    (
+        "kt-convolution-profiles",
+        &[
+            ("KTCONV_GPUS", "not be empty or blank"),
+            ("CTAS", POSITIVE),
+            ("JOBS", POSITIVE),
+        ],
+    ),
+];
+
+#[test]
+fn every_script_refuses_an_empty_ctas() {
+    for (script, _) in SETTINGS {
+        check_stubbed(
+            &format!("{script}.sh"),
+            &[("CTAS", "")],
+            &format!("{script}: CTAS must be a positive number, not ''"),
+        );
+    }
+}
+
+#[test]
+fn an_empty_setting_is_refused_not_taken_for_its_default() {
+    for (script, settings) in SETTINGS {
+        for (name, what) in *settings {
+            check_stubbed(
+                &format!("{script}.sh"),
+                &[(name, "")],
+                &format!("{script}: {name} must {what}, not ''"),
+            );
+        }
+    }
+}
+
+#[test]
+fn gemm_samples_must_be_positive_numbers() {
+    // validate's --sample takes a number only: no `all` here.
+    for bad in ["all", "0", "-3", "2k", "010", " 5"] {
+        check_gemm(
+            &[("GEMM_SAMPLE", bad)],
+            &format!("gemm-profiles: GEMM_SAMPLE must be a positive number, not '{bad}'"),
+        );
+    }
+    for bad in ["all", "0", "1e3"] {
+        check_gemm(
+            &[("GEMM_LAPTOP_SAMPLE", bad)],
+            &format!("gemm-profiles: GEMM_LAPTOP_SAMPLE must be a positive number, not '{bad}'"),
+        );
+    }
+}
+
+#[test]
+fn gemm_the_laptop_sample_takes_the_sample_only_when_unset() {
+    // GEMM_LAPTOP_SAMPLE takes GEMM_SAMPLE's value when unset: the message
+    // names the setting that was given.
+    check_gemm(
+        &[("GEMM_SAMPLE", "x")],
+        "gemm-profiles: GEMM_SAMPLE must be a positive number, not 'x'",
+    );
+    check_gemm(
+        &[("GEMM_SAMPLE", "500"), ("GEMM_LAPTOP_SAMPLE", "")],
+        "gemm-profiles: GEMM_LAPTOP_SAMPLE must be a positive number, not ''",
+    );
+}
+
+#[test]
+fn pnpoly_sample_must_be_all_or_a_positive_number() {
+    for bad in ["ALL", "0", "-5", "12x", "010"] {
+        check_pnpoly(
+            &[("PNPOLY_SAMPLE", bad)],
+            &format!(
+                "pnpoly-profiles: PNPOLY_SAMPLE must be `all` or a positive number of configurations, not '{bad}'"
+            ),
+        );
+    }
+}
+
+/// The scripts that gained their checks with scripts/lib/settings.sh, and
+/// their message's prefix.
+const CHECKED_LATER: [(&str, &str); 3] = [
+    ("gemm-profiles.sh", "gemm-profiles"),
+    ("pnpoly-profiles.sh", "pnpoly-profiles"),
+    ("kt-convolution-profiles.sh", "kt-convolution-profiles"),
+];
+
+#[test]
+fn seeds_must_be_numbers() {
+    // kt-convolution-profiles.sh draws no sample, so it has no seed.
+    for (script, prefix) in &CHECKED_LATER[..2] {
+        for bad in ["one", "-1", "1.5"] {
+            check_stubbed(
+                script,
+                &[("SEED", bad)],
+                &format!("{prefix}: SEED must be a number, not '{bad}'"),
+            );
+        }
+    }
+}
+
+#[test]
+fn ctas_and_jobs_must_be_positive_numbers() {
+    for (script, prefix) in CHECKED_LATER {
+        for name in ["CTAS", "JOBS"] {
+            for bad in ["0", "-2", "four", "04"] {
+                check_stubbed(
+                    script,
+                    &[(name, bad)],
+                    &format!("{prefix}: {name} must be a positive number, not '{bad}'"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn kt_convolution_gpus_must_not_be_blank() {
+    for bad in ["", " ", "\t \n"] {
+        check_kt_convolution(
+            &[("KTCONV_GPUS", bad)],
+            &format!(
+                "kt-convolution-profiles: KTCONV_GPUS must not be empty or blank, not '{bad}'"
+            ),
+        );
+    }
+}
+
+#[test]
+fn kt_convolution_every_run_must_name_gpus_with_data_files() {
+    check_kt_convolution(
+        &[("KTCONV_GPUS", "titan-rtx ,")],
+        "kt-convolution-profiles: a run of KTCONV_GPUS names no GPU: ','",
+    );
+    // Checked before the build, not when the run comes.
+    for bad in ["geforce-gtx-1080-ti", "titan-rtx,rtx-a4000"] {
+        check_kt_convolution(
+            &[("KTCONV_GPUS", bad)],
+            "kt-convolution-profiles: no convolution data file for GPU '",
+        );
+    }
+}
+
+#[test]
+fn every_script_with_good_settings_goes_on_to_the_build() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        ("schoonhoven-profiles.sh", &[]),
+        (
+            "schoonhoven-profiles.sh",
+            &[("SCHOON_SAMPLE", "10"), ("SCHOON_STEP", "3"), ("SEED", "0")],
+        ),
+        ("h100-profiles.sh", &[]),
+        ("h100-profiles.sh", &[("H100_SAMPLE", "5"), ("CTAS", "1")]),
+        ("dedisp-profiles.sh", &[]),
+        (
+            "dedisp-profiles.sh",
+            &[("DEDISP_SAMPLE", "all"), ("BUDGET", "2000000")],
+        ),
+        ("gemm-profiles.sh", &[]),
+        (
+            "gemm-profiles.sh",
+            &[
+                ("GEMM_SAMPLE", "1"),
+                ("GEMM_LAPTOP_SAMPLE", "30"),
+                ("SEED", "0"),
+                ("CTAS", "12"),
+                ("JOBS", "1"),
+            ],
+        ),
+        // A path left empty still takes its default: only settings are
+        // checked.
+        ("gemm-profiles.sh", &[("GROUNDTRUTH", "")]),
+        ("pnpoly-profiles.sh", &[]),
+        (
+            "pnpoly-profiles.sh",
+            &[("PNPOLY_SAMPLE", "100"), ("SEED", "7"), ("JOBS", "3")],
+        ),
+        ("kt-convolution-profiles.sh", &[]),
+        (
+            "kt-convolution-profiles.sh",
+            &[("KTCONV_GPUS", "titan-rtx"), ("CTAS", "2")],
+        ),
+    ];
+    for (script, env) in cases {
+        goes_on_to_the_build(script, env);
     }
 }
 
