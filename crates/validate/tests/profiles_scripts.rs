@@ -53,7 +53,11 @@ fn run(script: &str, env: &[(&str, &str)]) -> Output {
 /// `want` in the message, no Python traceback and no build (cargo would
 /// have printed "Compiling").
 fn check_script(script: &str, env: &[(&str, &str)], want: &str) {
-    let out = run(script, env);
+    assert_refused(script, env, &run(script, env), want);
+}
+
+/// What [`check_script`] expects of a finished run `out`.
+fn assert_refused(script: &str, env: &[(&str, &str)], out: &Output, want: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{script} {env:?}: stderr {err}");
     assert!(
@@ -78,10 +82,15 @@ fn check_script(script: &str, env: &[(&str, &str)], want: &str) {
 /// [`check_script`] with a [`FailingCargo`] first on PATH: a setting that
 /// slipped through would stop at the build instead of emulating.
 fn check_stubbed(script: &str, env: &[(&str, &str)], want: &str) {
+    assert_refused(script, env, &run_stubbed(script, env), want);
+}
+
+/// Runs `script` with `env` and a [`FailingCargo`] first on PATH.
+fn run_stubbed(script: &str, env: &[(&str, &str)]) -> Output {
     let cargo = FailingCargo::new(script.trim_end_matches(".sh"));
     let mut env = env.to_vec();
     env.push(("PATH", &cargo.path));
-    check_script(script, &env, want);
+    run(script, &env)
 }
 
 fn check(env: &[(&str, &str)], want: &str) {
@@ -96,26 +105,11 @@ fn check_dedisp(env: &[(&str, &str)], want: &str) {
     check_stubbed("dedisp-profiles.sh", env, want);
 }
 
-fn check_gemm(env: &[(&str, &str)], want: &str) {
-    check_stubbed("gemm-profiles.sh", env, want);
-}
-
-fn check_pnpoly(env: &[(&str, &str)], want: &str) {
-    check_stubbed("pnpoly-profiles.sh", env, want);
-}
-
-fn check_kt_convolution(env: &[(&str, &str)], want: &str) {
-    check_stubbed("kt-convolution-profiles.sh", env, want);
-}
-
 /// Runs `script` with `env` and a [`FailingCargo`] first on PATH and
 /// expects it to pass its checks: it stops at the build with the stub's
 /// status 3.
 fn goes_on_to_the_build(script: &str, env: &[(&str, &str)]) {
-    let cargo = FailingCargo::new(script.trim_end_matches(".sh"));
-    let mut env = env.to_vec();
-    env.push(("PATH", &cargo.path));
-    let out = run(script, &env);
+    let out = run_stubbed(script, env);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{script} {env:?}: stderr {err}");
     assert!(
@@ -273,17 +267,6 @@ const SETTINGS: &[(&str, &[(&str, &str)])] = &[
 ];
 
 #[test]
-fn every_script_refuses_an_empty_ctas() {
-    for (script, _) in SETTINGS {
-        check_stubbed(
-            &format!("{script}.sh"),
-            &[("CTAS", "")],
-            &format!("{script}: CTAS must be a positive number, not ''"),
-        );
-    }
-}
-
-#[test]
 fn an_empty_setting_is_refused_not_taken_for_its_default() {
     for (script, settings) in SETTINGS {
         for (name, what) in *settings {
@@ -300,13 +283,15 @@ fn an_empty_setting_is_refused_not_taken_for_its_default() {
 fn gemm_samples_must_be_positive_numbers() {
     // validate's --sample takes a number only: no `all` here.
     for bad in ["all", "0", "-3", "2k", "010", " 5"] {
-        check_gemm(
+        check_stubbed(
+            "gemm-profiles.sh",
             &[("GEMM_SAMPLE", bad)],
             &format!("gemm-profiles: GEMM_SAMPLE must be a positive number, not '{bad}'"),
         );
     }
     for bad in ["all", "0", "1e3"] {
-        check_gemm(
+        check_stubbed(
+            "gemm-profiles.sh",
             &[("GEMM_LAPTOP_SAMPLE", bad)],
             &format!("gemm-profiles: GEMM_LAPTOP_SAMPLE must be a positive number, not '{bad}'"),
         );
@@ -317,11 +302,13 @@ fn gemm_samples_must_be_positive_numbers() {
 fn gemm_the_laptop_sample_takes_the_sample_only_when_unset() {
     // GEMM_LAPTOP_SAMPLE takes GEMM_SAMPLE's value when unset: the message
     // names the setting that was given.
-    check_gemm(
+    check_stubbed(
+        "gemm-profiles.sh",
         &[("GEMM_SAMPLE", "x")],
         "gemm-profiles: GEMM_SAMPLE must be a positive number, not 'x'",
     );
-    check_gemm(
+    check_stubbed(
+        "gemm-profiles.sh",
         &[("GEMM_SAMPLE", "500"), ("GEMM_LAPTOP_SAMPLE", "")],
         "gemm-profiles: GEMM_LAPTOP_SAMPLE must be a positive number, not ''",
     );
@@ -330,7 +317,8 @@ fn gemm_the_laptop_sample_takes_the_sample_only_when_unset() {
 #[test]
 fn pnpoly_sample_must_be_all_or_a_positive_number() {
     for bad in ["ALL", "0", "-5", "12x", "010"] {
-        check_pnpoly(
+        check_stubbed(
+            "pnpoly-profiles.sh",
             &[("PNPOLY_SAMPLE", bad)],
             &format!(
                 "pnpoly-profiles: PNPOLY_SAMPLE must be `all` or a positive number of configurations, not '{bad}'"
@@ -379,7 +367,8 @@ fn ctas_and_jobs_must_be_positive_numbers() {
 #[test]
 fn kt_convolution_gpus_must_not_be_blank() {
     for bad in ["", " ", "\t \n"] {
-        check_kt_convolution(
+        check_stubbed(
+            "kt-convolution-profiles.sh",
             &[("KTCONV_GPUS", bad)],
             &format!(
                 "kt-convolution-profiles: KTCONV_GPUS must not be empty or blank, not '{bad}'"
@@ -390,13 +379,15 @@ fn kt_convolution_gpus_must_not_be_blank() {
 
 #[test]
 fn kt_convolution_every_run_must_name_gpus_with_data_files() {
-    check_kt_convolution(
+    check_stubbed(
+        "kt-convolution-profiles.sh",
         &[("KTCONV_GPUS", "titan-rtx ,")],
         "kt-convolution-profiles: a run of KTCONV_GPUS names no GPU: ','",
     );
     // Checked before the build, not when the run comes.
     for bad in ["geforce-gtx-1080-ti", "titan-rtx,rtx-a4000"] {
-        check_kt_convolution(
+        check_stubbed(
+            "kt-convolution-profiles.sh",
             &[("KTCONV_GPUS", bad)],
             "kt-convolution-profiles: no convolution data file for GPU '",
         );
