@@ -38,12 +38,15 @@
 #                  emulates it (every configuration in about half an hour)
 #   DEDISP_PROFILES= the dedispersion rows of the RTX A4000 and RTX A6000:
 #                  rescored from this archive or folder (default
-#                  docs/validation/profiles-dedispersion.tar.xz, 2,000
-#                  configurations per GPU emulated by
-#                  scripts/dedisp-profiles.sh, with the work budget its
-#                  settings.txt names (BUDGET=N) or none (BUDGET=none),
-#                  which the rescoring repeats; `none`: DEDISP_SAMPLE
-#                  configurations emulated or rescored like the convolution's)
+#                  docs/validation/profiles-dedispersion-unbudgeted.tar.xz,
+#                  2,000 configurations per GPU emulated without the work
+#                  budget by scripts/dedisp-unbudgeted.py;
+#                  docs/validation/profiles-dedispersion.tar.xz holds the
+#                  same 2,000 emulated with one by scripts/dedisp-profiles.sh),
+#                  with the work budget its settings.txt names (BUDGET=N) or
+#                  none (BUDGET=none), which the rescoring repeats; `none`:
+#                  DEDISP_SAMPLE configurations emulated or rescored like the
+#                  convolution's)
 #   KTCONV_PROFILES= the whole-space rows of Kernel Tuner's convolution: the
 #                  GPUs its settings.txt lists (GPUS=) are rescored from this
 #                  archive or folder, every configuration (default
@@ -191,7 +194,7 @@ if [ -n "$pnpoly_dir" ]; then
     exit 1
   fi
 fi
-dedisp_dir=$(extra_dir dedispersion "$dedisp_profiles")
+dedisp_dir=$(extra_dir dedispersion-unbudgeted "$dedisp_profiles")
 if [ -n "$dedisp_dir" ]; then
   dedisp_archive_sample=$(folder_setting "$dedisp_dir" DEDISP_SAMPLE)
   dedisp_seed=$(folder_setting "$dedisp_dir" SEED)
@@ -529,7 +532,11 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
       echo "The dedispersion rows of the RTX A4000 and RTX A6000 ($what, $dedisp_ctas CTAs, at most $dedisp_budget warp instructions of"
       echo "working CTAs per configuration: \`--work-budget\`, docs/speed.md \"Huge grids\") are always rescored from"
     fi
-    echo "\`profiles-dedispersion.tar.xz\` beside this file (DEDISP_PROFILES), emulated at $dedisp_from by \`scripts/dedisp-profiles.sh\`."
+    if [ -z "$dedisp_profiles" ]; then
+      echo "\`profiles-dedispersion-unbudgeted.tar.xz\` beside this file (DEDISP_PROFILES); emulated: $dedisp_from."
+    else
+      echo "\`$(basename "$dedisp_profiles")\` (DEDISP_PROFILES); emulated: $dedisp_from."
+    fi
   fi
   if [ -n "$schoon_dir" ]; then
     what="$schoon_sample configurations per GPU, seed $schoon_seed"

@@ -1,6 +1,6 @@
 //! `ptxperf learn` on the committed profiles (the validation report's
 //! archives: docs/validation/profiles-kt-convolution.tar.xz,
-//! profiles-dedispersion.tar.xz, profiles.tar.xz, profiles-gemm.tar.xz and
+//! profiles-dedispersion-unbudgeted.tar.xz, profiles.tar.xz, profiles-gemm.tar.xz and
 //! profiles-pnpoly.tar.xz):
 //! training twice on a small fixture (the H100 data of data/measured, in the
 //! repository) writes the same bytes, the committed model file is what
@@ -38,9 +38,9 @@ fn profiles(tag: &str) -> PathBuf {
 /// The whole-space convolution and the dedispersion come first: a
 /// configuration's profile is read from the first folder that has it, and
 /// each of the two archives was emulated alike throughout (the neighbour
-/// warm-up; the work budget).
+/// warm-up; no work budget).
 const KTCONV_ARCHIVE: &str = "docs/validation/profiles-kt-convolution.tar.xz";
-const DEDISP_ARCHIVE: &str = "docs/validation/profiles-dedispersion.tar.xz";
+const DEDISP_ARCHIVE: &str = "docs/validation/profiles-dedispersion-unbudgeted.tar.xz";
 const GEMM_ARCHIVE: &str = "docs/validation/profiles-gemm.tar.xz";
 const PNPOLY_ARCHIVE: &str = "docs/validation/profiles-pnpoly.tar.xz";
 
@@ -318,6 +318,7 @@ fn the_committed_model_is_what_training_gives() {
     let _ = std::fs::remove_dir_all(&gemm);
     let _ = std::fs::remove_dir_all(&pnpoly);
     let _ = std::fs::remove_dir_all(&ktconv);
+    let _ = std::fs::remove_dir_all(&dedisp);
 }
 
 /// The `breakdown` of the `learned` model's prediction anywhere in `json`.

@@ -5,7 +5,7 @@
 //! `docs/validation/profiles-gemm.tar.xz`,
 //! `docs/validation/profiles-pnpoly.tar.xz`,
 //! `docs/validation/profiles-kt-convolution.tar.xz`,
-//! `docs/validation/profiles-dedispersion.tar.xz`,
+//! `docs/validation/profiles-dedispersion-unbudgeted.tar.xz`,
 //! `docs/validation/profiles-schoonhoven.tar.xz` and
 //! `docs/validation/profiles-h100.tar.xz`) with the models of this
 //! build must give the figures of the report's summary table (the `timing`
@@ -239,7 +239,7 @@ fn the_reports_summary_is_what_its_profiles_give() {
     );
 
     let dedisp_dir = common::unpacked_archive(
-        "docs/validation/profiles-dedispersion.tar.xz",
+        "docs/validation/profiles-dedispersion-unbudgeted.tar.xz",
         "report-dedispersion",
     );
     let dedisp_settings = std::fs::read_to_string(dedisp_dir.join("settings.txt"))

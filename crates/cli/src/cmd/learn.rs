@@ -26,8 +26,9 @@ use crate::output::{emit, write_file};
   ptxperf learn data/learned/sources.toml --profiles C --profiles D --profiles P --profiles G --profiles N
                                         train on the development part, write data/learned/model.json
                                         (C, D, P, G, N: docs/validation/profiles-kt-convolution.tar.xz,
-                                        profiles-dedispersion.tar.xz, profiles.tar.xz, profiles-gemm.tar.xz
-                                        and profiles-pnpoly.tar.xz unpacked with scripts/profiles-archive.py)
+                                        profiles-dedispersion-unbudgeted.tar.xz, profiles.tar.xz,
+                                        profiles-gemm.tar.xz and profiles-pnpoly.tar.xz unpacked with
+                                        scripts/profiles-archive.py)
   ptxperf learn data/learned/sources.toml --profiles PROFILES --target log-time --out m.json
                                         predict ln(time) instead of a correction on the timing model
   ptxperf learn data/learned/sources.toml --profiles PROFILES --cross-validate --part check
