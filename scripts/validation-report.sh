@@ -594,6 +594,11 @@ How to read this:
   and a model that is far off is shown far off.
 - The noise floor (data README): about 1 % per configuration, and two independent campaigns
   of this convolution on the same GPU differ by about 14 % MAPE.
+- Each section's \`measured\` line says, where the data keep every launch in order and they
+  drift by 2 % or more, how much a configuration's last quarter of launches took over its first
+  (median): the GPU did not run at one speed through its runs, most often a clock held down by
+  its power limit (the RTX A6000's dedispersion: docs/validation/timing-effects.md; pnpoly's
+  reads of host memory may drift for reasons of the host), and the models run at one clock.
 
 EOF
   if [ -f "$tmp/summary.list" ]; then

@@ -250,6 +250,7 @@ mod tests {
                         min_ms: None,
                         std_ms: None,
                         n: None,
+                        drift: None,
                     }),
                 })
                 .collect(),

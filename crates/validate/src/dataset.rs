@@ -82,7 +82,15 @@ pub struct Timing {
     pub std_ms: Option<f64>,
     /// Number of repetitions behind the figures.
     pub n: Option<u32>,
+    /// The mean of the last quarter of the launches over the mean of the
+    /// first quarter, in launch order, where the file keeps at least
+    /// [`DRIFT_MIN_LAUNCHES`] of them: above 1, the launches slowed through
+    /// the run (a GPU that did not hold its clock).
+    pub drift: Option<f64>,
 }
+
+/// The fewest launches [`Timing::drift`] is read from (two in each quarter).
+pub const DRIFT_MIN_LAUNCHES: usize = 8;
 
 /// The outcome of one configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -181,6 +189,9 @@ pub struct Spread {
     /// Median over those configurations of std / mean of their repeated
     /// launches, where the data has them.
     pub noise: Option<f64>,
+    /// Median over those configurations of [`Timing::drift`], where the
+    /// data has the launches in order.
+    pub drift: Option<f64>,
 }
 
 impl Spread {
@@ -201,11 +212,18 @@ impl Spread {
             .filter(|c| c.is_finite())
             .collect();
         cv.sort_by(f64::total_cmp);
+        let mut drift: Vec<f64> = timings
+            .iter()
+            .filter_map(|t| t.drift)
+            .filter(|d| d.is_finite())
+            .collect();
+        drift.sort_by(f64::total_cmp);
         Some(Spread {
             n: timings.len(),
             min_ms,
             max_ms,
             noise: crate::stats::median_of_sorted(&cv),
+            drift: crate::stats::median_of_sorted(&drift),
         })
     }
 
@@ -226,6 +244,7 @@ mod spread_tests {
             min_ms: None,
             std_ms,
             n: None,
+            drift: None,
         })
     }
 

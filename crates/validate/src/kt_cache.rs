@@ -206,10 +206,12 @@ pub(crate) fn repetitions(
         .collect()
 }
 
-/// Fills median, min and population std from the repetitions when present.
+/// Fills median, min, population std and the drift through the run from
+/// the repetitions (in launch order) when present.
 pub(crate) fn timing(mean_ms: f64, times: Option<Vec<f64>>) -> Timing {
     match times {
         Some(mut t) if !t.is_empty() => {
+            let drift = drift(&t);
             t.sort_by(f64::total_cmp);
             let n = t.len() as f64;
             let avg = t.iter().sum::<f64>() / n;
@@ -220,6 +222,7 @@ pub(crate) fn timing(mean_ms: f64, times: Option<Vec<f64>>) -> Timing {
                 min_ms: t.first().copied(),
                 std_ms: Some(var.sqrt()),
                 n: u32::try_from(t.len()).ok(),
+                drift,
             }
         }
         _ => Timing {
@@ -228,10 +231,52 @@ pub(crate) fn timing(mean_ms: f64, times: Option<Vec<f64>>) -> Timing {
             min_ms: None,
             std_ms: None,
             n: None,
+            drift: None,
         },
     }
 }
 
+/// The mean of the last quarter of `times` (launch order) over the mean of
+/// the first ([`Timing::drift`]); None for fewer than
+/// [`crate::dataset::DRIFT_MIN_LAUNCHES`] launches or a first quarter that
+/// took no time.
+pub(crate) fn drift(times: &[f64]) -> Option<f64> {
+    if times.len() < crate::dataset::DRIFT_MIN_LAUNCHES {
+        return None;
+    }
+    let k = times.len() / 4;
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    let first = mean(&times[..k]);
+    let last = mean(&times[times.len() - k..]);
+    (first > 0.0)
+        .then(|| last / first)
+        .filter(|d| d.is_finite())
+}
+
 fn quote(key: &str) -> String {
     serde_json::to_string(key).unwrap_or_else(|_| format!("{key:?}"))
+}
+
+#[cfg(test)]
+mod drift_tests {
+    use super::drift;
+
+    #[track_caller]
+    fn check(times: &[f64], expect: Option<f64>) {
+        assert_eq!(drift(times), expect);
+    }
+
+    #[test]
+    fn drift_is_the_last_quarter_over_the_first() {
+        // Too few launches for two in each quarter.
+        check(&[1.0; 7], None);
+        check(&[1.0; 8], Some(1.0));
+        // Launch order matters: the last two over the first two.
+        check(&[1.0, 1.0, 5.0, 5.0, 5.0, 5.0, 2.0, 2.0], Some(2.0));
+        check(&[2.0, 2.0, 5.0, 5.0, 5.0, 5.0, 1.0, 1.0], Some(0.5));
+        // Nine launches: quarters of two, the middle five left out.
+        check(&[1.0, 3.0, 9.0, 9.0, 9.0, 9.0, 9.0, 4.0, 4.0], Some(2.0));
+        // A first quarter that took no time gives none.
+        check(&[0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], None);
+    }
 }

@@ -12,6 +12,7 @@ fn time(ms: f64) -> Measured {
         min_ms: None,
         std_ms: None,
         n: None,
+        drift: None,
     })
 }
 

@@ -295,6 +295,10 @@ pub(super) fn compiler_line(compilers: Option<&(String, String)>) -> Option<Stri
 
 /// The measured range of the sampled configurations and the repeat noise:
 /// a rank correlation is only as good as the span is wide against the noise.
+/// Where the launches slowed (or sped up) through a configuration's run by
+/// [`DRIFT_SHOWN`] or more (median), that too: the GPU did not run at one
+/// speed (most often its clock under a power or thermal limit), and the
+/// models run at one clock.
 pub(super) fn measured_line(spread: Option<&validate::Spread>) -> String {
     match spread {
         None => "measured: no sampled configuration ran".to_string(),
@@ -305,8 +309,20 @@ pub(super) fn measured_line(spread: Option<&validate::Spread>) -> String {
                     100.0 * n
                 )
             });
+            let drift = s
+                .drift
+                .filter(|d| (d - 1.0).abs() >= DRIFT_SHOWN)
+                .map_or_else(String::new, |d| {
+                    format!(
+                        "; launches {} {:.1} % from the first quarter of a configuration's run to the last \
+                         (median): the GPU did not run at one speed throughout (most often a clock its \
+                         power or thermal limit held down; --clock-mhz sets the models' clock)",
+                        if d > 1.0 { "slowed" } else { "sped up" },
+                        100.0 * (d - 1.0).abs()
+                    )
+                });
             format!(
-                "measured: {} configurations from {} to {} ms (span {:.2}x){noise}",
+                "measured: {} configurations from {} to {} ms (span {:.2}x){noise}{drift}",
                 s.n,
                 significant(s.min_ms),
                 significant(s.max_ms),
@@ -315,6 +331,11 @@ pub(super) fn measured_line(spread: Option<&validate::Spread>) -> String {
         }
     }
 }
+
+/// The least drift through a run ([`validate::Spread::drift`], either way)
+/// the measured line shows: 2 %, twice the data's noise floor of about 1 %
+/// per configuration (../shared/data/groundtruth README).
+const DRIFT_SHOWN: f64 = 0.02;
 
 /// Four significant figures without an exponent for everyday times.
 pub(super) fn significant(ms: f64) -> String {

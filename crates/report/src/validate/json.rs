@@ -173,6 +173,7 @@ pub fn json(
             "max_ms": m.max_ms,
             "span": m.span(),
             "repeat_noise": m.noise,
+            "launch_drift": m.drift,
         })),
         "compilers": sum.compilers.as_ref().map(|(data, ours)| json!({
             "data": data,

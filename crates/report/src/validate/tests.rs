@@ -99,31 +99,49 @@ fn compiler_line_warns_only_when_the_versions_differ() {
     assert!(compiler_line(Some(&pair)).is_some());
 }
 
+/// (configurations, fastest ms, slowest ms, repeat noise, launch drift).
+type SpreadCase = (usize, f64, f64, Option<f64>, Option<f64>);
+
 #[track_caller]
-fn check_measured_line(spread: Option<validate::Spread>, expect: &str) {
+fn check_measured_line(spread: Option<SpreadCase>, expect: &str) {
+    let spread = spread.map(|(n, min_ms, max_ms, noise, drift)| validate::Spread {
+        n,
+        min_ms,
+        max_ms,
+        noise,
+        drift,
+    });
     assert_eq!(measured_line(spread.as_ref()), expect);
 }
 
 #[test]
 fn measured_line_gives_range_span_and_noise() {
+    const DRIFTED: &str = "from the first quarter of a configuration's run to the last (median): the GPU did not run at one speed throughout (most often a clock its power or thermal limit held down; --clock-mhz sets the models' clock)";
     check_measured_line(None, "measured: no sampled configuration ran");
     check_measured_line(
-        Some(validate::Spread {
-            n: 20,
-            min_ms: 154.529,
-            max_ms: 193.617,
-            noise: Some(0.0123),
-        }),
+        Some((20, 154.529, 193.617, Some(0.0123), Some(1.004))),
         "measured: 20 configurations from 154.5 to 193.6 ms (span 1.25x); repeat noise 1.2 % (median std/mean of each configuration's launches)",
     );
     check_measured_line(
-        Some(validate::Spread {
-            n: 15,
-            min_ms: 0.26292,
-            max_ms: 0.40780,
-            noise: None,
-        }),
+        Some((15, 0.26292, 0.40780, None, None)),
         "measured: 15 configurations from 0.2629 to 0.4078 ms (span 1.55x)",
+    );
+    // A drift of 2 % or more either way is shown; below it is noise.
+    check_measured_line(
+        Some((2000, 84.22, 163.0, Some(0.039), Some(1.0926))),
+        &format!(
+            "measured: 2000 configurations from 84.22 to 163.0 ms (span 1.94x); repeat noise 3.9 % (median std/mean of each configuration's launches); launches slowed 9.3 % {DRIFTED}"
+        ),
+    );
+    check_measured_line(
+        Some((3, 1.0, 2.0, None, Some(0.97))),
+        &format!(
+            "measured: 3 configurations from 1.000 to 2.000 ms (span 2.00x); launches sped up 3.0 % {DRIFTED}"
+        ),
+    );
+    check_measured_line(
+        Some((3, 1.0, 2.0, None, Some(1.0199))),
+        "measured: 3 configurations from 1.000 to 2.000 ms (span 2.00x)",
     );
 }
 
