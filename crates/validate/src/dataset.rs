@@ -206,24 +206,22 @@ impl Spread {
             .collect();
         let min_ms = timings.iter().map(|t| t.mean_ms).reduce(f64::min)?;
         let max_ms = timings.iter().map(|t| t.mean_ms).reduce(f64::max)?;
-        let mut cv: Vec<f64> = timings
-            .iter()
-            .filter_map(|t| t.std_ms.map(|s| s / t.mean_ms))
-            .filter(|c| c.is_finite())
-            .collect();
-        cv.sort_by(f64::total_cmp);
-        let mut drift: Vec<f64> = timings
-            .iter()
-            .filter_map(|t| t.drift)
-            .filter(|d| d.is_finite())
-            .collect();
-        drift.sort_by(f64::total_cmp);
+        // The median of a per-configuration figure, over those that have it.
+        let median = |figure: fn(&Timing) -> Option<f64>| {
+            let mut v: Vec<f64> = timings
+                .iter()
+                .filter_map(|t| figure(t))
+                .filter(|x| x.is_finite())
+                .collect();
+            v.sort_by(f64::total_cmp);
+            crate::stats::median_of_sorted(&v)
+        };
         Some(Spread {
             n: timings.len(),
             min_ms,
             max_ms,
-            noise: crate::stats::median_of_sorted(&cv),
-            drift: crate::stats::median_of_sorted(&drift),
+            noise: median(|t| t.std_ms.map(|s| s / t.mean_ms)),
+            drift: median(|t| t.drift),
         })
     }
 
