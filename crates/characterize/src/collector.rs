@@ -192,6 +192,15 @@ impl<'t> Collector<'t> {
         let minimal = sectors.bytes_used.div_ceil(SECTOR_BYTES).max(1);
         let counters = &mut self.totals.global[kind_index(e.kind)];
         add_access(counters, e.active, &cc12, &sectors, minimal);
+        if e.kind == AccessKind::Load
+            && self
+                .table
+                .get(e.site.func, e.site.pc)
+                .is_some_and(|i| i.read_only)
+        {
+            let ro = &mut self.totals.read_only_loads;
+            add_access(ro, e.active, &cc12, &sectors, minimal);
+        }
         self.totals.sector_accesses += sectors.transactions;
         // The sectors of the merged byte intervals are those of the lanes.
         self.watched.add(e.kind, &intervals);

@@ -125,6 +125,9 @@ pub struct Totals {
     pub barriers: u64,
     /// Index 0 loads, 1 stores, 2 atomics.
     pub global: [AccessCounters; 3],
+    /// The global loads on the read-only path (`ld.global.nc`), also
+    /// counted in `global[0]`.
+    pub read_only_loads: AccessCounters,
     pub local: [AccessCounters; 3],
     /// Index 0 loads, 1 stores, 2 atomics.
     pub shared: [SharedCounters; 3],
@@ -158,6 +161,7 @@ impl Totals {
             divergent_conditional: 0,
             barriers: 0,
             global: [AccessCounters::default(); 3],
+            read_only_loads: AccessCounters::default(),
             local: [AccessCounters::default(); 3],
             shared: [SharedCounters::default(); 3],
             atomic_conflicts: 0,
@@ -182,6 +186,7 @@ impl Totals {
             divergent_conditional,
             barriers,
             global,
+            read_only_loads,
             local,
             shared,
             atomic_conflicts,
@@ -209,6 +214,7 @@ impl Totals {
             .iter_mut()
             .zip(global)
             .for_each(|(a, b)| a.add(b));
+        self.read_only_loads.add(read_only_loads);
         self.local.iter_mut().zip(local).for_each(|(a, b)| a.add(b));
         self.shared
             .iter_mut()

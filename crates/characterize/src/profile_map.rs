@@ -116,6 +116,9 @@ impl Characterization {
             l2_bytes: None,
             host_mapped_read_bytes: mi.host_mapped_load_bytes,
             host_mapped_written_bytes: mi.host_mapped_store_bytes,
+            load_lines: Some(mi.global_load_lines),
+            read_only_load_requests: Some(mi.read_only_loads),
+            read_only_load_lines: Some(mi.read_only_load_lines),
         };
         let shared = SharedMemory {
             loads: traffic(

@@ -146,6 +146,11 @@ pub struct ModelInputs {
     pub global_stores: f64,
     pub global_atomics: f64,
     pub global_load_sectors: f64,
+    /// Distinct 128-byte lines of each warp-level global load, summed.
+    pub global_load_lines: f64,
+    /// The global loads on the read-only path (`ld.global.nc`) and their lines.
+    pub read_only_loads: f64,
+    pub read_only_load_lines: f64,
     /// Bytes the active threads request: global loads and stores, shared loads and stores.
     pub global_load_bytes: f64,
     pub global_store_bytes: f64,
@@ -441,6 +446,9 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
         global_stores: t.global[1].requests as f64 * k,
         global_atomics: t.global[2].requests as f64 * k,
         global_load_sectors: t.global[0].sectors.transactions as f64 * k,
+        global_load_lines: t.global[0].sectors.lines as f64 * k,
+        read_only_loads: t.read_only_loads.requests as f64 * k,
+        read_only_load_lines: t.read_only_loads.sectors.lines as f64 * k,
         global_load_bytes: t.global[0].sectors.bytes_requested as f64 * k,
         global_store_bytes: t.global[1].sectors.bytes_requested as f64 * k,
         shared_load_bytes: t.shared[0].bytes as f64 * k,

@@ -16,7 +16,9 @@
 //! emulator tracks the actual dynamic writer).
 
 use ptx::analysis::{Cfg, InstClass, class_of};
-use ptx::{AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg, Type};
+use ptx::{
+    AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg, StateSpace, Type,
+};
 
 /// Instructions counted apart as well as in their class, because ptxas
 /// expands or keeps them differently from the rest of the class (the
@@ -81,6 +83,10 @@ pub struct InstInfo {
     pub conditional: bool,
     /// A shared store whose value comes straight from a global load (see the module docs).
     pub exempt_store: bool,
+    /// A load on the read-only path (`ld.global.nc`: `__ldg`, or a pointer
+    /// the compiler proved read-only), which Kepler serves from its
+    /// read-only data cache and Maxwell on from the L1/texture cache.
+    pub read_only: bool,
     /// 1-based PTX line (0 when unknown).
     pub ptx_line: u32,
     /// CUDA source position from `.loc`: (file name, line), if any.
@@ -176,6 +182,9 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
                     ),
                 conditional: class == InstClass::Branch && inst.guard.is_some(),
                 ptx_line: lines.get(pc).copied().unwrap_or(0),
+                read_only: inst.opcode == Opcode::Ld
+                    && inst.mods.nc
+                    && inst.mods.space == Some(StateSpace::Global),
                 exempt_store: class == InstClass::StShared
                     && stored_from_global(&insts, block_start, pc),
                 source: inst.loc.as_ref().map(|loc| {

@@ -252,3 +252,41 @@ fn ieee_fp32_division_and_indexed_constant_loads_are_counted_apart() {
     assert_eq!((w.constant, w.constant_indexed), (1.0, 1.0));
     assert_eq!((t.constant, t.constant_indexed), (32.0, 32.0));
 }
+
+/// One warp: a coalesced load (lane i reads word i: one 128-byte line), a
+/// load 32 words apart per lane (32 lines), and the same strided load on
+/// the read-only path (`ld.global.nc`).
+const LINES: &str = r#"
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 128;
+  add.s64 %rd6, %rd2, %rd5;
+  ld.global.u32 %r3, [%rd6];
+  ld.global.nc.u32 %r4, [%rd6];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  add.u32 %r5, %r2, %r3;
+  add.u32 %r5, %r5, %r4;
+  st.global.u32 [%rd4], %r5;
+  ret;
+}
+"#;
+
+#[test]
+fn load_lines_and_the_read_only_path_are_counted() {
+    // The one-warp spec with room for 32 lines of 128 bytes.
+    let spec = SPEC_ONE_WARP.replace("len = 128", "len = 1024");
+    let c = characterize_inline(&format!("{HEADER}{LINES}"), &spec, Policy::Ipdom);
+    let g = c.to_profile().global;
+    assert_eq!(g.loads.requests, 3.0);
+    // 1 line for the coalesced load, 32 for each strided one.
+    assert_eq!(g.load_lines, Some(65.0));
+    assert_eq!(g.read_only_load_requests, Some(1.0));
+    assert_eq!(g.read_only_load_lines, Some(32.0));
+}

@@ -314,6 +314,18 @@ pub struct GlobalMemory {
     /// host over PCIe), as `host_mapped_read_bytes`. Bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_mapped_written_bytes: Option<f64>,
+    /// Distinct 128-byte lines each warp-level global load touches, summed
+    /// over the loads (at least their requests). Absent in profiles written
+    /// before 2026-12-04 and in hand-written ones. Count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_lines: Option<f64>,
+    /// Of the global loads, those on the read-only path (`ld.global.nc`,
+    /// `__ldg`): their requests. Absent as `load_lines`. Count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_load_requests: Option<f64>,
+    /// The distinct 128-byte lines of those read-only loads, summed. Count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_load_lines: Option<f64>,
 }
 
 impl GlobalMemory {

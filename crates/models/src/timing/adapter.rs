@@ -107,6 +107,7 @@ pub fn inputs(
         shared: per(w.shared()),
         atomic: per(w.atomic),
         barrier: per(w.barrier),
+        load_replays: 0.0,
     };
     let shared_transactions = profile.shared.transactions();
     let shared_passes = if shared_transactions > 0.0 {
@@ -167,6 +168,9 @@ pub fn inputs(
         mix.global_stores += spill - mix.spill_loads;
     }
     sectors += spill_sectors;
+    // Fermi and Kepler issue a global load again for each further 128-byte
+    // line its lanes touch (docs: "Replays of divergent loads").
+    mix.load_replays = per(load_replays(profile, gpu));
     // Each lane's own bytes, broadcasts counted per lane; a spill access
     // moves SPILL_BYTES_PER_ACCESS per lane, as many bytes as its sectors.
     let lane_bytes = per(g.bytes() + loc.loads.bytes + loc.stores.bytes) + spill_sectors * 32.0;
@@ -207,6 +211,33 @@ pub fn inputs(
         code_bytes: profile.analysis.spills.static_instructions as f64
             * gpu.cc_figures.sass_bytes_per_instruction,
     })
+}
+
+/// Replays of the kernel's global loads, kernel total: on Fermi and Kepler
+/// (CC 2.x and 3.x) a warp's load is issued again for each 128-byte line
+/// its lanes touch beyond the first (NVIDIA Nsight Visual Studio Edition
+/// documentation, "Memory Statistics - Caches": loads from sparse locations
+/// "cause the load instruction to reissue 32 times more than if the values
+/// would be adjacent"; NVIDIA developer forum, "What is the benefit from LDG
+/// or LDG128": on Kepler "on a load accessing divergent addresses (different
+/// cache lines) the SM warp scheduler has to replay the instruction ... In
+/// contrast address divergence is handled in the texture cache"), so the
+/// read-only loads (`ld.global.nc`) are not replayed. Maxwell and later
+/// serve a request's lines in the L1/texture pipeline without reissuing it.
+/// 0 for other parts and for profiles without line counts (written before
+/// 2026-12-04).
+pub fn load_replays(profile: &KernelProfile, gpu: &Gpu) -> f64 {
+    if !matches!(gpu.compute_capability.major, 2 | 3) {
+        return 0.0;
+    }
+    let g = &profile.global;
+    let Some(lines) = g.load_lines.filter(|v| v.is_finite()) else {
+        return 0.0;
+    };
+    let ro = |v: Option<f64>| v.filter(|v| v.is_finite()).unwrap_or(0.0).max(0.0);
+    let plain_lines = lines - ro(g.read_only_load_lines);
+    let plain_requests = g.loads.requests - ro(g.read_only_load_requests);
+    (plain_lines - plain_requests).max(0.0)
 }
 
 /// Bytes one shared-memory pass returns: one 32-bit register to each of

@@ -73,6 +73,10 @@ pub struct WarpMix {
     pub atomic: f64,
     /// Barriers.
     pub barrier: f64,
+    /// Replays of global loads whose lanes touch more than one 128-byte
+    /// line (Fermi and Kepler: docs, "Replays of divergent loads"): each an
+    /// issue slot, an LSU pass and a cycle of the warp's chain.
+    pub load_replays: f64,
 }
 
 impl WarpMix {
@@ -333,6 +337,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         + m.int_div * arch.int_div_slots
         + m.fp32_div * arch.fp32_div_slots
         + m.global
+        + m.load_replays
         + m.shared
         + m.atomic
         + m.barrier;
@@ -352,7 +357,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // (Nsight Compute's pipe `lsu`); on Volta and later the sectors that
     // pass between L1 and L2 (misses, stores) hold it too.
     let lsu_l2 = l1tex_l2_cycles(inp, arch) * warps;
-    let lsu = (m.global + m.atomic + m.shared) / arch.rate_lsu * warps + lsu_l2;
+    let lsu = (m.global + m.load_replays + m.atomic + m.shared) / arch.rate_lsu * warps + lsu_l2;
     let lsu_shared = m.shared / arch.rate_lsu * warps;
     let pipe = [
         (m.fp32 + div_fp32) / arch.rate_fp32,
@@ -479,7 +484,7 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     let compute = (m.fp32 + div_fp32) * step(arch.lat_fp32, inp.ilp)
         + m.fp64 * step(arch.lat_fp64, inp.ilp)
         + (m.sfu + m.fp32_div) * step(arch.lat_sfu, inp.ilp)
-        + m.const_loads * floor
+        + (m.const_loads + m.load_replays) * floor
         + (m.int_add + m.convert + m.int_div * arch.int_div_slots) * step(arch.lat_int, inp.ilp)
         + m.int_mul * step(arch.lat_int_mul, inp.ilp);
     let conflict = if m.shared > 0.0 {
@@ -546,6 +551,7 @@ fn check(inp: &TimingInputs, arch: &ArchParams) -> Result<(), ModelError> {
         ("convert", m.convert),
         ("const_loads", m.const_loads),
         ("global", m.global),
+        ("load replays", m.load_replays),
         ("shared", m.shared),
         ("atomic", m.atomic),
         ("barrier", m.barrier),
@@ -665,6 +671,9 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("l2_bytes", inp.l2_bytes);
     put("dram_bytes", inp.dram_bytes);
     put("ilp", inp.ilp);
+    if inp.mix.load_replays > 0.0 {
+        put("load_replays", inp.mix.load_replays);
+    }
     put("mlp_global", inp.mlp_global);
     put("mlp_shared", inp.mlp_shared);
     put("dram_gbs_used", arch.dram_bytes_per_second / 1e9);

@@ -1456,3 +1456,60 @@ fn expansion_slots_are_the_committed_ptxas_measurement() {
         assert!((ldc - 1.0).abs() <= 0.05, "{arch}: LDC {ldc}");
     }
 }
+
+/// Replays per warp of `profile(160, ...)` with 4 loads per warp, `lines`
+/// lines per warp over those loads, `ro` of the loads on the read-only path
+/// with `ro_lines` lines, on GPU `id`; and what the wave charges for them.
+fn check_replays(id: &str, lines: Option<f64>, ro: f64, ro_lines: f64, expect: f64) {
+    let warps = 160.0 * 8.0;
+    let mut p = profile(160, 100.0, 4.0, 0.0, 0.0);
+    let (gpu, occ) = gpu_and_occupancy(id);
+    let plain = match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => i,
+        Err(e) => panic!("{e}"),
+    };
+    p.global.load_lines = lines.map(|l| l * warps);
+    p.global.read_only_load_requests = Some(ro * warps);
+    p.global.read_only_load_lines = Some(ro_lines * warps);
+    assert_eq!(adapter::load_replays(&p, &gpu) / warps, expect, "{id}");
+    let inp = match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => i,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(inp.mix.load_replays, expect, "{id}");
+    assert_eq!(inp.mix.global, plain.mix.global, "{id}");
+    // Each replay: an issue slot, an LSU pass and a cycle of the chain.
+    let arch = arch_of(&gpu);
+    let (a, b) = (
+        wave_cycles(&inp, &arch, 1.0),
+        wave_cycles(&plain, &arch, 1.0),
+    );
+    let warps = inp.warps_per_block;
+    let close = |x: f64, y: f64| (x - y).abs() < 1e-9 * y.max(1.0);
+    assert!(
+        close(a.issue - b.issue, warps * expect / arch.issue_per_clock),
+        "{id}"
+    );
+    assert!(close(a.lsu - b.lsu, warps * expect / arch.rate_lsu), "{id}");
+    let chain = warp_chain_cycles(&inp, &arch) - warp_chain_cycles(&plain, &arch);
+    assert!(close(chain, expect), "{id}: {chain}");
+}
+
+fn arch_of(gpu: &arch::Gpu) -> ArchParams {
+    arch_params(gpu, None)
+}
+
+#[test]
+fn fermi_and_kepler_replay_a_load_per_further_line() {
+    // 4 loads touching 10 lines: 6 replays; coalesced ones (4 lines): none.
+    check_replays("tesla-k20m", Some(10.0), 0.0, 0.0, 6.0);
+    check_replays("tesla-c2075", Some(10.0), 0.0, 0.0, 6.0);
+    check_replays("tesla-k20m", Some(4.0), 0.0, 0.0, 0.0);
+    // One of the loads read-only with 5 of the lines: 3 plain loads on 5
+    // lines, 2 replays.
+    check_replays("tesla-k20m", Some(10.0), 1.0, 5.0, 2.0);
+    // Maxwell on, and profiles without line counts: none.
+    check_replays("geforce-gtx-titan-x-maxwell", Some(10.0), 0.0, 0.0, 0.0);
+    check_replays("tesla-v100-sxm2-16gb", Some(10.0), 0.0, 0.0, 0.0);
+    check_replays("tesla-k20m", None, 0.0, 0.0, 0.0);
+}
