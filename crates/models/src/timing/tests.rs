@@ -1479,7 +1479,7 @@ fn check_replays(id: &str, lines: Option<f64>, ro: f64, ro_lines: f64, expect: f
     assert_eq!(inp.mix.load_replays, expect, "{id}");
     assert_eq!(inp.mix.global, plain.mix.global, "{id}");
     // Each replay: an issue slot, an LSU pass and a cycle of the chain.
-    let arch = arch_of(&gpu);
+    let arch = arch_params(&gpu, None);
     let (a, b) = (
         wave_cycles(&inp, &arch, 1.0),
         wave_cycles(&plain, &arch, 1.0),
@@ -1493,10 +1493,6 @@ fn check_replays(id: &str, lines: Option<f64>, ro: f64, ro_lines: f64, expect: f
     assert!(close(a.lsu - b.lsu, warps * expect / arch.rate_lsu), "{id}");
     let chain = warp_chain_cycles(&inp, &arch) - warp_chain_cycles(&plain, &arch);
     assert!(close(chain, expect), "{id}: {chain}");
-}
-
-fn arch_of(gpu: &arch::Gpu) -> ArchParams {
-    arch_params(gpu, None)
 }
 
 #[test]
