@@ -477,16 +477,20 @@ fn compute_capability_figures_match_their_sources() {
         Some(e) => e.clone(),
         None => panic!("no entry for {major}.{minor}"),
     };
-    // L1 bytes per clock: measured T4 58.8 (Jia 2019), RTX 3060 65.3, RTX
-    // 4090 63.7 and A100 99.5 (Luo 2024); 128 from Volta on, 64 before.
+    // L1 bytes per clock: measured V100 108.3, P100 31.3, P4 and M60 15.7,
+    // K80 68.6 (Jia 2018), T4 58.8 (Jia 2019), RTX 3060 65.3, RTX 4090
+    // 63.7 and A100 99.5 (Luo 2024); Hopper 128.
     for (major, minor, want) in [
         (7, 5, 58.8),
         (8, 0, 99.5),
         (8, 6, 65.3),
         (8, 9, 63.7),
-        (7, 0, 128.0),
+        (7, 0, 108.3),
         (9, 0, 128.0),
-        (6, 1, 64.0),
+        (6, 0, 31.3),
+        (6, 1, 15.7),
+        (5, 2, 15.7),
+        (3, 5, 68.6),
         // Blackwell: assumed as Hopper (10.0) and Ada (12.0).
         (10, 0, 128.0),
         (12, 0, 63.7),
