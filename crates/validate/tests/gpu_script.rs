@@ -255,3 +255,112 @@ fn the_gpu_script_builds_gemm_and_pnpoly_as_ptxperf_does() {
         check(py, &pnpoly, &params);
     }
 }
+
+/// scripts/gpu/ffma-variants.py (docs/validation/timing-effects.md, "What
+/// slows the FFMA-heavy convolutions on the H200") times Kernel Tuner's
+/// convolution in variants that each change one thing. Its `sources` mode
+/// (no GPU) writes each variant's source and launch spec; each must load
+/// here, instantiate, and differ from the kernel as its name says. Its
+/// `kt-data` mode must write Kernel Tuner files that `validate --data`
+/// reads, one per variant, with the compiler the measurement used.
+#[test]
+fn the_variant_script_changes_one_thing_per_variant() {
+    let Some(py) = python() else { return };
+    if third_party(
+        "convolution.toml",
+        "third_party/kernel_tuner/convolution.cu",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ptxperf-ffma-variants-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let results = dir.join("results.json");
+    let rows: Vec<String> = ["base", "imm", "split", "imm_split", "rolled", "noload", "nocompute"]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            format!(
+                r#"{{"config": "2,32,8,1,1,0", "variant": "{v}", "median_ms": {t}, "times_ms": [{t}, {t}]}}"#,
+                t = 0.25 + i as f64 / 100.0
+            )
+        })
+        .collect();
+    std::fs::write(
+        &results,
+        format!(
+            r#"{{"device": "NVIDIA H200", "command": "test", "versions": {{"nvrtc": "13.0"}}, "results": [{}]}}"#,
+            rows.join(",")
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(py)
+        .arg(repo().join("scripts/gpu/ffma-variants.py"))
+        .arg("kt-data")
+        .arg(&results)
+        .arg(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("running ffma-variants.py: {e}"));
+    assert!(
+        out.status.success(),
+        "ffma-variants.py kt-data failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let params = [
+        ("block_size_x", 2),
+        ("block_size_y", 32),
+        ("filter_height", 15),
+        ("filter_width", 15),
+        ("read_only", 1),
+        ("tile_size_x", 8),
+        ("tile_size_y", 1),
+        ("use_padding", 0),
+    ];
+    let values: Vec<ParamValue> = params.iter().map(|(_, v)| ParamValue::Int(*v)).collect();
+    let named: Vec<(&str, &ParamValue)> =
+        params.iter().map(|(n, _)| *n).zip(values.iter()).collect();
+    let text_of = |variant: &str| -> String {
+        let exp = Experiment::load(&dir.join(format!("convolution-{variant}.toml")))
+            .unwrap_or_else(|e| panic!("{variant}: {e}"));
+        let launch = exp
+            .launch(&named)
+            .unwrap_or_else(|e| panic!("{variant}: {e}"));
+        launch
+            .source
+            .read()
+            .unwrap_or_else(|e| panic!("{variant}: {e}"))
+    };
+    let base = text_of("base");
+    let original = std::fs::read_to_string(repo().join("third_party/kernel_tuner/convolution.cu"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(base, original, "base is the kernel as it is");
+    // What each variant must hold and must not (a marker of base's code).
+    let filter = "* d_filter[i*filter_width+j]";
+    let load = "= LDG(input,";
+    for (variant, has, lacks) in [
+        ("imm", "* FILTER_IMM(i*filter_width+j)", filter),
+        ("split", "sum_odd[yi][xi] +=", "= sum[yi][xi];"),
+        ("imm_split", "sum_odd[yi][xi] +=", filter),
+        (
+            "rolled",
+            "#pragma unroll 1",
+            "//for each filter weight\n    #pragma unroll\n",
+        ),
+        ("noload", "sh_input[i][j] = (float)(i - j);", load),
+        ("nocompute", "if (i == 0 && j == 0)", filter),
+    ] {
+        let text = text_of(variant);
+        assert!(text.contains(has), "{variant} lacks {has:?}");
+        assert!(!text.contains(lacks), "{variant} still holds {lacks:?}");
+        assert_ne!(text, base, "{variant} is the base kernel");
+        let data = validate::import_kt_cache(&dir.join(format!("convolution-{variant}.json")))
+            .unwrap_or_else(|e| panic!("{variant}: {e}"));
+        assert_eq!(data.rows.len(), 1, "{variant}");
+        assert_eq!(data.compiler.as_deref(), Some("13.0"), "{variant}");
+    }
+    assert!(base.contains(filter) && base.contains(load));
+    assert!(base.contains("//for each filter weight\n    #pragma unroll\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
