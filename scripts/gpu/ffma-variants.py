@@ -22,18 +22,23 @@ built and timed as it is and in variants that each change one thing:
 Usage:
   scripts/gpu/ffma-variants.py measure OUT_DIR CONFIG...   (on a GPU: CuPy and
       cuda-python's NVRTC, as measure-kt.py; writes OUT_DIR/ffma-variants.json
-      and the SASS of every build, OUT_DIR/sass.txt.gz)
+      and the SASS of every build, OUT_DIR/ffma-variants.sass.txt.gz)
   scripts/gpu/ffma-variants.py sources OUT_DIR               (anywhere: writes
-      each variant's source and a launch spec for `ptxperf predict`)
+      each variant's source and an experiment file for `ptxperf validate`)
   scripts/gpu/ffma-variants.py kt-data RESULTS.json OUT_DIR    (anywhere: one
       Kernel Tuner cache file per variant from what `measure` wrote, for
       `ptxperf validate OUT_DIR/convolution-VARIANT.toml --data
       OUT_DIR/convolution-VARIANT.json`; also writes the sources and specs)
-  VARIANTS=base,imm,...  (environment) measures only those variants
+  VARIANTS=base,imm,...  (environment) measures only those variants;
+  LAUNCHES, ROUNDS, WARMUPS (environment; 30, 2, 3) set the timing loop:
+      LAUNCHES=1 ROUNDS=1 WARMUPS=0 launches each build once, for a
+      profiler, e.g. `ncu -k regex:convolution_kernel --metrics
+      l1tex__data_pipe_lsu_wavefronts.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed_pipe_lsu.sum
+      --csv python3 scripts/gpu/ffma-variants.py measure OUT CONFIG...`
   CONFIG  block_size_x,block_size_y,tile_size_x,tile_size_y,read_only,use_padding
 
-Times are CUDA-event medians of 30 launches after 3 warm-ups; every
-configuration's variants are timed in two interleaved rounds, so a drifting
+Times are CUDA-event medians of 30 launches after 3 warm-ups (by default);
+every configuration's variants are timed in two interleaved rounds, so a drifting
 clock shows as a difference between the rounds. Outputs of `split` and
 `rolled` are checked against `base` (same weights, other summation order:
 relative error below 1e-4 of the largest output); `imm` computes with other
@@ -131,7 +136,7 @@ def write_sources(out_dir):
         text = re.sub(r'(?m)^source = "[^"]*"', f'source = "{name}"', spec, count=1)
         with open(os.path.join(out_dir, f"convolution-{v}.toml"), "w") as f:
             f.write(text)
-    print(f"ffma-variants: {len(VARIANTS)} sources and launch specs in {out_dir}")
+    print(f"ffma-variants: {len(VARIANTS)} sources and experiment files in {out_dir}")
 
 
 def sass_summary(cubin_path, kernel_name):
@@ -163,6 +168,10 @@ def sass_summary(cubin_path, kernel_name):
 
 def measure(out_dir, configs, variants=None):
     variants = variants or VARIANTS
+    launches, rounds, warmups = (max(n, 0) for n in (int(os.environ.get("LAUNCHES", "30")),
+                                                     int(os.environ.get("ROUNDS", "2")),
+                                                     int(os.environ.get("WARMUPS", "3"))))
+    launches, rounds = max(launches, 1), max(rounds, 1)
     import cupy as cp
     import numpy as np
     from concurrent.futures import ProcessPoolExecutor
@@ -204,6 +213,7 @@ def measure(out_dir, configs, variants=None):
                        + " ".join(configs),
             "device": device,
             "compute_capability": cc,
+            "timing_loop": {"launches": launches, "rounds": rounds, "warmups": warmups},
             "versions": versions_before,
             "versions_now": kt.versions(cp),
             "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
@@ -249,13 +259,13 @@ def measure(out_dir, configs, variants=None):
             loaded[v] = (fn, tuple(grid[:2]), tuple(block[:2]), row)
             results.append(row)
         outputs = {}
-        for round_ in range(2):
+        for round_ in range(rounds):
             for v, (fn, grid, block, row) in loaded.items():
                 args = (image, inp, filt)
-                for _ in range(3):
+                for _ in range(warmups):
                     fn(grid, block, args)
                 times = []
-                for _ in range(30):
+                for _ in range(launches):
                     start_ev.record()
                     fn(grid, block, args)
                     stop_ev.record()
