@@ -25,7 +25,6 @@ the clock nvidia-smi reads (`events_warp_ffma_per_clock`).
 """
 
 import importlib.util
-import json
 import os
 import subprocess
 import tempfile
@@ -148,15 +147,8 @@ def main():
             runs.append(row)
             print(f"{n:>6}{instructions * 16 / 1024:>6.0f}{threads:>8}{per_sm:>10}{row['warp_ffma_per_clock']:>18.3f}"
                   f"{row['events_warp_ffma_per_clock'] or 0:>8.3f}", flush=True)
-    doc = {"what": "issue rate of straight-line FFMA code against code size, blocks streaming: "
-                   "scripts/gpu/microbench-fetch.py",
-           "command": "python3 scripts/gpu/microbench-fetch.py OUT.json",
-           "device": device,
-           "cc": cc, "sms": sms, "versions": versions, "versions_after": kt.versions(cp),
-           "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-           "seconds": round(time.time() - started, 1), "runs": runs}
-    with open(out_path, "w") as f:
-        json.dump(doc, f, indent=1)
+    gpu_common.write_doc(out_path, "issue rate of straight-line FFMA code against code size, blocks streaming",
+                         (kt, cp, device, sms, cc, versions), started, runs)
 
 
 if __name__ == "__main__":

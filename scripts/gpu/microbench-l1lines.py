@@ -21,10 +21,7 @@ __ldg (LDG.E.CONSTANT), the two paths of Kernel Tuner's convolution
 """
 
 import importlib.util
-import json
 import os
-import subprocess
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,16 +81,7 @@ def main():
 
     kt, (device, sms, cc) = gpu_common.load_measure_kt(), gpu_common.device(cp)
     started, versions = time.time(), kt.versions(cp)
-    _, cubin, _, err = kt.compile_one(("all", source(), "ldg_1", [f"--gpu-architecture=sm_{cc}"]))
-    if err:
-        raise SystemExit(f"microbench-l1lines: build failed: {err}")
-    tmp = tempfile.mkdtemp()
-    path = os.path.join(tmp, "l1lines.cubin")
-    with open(path, "wb") as f:
-        f.write(cubin)
-    sass = subprocess.run(["cuobjdump", "-sass", path], capture_output=True, text=True).stdout
-    with open(os.path.splitext(out_path)[0] + ".sass.txt", "w") as f:
-        f.write(sass)
+    path = gpu_common.build_one(kt, source(), "ldg_1", cc, os.path.splitext(out_path)[0] + ".sass.txt")
     module = cp.RawModule(path=path)
     buf = cp.asarray(np.random.default_rng(1).uniform(-1, 1, WORDS).astype(np.float32))
     runs = []
@@ -117,14 +105,9 @@ def main():
                              "threads": threads, "requests_per_sm": requests, "cycles_median": clk,
                              "cycles_runs": meds, "requests_per_clock": rate})
                 print(f"{name:<8}{lines:>6}{threads:>8}{rate:>17.3f}{1 / rate:>13.2f}", flush=True)
-    doc = {"what": "L1-hit load requests per SM clock against lines per request: scripts/gpu/microbench-l1lines.py",
-           "command": "python3 scripts/gpu/microbench-l1lines.py OUT.json",
-           "device": device,
-           "cc": cc, "sms": sms, "iters": ITERS, "unroll": UNROLL, "buffer_bytes": WORDS * 4,
-           "versions": versions, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-           "seconds": round(time.time() - started, 1), "runs": runs}
-    with open(out_path, "w") as f:
-        json.dump(doc, f, indent=1)
+    gpu_common.write_doc(out_path, "L1-hit load requests per SM clock against lines per request",
+                         (kt, cp, device, sms, cc, versions), started, runs,
+                         iters=ITERS, unroll=UNROLL, buffer_bytes=WORDS * 4)
 
 
 if __name__ == "__main__":
