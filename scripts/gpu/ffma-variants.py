@@ -111,8 +111,6 @@ def transform(source, variant):
     return text
 
 
-
-
 def experiment():
     import tomllib
 
@@ -168,10 +166,9 @@ def sass_summary(cubin_path, kernel_name):
 
 def measure(out_dir, configs, variants=None):
     variants = variants or VARIANTS
-    launches, rounds, warmups = (max(n, 0) for n in (int(os.environ.get("LAUNCHES", "30")),
-                                                     int(os.environ.get("ROUNDS", "2")),
-                                                     int(os.environ.get("WARMUPS", "3"))))
-    launches, rounds = max(launches, 1), max(rounds, 1)
+    launches = max(1, int(os.environ.get("LAUNCHES", "30")))
+    rounds = max(1, int(os.environ.get("ROUNDS", "2")))
+    warmups = max(0, int(os.environ.get("WARMUPS", "3")))
     import cupy as cp
     import numpy as np
     from concurrent.futures import ProcessPoolExecutor

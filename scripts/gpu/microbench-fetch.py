@@ -62,8 +62,6 @@ extern "C" __global__ void NAME(float* out, long long* spans, float mul, float a
 """
 
 
-
-
 def per_sm_rate(np, spans, warp_ffma_per_block):
     """Median over SMs of warp FMAs per SM clock: each SM's blocks' work over
     the span from its first block's start to its last block's end (rows of

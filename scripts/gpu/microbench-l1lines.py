@@ -62,8 +62,6 @@ extern "C" __global__ void NAME(float* buf, float* out, long long* cycles, int i
 """
 
 
-
-
 def source():
     parts = []
     for path, load in (("ldg", "(*(P))"), ("ldg_ro", "__ldg(P)")):
