@@ -2,8 +2,9 @@
 # Rescores the H200 check data (data/measured/h200-sxm-141gb) from the saved
 # profiles in docs/validation/profiles-h200.tar.xz, in seconds and without
 # NVRTC: the whole convolution space (400 configurations, 283 valid), the 40
-# dedispersion configurations drawn with seed 1 and the 15 vector_add block
-# sizes, each scored by the timing and the learned model with 90 %
+# dedispersion configurations drawn with seed 1, the 15 vector_add block
+# sizes, and the GEMM (800) and pnpoly (562 valid of 600) samples measured
+# on 2026-12-04 (`gemm.json.gz`, `pnpoly.json.gz`), each scored by the timing and the learned model with 90 %
 # bootstrap intervals. The H200 is check data: no model is developed on
 # these figures (docs/validation/split.md, h200-check.md).
 #
@@ -36,3 +37,5 @@ run() {
 run convolution.toml convolution.json.gz "$@"
 run dedispersion.toml dedispersion.json.gz --sample 40 --seed 1 "$@"
 run vector-add.toml vector_add.json "$@"
+run gemm.toml gemm.json.gz "$@"
+run pnpoly.toml pnpoly.json.gz "$@"

@@ -9,8 +9,14 @@
 #   SPACEDIR holds the ground-truth files whose spaces are re-measured
 #   (KT_convolution_RTX_3090.json.gz, dedispersion_milo_A4000.json.gz,
 #   test_cache_time_energy.json: ../shared/data/groundtruth/*/).
-#   PART: env microbench vector-add dedispersion convolution (default: all).
-#   CONV_SAMPLE / DEDISP_SAMPLE: configurations drawn (seed 1); 0 = all.
+#   PART: env microbench vector-add dedispersion convolution (default: all),
+#   gemm pnpoly (SPACEDIR then holds KT_gemm_RTX_3090.json.gz and
+#   KT_pnpoly_RTX_3090.json.gz: kt-gemm/ and kt-pnpoly/).
+#   CONV_SAMPLE / DEDISP_SAMPLE / GEMM_SAMPLE / PNPOLY_SAMPLE: configurations
+#   drawn (seed 1); 0 = all.
+#   KERNELS: the folder holding benchmark_hub/{gemm,gemm_milo,pnpoly} (the
+#   experiments read them from ../shared/data/groundtruth/kernels, which a
+#   lent machine does not have).
 #   BUDGET: seconds of timing per part at most (default 420).
 #   COMPILE_BUDGET: seconds of compiling per part at most (default 150): the
 #   convolution's 6,768 configurations do not all compile in one 10-minute
@@ -27,6 +33,15 @@ cd "$root"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 budget=${BUDGET:-420}
+# The experiment, its kernel paths pointed at $KERNELS when that is set.
+experiment() {
+  if [ -z "${KERNELS:-}" ]; then echo "experiments/$1.toml"; return; fi
+  local kernels copy
+  kernels=$(cd "$KERNELS" && pwd)
+  copy=$(mktemp -d)/$1.toml
+  sed "s#\.\./\.\./shared/data/groundtruth/kernels#$kernels#g" "experiments/$1.toml" >"$copy"
+  echo "$copy"
+}
 compile_budget=${COMPILE_BUDGET:-150}
 for part in $parts; do
   case $part in
@@ -46,6 +61,14 @@ for part in $parts; do
     convolution)
       python3 scripts/gpu/measure-kt.py experiments/convolution.toml --sample "${CONV_SAMPLE:-0}" --seed 1 \
         --space "$space/KT_convolution_RTX_3090.json.gz" --out "$out/convolution.json.gz" --budget "$budget" --compile-budget "$compile_budget" ;;
+    gemm)
+      python3 scripts/gpu/measure-kt.py "$(experiment gemm)" --sample "${GEMM_SAMPLE:-0}" --seed 1 \
+        --space "$space/KT_gemm_RTX_3090.json.gz" --out "$out/gemm.json.gz" --budget "$budget" --compile-budget "$compile_budget" ;;
+    pnpoly)
+      # A point on an edge may be decided differently by the between_method
+      # variants: one in a million may differ.
+      python3 scripts/gpu/measure-kt.py "$(experiment pnpoly)" --sample "${PNPOLY_SAMPLE:-0}" --seed 1 --max-mismatch 1e-6 \
+        --space "$space/KT_pnpoly_RTX_3090.json.gz" --out "$out/pnpoly.json.gz" --budget "$budget" --compile-budget "$compile_budget" ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
   esac
 done

@@ -21,7 +21,8 @@ SM clocks per weight read per warp. Usage:
 
   scripts/gpu/microbench-uldc.py OUT.json   (needs CuPy and cuda-python's NVRTC)
 
-Prepared after the loan of 2026-12-04 and not yet run on a GPU.
+Run on an H200 on 2026-12-04: data/measured/h200-sxm-141gb/microbench-uldc.json
+(README there, "Third loan").
 """
 
 import importlib.util

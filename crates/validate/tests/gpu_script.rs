@@ -118,6 +118,22 @@ fn check(python: &str, experiment: &Path, params: &[(&str, i64)]) {
     assert_eq!(script.admitted, admits, "restrictions, {case}");
 }
 
+/// The benchmark_hub kernel sources in the shared data folder; None (after
+/// saying so) where it is missing, which CI must not be.
+fn shared_kernels() -> Option<PathBuf> {
+    let shared = repo().join("../shared/data/groundtruth/kernels/benchmark_hub");
+    if shared.is_dir() {
+        return Some(shared);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set and {} is missing",
+        shared.display()
+    );
+    eprintln!("skipped: {} is missing", shared.display());
+    None
+}
+
 fn third_party(experiment: &str, source: &str) -> Option<PathBuf> {
     if repo().join(source).exists() {
         return Some(repo().join("experiments").join(experiment));
@@ -207,14 +223,7 @@ fn the_gpu_script_follows_kernel_tuners_rules_on_a_synthetic_experiment() {
 #[test]
 fn the_gpu_script_builds_gemm_and_pnpoly_as_ptxperf_does() {
     let Some(py) = python() else { return };
-    let shared = repo().join("../shared/data/groundtruth/kernels/benchmark_hub");
-    if !shared.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set and {} is missing",
-            shared.display()
-        );
-        eprintln!("skipped: {} is missing", shared.display());
+    if shared_kernels().is_none() {
         return;
     }
     let keys = [
@@ -254,6 +263,81 @@ fn the_gpu_script_builds_gemm_and_pnpoly_as_ptxperf_does() {
         ];
         check(py, &pnpoly, &params);
     }
+}
+
+/// scripts/gpu/measure-groundtruth.sh points the GEMM and pnpoly
+/// experiments at a copy of the kernels (`KERNELS=`, as on a lent machine,
+/// which has no shared data folder): the copy must build every
+/// configuration as the committed experiment does, and read the copy.
+#[test]
+fn the_groundtruth_script_points_the_experiments_at_a_kernel_copy() {
+    let Some(py) = python() else { return };
+    let Some(shared) = shared_kernels() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("ptxperf-kernel-copy-{}", std::process::id()));
+    let hub = dir.join("k/benchmark_hub");
+    for kernel in ["gemm", "gemm_milo", "pnpoly"] {
+        std::fs::create_dir_all(hub.join(kernel)).expect("mkdir");
+        for f in std::fs::read_dir(shared.join(kernel)).expect("read the shared kernels") {
+            let f = f.expect("entry").path();
+            std::fs::copy(&f, hub.join(kernel).join(f.file_name().expect("name")))
+                .expect("copy a kernel file");
+        }
+    }
+    // The script's `experiment` function alone, run from the repository root.
+    let helper = r#"source <(sed -n '/^experiment() {/,/^}/p' scripts/gpu/measure-groundtruth.sh); experiment "$1""#;
+    let pnpoly = [
+        ("between_method", 2),
+        ("block_size_x", 96),
+        ("tile_size", 4),
+        ("use_method", 1),
+    ];
+    let gemm = [
+        ("MWG", 64),
+        ("NWG", 64),
+        ("KWG", 32),
+        ("MDIMC", 16),
+        ("NDIMC", 8),
+        ("MDIMA", 16),
+        ("NDIMB", 8),
+        ("KWI", 2),
+        ("VWM", 2),
+        ("VWN", 4),
+        ("STRM", 0),
+        ("STRN", 0),
+        ("SA", 1),
+        ("SB", 0),
+        ("PRECISION", 32),
+    ];
+    for (name, params) in [("gemm", &gemm[..]), ("pnpoly", &pnpoly[..])] {
+        let out = Command::new("bash")
+            .args(["-c", helper, "helper", name])
+            .env("KERNELS", dir.join("k"))
+            .current_dir(repo())
+            .output()
+            .expect("run bash");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let copy = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let text = std::fs::read_to_string(&copy).expect("the experiment copy");
+        assert!(
+            !text.contains("../../shared/data/groundtruth/kernels")
+                && text.contains(&*dir.join("k/benchmark_hub").to_string_lossy()),
+            "{name}: the copy still reads the shared folder:\n{text}"
+        );
+        check(py, &copy, params);
+        let original = script_launch(py, &repo().join(format!("experiments/{name}.toml")), params);
+        assert!(
+            script_launch(py, &copy, params).source == original.source,
+            "{name}: the copy builds another source"
+        );
+        let _ = std::fs::remove_dir_all(copy.parent().expect("temp folder"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// scripts/gpu/ffma-variants.py (docs/validation/timing-effects.md, "What
