@@ -134,5 +134,13 @@ fn the_h200_pages_figures_are_what_its_profiles_give() {
         &[],
         "pnpoly, 600 drawn (seed 1), 562 run",
     );
+    check(
+        &page,
+        &profiles,
+        "experiments/pnpoly.toml",
+        "pnpoly-seed2.json.gz",
+        &[],
+        "pnpoly, 600 more drawn (seed 2), 553 run",
+    );
     let _ = std::fs::remove_dir_all(&profiles);
 }
