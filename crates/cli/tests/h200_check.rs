@@ -104,17 +104,7 @@ fn the_h200_pages_figures_are_what_its_profiles_give() {
         &[],
         "vector_add (15)",
     );
-    let shared = root().join("../shared/data/groundtruth/kernels/benchmark_hub");
-    if !shared.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set and {} is missing",
-            shared.display()
-        );
-        eprintln!(
-            "skipped the GEMM and pnpoly rows: {} is missing",
-            shared.display()
-        );
+    if common::shared_groundtruth().is_none() {
         let _ = std::fs::remove_dir_all(&profiles);
         return;
     }

@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 use validate::{Experiment, LaunchArg, ParamValue, instantiate_source};
 
 fn repo() -> PathBuf {
@@ -118,22 +120,6 @@ fn check(python: &str, experiment: &Path, params: &[(&str, i64)]) {
     assert_eq!(script.admitted, admits, "restrictions, {case}");
 }
 
-/// The benchmark_hub kernel sources in the shared data folder; None (after
-/// saying so) where it is missing, which CI must not be.
-fn shared_kernels() -> Option<PathBuf> {
-    let shared = repo().join("../shared/data/groundtruth/kernels/benchmark_hub");
-    if shared.is_dir() {
-        return Some(shared);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI is set and {} is missing",
-        shared.display()
-    );
-    eprintln!("skipped: {} is missing", shared.display());
-    None
-}
-
 fn third_party(experiment: &str, source: &str) -> Option<PathBuf> {
     if repo().join(source).exists() {
         return Some(repo().join("experiments").join(experiment));
@@ -223,7 +209,7 @@ fn the_gpu_script_follows_kernel_tuners_rules_on_a_synthetic_experiment() {
 #[test]
 fn the_gpu_script_builds_gemm_and_pnpoly_as_ptxperf_does() {
     let Some(py) = python() else { return };
-    if shared_kernels().is_none() {
+    if common::shared_groundtruth().is_none() {
         return;
     }
     let keys = [
@@ -272,9 +258,10 @@ fn the_gpu_script_builds_gemm_and_pnpoly_as_ptxperf_does() {
 #[test]
 fn the_groundtruth_script_points_the_experiments_at_a_kernel_copy() {
     let Some(py) = python() else { return };
-    let Some(shared) = shared_kernels() else {
+    let Some(groundtruth) = common::shared_groundtruth() else {
         return;
     };
+    let shared = groundtruth.join("kernels/benchmark_hub");
     let dir = std::env::temp_dir().join(format!("ptxperf-kernel-copy-{}", std::process::id()));
     let hub = dir.join("k/benchmark_hub");
     for kernel in ["gemm", "gemm_milo", "pnpoly"] {

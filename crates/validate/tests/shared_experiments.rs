@@ -12,6 +12,8 @@ use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use validate::{Define, Experiment, LaunchArg, Measured, ParamValue, import_dataset};
 
 /// gemm.py's parameters, in its `tune_params` order.
@@ -58,21 +60,6 @@ fn file_names(launch: &validate::Launch) -> Vec<String> {
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The shared ground-truth folder, or None (after saying why) off CI.
-fn groundtruth() -> Option<PathBuf> {
-    let dir = repo().join("../shared/data/groundtruth");
-    if dir.join("kernels/benchmark_hub").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI is set and {} is missing",
-        dir.display()
-    );
-    eprintln!("skipped: {} is missing", dir.display());
-    None
 }
 
 fn experiment(name: &str) -> Experiment {
@@ -144,7 +131,9 @@ fn admitted(exp: &Experiment, data: &Path) -> (BTreeSet<String>, BTreeSet<String
 
 #[test]
 fn gemm_restrictions_admit_exactly_the_measured_configurations() {
-    let Some(gt) = groundtruth() else { return };
+    let Some(gt) = common::shared_groundtruth() else {
+        return;
+    };
     let exp = experiment("gemm.toml");
     assert_eq!(exp.restrictions().count(), 7);
     // The 3060 Laptop file holds 10,000 of the space; the others all of it.
@@ -173,7 +162,9 @@ fn gemm_restrictions_admit_exactly_the_measured_configurations() {
 
 #[test]
 fn pnpoly_has_no_restrictions_and_kernel_tuner_ran_its_whole_space() {
-    let Some(gt) = groundtruth() else { return };
+    let Some(gt) = common::shared_groundtruth() else {
+        return;
+    };
     let exp = experiment("pnpoly.toml");
     assert_eq!(exp.restrictions().count(), 0);
     let (admitted, entries, valid) =
@@ -196,7 +187,9 @@ fn mac(name: &str, value: i64) -> Define {
 /// order and the header.
 #[test]
 fn gemm_launch_is_kernel_tuners() {
-    let Some(_) = groundtruth() else { return };
+    let Some(_) = common::shared_groundtruth() else {
+        return;
+    };
     let exp = experiment("gemm.toml");
     let keys = GEMM_KEYS;
     let values = [64, 128, 32, 16, 32, 16, 16, 2, 4, 4, 0, 0, 1, 0, 32].map(ParamValue::Int);
@@ -249,7 +242,9 @@ fn gemm_launch_is_kernel_tuners() {
 /// 8 x 8 block).
 #[test]
 fn gemm_milo_launch_is_kernel_tuners() {
-    let Some(_) = groundtruth() else { return };
+    let Some(_) = common::shared_groundtruth() else {
+        return;
+    };
     let exp = experiment("gemm-milo.toml");
     let keys = gemm_milo_keys();
     let values = [0, 64, 128, 32, 16, 32, 16, 16, 2, 4, 4, 0, 0, 1, 0, 1, 32].map(ParamValue::Int);
@@ -289,7 +284,9 @@ fn gemm_milo_launch_is_kernel_tuners() {
 /// the unit circle.
 #[test]
 fn pnpoly_launch_is_kernel_tuners() {
-    let Some(_) = groundtruth() else { return };
+    let Some(_) = common::shared_groundtruth() else {
+        return;
+    };
     let exp = experiment("pnpoly.toml");
     let keys = ["between_method", "block_size_x", "tile_size", "use_method"];
     let values = [1, 96, 6, 2].map(ParamValue::Int);
