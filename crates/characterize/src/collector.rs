@@ -202,6 +202,15 @@ impl<'t> Collector<'t> {
             add_access(ro, e.active, &cc12, &sectors, minimal);
         }
         self.totals.sector_accesses += sectors.transactions;
+        if e.kind == AccessKind::Load {
+            // From Volta on, L1 and shared memory are one banked array: a
+            // global load's data leaves it in passes as a shared load of
+            // the same addresses would (Nsight Compute on the H200: CLBlast's
+            // GEMM, data/measured/h200-sxm-141gb/README.md, "Fourth loan").
+            let layout = BankLayout::WARP32.for_width(e.size);
+            let passes = bank_conflicts(layout, e.active, e.addrs, e.size).passes;
+            self.totals.global_load_wavefronts += u64::from(passes);
+        }
         // The sectors of the merged byte intervals are those of the lanes.
         self.watched.add(e.kind, &intervals);
         if let Some(l) = self.line_mut(e.site) {

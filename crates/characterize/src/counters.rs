@@ -139,6 +139,10 @@ pub struct Totals {
     pub inter_thread_words: u64,
     /// Global sector accesses (sum over requests of distinct sectors).
     pub sector_accesses: u64,
+    /// Wavefronts of the global loads in the L1's data stage: the bank
+    /// passes of each load's words, by phase, as a shared access of the
+    /// same addresses takes (`BankLayout::WARP32.for_width`).
+    pub global_load_wavefronts: u64,
 }
 
 impl Default for Totals {
@@ -169,6 +173,7 @@ impl Totals {
             shared_words_loaded: 0,
             inter_thread_words: 0,
             sector_accesses: 0,
+            global_load_wavefronts: 0,
         }
     }
 
@@ -194,6 +199,7 @@ impl Totals {
             shared_words_loaded,
             inter_thread_words,
             sector_accesses,
+            global_load_wavefronts,
         } = o;
         add_classes(&mut self.warp, warp);
         add_classes(&mut self.thread, thread);
@@ -225,6 +231,7 @@ impl Totals {
         self.shared_words_loaded += shared_words_loaded;
         self.inter_thread_words += inter_thread_words;
         self.sector_accesses += sector_accesses;
+        self.global_load_wavefronts += global_load_wavefronts;
     }
 
     pub fn warp_instructions(&self) -> u64 {

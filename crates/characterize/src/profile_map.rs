@@ -117,6 +117,7 @@ impl Characterization {
             host_mapped_read_bytes: mi.host_mapped_load_bytes,
             host_mapped_written_bytes: mi.host_mapped_store_bytes,
             load_lines: Some(mi.global_load_lines),
+            load_wavefronts: Some(mi.global_load_wavefronts),
             read_only_load_requests: Some(mi.read_only_loads),
             read_only_load_lines: Some(mi.read_only_load_lines),
         };

@@ -326,6 +326,13 @@ pub struct GlobalMemory {
     /// The distinct 128-byte lines of those read-only loads, summed. Count.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_only_load_lines: Option<f64>,
+    /// Wavefronts the global loads take in the L1's data stage, summed: each
+    /// load's bank passes by phase (half-warps for 64-bit lanes,
+    /// quarter-warps for 128-bit ones), as a shared load of the same
+    /// addresses takes. Absent in profiles written before 2026-12-04's
+    /// fourth H200 loan and in hand-written ones. Count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_wavefronts: Option<f64>,
 }
 
 impl GlobalMemory {

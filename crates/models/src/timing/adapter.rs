@@ -192,6 +192,7 @@ pub fn inputs(
         mix,
         shared_passes,
         shared_wide_passes,
+        global_load_wavefronts: global_load_wavefronts(profile, gpu, warps),
         sectors,
         lane_bytes,
         l1_hit_rate: l1_hit,
@@ -238,6 +239,18 @@ pub fn load_replays(profile: &KernelProfile, gpu: &Gpu) -> f64 {
     let plain_lines = lines - ro(g.read_only_load_lines);
     let plain_requests = g.loads.requests - ro(g.read_only_load_requests);
     (plain_lines - plain_requests).max(0.0)
+}
+
+/// The L1 data-stage wavefronts of one warp's global loads (docs: "The L1
+/// data stage"): the profile's count per warp from Volta on, where L1 and
+/// shared memory are one banked array; 0 before, and for profiles without
+/// the count.
+pub fn global_load_wavefronts(profile: &KernelProfile, gpu: &Gpu, warps: f64) -> f64 {
+    if gpu.compute_capability.major < 7 || warps <= 0.0 {
+        return 0.0;
+    }
+    let count = profile.global.load_wavefronts.filter(|v| v.is_finite());
+    count.map_or(0.0, |v| v.max(0.0) / warps)
 }
 
 /// Bytes one shared-memory pass returns: one 32-bit register to each of

@@ -117,6 +117,12 @@ pub struct TimingInputs {
     /// request, or their bytes over the 128 B a pass returns (a warp's
     /// 64-bit access takes 2, a 128-bit one 4) where that is more.
     pub shared_wide_passes: f64,
+    /// Wavefronts one warp's global loads take in the L1's data stage
+    /// (bank passes by phase, as shared accesses of the same addresses),
+    /// where L1 and shared memory are one array (Volta and later); 0
+    /// elsewhere and for profiles without the count (docs: "The L1 data
+    /// stage").
+    pub global_load_wavefronts: f64,
     /// 32-byte sectors one warp's global/local accesses touch (L1 traffic).
     pub sectors: f64,
     /// Bytes one warp's global/local accesses hand to or take from its
@@ -205,8 +211,11 @@ pub struct WaveCycles {
     pub lsu: f64,
     pub lsu_shared: f64,
     pub lsu_l2: f64,
-    /// Shared-memory bank passes.
+    /// The L1's data stage: shared-memory bank passes and, from Volta on,
+    /// the global loads' wavefronts (docs: "The L1 data stage").
     pub shared: f64,
+    /// The global loads' part of `shared`.
+    pub shared_global: f64,
     /// L1 data path.
     pub l1: f64,
     /// The latency term: one warp's dependent chain, or with barriers one
@@ -259,7 +268,9 @@ impl WaveCycles {
     /// bandwidth" where the sectors between L1 and L2 take at least half of
     /// it (the L1TEX pipeline, not the issue of the loads, holds them
     /// back), and the banks win a tie with the pipes (conflict-free shared
-    /// loads load a GPU of 32 LD/ST lanes' banks and pipe alike).
+    /// loads load a GPU of 32 LD/ST lanes' banks and pipe alike). The data
+    /// stage is "L1 bandwidth" where the global loads' wavefronts take at
+    /// least half of it.
     pub fn binding(&self) -> Limit {
         let lsu_binds = self.pipe > self.issue && self.lsu >= self.pipe;
         let pipes = if lsu_binds && 2.0 * self.lsu_shared >= self.lsu {
@@ -269,10 +280,15 @@ impl WaveCycles {
         } else {
             Limit::ComputeIssue
         };
+        let stage = if 2.0 * self.shared_global > self.shared {
+            Limit::L1Bandwidth
+        } else {
+            Limit::SharedMemory
+        };
         let mut best = (self.issue.max(self.pipe), pipes);
         for (v, l) in [
             (self.latency, Limit::Latency),
-            (self.shared, Limit::SharedMemory),
+            (self.shared, stage),
             (self.l1, Limit::L1Bandwidth),
         ] {
             let wins_tie = l == Limit::SharedMemory && best.1 == Limit::ComputeIssue;
@@ -371,7 +387,10 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     .fold(0.0, f64::max)
         * warps;
     let pipe = pipe.max(lsu);
-    let shared = warps * passes / arch.shared_passes_per_clock;
+    // Global loads leave the L1 through the same banks as shared accesses,
+    // a wavefront per pass (docs: "The L1 data stage").
+    let shared_global = warps * inp.global_load_wavefronts / arch.shared_passes_per_clock;
+    let shared = warps * passes / arch.shared_passes_per_clock + shared_global;
     let l1 = warps * l1_data_bytes(inp.sectors, inp.lane_bytes) / arch.l1_bytes_per_clock;
     // A warp runs on one scheduler, which gets 1 / schedulers of each pipe
     // and of the shared-memory banks: the warp needs at least that share of
@@ -398,6 +417,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         lsu,
         lsu_shared,
         lsu_l2,
+        shared_global,
         shared,
         l1,
         latency,
@@ -632,6 +652,13 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("wave_issue_cycles", full.issue.max(tail.issue));
     put("wave_pipe_cycles", full.pipe.max(tail.pipe));
     put("wave_shared_cycles", full.shared.max(tail.shared));
+    if inp.global_load_wavefronts > 0.0 {
+        // The global loads' part of the data stage (docs: "The L1 data stage").
+        put(
+            "wave_shared_global_cycles",
+            full.shared_global.max(tail.shared_global),
+        );
+    }
     put("wave_l1_cycles", full.l1.max(tail.l1));
     put("warp_chain_cycles", full.warp_chain.max(tail.warp_chain));
     put("block_chain_cycles", full.latency.max(tail.latency));

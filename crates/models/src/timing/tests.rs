@@ -83,6 +83,7 @@ fn base() -> TimingInputs {
         mlp_global: 1.0,
         mlp_shared: 1.0,
         code_bytes: 0.0,
+        global_load_wavefronts: 0.0,
         pcie_read_bytes: 0.0,
         pcie_write_bytes: 0.0,
     }
@@ -1508,4 +1509,57 @@ fn fermi_and_kepler_replay_a_load_per_further_line() {
     check_replays("geforce-gtx-titan-x-maxwell", Some(10.0), 0.0, 0.0, 0.0);
     check_replays("tesla-v100-sxm2-16gb", Some(10.0), 0.0, 0.0, 0.0);
     check_replays("tesla-k20m", None, 0.0, 0.0, 0.0);
+}
+
+/// 8 warps of 100 global loads that hit L1 (MLP 100, so the chain hides),
+/// each taking `wavefronts` passes of the L1's data stage, beside
+/// `shared` shared requests of one pass each.
+fn data_stage(wavefronts: f64, shared: f64) -> TimingInputs {
+    let mut inp = base();
+    inp.warps_per_block = 8.0;
+    inp.mix.global = 100.0;
+    inp.mlp_global = 100.0;
+    inp.l1_hit_rate = 1.0;
+    inp.sectors = 100.0;
+    inp.lane_bytes = 100.0 * 128.0;
+    inp.global_load_wavefronts = 100.0 * wavefronts;
+    inp.mix.shared = shared;
+    inp.shared_passes = shared;
+    inp.shared_wide_passes = shared;
+    inp.mlp_shared = shared.max(1.0);
+    inp
+}
+
+#[test]
+fn global_loads_pass_the_banks_with_the_shared_accesses() {
+    let check_stage = |wavefronts: f64, shared: f64, cycles: f64, limit: Limit| {
+        let inp = data_stage(wavefronts, shared);
+        check_on(&ga10x_like(true), &inp, cycles * 1e-9 + 1e-7, limit);
+    };
+    // CLBlast's float4 loads of A with 8 threads along M: 16 wavefronts a
+    // request, 8 x 100 x 16 = 12800 cycles of the data stage, where the
+    // LSU pipe takes 8 x 100 / 0.5 = 1600 and the sectors' bytes 800.
+    check_stage(16.0, 0.0, 12800.0, Limit::L1Bandwidth);
+    // Coalesced loads: one wavefront each, 800 cycles; the LSU pipe binds.
+    check_stage(1.0, 0.0, 1600.0, Limit::ComputeIssue);
+    // Shared requests share the stage: 8 x (100 x 4 + 100) = 4000 cycles
+    // (the LSU pipe 8 x 200 / 0.5 = 3200), the global loads' part 3200 of
+    // it.
+    check_stage(4.0, 100.0, 4000.0, Limit::L1Bandwidth);
+    // Mostly shared: 8 x (100 + 500) = 4800 cycles of the stage, the LSU
+    // pipe 8 x 600 / 0.5 = 9600.
+    check_stage(1.0, 500.0, 9600.0, Limit::SharedMemory);
+}
+
+#[test]
+fn no_wavefronts_no_change() {
+    // A profile without the count predicts as before the stage had it.
+    let inp = data_stage(0.0, 0.0);
+    let t = evaluate(&inp, &ga10x_like(true)).expect("valid inputs");
+    assert!(!t.breakdown.contains_key("wave_shared_global_cycles"));
+    let with = evaluate(&data_stage(16.0, 0.0), &ga10x_like(true)).expect("valid inputs");
+    assert_eq!(
+        with.breakdown.get("wave_shared_global_cycles"),
+        Some(&12800.0)
+    );
 }
