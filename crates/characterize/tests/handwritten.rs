@@ -4,10 +4,8 @@
 
 mod common;
 
-use common::corpus::characterize_inline;
+use common::corpus::{PTX_HEADER as HEADER, characterize_inline};
 use emu::simt::stack::Policy;
-
-const HEADER: &str = ".version 7.0\n.target sm_80\n.address_size 64\n";
 
 const SPEC_ONE_WARP: &str = r#"
 source = "inline.ptx"

@@ -72,6 +72,9 @@ pub fn characterize_with(name: &str, sets: &[(&str, String)], opts: Options) -> 
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The PTX header of the hand-written kernels the tests characterize inline.
+pub const PTX_HEADER: &str = ".version 7.0\n.target sm_80\n.address_size 64\n";
+
 /// Characterize hand-written PTX with a spec given as TOML text.
 pub fn characterize_inline(ptx: &str, spec_toml: &str, policy: Policy) -> Characterization {
     let s = parse(spec_toml, Path::new("inline.toml"), &[]).unwrap_or_else(|e| panic!("{e}"));
