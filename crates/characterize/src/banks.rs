@@ -25,6 +25,10 @@ pub struct BankLayout {
     pub banks: u32,
     /// Lanes served together: 32 (warp) or 16 (half-warp).
     pub group: u32,
+    /// Neighbouring groups each served in one pass share that pass when
+    /// their words fit it together (the phases of a wide access,
+    /// [`BankLayout::for_width`]).
+    pub pair_phases: bool,
 }
 
 impl BankLayout {
@@ -32,11 +36,13 @@ impl BankLayout {
     pub const WARP32: BankLayout = BankLayout {
         banks: 32,
         group: 32,
+        pair_phases: false,
     };
     /// 16 banks, a half-warp at a time.
     pub const HALF_WARP16: BankLayout = BankLayout {
         banks: 16,
         group: 16,
+        pair_phases: false,
     };
 
     /// The layout that serves accesses of `size` bytes per lane: one bank
@@ -66,6 +72,17 @@ impl BankLayout {
         BankLayout {
             banks: self.banks,
             group: lanes,
+            pair_phases: lanes < self.group,
+        }
+    }
+
+    /// This layout with every phase in passes of its own (a global load's
+    /// data through L1: Nsight Compute shows no pair of phases sharing a
+    /// pass, as a shared load's do).
+    pub fn unpaired(self) -> BankLayout {
+        BankLayout {
+            pair_phases: false,
+            ..self
         }
     }
 }
@@ -102,74 +119,151 @@ pub fn bank_conflicts(
     addrs: &[u64; WARP_SIZE],
     size: u32,
 ) -> BankConflicts {
-    let banks = u64::from(layout.banks.max(1));
-    let group = (layout.group as usize).clamp(1, WARP_SIZE);
-    let bytes = u64::from(size.max(1));
-    if banks as usize > INLINE_BANKS {
+    if layout.banks as usize > INLINE_BANKS {
         return bank_conflicts_by_sorting(layout, active, addrs, size);
     }
+    by_phase(layout, |start, end| {
+        let lanes = Lanes::of(active, addrs, size, start..end);
+        bitmap_ways(layout.banks, lanes).unwrap_or_else(|| sorted_ways(layout.banks, lanes))
+    })
+}
+
+/// The cost of an access whose lanes `start..end` take `ways(start, end)`
+/// passes when served together: by groups of `layout.group` lanes, each
+/// group's ways one after another. Where the layout pairs phases (a wide
+/// access, [`BankLayout::for_width`]), two neighbouring phases that are
+/// each served in one pass share it when their words together fit one
+/// pass of the banks: a warp whose lanes all read one float4 takes 2
+/// passes, not 4 (Nsight Compute on the H200, docs/timing-model.md,
+/// "Wide accesses by phase").
+fn by_phase(layout: BankLayout, ways: impl Fn(usize, usize) -> u32) -> BankConflicts {
+    let group = (layout.group as usize).clamp(1, WARP_SIZE);
     let mut out = BankConflicts::default();
-    for start in (0..WARP_SIZE).step_by(group) {
-        let end = (start + group).min(WARP_SIZE);
-        let (mut lo, mut hi) = (u64::MAX, 0u64);
-        for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
-            if active & (1 << lane) != 0 {
-                lo = lo.min(addr / BANK_WORD_BYTES);
-                hi = hi.max(addr.saturating_add(bytes - 1) / BANK_WORD_BYTES);
-            }
+    if layout.pair_phases && group * 2 <= WARP_SIZE {
+        for start in (0..WARP_SIZE).step_by(2 * group) {
+            let (a, b) = (
+                ways(start, start + group),
+                ways(start + group, start + 2 * group),
+            );
+            out.ways = out.ways.max(a).max(b);
+            out.passes += if a <= 1 && b <= 1 && ways(start, start + 2 * group) <= 1 {
+                a.max(b)
+            } else {
+                a + b
+            };
         }
-        if lo == u64::MAX {
-            continue;
+    } else {
+        for start in (0..WARP_SIZE).step_by(group) {
+            let w = ways(start, (start + group).min(WARP_SIZE));
+            out.ways = out.ways.max(w);
+            out.passes += w;
         }
-        let base = lo - lo % banks;
-        if hi - base >= BITMAP_BITS {
-            return bank_conflicts_by_sorting(layout, active, addrs, size);
-        }
-        let mut bitmap = [0u64; (BITMAP_BITS / 64) as usize];
-        for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
-            if active & (1 << lane) == 0 {
-                continue;
-            }
-            let first = addr / BANK_WORD_BYTES - base;
-            let last = addr.saturating_add(bytes - 1) / BANK_WORD_BYTES - base;
-            for w in first..=last {
-                bitmap[(w / 64) as usize] |= 1 << (w % 64);
-            }
-        }
-        let mut per_bank = [0u32; INLINE_BANKS];
-        let mask = banks.is_power_of_two().then(|| banks - 1);
-        for (i, &bits) in bitmap.iter().enumerate() {
-            let mut rest = bits;
-            while rest != 0 {
-                let w = i as u64 * 64 + u64::from(rest.trailing_zeros());
-                rest &= rest - 1;
-                let bank = match mask {
-                    Some(m) => w & m,
-                    None => w % banks,
-                };
-                per_bank[bank as usize] += 1;
-            }
-        }
-        let ways = per_bank.iter().copied().max().unwrap_or(0);
-        out.ways = out.ways.max(ways);
-        out.passes += ways;
     }
     out
 }
 
-/// [`bank_conflicts`] by sorting each group's words: any spread, any bank count.
+/// The lanes `start..end` of one access of `size` bytes per lane: those of
+/// `active` read or write at `addrs`.
+#[derive(Debug, Clone, Copy)]
+struct Lanes<'a> {
+    active: Mask,
+    addrs: &'a [u64; WARP_SIZE],
+    size: u32,
+    start: usize,
+    end: usize,
+}
+
+impl<'a> Lanes<'a> {
+    fn of(
+        active: Mask,
+        addrs: &'a [u64; WARP_SIZE],
+        size: u32,
+        range: std::ops::Range<usize>,
+    ) -> Lanes<'a> {
+        Lanes {
+            active,
+            addrs,
+            size,
+            start: range.start,
+            end: range.end,
+        }
+    }
+}
+
+/// The distinct words the busiest of `banks` banks serves to the active
+/// lanes of `start..end`, from a bitmap of the words; None when they
+/// spread wider than [`BITMAP_BITS`].
+fn bitmap_ways(banks: u32, lanes: Lanes<'_>) -> Option<u32> {
+    let (active, addrs, size) = (lanes.active, lanes.addrs, lanes.size);
+    let (start, end) = (lanes.start, lanes.end);
+    let banks = u64::from(banks.max(1));
+    let bytes = u64::from(size.max(1));
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
+        if active & (1 << lane) != 0 {
+            lo = lo.min(addr / BANK_WORD_BYTES);
+            hi = hi.max(addr.saturating_add(bytes - 1) / BANK_WORD_BYTES);
+        }
+    }
+    if lo == u64::MAX {
+        return Some(0);
+    }
+    let base = lo - lo % banks;
+    if hi - base >= BITMAP_BITS {
+        return None;
+    }
+    let mut bitmap = [0u64; (BITMAP_BITS / 64) as usize];
+    for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
+        if active & (1 << lane) == 0 {
+            continue;
+        }
+        let first = addr / BANK_WORD_BYTES - base;
+        let last = addr.saturating_add(bytes - 1) / BANK_WORD_BYTES - base;
+        for w in first..=last {
+            bitmap[(w / 64) as usize] |= 1 << (w % 64);
+        }
+    }
+    let mut per_bank = [0u32; INLINE_BANKS];
+    let mask = banks.is_power_of_two().then(|| banks - 1);
+    for (i, &bits) in bitmap.iter().enumerate() {
+        let mut rest = bits;
+        while rest != 0 {
+            let w = i as u64 * 64 + u64::from(rest.trailing_zeros());
+            rest &= rest - 1;
+            let bank = match mask {
+                Some(m) => w & m,
+                None => w % banks,
+            };
+            per_bank[bank as usize] += 1;
+        }
+    }
+    Some(per_bank.iter().copied().max().unwrap_or(0))
+}
+
+/// [`bank_conflicts`] by sorting each group's words: the fallback for
+/// accesses spread too wide for the bitmap, and the oracle it is tested
+/// against.
 fn bank_conflicts_by_sorting(
     layout: BankLayout,
     active: Mask,
     addrs: &[u64; WARP_SIZE],
     size: u32,
 ) -> BankConflicts {
-    let banks = layout.banks.max(1) as usize;
-    let group = (layout.group as usize).clamp(1, WARP_SIZE);
+    by_phase(layout, |start, end| {
+        let lanes = Lanes::of(active, addrs, size, start..end);
+        sorted_ways(layout.banks, lanes)
+    })
+}
+
+/// [`bitmap_ways`] by sorting the words (any spread, any bank count).
+fn sorted_ways(banks: u32, lanes: Lanes<'_>) -> u32 {
+    let (active, addrs, size) = (lanes.active, lanes.addrs, lanes.size);
+    let (start, end) = (lanes.start, lanes.end);
+    let banks = banks.max(1) as usize;
     let words_per_lane = u64::from(size.max(1)).div_ceil(BANK_WORD_BYTES);
     // A misaligned lane touches one word more than its size needs.
-    let capacity = (group as u64).saturating_mul(words_per_lane + 1);
-    // Every shared access comes here: no allocation for ordinary widths.
+    let capacity = ((end - start) as u64).saturating_mul(words_per_lane + 1);
+    // No allocation for ordinary widths.
     let (mut inline_words, mut heap_words) = ([0u64; INLINE_WORDS], Vec::new());
     let words: &mut [u64] = if capacity <= INLINE_WORDS as u64 {
         &mut inline_words
@@ -184,41 +278,30 @@ fn bank_conflicts_by_sorting(
         heap_banks.resize(banks, 0);
         &mut heap_banks
     };
-    let mut out = BankConflicts::default();
-    for start in (0..WARP_SIZE).step_by(group) {
-        let mut n = 0;
-        let end = (start + group).min(WARP_SIZE);
-        for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
-            if active & (1 << lane) == 0 {
-                continue;
-            }
-            let first = addr / BANK_WORD_BYTES;
-            let last = (addr.saturating_add(u64::from(size.max(1))) - 1) / BANK_WORD_BYTES;
-            for w in first..=last.max(first) {
-                if let Some(slot) = words.get_mut(n) {
-                    *slot = w;
-                    n += 1;
-                }
-            }
-        }
-        if n == 0 {
+    let mut n = 0;
+    for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
+        if active & (1 << lane) == 0 {
             continue;
         }
-        let group_words = &mut words[..n];
-        group_words.sort_unstable();
-        per_bank.fill(0);
-        let mut prev = None;
-        for &w in group_words.iter() {
-            if prev != Some(w) {
-                per_bank[(w % banks as u64) as usize] += 1;
-                prev = Some(w);
+        let first = addr / BANK_WORD_BYTES;
+        let last = (addr.saturating_add(u64::from(size.max(1))) - 1) / BANK_WORD_BYTES;
+        for w in first..=last.max(first) {
+            if let Some(slot) = words.get_mut(n) {
+                *slot = w;
+                n += 1;
             }
         }
-        let ways = per_bank.iter().copied().max().unwrap_or(0);
-        out.ways = out.ways.max(ways);
-        out.passes += ways;
     }
-    out
+    let group_words = &mut words[..n];
+    group_words.sort_unstable();
+    let mut prev = None;
+    for &w in group_words.iter() {
+        if prev != Some(w) {
+            per_bank[(w % banks as u64) as usize] += 1;
+            prev = Some(w);
+        }
+    }
+    per_bank.iter().copied().max().unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -264,7 +347,10 @@ mod tests {
             BankLayout {
                 banks: 24,
                 group: 32,
+                pair_phases: false,
             },
+            BankLayout::WARP32.for_width(8),
+            BankLayout::WARP32.for_width(16),
         ];
         for case in 0..20_000 {
             let spread = [16u64, 256, 4096, 9000, 1 << 20][case % 5];
@@ -296,8 +382,17 @@ mod tests {
         // Contiguous float2 and float4: 2 and 4 conflict-free phases.
         check(w(8), !0, |l| 8 * l, 8, 1, 2);
         check(w(16), !0, |l| 16 * l, 16, 1, 4);
-        // Every lane the same float4: one pass per phase, 4 in all.
-        check(w(16), !0, |_| 0, 16, 1, 4);
+        // Every lane the same float4: each half-warp's two phases share a
+        // pass (Nsight Compute on the H200: 2 wavefronts per request).
+        check(w(16), !0, |_| 0, 16, 1, 2);
+        // Every lane the same float2: the two half-warps share one.
+        check(w(8), !0, |_| 0, 8, 1, 1);
+        // Two distinct float4s, lanes l % 2: each phase is one pass, and
+        // a half-warp's two phases want the same 8 words: 2 in all.
+        check(w(16), !0, |l| 16 * (l % 2), 16, 1, 2);
+        // Phases of a half-warp that together need two passes do not
+        // share: lanes 0-7 on words 0-31, lanes 8-15 on words 32-63.
+        check(w(16), 0xFFFF, |l| 16 * l, 16, 1, 2);
         // CLBlast's A tile with MDIMC = 8, MWI = 16, VWM = 4: lane x = l % 8
         // reads the float4 at 64 x bytes, the four rows of lanes (l / 8)
         // the same ones. Each phase has lanes 0, 2, 4, 6 on banks 0-3 and

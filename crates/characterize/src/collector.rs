@@ -23,6 +23,7 @@ use crate::counters::{AccessCounters, ClassCounts, LineCounters, Totals, kind_in
 use crate::live_cta::LiveCta;
 use crate::sector_set::SectorSet;
 use crate::static_info::{InstTable, Specials};
+use crate::wide_shared::{Pending, Wide};
 
 /// One CTA's dynamic instruction counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -95,6 +96,9 @@ pub struct Collector<'t> {
     /// Byte ranges `[base, end)` of the buffers in mapped (zero-copy) host
     /// memory, set after the run (None: the launch has none).
     pub(crate) host_mapped: Option<Vec<(u64, u64)>>,
+    /// Per warp of the running CTA, the members of merged shared accesses
+    /// still to run ([`crate::wide_shared`]).
+    wide_pending: Vec<Pending>,
 }
 
 impl<'t> Collector<'t> {
@@ -124,6 +128,10 @@ impl<'t> Collector<'t> {
             watched: Traffic::default(),
             others: None,
             host_mapped: None,
+            wide_pending: vec![
+                Pending::default();
+                threads_per_cta.div_ceil(WARP_SIZE as u32) as usize
+            ],
         }
     }
 
@@ -206,8 +214,10 @@ impl<'t> Collector<'t> {
             // From Volta on, L1 and shared memory are one banked array: a
             // global load's data leaves it in passes as a shared load of
             // the same addresses would (Nsight Compute on the H200: CLBlast's
-            // GEMM, data/measured/h200-sxm-141gb/README.md, "Fourth loan").
-            let layout = BankLayout::WARP32.for_width(e.size);
+            // GEMM, data/measured/h200-sxm-141gb/README.md, "Fourth loan"),
+            // except that every phase takes its own pass: the counters show
+            // no pair of phases sharing one, as a shared load's do.
+            let layout = BankLayout::WARP32.for_width(e.size).unpaired();
             let passes = bank_conflicts(layout, e.active, e.addrs, e.size).passes;
             self.totals.global_load_wavefronts += u64::from(passes);
         }
@@ -261,27 +271,54 @@ impl<'t> Collector<'t> {
     }
 
     fn shared_access(&mut self, e: &MemEvent<'_>) {
-        let w32 = bank_conflicts(
-            BankLayout::WARP32.for_width(e.size),
-            e.active,
-            e.addrs,
-            e.size,
-        );
-        let h16 = bank_conflicts(BankLayout::HALF_WARP16, e.active, e.addrs, e.size);
+        // Neighbouring accesses ptxas issues as one wider access count as
+        // that access, at its first member (`wide_shared`); the bytes and
+        // the data flow stay each member's.
+        let mut window = [0u64; WARP_SIZE];
+        let wide = match self.table.get(e.site.func, e.site.pc) {
+            Some(info) if info.wide.iter().any(Option::is_some) => {
+                match self.wide_pending.get_mut(e.site.warp as usize) {
+                    Some(p) => p.access(
+                        e,
+                        &info.wide,
+                        |g| self.table.wide_group(e.site.func, g),
+                        &mut window,
+                    ),
+                    None => Wide::Single,
+                }
+            }
+            _ => Wide::Single,
+        };
+        let access = match wide {
+            Wide::Single => Some((e.size, e.addrs)),
+            Wide::Merged(width) => Some((width, &window)),
+            Wide::Covered => {
+                self.totals.shared_merged += 1;
+                None
+            }
+        };
         let s = &mut self.totals.shared[kind_index(e.kind)];
-        s.requests += 1;
         s.thread_accesses += u64::from(e.active.count_ones());
         s.bytes += u64::from(e.active.count_ones()) * u64::from(e.size);
-        // Passes, not ways: a wide access is served by phases (`for_width`).
-        s.ways += u64::from(w32.passes);
-        s.max_ways = s.max_ways.max(u64::from(w32.ways));
-        s.ways16 += u64::from(h16.ways);
-        s.passes16 += u64::from(h16.passes);
+        let mut passes = 0;
+        if let Some((size, addrs)) = access {
+            let w32 = bank_conflicts(BankLayout::WARP32.for_width(size), e.active, addrs, size);
+            let h16 = bank_conflicts(BankLayout::HALF_WARP16, e.active, addrs, size);
+            s.requests += 1;
+            // Passes, not ways: a wide access is served by phases (`for_width`).
+            s.ways += u64::from(w32.passes);
+            s.max_ways = s.max_ways.max(u64::from(w32.ways));
+            s.ways16 += u64::from(h16.ways);
+            s.passes16 += u64::from(h16.passes);
+            passes = w32.passes;
+        }
         if e.kind != AccessKind::Atomic
             && let Some(l) = self.line_mut(e.site)
         {
-            l.shared_requests += 1;
-            l.conflict_ways += u64::from(w32.passes);
+            if access.is_some() {
+                l.shared_requests += 1;
+                l.conflict_ways += u64::from(passes);
+            }
             l.shared_bytes += u64::from(e.active.count_ones()) * u64::from(e.size);
         }
         self.data_flow(e);
@@ -358,6 +395,7 @@ fn same_address_lanes(active: Mask, addrs: &[u64; WARP_SIZE]) -> u64 {
 
 impl Observer for Collector<'_> {
     fn cta_begin(&mut self, cta: u32) {
+        self.wide_pending.iter_mut().for_each(Pending::clear);
         if self.watched(cta) {
             self.live.begin(cta, self.threads_per_cta as usize);
         } else {

@@ -143,6 +143,9 @@ pub struct Totals {
     /// passes of each load's words, by phase, as a shared access of the
     /// same addresses takes (`BankLayout::WARP32.for_width`).
     pub global_load_wavefronts: u64,
+    /// Shared accesses counted as part of a wider one
+    /// ([`crate::wide_shared`]): PTX instructions ptxas does not issue.
+    pub shared_merged: u64,
 }
 
 impl Default for Totals {
@@ -174,6 +177,7 @@ impl Totals {
             inter_thread_words: 0,
             sector_accesses: 0,
             global_load_wavefronts: 0,
+            shared_merged: 0,
         }
     }
 
@@ -200,6 +204,7 @@ impl Totals {
             inter_thread_words,
             sector_accesses,
             global_load_wavefronts,
+            shared_merged,
         } = o;
         add_classes(&mut self.warp, warp);
         add_classes(&mut self.thread, thread);
@@ -232,6 +237,7 @@ impl Totals {
         self.inter_thread_words += inter_thread_words;
         self.sector_accesses += sector_accesses;
         self.global_load_wavefronts += global_load_wavefronts;
+        self.shared_merged += shared_merged;
     }
 
     pub fn warp_instructions(&self) -> u64 {

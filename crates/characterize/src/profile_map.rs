@@ -133,6 +133,7 @@ impl Characterization {
                 mi.shared_store_bytes,
             ),
             max_conflict_ways: mi.shared_max_conflict_ways,
+            merged_accesses: Some(mi.shared_merged_accesses),
         };
         let no_fused = ClassCounts::default();
         KernelProfile {

@@ -150,6 +150,9 @@ pub struct ModelInputs {
     pub global_load_lines: f64,
     /// L1 data-stage wavefronts of the global loads (bank passes by phase), summed.
     pub global_load_wavefronts: f64,
+    /// Shared loads and stores counted as part of a wider access ptxas
+    /// issues in their place (neighbouring words of one base), summed.
+    pub shared_merged_accesses: f64,
     /// The global loads on the read-only path (`ld.global.nc`) and their lines.
     pub read_only_loads: f64,
     pub read_only_load_lines: f64,
@@ -450,6 +453,7 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
         global_load_sectors: t.global[0].sectors.transactions as f64 * k,
         global_load_lines: t.global[0].sectors.lines as f64 * k,
         global_load_wavefronts: t.global_load_wavefronts as f64 * k,
+        shared_merged_accesses: t.shared_merged as f64 * k,
         read_only_loads: t.read_only_loads.requests as f64 * k,
         read_only_load_lines: t.read_only_loads.sectors.lines as f64 * k,
         global_load_bytes: t.global[0].sectors.bytes_requested as f64 * k,

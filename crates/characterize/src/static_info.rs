@@ -15,6 +15,7 @@
 //! predicated write counts as the last write (conservative: the paper's
 //! emulator tracks the actual dynamic writer).
 
+use crate::wide_shared::{WideGroup, WideSlots, function_groups};
 use ptx::analysis::{Cfg, InstClass, class_of};
 use ptx::{
     AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg, StateSpace, Type,
@@ -87,6 +88,9 @@ pub struct InstInfo {
     /// the compiler proved read-only), which Kepler serves from its
     /// read-only data cache and Maxwell on from the L1/texture cache.
     pub read_only: bool,
+    /// The groups of neighbouring shared accesses ptxas issues as one wider
+    /// access that this one is in ([`crate::wide_shared`]).
+    pub wide: WideSlots,
     /// 1-based PTX line (0 when unknown).
     pub ptx_line: u32,
     /// CUDA source position from `.loc`: (file name, line), if any.
@@ -98,6 +102,8 @@ pub struct InstInfo {
 #[derive(Debug, Clone, Default)]
 pub struct InstTable {
     funcs: Vec<Vec<InstInfo>>,
+    /// Per function, the groups [`InstInfo::wide`] points into.
+    wide_groups: Vec<Vec<WideGroup>>,
     names: Vec<String>,
 }
 
@@ -109,15 +115,27 @@ impl InstTable {
             .collect();
         let mut funcs = Vec::with_capacity(module.functions.len());
         let mut names = Vec::with_capacity(module.functions.len());
+        let mut wide_groups = Vec::with_capacity(module.functions.len());
         for (_, f) in module.functions.iter() {
-            funcs.push(function_info(module, f, &starts));
+            let (info, groups) = function_info(module, f, &starts);
+            funcs.push(info);
+            wide_groups.push(groups);
             names.push(f.name.clone());
         }
-        InstTable { funcs, names }
+        InstTable {
+            funcs,
+            wide_groups,
+            names,
+        }
     }
 
     pub fn get(&self, func: u32, pc: u32) -> Option<&InstInfo> {
         self.funcs.get(func as usize)?.get(pc as usize)
+    }
+
+    /// Group `group` of function `func`'s wide shared accesses.
+    pub fn wide_group(&self, func: u32, group: u32) -> Option<&WideGroup> {
+        self.wide_groups.get(func as usize)?.get(group as usize)
     }
 
     /// Name of function `func` (empty when out of range).
@@ -136,7 +154,11 @@ impl InstTable {
     }
 }
 
-fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<InstInfo> {
+fn function_info(
+    module: &Module,
+    f: &Function,
+    line_starts: &[usize],
+) -> (Vec<InstInfo>, Vec<WideGroup>) {
     let insts: Vec<&Instruction> = f.instructions.iter().map(|(_, i)| i).collect();
     let lines: Vec<u32> = f
         .instructions
@@ -147,7 +169,8 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
         })
         .collect();
     let cfg = Cfg::build(f).ok();
-    insts
+    let (groups, wide) = function_groups(&insts, cfg.as_ref());
+    let info = insts
         .iter()
         .enumerate()
         .map(|(pc, inst)| {
@@ -181,6 +204,7 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
                         class == InstClass::LdConst && register_addressed(inst),
                     ),
                 conditional: class == InstClass::Branch && inst.guard.is_some(),
+                wide: wide.get(pc).copied().unwrap_or_default(),
                 ptx_line: lines.get(pc).copied().unwrap_or(0),
                 read_only: inst.opcode == Opcode::Ld
                     && inst.mods.nc
@@ -195,7 +219,8 @@ fn function_info(module: &Module, f: &Function, line_starts: &[usize]) -> Vec<In
                 }),
             }
         })
-        .collect()
+        .collect();
+    (info, groups)
 }
 
 /// Does one of `inst`'s memory operands have a register base?
@@ -224,7 +249,7 @@ fn registers(op: &Operand, out: &mut Vec<Reg>) -> bool {
 }
 
 /// Does `inst` write register `r` (through its destination operand)?
-fn writes(inst: &Instruction, r: Reg) -> bool {
+pub(crate) fn writes(inst: &Instruction, r: Reg) -> bool {
     use Opcode::*;
     if matches!(
         inst.opcode,

@@ -12,20 +12,8 @@
 
 mod common;
 
-use common::corpus::{PTX_HEADER as HEADER, characterize_inline};
+use common::corpus::{PTX_HEADER as HEADER, characterize_inline, one_warp_spec};
 use emu::simt::stack::Policy;
-
-const SPEC: &str = r#"
-source = "inline.ptx"
-kernel = "k"
-grid = [1, 1, 1]
-block = [32, 1, 1]
-[[arg]]
-name = "buf"
-type = "u32*"
-len = 4096
-init = "zeros"
-"#;
 
 /// A kernel whose one global load has `width` bytes per lane (4, 8 or 16)
 /// at byte `(tid % distinct) * stride`; the value is stored back to the
@@ -66,7 +54,7 @@ fn kernel(width: u32, distinct: u32, stride: u32) -> String {
 fn check(width: u32, distinct: u32, stride: u32, wavefronts: f64) {
     let c = characterize_inline(
         &format!("{HEADER}{}", kernel(width, distinct, stride)),
-        SPEC,
+        &one_warp_spec("buf", "u32*", 4096),
         Policy::Ipdom,
     );
     let g = c.to_profile().global;
@@ -89,6 +77,11 @@ fn wide_loads_pass_the_banks_by_phase() {
     // Contiguous float4 and float2: one pass a phase.
     check(16, 32, 16, 4.0);
     check(8, 32, 8, 2.0);
+    // Every lane the same float4 or float2: still one pass a phase (a
+    // shared load's phases would share passes; Nsight Compute shows a
+    // global load's do not).
+    check(16, 1, 0, 4.0);
+    check(8, 1, 0, 2.0);
 }
 
 #[test]

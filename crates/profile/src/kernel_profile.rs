@@ -362,6 +362,13 @@ pub struct SharedMemory {
     pub stores: Traffic,
     /// Largest bank-conflict degree seen in one request (1 = conflict-free). Ways.
     pub max_conflict_ways: f64,
+    /// Warp-level shared loads and stores of the PTX that ptxas issues as
+    /// part of a wider access (neighbouring words of one base: four 32-bit
+    /// `ld.shared` as one `LDS.128`); the requests above count the wider
+    /// access once. Absent in profiles written before 2026-12-04 and in
+    /// hand-written ones. Count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged_accesses: Option<f64>,
 }
 
 impl SharedMemory {

@@ -75,6 +75,16 @@ pub fn characterize_with(name: &str, sets: &[(&str, String)], opts: Options) -> 
 /// The PTX header of the hand-written kernels the tests characterize inline.
 pub const PTX_HEADER: &str = ".version 7.0\n.target sm_80\n.address_size 64\n";
 
+/// The launch spec of an inline kernel `k` run by one warp (one CTA of 32
+/// threads) with one pointer argument `name` of `len` elements of `ty`,
+/// zeroed.
+pub fn one_warp_spec(name: &str, ty: &str, len: u32) -> String {
+    format!(
+        "source = \"inline.ptx\"\nkernel = \"k\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\n\
+         [[arg]]\nname = \"{name}\"\ntype = \"{ty}\"\nlen = {len}\ninit = \"zeros\"\n"
+    )
+}
+
 /// Characterize hand-written PTX with a spec given as TOML text.
 pub fn characterize_inline(ptx: &str, spec_toml: &str, policy: Policy) -> Characterization {
     let s = parse(spec_toml, Path::new("inline.toml"), &[]).unwrap_or_else(|e| panic!("{e}"));

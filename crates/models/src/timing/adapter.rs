@@ -6,7 +6,8 @@
 //! | resident blocks per SM | the occupancy calculator (`occ.active_blocks_per_sm`) |
 //! | per-warp mix | `warp_instructions` / warps; FP16 on the FP32 pipe; control and other on the integer pipe; local with global (both go through L1); constant and parameter loads with an immediate address are not issued (ptxas folds them into `c[bank][offset]` operands), register-addressed constant loads are (`LDC`, `const_loads`); IEEE FP32 div, rcp and sqrt are `fp32_div` (a sequence each) |
 //! | shared passes | `shared.transactions()` (bank-serialised passes), else one per request |
-//! | shared passes for the width | per direction, the larger of requests and bytes / 128 ([`wide_passes`]), else one per request |
+//! | shared passes for the width | per direction, the larger of requests and bytes / 128 ([`wide_passes`]), at most the passes counted; else one per request |
+//! | shared accesses issued | the shared loads and stores of `warp_instructions` less `shared.merged_accesses` (ptxas's wider accesses, [`issued_shared`]) |
 //! | sectors | (global + local transactions) x transaction size / 32 B, else bytes / 32 B |
 //! | lane bytes | global and local `bytes` (each active lane's access size), plus the spill accesses' 4 B a lane |
 //! | DRAM bytes | `global.dram_bytes` (cache model), else transactions x transaction size (`derive::dram_bytes`) |
@@ -104,7 +105,7 @@ pub fn inputs(
         global: per(w.global() + w.local),
         global_stores: per(w.global_store + profile.local.stores.requests.min(w.local)),
         spill_loads: 0.0,
-        shared: per(w.shared()),
+        shared: per(issued_shared(profile)),
         atomic: per(w.atomic),
         barrier: per(w.barrier),
         load_replays: 0.0,
@@ -115,8 +116,14 @@ pub fn inputs(
     } else {
         mix.shared
     };
+    // The width's passes are at most the passes counted: lanes that read
+    // the same wide word share passes (`characterize::banks`), which bytes
+    // / 128 does not see.
     let shared_wide_passes = if shared_transactions > 0.0 {
-        per(wide_passes(&profile.shared.loads) + wide_passes(&profile.shared.stores))
+        per(
+            (wide_passes(&profile.shared.loads) + wide_passes(&profile.shared.stores))
+                .min(shared_transactions),
+        )
     } else {
         mix.shared
     };
@@ -251,6 +258,18 @@ pub fn global_load_wavefronts(profile: &KernelProfile, gpu: &Gpu, warps: f64) ->
     }
     let count = profile.global.load_wavefronts.filter(|v| v.is_finite());
     count.map_or(0.0, |v| v.max(0.0) / warps)
+}
+
+/// Warp-level shared loads and stores issued: the PTX's, less those ptxas
+/// issues as part of a wider access (`shared.merged_accesses`; absent in
+/// older profiles, which count every PTX access).
+pub fn issued_shared(profile: &KernelProfile) -> f64 {
+    let merged = profile
+        .shared
+        .merged_accesses
+        .filter(|v| v.is_finite())
+        .unwrap_or(0.0);
+    (profile.warp_instructions.shared() - merged).max(0.0)
 }
 
 /// Bytes one shared-memory pass returns: one 32-bit register to each of

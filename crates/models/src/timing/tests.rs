@@ -1563,3 +1563,32 @@ fn no_wavefronts_no_change() {
         Some(&12800.0)
     );
 }
+
+/// The mix's shared accesses and the width's passes of `profile(160, ...)`
+/// with 8 shared loads per warp moving `bytes` a warp each in `passes`
+/// passes, `merged` of them issued as part of a wider access.
+fn shared_inputs(merged: Option<f64>, bytes: f64, passes: f64) -> (f64, f64, f64) {
+    let warps = 160.0 * 8.0;
+    let mut p = profile(160, 100.0, 1.0, 8.0, 1.0);
+    p.shared.merged_accesses = merged.map(|m| m * warps);
+    p.shared.loads.requests = (8.0 - merged.unwrap_or(0.0)) * warps;
+    p.shared.loads.bytes = bytes * warps;
+    p.shared.loads.transactions = passes * warps;
+    let (gpu, occ) = gpu_and_occupancy("rtx-a4000");
+    match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => (i.mix.shared, i.shared_passes, i.shared_wide_passes),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn merged_shared_accesses_are_not_issued() {
+    // Eight 32-bit loads, conflict free: 8 issued, 8 passes.
+    assert_eq!(shared_inputs(None, 8.0 * 128.0, 8.0), (8.0, 8.0, 8.0));
+    assert_eq!(shared_inputs(Some(0.0), 8.0 * 128.0, 8.0), (8.0, 8.0, 8.0));
+    // The same words as two LDS.128 (6 merged): 2 issued, 8 passes.
+    assert_eq!(shared_inputs(Some(6.0), 8.0 * 128.0, 8.0), (2.0, 8.0, 8.0));
+    // Every lane the same float4, twice: 4 passes counted, where bytes /
+    // 128 would say 8; the width's passes are the passes counted.
+    assert_eq!(shared_inputs(Some(6.0), 8.0 * 128.0, 4.0), (2.0, 4.0, 4.0));
+}

@@ -49,7 +49,12 @@ fn a_resumed_run_redoes_only_what_is_missing_and_scores_the_same() {
     let (missing, cut) = (profile(ampere, 64), profile(hopper, 256));
     std::fs::remove_file(&missing).expect("remove a profile");
     let whole = std::fs::read_to_string(&cut).expect("a saved profile");
-    std::fs::write(&cut, &whole[..whole.len() / 2]).expect("cut a profile");
+    // Cut inside a table header, so that the rest cannot parse: a cut
+    // between two whole lines would read as a profile whose later fields
+    // take their defaults (our writer renames a whole file into place, so
+    // only another writer leaves a cut file).
+    let at = whole.find("\n[cache]").expect("a [cache] table") + 4;
+    std::fs::write(&cut, &whole[..at]).expect("cut a profile");
     let mut partial = cut.clone().into_os_string();
     partial.push(".partial");
     std::fs::write(&partial, "x").expect("a stray partial file");
