@@ -17,8 +17,9 @@ Per configuration: global load requests (Nsight Compute / profile), L1
 data-stage wavefronts per global load request (the data pipe's wavefronts
 less the shared-memory ones, over the requests; local-memory spills are in
 Nsight Compute's, not the profile's), shared load requests and wavefronts
-per shared load request (the profile's are PTX accesses and their bank
-passes; ptxas may merge PTX loads into wider ones), the data stage's
+per shared load request (profiles written since 2026-12-04 count the
+wider loads ptxas makes of neighbouring words, older ones PTX accesses:
+docs/timing-model.md, "Wide shared accesses ptxas makes"), the data stage's
 wavefronts per SM clock, and the SM count it assumes.
 """
 import csv

@@ -5,7 +5,9 @@
 //! - [`coalesce`]: transactions of a warp-wide global access under the
 //!   compute-capability 1.2 half-warp protocol and the modern sector protocol.
 //! - [`banks`]: shared-memory bank-conflict ways (32 banks per warp, or 16
-//!   per half-warp), with the broadcast rule.
+//!   per half-warp), with the broadcast rule; wide accesses by phase.
+//! - [`wide_shared`]: which neighbouring shared accesses ptxas issues as one
+//!   `LDS.64`/`LDS.128` (static windows, checked for alignment at run time).
 //! - [`metrics`]: activity factor, memory intensity and efficiency, MIMD and
 //!   SIMD parallelism (equations 1-7) as pure functions of counts.
 //! - [`static_info`]: per-instruction facts from the IR (class, source line,
