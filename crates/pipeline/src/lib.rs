@@ -38,6 +38,9 @@
 //!   ([`predict_on_gpus`]) and the GPUs lined up by the recommended model
 //!   ([`compare()`]).
 //!
+//! - [`PROFILE_RULES`]: the version of what a profile counts, which saved
+//!   profiles carry (`validate --resume` reads again only its own).
+//!
 //! Everything is deterministic: the emulation runs CTAs in order, the cache
 //! model is deterministic, and the compilation cache only saves time.
 //! Errors are [`PipelineError`] values whose `Display` is a finished
@@ -79,3 +82,14 @@ pub use timings::{Stage, StageTimes};
 
 /// The reconvergence policies of the emulator, re-exported for callers of [`Options`].
 pub use emu::simt::stack::Policy;
+
+/// The version of what a profile counts: the collector's counting rules and
+/// the cache model's, as of the change that last altered any figure a
+/// profile holds (the date, with a serial when one day has two). Saved
+/// profiles carry it (`validate --save-profiles`), and `validate --resume`
+/// emulates again any profile saved under other rules, so that one run
+/// never mixes the counts of two emulators. The test `profile_rules`
+/// (crates/pipeline/tests/profile_rules.rs) holds every corpus kernel's
+/// profile under these rules and fails, naming this constant, when a
+/// change alters one.
+pub const PROFILE_RULES: &str = "2026-12-04.2";

@@ -110,6 +110,13 @@ pub enum PredictError {
     /// configuration (`<defines>.failed` holds its reason).
     #[error("{}: failed when the profiles were saved: {reason}", path.display())]
     FailedWhenSaved { path: PathBuf, reason: String },
+    /// `--resume`: the saved profile is not one to read again (cut short,
+    /// or saved under other profile rules).
+    #[error("{}: not resumed: {why}", path.display())]
+    NotResumable {
+        path: PathBuf,
+        why: crate::validation::saved::NotResumable,
+    },
     #[error("{}: {source}", path.display())]
     BadProfile {
         path: PathBuf,

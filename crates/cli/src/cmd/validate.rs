@@ -168,6 +168,8 @@ pub struct Args {
     /// Rescore saved profiles instead of compiling and emulating: read each
     /// configuration's profile from DIR/<gpu>/, where --save-profiles DIR
     /// put it (same GPU, same sample); for scoring a model change in seconds.
+    /// The counts are those of the build that saved them (a saved profile's
+    /// first line names its profile rules).
     #[arg(long, value_name = "DIR")]
     pub profiles: Option<PathBuf>,
     /// Also print each model's errors by parameter value: for every tunable
@@ -182,9 +184,11 @@ pub struct Args {
     /// Go on with a run that was interrupted: with --save-profiles DIR (or
     /// $PTXPERF_VALIDATE_DUMP), a configuration whose profile DIR/<gpu>/
     /// already holds for every GPU of the run (or the reason it failed) is
-    /// rescored from it, not compiled or emulated again. The profiles must
-    /// come from this version of ptxperf with the same --sample-ctas and
-    /// --work-budget; empty DIR to start afresh.
+    /// rescored from it, not compiled or emulated again. Only a profile
+    /// saved whole under this build's profile rules (its first line names
+    /// them) is read again; one cut short, or counted by a build with other
+    /// rules, is emulated again. The run must have the same --sample-ctas
+    /// and --work-budget; empty DIR to start afresh.
     #[arg(long, conflicts_with = "profiles")]
     pub resume: bool,
     /// Compile each configuration once, for ARCH (sm_50, sm_75, ...), and

@@ -120,8 +120,9 @@ impl Engine {
     /// on each from those profiles, in the order of `gpus`, with nothing
     /// compiled or emulated; where the saving run failed, the reason it
     /// recorded, so that the outcome is the one it had. `None` when one is
-    /// missing or unreadable (a run killed while writing it), and the
-    /// configuration is run afresh.
+    /// missing or unreadable, not saved whole (cut short by a copy) or saved
+    /// under other profile rules than this build's
+    /// ([`super::saved::resumable`]), and the configuration is run afresh.
     pub fn resumed(
         &self,
         launch: &Launch,
@@ -133,7 +134,7 @@ impl Engine {
         for &(gpu, compiler) in gpus {
             let replay =
                 Replay::new(dir.clone(), gpu, self.models.clone()).with_measured_compiler(compiler);
-            match replay.profile(launch) {
+            match replay.resumable_profile(launch) {
                 Ok(profile) => loaded.push((replay, Ok(profile))),
                 Err(PredictError::FailedWhenSaved { reason, .. }) => {
                     loaded.push((replay, Err(reason)));
@@ -405,7 +406,7 @@ fn save_profile(
     let dir = dir.join(gpu);
     let toml_path = dir.join(format!("{name}.toml"));
     let text = match toml::to_string(profile) {
-        Ok(t) => t,
+        Ok(t) => super::saved::wrap(&t),
         Err(source) => {
             return Err(SaveProfileError::Serialise {
                 path: toml_path,

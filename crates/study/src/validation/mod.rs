@@ -14,6 +14,7 @@ pub mod engine;
 mod ptx_arch;
 pub mod replay;
 pub mod runner;
+pub mod saved;
 
 #[cfg(test)]
 mod end_to_end;

@@ -45,10 +45,27 @@ impl Replay {
     /// The saved profile of `launch` on this GPU; a configuration the saving
     /// run failed on is [`PredictError::FailedWhenSaved`].
     pub(super) fn profile(&self, launch: &Launch) -> Result<KernelProfile, PredictError> {
+        let (path, text) = self.saved_text(launch)?;
+        KernelProfile::from_toml(&text).map_err(|source| PredictError::BadProfile { path, source })
+    }
+
+    /// [`Replay::profile`] for `--resume`: only a profile saved whole under
+    /// this build's profile rules ([`super::saved::resumable`]); any other
+    /// is [`PredictError::NotResumable`].
+    pub(super) fn resumable_profile(&self, launch: &Launch) -> Result<KernelProfile, PredictError> {
+        let (path, text) = self.saved_text(launch)?;
+        if let Err(why) = super::saved::resumable(&text) {
+            return Err(PredictError::NotResumable { path, why });
+        }
+        KernelProfile::from_toml(&text).map_err(|source| PredictError::BadProfile { path, source })
+    }
+
+    /// The path and text of the saved profile of `launch`.
+    fn saved_text(&self, launch: &Launch) -> Result<(PathBuf, String), PredictError> {
         let stem = profile_file_stem(launch);
         let path = self.dir.join(format!("{stem}.toml"));
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok((path, text)),
             Err(source) => {
                 // The saving run failed on this configuration: say why.
                 let failed = self.dir.join(format!("{stem}.{FAILED_EXTENSION}"));
@@ -58,10 +75,9 @@ impl Replay {
                         reason: reason.trim().to_string(),
                     });
                 }
-                return Err(PredictError::NoProfile { path, source });
+                Err(PredictError::NoProfile { path, source })
             }
-        };
-        KernelProfile::from_toml(&text).map_err(|source| PredictError::BadProfile { path, source })
+        }
     }
 
     /// Every model's time on `profile` (one [`Replay::profile`] read).

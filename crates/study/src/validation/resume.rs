@@ -1,10 +1,11 @@
 //! `--resume`: a run interrupted after saving some profiles goes on from
 //! them. The fixture of `multi_gpu` (out = 2 in on two GPUs of two
 //! architectures); a first run saves every profile, then one is deleted
-//! (the run was killed before it), one cut short (killed while writing,
-//! as a non-atomic writer would leave it) and a stray `.partial` left; the
-//! resumed run must give the first run's outcomes, emulate only what is
-//! missing, and leave every profile whole.
+//! (the run was killed before it), one cut short between two lines (as an
+//! interrupted copy leaves it) and a stray `.partial` left; the resumed run
+//! must give the first run's outcomes, emulate only what is missing, and
+//! leave every profile whole. Then one profile is restamped with other
+//! profile rules (an older emulator's): it is emulated again.
 //!
 //! Without NVRTC the test says so and passes, except under CI.
 
@@ -49,12 +50,12 @@ fn a_resumed_run_redoes_only_what_is_missing_and_scores_the_same() {
     let (missing, cut) = (profile(ampere, 64), profile(hopper, 256));
     std::fs::remove_file(&missing).expect("remove a profile");
     let whole = std::fs::read_to_string(&cut).expect("a saved profile");
-    // Cut inside a table header, so that the rest cannot parse: a cut
-    // between two whole lines would read as a profile whose later fields
-    // take their defaults (our writer renames a whole file into place, so
-    // only another writer leaves a cut file).
-    let at = whole.find("\n[cache]").expect("a [cache] table") + 4;
+    // Cut between two whole lines, as a copy interrupted there leaves it:
+    // the rest would parse, its later fields taking their defaults, so only
+    // the missing closing line (`saved::resumable`) says it was cut.
+    let at = whole.find("\n[cache]").expect("a [cache] table") + 1;
     std::fs::write(&cut, &whole[..at]).expect("cut a profile");
+    assert!(profile::KernelProfile::from_toml(&whole[..at]).is_ok());
     let mut partial = cut.clone().into_os_string();
     partial.push(".partial");
     std::fs::write(&partial, "x").expect("a stray partial file");
@@ -92,6 +93,32 @@ fn a_resumed_run_redoes_only_what_is_missing_and_scores_the_same() {
     let again = std::fs::read_to_string(&cut).expect("saved again");
     assert_eq!(again, whole, "the cut profile was written whole again");
     assert!(missing.exists(), "the missing profile was saved");
+
+    // A profile saved under other profile rules (an older emulator) is
+    // emulated again, and saved under this build's.
+    let stale = profile(ampere, 128);
+    let current = std::fs::read_to_string(&stale).expect("a saved profile");
+    let rules = format!("(profile rules {})", pipeline::PROFILE_RULES);
+    assert!(current.contains(&rules), "saved with a stamp");
+    std::fs::write(
+        &stale,
+        current.replace(&rules, "(profile rules 2000-01-01)"),
+    )
+    .expect("restamp a profile");
+    let mut opts = options(None, 1, 2);
+    opts.save_profiles = Some(saved.clone());
+    opts.resume = true;
+    let resumed = run_many(experiment, &pairs, &opts, &|_| ()).expect("resumed run");
+    for (x, y) in first.studies.iter().zip(&resumed.studies) {
+        assert_eq!(x.scores, y.scores, "after restamping");
+    }
+    // 128 runs on both GPUs: compiled for both architectures, emulated once.
+    let w = &resumed.shared;
+    assert_eq!((w.resumed, w.ptx_compiled, w.emulations), (4, 2, 1));
+    assert_eq!(
+        std::fs::read_to_string(&stale).expect("saved again"),
+        current
+    );
 
     // A configuration the saving run failed on stays failed, with the
     // reason that run recorded (what its outcome said), and is not run.
