@@ -606,6 +606,7 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         sample_ctas: args.sample_ctas,
         ptx_arch: args.ptx_arch.clone(),
         profiles: args.profiles.as_ref().map(|d| d.display().to_string()),
+        profile_rules: study.profile_rules.clone(),
         clock_mhz: args.clock_mhz.map(|held| (held, gpu.rated_clock_mhz())),
         jobs,
         elapsed_s: study.elapsed.as_secs_f64(),

@@ -238,9 +238,10 @@ pub(super) fn header_lines(sum: &Summary) -> Vec<String> {
         measured_line(sum.measured.as_ref()),
         split_line(sum.split_parts.as_ref(), sum.sample.is_some()),
         match &sum.profiles {
-            Some(dir) => {
-                format!("profiles: rescored from {dir} (saved by an earlier run; nothing emulated)")
-            }
+            Some(dir) => format!(
+                "profiles: rescored from {dir} (saved by an earlier run; nothing emulated){}",
+                rules_note(&sum.profile_rules)
+            ),
             None => format!(
                 "CTAs emulated per configuration: {} spread over the grid; where they disagree, up to {} working CTAs, stratified by a probe of the grid (extrapolated to the grid)",
                 sum.sample_ctas,
@@ -384,6 +385,35 @@ pub(super) fn notes(scores: &[ModelScore], intervals: &[Intervals]) -> Vec<Strin
                 )
         })
         .collect()
+}
+
+/// "; counted under profile rules ..." after the profiles line of a
+/// `--profiles` run: the rules each number of profiles was saved under,
+/// and whether they are this build's.
+pub(super) fn rules_note(rules: &[(Option<String>, usize)]) -> String {
+    let parts: Vec<String> = rules
+        .iter()
+        .map(|(r, n)| match r {
+            Some(r) if r == pipeline::PROFILE_RULES => format!("{n} under {r}, this build's"),
+            Some(r) => format!("{n} under {r}"),
+            None => format!("{n} saved before profiles named theirs"),
+        })
+        .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    let all_current = rules
+        .iter()
+        .all(|(r, _)| r.as_deref() == Some(pipeline::PROFILE_RULES));
+    let caveat = if all_current {
+        String::new()
+    } else {
+        format!(
+            "; their counts are those of the builds that saved them, not this build's (profile rules {})",
+            pipeline::PROFILE_RULES
+        )
+    };
+    format!("; profile rules: {}{caveat}", parts.join(", "))
 }
 
 /// "; N resumed ..." after the PTX counts of a `--resume` run that found

@@ -161,6 +161,10 @@ pub fn json(
         "sample_ctas": sum.sample_ctas,
         "ptx_arch": sum.ptx_arch,
         "profiles": sum.profiles,
+        "profile_rules": sum.profile_rules.iter().map(|(r, n)| json!({
+            "rules": r,
+            "profiles": n,
+        })).collect::<Vec<_>>(),
         "clock_mhz": sum.clock_mhz.map(|(held, rated)| json!({
             "held": held,
             "rated": rated,

@@ -53,6 +53,9 @@ pub struct Summary {
     pub ptx_arch: Option<String>,
     /// The folder the profiles were rescored from (`--profiles`), if any.
     pub profiles: Option<String>,
+    /// With `--profiles`: the profile rules of the profiles read, each with
+    /// how many (`None`: saved before profiles named their rules).
+    pub profile_rules: Vec<(Option<String>, usize)>,
     /// The clock the models ran at (`--clock-mhz`) and the catalog's rated
     /// clock, MHz, where the run overrode it.
     pub clock_mhz: Option<(f64, f64)>,

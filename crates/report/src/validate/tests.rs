@@ -19,6 +19,37 @@ fn error_percent_keeps_three_figures() {
 }
 
 #[track_caller]
+fn check_rules_note(rules: &[(Option<&str>, usize)], expected: &str) {
+    let rules: Vec<(Option<String>, usize)> = rules
+        .iter()
+        .map(|(r, n)| (r.map(str::to_string), *n))
+        .collect();
+    let expected = expected.replace("CURRENT", pipeline::PROFILE_RULES);
+    assert_eq!(rules_note(&rules), expected);
+}
+
+#[test]
+fn rules_note_says_whose_counts_were_rescored() {
+    let now = Some(pipeline::PROFILE_RULES);
+    check_rules_note(&[], "");
+    check_rules_note(
+        &[(now, 30)],
+        "; profile rules: 30 under CURRENT, this build's",
+    );
+    check_rules_note(
+        &[(None, 2000)],
+        "; profile rules: 2000 saved before profiles named theirs; their counts are those of \
+         the builds that saved them, not this build's (profile rules CURRENT)",
+    );
+    check_rules_note(
+        &[(None, 1), (Some("2000-01-01"), 2), (now, 3)],
+        "; profile rules: 1 saved before profiles named theirs, 2 under 2000-01-01, 3 under \
+         CURRENT, this build's; their counts are those of the builds that saved them, not this \
+         build's (profile rules CURRENT)",
+    );
+}
+
+#[track_caller]
 fn check_ratio(v: Option<f64>, expected: &str) {
     assert_eq!(ratio(v), expected);
 }
@@ -57,6 +88,7 @@ fn summary() -> Summary {
         ptx_cache_hits: 1,
         ptx_compiled: 2,
         resumed: 0,
+        profile_rules: Vec::new(),
         measured: None,
         compilers: None,
         timings: study::Timings::default(),

@@ -107,6 +107,10 @@ pub struct Study {
     /// the compiler that built the measured kernels (rescoring saved
     /// profiles needs no NVRTC otherwise); `None` also when NVRTC is missing.
     pub nvrtc_version: Option<(i32, i32)>,
+    /// With [`Options::profiles`]: the profile rules of the profiles read,
+    /// each with how many (`None`: saved before profiles named their
+    /// rules; [`Replay::rules_read`]); empty otherwise.
+    pub profile_rules: Vec<(Option<String>, usize)>,
 }
 
 /// One measured data file and the GPU its configurations are predicted on,
@@ -236,14 +240,14 @@ pub fn run_many(
                     opts.jobs,
                     &|| progress(Progress::Done),
                 )?;
-                runs.push((run, 0, 0, 0));
+                runs.push((run, 0, 0, 0, replay.rules_read()));
             }
             // Nothing is shared: each GPU rescores its own profiles.
             let shared = Shared {
                 configurations: sampled.iter().map(Vec::len).sum(),
                 timings: Timings::sum(
                     runs.iter()
-                        .flat_map(|(r, _, _, _)| r.timings.iter().flatten()),
+                        .flat_map(|(r, _, _, _, _)| r.timings.iter().flatten()),
                 ),
                 ..Shared::default()
             };
@@ -278,7 +282,15 @@ pub fn run_many(
             let runs = run
                 .runs
                 .into_iter()
-                .map(|m| (m.run, m.ptx_cache_hits, m.ptx_compiled, m.resumed))
+                .map(|m| {
+                    (
+                        m.run,
+                        m.ptx_cache_hits,
+                        m.ptx_compiled,
+                        m.resumed,
+                        Vec::new(),
+                    )
+                })
                 .collect();
             (runs, shared)
         }
@@ -291,7 +303,7 @@ pub fn run_many(
         .zip(sampled)
         .zip(runs)
         .map(
-            |((pair, indices), (run, ptx_cache_hits, ptx_compiled, resumed))| {
+            |((pair, indices), (run, ptx_cache_hits, ptx_compiled, resumed, profile_rules))| {
                 let scores = score_all(&run.outcomes, &opts.models);
                 let nvrtc_version = match pair.dataset.compiler {
                     Some(_) => engine.nvrtc_version(),
@@ -309,6 +321,7 @@ pub fn run_many(
                     ptx_compiled,
                     resumed,
                     nvrtc_version,
+                    profile_rules,
                 }
             },
         )

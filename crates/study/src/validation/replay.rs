@@ -5,7 +5,9 @@
 //! seconds; the profiles must have been saved for the same GPU (the cache
 //! model's figures and the ptxas registers are the GPU's).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use arch::Gpu;
 use pipeline::Stage;
@@ -23,6 +25,9 @@ pub struct Replay {
     models: Vec<String>,
     /// As [`super::engine::Engine::with_measured_compiler`].
     measured_compiler: Option<profile::CompilerVersion>,
+    /// How many profiles were read under each profile rules (`None`:
+    /// saved before profiles named theirs): [`Replay::rules_read`].
+    rules_read: Mutex<BTreeMap<Option<String>, usize>>,
 }
 
 impl Replay {
@@ -33,6 +38,7 @@ impl Replay {
             gpu: gpu.clone(),
             models,
             measured_compiler: None,
+            rules_read: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -46,6 +52,14 @@ impl Replay {
     /// run failed on is [`PredictError::FailedWhenSaved`].
     pub(super) fn profile(&self, launch: &Launch) -> Result<KernelProfile, PredictError> {
         let (path, text) = self.saved_text(launch)?;
+        let rules = super::saved::rules_of(&text).map(str::to_string);
+        // A poisoned lock still holds the counts.
+        *self
+            .rules_read
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(rules)
+            .or_default() += 1;
         KernelProfile::from_toml(&text).map_err(|source| PredictError::BadProfile { path, source })
     }
 
@@ -58,6 +72,18 @@ impl Replay {
             return Err(PredictError::NotResumable { path, why });
         }
         KernelProfile::from_toml(&text).map_err(|source| PredictError::BadProfile { path, source })
+    }
+
+    /// The profile rules of the profiles read so far ([`Replay::profile`]),
+    /// each with how many were read (`None`: saved before profiles named
+    /// their rules), in the order of the rules' names.
+    pub fn rules_read(&self) -> Vec<(Option<String>, usize)> {
+        self.rules_read
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|(r, n)| (r.clone(), *n))
+            .collect()
     }
 
     /// The path and text of the saved profile of `launch`.

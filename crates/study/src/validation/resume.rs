@@ -143,8 +143,37 @@ fn a_resumed_run_redoes_only_what_is_missing_and_scores_the_same() {
 
     // Without --resume, the saved profiles are not read.
     let mut fresh = options(None, 1, 2);
-    fresh.save_profiles = Some(saved);
+    fresh.save_profiles = Some(saved.clone());
     let rerun = run_many(experiment, &pairs, &fresh, &|_| ()).expect("fresh run");
     assert_eq!((rerun.shared.resumed, rerun.shared.emulations), (0, 5));
+    assert!(rerun.studies.iter().all(|s| s.profile_rules.is_empty()));
+
+    // Rescoring (`--profiles`) reads profiles of any rules and says which:
+    // on the RTX 3090, one restamped, one with no stamp, two of this build.
+    std::fs::write(
+        &stale,
+        current.replace(&rules, "(profile rules 2000-01-01)"),
+    )
+    .expect("restamp a profile");
+    let unstamped = profile(ampere, 64);
+    let text = std::fs::read_to_string(&unstamped).expect("a saved profile");
+    let body = text.split_once('\n').expect("a first line").1;
+    std::fs::write(&unstamped, body).expect("drop the stamp");
+    let mut rescore = options(None, 1, 2);
+    rescore.profiles = Some(saved);
+    let rescored = run_many(experiment, &pairs, &rescore, &|_| ()).expect("rescoring");
+    for (x, y) in first.studies.iter().zip(&rescored.studies) {
+        assert_eq!(x.scores, y.scores, "rescored");
+    }
+    let current_rules = Some(pipeline::PROFILE_RULES.to_string());
+    assert_eq!(
+        rescored.studies[0].profile_rules,
+        vec![
+            (None, 1),
+            (Some("2000-01-01".to_string()), 1),
+            (current_rules.clone(), 2)
+        ]
+    );
+    assert_eq!(rescored.studies[1].profile_rules, vec![(current_rules, 4)]);
     let _ = std::fs::remove_dir_all(&dir);
 }
