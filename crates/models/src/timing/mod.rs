@@ -268,7 +268,9 @@ impl WaveCycles {
     /// bandwidth" where the sectors between L1 and L2 take at least half of
     /// it (the L1TEX pipeline, not the issue of the loads, holds them
     /// back), and the banks win a tie with the pipes (conflict-free shared
-    /// loads load a GPU of 32 LD/ST lanes' banks and pipe alike). The data
+    /// loads load a GPU of 32 LD/ST lanes' banks and pipe alike), as does
+    /// the latency with fewer warps than schedulers (a lone warp's chain at
+    /// one instruction a clock is its scheduler's issue time). The data
     /// stage is "L1 bandwidth" where the global loads' wavefronts take at
     /// least half of it.
     pub fn binding(&self) -> Limit {
@@ -291,7 +293,12 @@ impl WaveCycles {
             (self.shared, stage),
             (self.l1, Limit::L1Bandwidth),
         ] {
-            let wins_tie = l == Limit::SharedMemory && best.1 == Limit::ComputeIssue;
+            // With fewer warps than schedulers a warp's chain at one
+            // instruction a clock is its scheduler's issue time: the chain
+            // wins, as more warps (not fewer instructions) would fill the
+            // idle schedulers.
+            let few = l == Limit::Latency && self.warps_per_scheduler < 1.0;
+            let wins_tie = (l == Limit::SharedMemory || few) && best.1 == Limit::ComputeIssue;
             if v > best.0 || (wins_tie && v == best.0 && v > 0.0) {
                 best = (v, l);
             }
@@ -342,6 +349,19 @@ pub fn closed_queue_utilisation(customers: f64, ratio: f64) -> f64 {
     }
 }
 
+/// How much longer the busiest warp scheduler's work takes than an even
+/// share of the SM's: `warps` resident warps dealt to `schedulers` in turn
+/// (each warp stays on the scheduler it was given) put ceil(W / S) on the
+/// busiest, `ceil(W / S) S / W` times the mean W / S (docs: "Warps per
+/// scheduler, rounded up"). 1 where the warps divide evenly, with one
+/// scheduler, or with no warps.
+pub fn scheduler_imbalance(warps: f64, schedulers: f64) -> f64 {
+    if warps.is_nan() || schedulers.is_nan() || warps <= 0.0 || schedulers <= 1.0 {
+        return 1.0;
+    }
+    (warps / schedulers).ceil() * schedulers / warps
+}
+
 /// One wave on one SM with `b` resident blocks (docs, section "One wave").
 pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles {
     let m = &inp.mix;
@@ -364,9 +384,16 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // under it): the replayed passes of a shared request hold the dispatch
     // like issued instructions.
     let bank = warps * replays / arch.shared_passes_per_clock;
-    let issue = warps * slots
-        / (arch.issue_per_clock * fetch::issue_fraction(&arch.instruction_fetch, inp.code_bytes))
-        + bank;
+    // The busiest scheduler holds ceil(W / S) of the wave's warps: issue
+    // and the pipes, which each scheduler owns a share of, take that
+    // scheduler's time, not the SM's mean (docs: "Warps per scheduler,
+    // rounded up"). The banks and the L1 serve the whole SM.
+    let busiest = scheduler_imbalance(warps, arch.schedulers);
+    let issue = busiest
+        * (warps * slots
+            / (arch.issue_per_clock
+                * fetch::issue_fraction(&arch.instruction_fetch, inp.code_bytes))
+            + bank);
     // An FP32 division is one SFU reciprocal and FP32-pipe refinement.
     let div_fp32 = m.fp32_div_refinement(arch);
     // The LSU pipe issues global, local and shared accesses alike
@@ -375,7 +402,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     let lsu_l2 = l1tex_l2_cycles(inp, arch) * warps;
     let lsu = (m.global + m.load_replays + m.atomic + m.shared) / arch.rate_lsu * warps + lsu_l2;
     let lsu_shared = m.shared / arch.rate_lsu * warps;
-    let pipe = [
+    let even_pipe = [
         (m.fp32 + div_fp32) / arch.rate_fp32,
         m.fp64 / arch.rate_fp64,
         (m.sfu + m.fp32_div) / arch.rate_sfu,
@@ -386,7 +413,8 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     .into_iter()
     .fold(0.0, f64::max)
         * warps;
-    let pipe = pipe.max(lsu);
+    let even_pipe = even_pipe.max(lsu);
+    let pipe = busiest * even_pipe;
     // Global loads leave the L1 through the same banks as shared accesses,
     // a wavefront per pass (docs: "The L1 data stage").
     let shared_global = warps * inp.global_load_wavefronts / arch.shared_passes_per_clock;
@@ -397,7 +425,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // its busiest pipe's time, however much parallelism its code has
     // (measured on the H100: one warp issues conflict-free shared loads one
     // per 4 clocks where the SM serves 1 per clock; docs: T_chain).
-    let share = arch.schedulers * pipe.max(shared) / warps.max(1.0);
+    let share = arch.schedulers * even_pipe.max(shared) / warps.max(1.0);
     let chain = warp_chain_cycles(inp, arch).max(share);
     // A barrier holds every warp of a block until the block's slowest one
     // arrives, so the global loads before it (a tiled kernel's tile loads)
@@ -414,9 +442,9 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     WaveCycles {
         issue,
         pipe,
-        lsu,
-        lsu_shared,
-        lsu_l2,
+        lsu: busiest * lsu,
+        lsu_shared: busiest * lsu_shared,
+        lsu_l2: busiest * lsu_l2,
         shared_global,
         shared,
         l1,

@@ -449,6 +449,60 @@ fn a_barrier_puts_a_blocks_tile_loads_before_its_own_work() {
 }
 
 /// `closed_queue_utilisation(customers, ratio)` against the closed form.
+fn check_imbalance(warps: f64, schedulers: f64, expect: f64) {
+    let got = scheduler_imbalance(warps, schedulers);
+    assert!(
+        (got - expect).abs() <= 1e-12,
+        "{warps} warps on {schedulers} schedulers: {got}, expected {expect}"
+    );
+}
+
+#[test]
+fn the_busiest_scheduler_holds_the_warps_rounded_up() {
+    // Even deals: every scheduler holds the mean.
+    check_imbalance(8.0, 4.0, 1.0);
+    check_imbalance(48.0, 4.0, 1.0);
+    check_imbalance(6.0, 2.0, 1.0);
+    // 6 warps on 4 schedulers: two hold 2, two hold 1; the busiest 2 is
+    // 4/3 of the mean 1.5.
+    check_imbalance(6.0, 4.0, 4.0 / 3.0);
+    check_imbalance(5.0, 4.0, 8.0 / 5.0);
+    // Fewer warps than schedulers: one warp on its own scheduler, S / W.
+    check_imbalance(1.0, 4.0, 4.0);
+    check_imbalance(3.0, 4.0, 4.0 / 3.0);
+    // One scheduler, no warps or no number: nothing to deal.
+    check_imbalance(3.0, 1.0, 1.0);
+    check_imbalance(0.0, 4.0, 1.0);
+    check_imbalance(f64::NAN, 4.0, 1.0);
+    check_imbalance(6.0, f64::NAN, 1.0);
+}
+
+#[test]
+fn six_warps_on_four_schedulers_take_as_long_as_eight() {
+    // 4000 FFMA per warp with ILP 8 (chain 4000 cycles): the FP32 pipe
+    // serves 2 warp instructions per clock, 0.5 per scheduler. Eight warps,
+    // two per scheduler: 2 x 4000 / 0.5 = 16000 cycles. Six warps put two
+    // on two of the schedulers, which take as long; an even share would be
+    // 6 x 4000 / 2 = 12000.
+    let mut inp = base();
+    inp.mix.fp32 = 4000.0;
+    inp.ilp = 8.0;
+    inp.warps_per_block = 8.0;
+    check(&inp, 16e-6 + 1e-7, Limit::ComputeIssue);
+    inp.warps_per_block = 6.0;
+    check(&inp, 16e-6 + 1e-7, Limit::ComputeIssue);
+    // The banks serve the whole SM: 6 warps' 4000 conflict-free shared
+    // loads (MLP 100) take 6 x 4000 / 1 = 24000 cycles, not 32000.
+    let mut inp = base();
+    inp.warps_per_block = 6.0;
+    inp.mix.shared = 4000.0;
+    inp.shared_passes = 4000.0;
+    inp.mlp_shared = 100.0;
+    let mut a = arch();
+    a.rate_lsu = 4.0;
+    check_on(&a, &inp, 24e-6 + 1e-7, Limit::SharedMemory);
+}
+
 fn check_queue(customers: f64, ratio: f64, expect: f64) {
     let u = closed_queue_utilisation(customers, ratio);
     assert!(
