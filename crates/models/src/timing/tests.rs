@@ -448,7 +448,7 @@ fn a_barrier_puts_a_blocks_tile_loads_before_its_own_work() {
     );
 }
 
-/// `closed_queue_utilisation(customers, ratio)` against the closed form.
+/// `scheduler_imbalance(warps, schedulers)` against the hand-dealt count.
 fn check_imbalance(warps: f64, schedulers: f64, expect: f64) {
     let got = scheduler_imbalance(warps, schedulers);
     assert!(
@@ -503,6 +503,7 @@ fn six_warps_on_four_schedulers_take_as_long_as_eight() {
     check_on(&a, &inp, 24e-6 + 1e-7, Limit::SharedMemory);
 }
 
+/// `closed_queue_utilisation(customers, ratio)` against the closed form.
 fn check_queue(customers: f64, ratio: f64, expect: f64) {
     let u = closed_queue_utilisation(customers, ratio);
     assert!(
