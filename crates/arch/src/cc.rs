@@ -43,6 +43,13 @@ pub struct FetchCurve {
     pub points: Vec<FetchPoint>,
     /// Where the curve was measured.
     pub source: Source,
+    /// Bytes of the measured GPU's per-SM instruction cache (its L1.5 or L1
+    /// instruction cache, the level the curve's loss ends at): a compute
+    /// capability with a smaller one reads the curve at its code size times
+    /// this over its own ([`CcFigures::fetch_code_scale`]).
+    pub instruction_cache_bytes: f64,
+    /// The source of [`Self::instruction_cache_bytes`].
+    pub instruction_cache_source: Source,
 }
 
 /// One code size of a [`FetchCurve`].
@@ -95,6 +102,10 @@ pub struct CcFigures {
     pub instruction_fetch_name: String,
     /// That curve.
     pub instruction_fetch: FetchCurve,
+    /// Bytes of the SM's instruction cache behind the first level (the L1.5
+    /// of Kepler to Turing, the L1 of Volta and later), where a source gives
+    /// it; `None`: the curve is read at the code's own size.
+    pub instruction_cache_bytes: Option<f64>,
     /// A source for every field above, by field name.
     pub sources: BTreeMap<String, Source>,
 }
@@ -121,7 +132,13 @@ impl CcFigures {
                     status: SourceStatus::Assumption,
                     source: String::new(),
                 },
+                instruction_cache_bytes: f64::NAN,
+                instruction_cache_source: Source {
+                    status: SourceStatus::Assumption,
+                    source: String::new(),
+                },
             },
+            instruction_cache_bytes: None,
             sources: BTreeMap::new(),
         }
     }
@@ -129,6 +146,17 @@ impl CcFigures {
     /// The source of `field` (one of the entry's field names).
     pub fn source_of(&self, field: &str) -> Option<&Source> {
         self.sources.get(field)
+    }
+
+    /// What the code size is multiplied by before the instruction-fetch
+    /// curve is read: the curve's GPU's instruction cache over this compute
+    /// capability's, so that code filling the same share of each cache is
+    /// charged alike; 1 where this entry gives no cache size.
+    pub fn fetch_code_scale(&self) -> f64 {
+        match self.instruction_cache_bytes {
+            Some(own) if own > 0.0 => self.instruction_fetch.instruction_cache_bytes / own,
+            _ => 1.0,
+        }
     }
 }
 
@@ -166,6 +194,8 @@ struct RawEntry {
     l1_caches_local_memory: bool,
     transaction_bytes: u32,
     instruction_fetch: String,
+    #[serde(default)]
+    instruction_cache_bytes: Option<u32>,
     sources: BTreeMap<String, Source>,
 }
 
@@ -179,6 +209,9 @@ const FIELDS: [&str; 7] = [
     "transaction_bytes",
     "instruction_fetch",
 ];
+
+/// Fields an entry may leave out; one it gives needs a source.
+const OPTIONAL_FIELDS: [&str; 1] = ["instruction_cache_bytes"];
 
 impl CcTable {
     /// Parse and validate the table; `file` names it in diagnostics.
@@ -199,6 +232,12 @@ impl CcTable {
             check_curve(curve).map_err(|m| fail(&["instruction_fetch", name], m.to_string()))?;
             check_source(&curve.source)
                 .map_err(|m| fail(&["instruction_fetch", name, "source"], m.to_string()))?;
+            check_source(&curve.instruction_cache_source).map_err(|m| {
+                fail(
+                    &["instruction_fetch", name, "instruction_cache_source"],
+                    m.to_string(),
+                )
+            })?;
         }
         let mut entries = BTreeMap::new();
         for (key, e) in raw.cc {
@@ -213,6 +252,10 @@ impl CcTable {
                 ("convert_per_clock", e.convert_per_clock),
                 ("sass_bytes_per_instruction", e.sass_bytes_per_instruction),
                 ("transaction_bytes", f64::from(e.transaction_bytes)),
+                (
+                    "instruction_cache_bytes",
+                    e.instruction_cache_bytes.map_or(1.0, f64::from),
+                ),
             ] {
                 if !(value.is_finite() && value > 0.0) {
                     return Err(fail(
@@ -228,14 +271,23 @@ impl CcTable {
                 ));
             };
             for k in e.sources.keys() {
-                if !FIELDS.contains(&k.as_str()) {
+                if !FIELDS.contains(&k.as_str()) && !OPTIONAL_FIELDS.contains(&k.as_str()) {
                     return Err(fail(
                         &["cc", &key, "sources", k],
                         "names no field of a compute capability".to_string(),
                     ));
                 }
+                if k == "instruction_cache_bytes" && e.instruction_cache_bytes.is_none() {
+                    return Err(fail(
+                        &["cc", &key, "sources", k],
+                        "is the source of a figure the entry does not give".to_string(),
+                    ));
+                }
             }
-            for field in FIELDS {
+            let given = OPTIONAL_FIELDS
+                .into_iter()
+                .filter(|f| *f != "instruction_cache_bytes" || e.instruction_cache_bytes.is_some());
+            for field in FIELDS.into_iter().chain(given) {
                 let Some(source) = e.sources.get(field) else {
                     return Err(fail(
                         &["cc", &key, field],
@@ -257,6 +309,7 @@ impl CcTable {
                     transaction_bytes: f64::from(e.transaction_bytes),
                     instruction_fetch_name: e.instruction_fetch,
                     instruction_fetch: curve.clone(),
+                    instruction_cache_bytes: e.instruction_cache_bytes.map(f64::from),
                     sources: e.sources,
                 },
             );
@@ -294,8 +347,11 @@ impl CcTable {
         entries
             + curves
                 .values()
-                .filter(|c| c.source.status == status)
-                .count()
+                .map(|c| {
+                    usize::from(c.source.status == status)
+                        + usize::from(c.instruction_cache_source.status == status)
+                })
+                .sum::<usize>()
     }
 }
 
@@ -335,6 +391,12 @@ fn check_curve(c: &FetchCurve) -> Result<(), Invalid> {
     {
         return Err(Invalid("points must ascend in code_bytes".to_string()));
     }
+    if !(c.instruction_cache_bytes.is_finite() && c.instruction_cache_bytes > 0.0) {
+        return Err(Invalid(format!(
+            "instruction_cache_bytes must be a positive number, found {}",
+            c.instruction_cache_bytes
+        )));
+    }
     if c.full_rate_point().is_none() {
         return Err(Invalid(format!(
             "full_rate_up_to_bytes ({}) is not the code_bytes of a point",
@@ -364,7 +426,9 @@ mod tests {
     const CURVE: &str = "[instruction_fetch.x]\nwarps = 16\nfull_rate_up_to_bytes = 2\n\
         points = [{ code_bytes = 1, one_warp_clocks = 1.0, warps_clocks = 4.0 },\n\
                   { code_bytes = 2, one_warp_clocks = 1.0, warps_clocks = 4.0 }]\n\
-        source = { status = \"verified\", source = \"s\" }\n";
+        source = { status = \"verified\", source = \"s\" }\n\
+        instruction_cache_bytes = 8\n\
+        instruction_cache_source = { status = \"unverified\", source = \"s\" }\n";
 
     fn entry(cc: &str, extra: &str) -> String {
         let mut t = format!(
@@ -402,30 +466,30 @@ mod tests {
         let check = |text: String, want: &str| assert_eq!(error(&text), want);
         check(
             entry("8.0", "").replace("lsu_lanes = 32", "lsu_lanes = 0"),
-            "cc.toml:9:1: error: cc.8.0.lsu_lanes: must be a positive number, found 0",
+            "cc.toml:11:1: error: cc.8.0.lsu_lanes: must be a positive number, found 0",
         );
         check(
             entry("8", ""),
-            "cc.toml:7:5: error: cc.8: compute capability `8` is not of the form MAJOR.MINOR (e.g. \"8.0\")",
+            "cc.toml:9:5: error: cc.8: compute capability `8` is not of the form MAJOR.MINOR (e.g. \"8.0\")",
         );
         check(
             entry("8.0", "").replace("instruction_fetch = \"x\"", "instruction_fetch = \"y\""),
-            "cc.toml:14:1: error: cc.8.0.instruction_fetch: names no [instruction_fetch.y] table",
+            "cc.toml:16:1: error: cc.8.0.instruction_fetch: names no [instruction_fetch.y] table",
         );
         check(
             entry("8.0", "").replace("lsu_lanes = { status", "lsu_lane = { status"),
-            "cc.toml:17:1: error: cc.8.0.sources.lsu_lane: names no field of a compute capability",
+            "cc.toml:19:1: error: cc.8.0.sources.lsu_lane: names no field of a compute capability",
         );
         check(
             entry("8.0", "wide = { status = \"verified\", source = \"s\" }\n"),
-            "cc.toml:23:1: error: cc.8.0.sources.wide: names no field of a compute capability",
+            "cc.toml:25:1: error: cc.8.0.sources.wide: names no field of a compute capability",
         );
         check(
             entry("8.0", "").replace(
                 "convert_per_clock = { status = \"verified\", source = \"s\" }",
                 "convert_per_clock = { status = \"assumption\", source = \"s\" }",
             ),
-            "cc.toml:18:1: error: cc.8.0.sources.convert_per_clock: an assumption's source must start with \"assumption:\"",
+            "cc.toml:20:1: error: cc.8.0.sources.convert_per_clock: an assumption's source must start with \"assumption:\"",
         );
         check(
             entry("8.0", "").replace("full_rate_up_to_bytes = 2", "full_rate_up_to_bytes = 3"),
@@ -433,7 +497,57 @@ mod tests {
         );
         check(
             entry("8.0", "").replace("l1_caches_local_memory = true\n", ""),
-            "cc.toml:7:1: error: missing field `l1_caches_local_memory`",
+            "cc.toml:9:1: error: missing field `l1_caches_local_memory`",
+        );
+    }
+
+    #[test]
+    fn the_code_size_is_scaled_by_the_ratio_of_instruction_caches() {
+        let check = |extra_field: &str, extra_source: &str, want: f64| {
+            let text = entry("7.5", extra_source).replace(
+                "instruction_fetch = \"x\"\n",
+                &format!("instruction_fetch = \"x\"\n{extra_field}"),
+            );
+            let t = CcTable::parse("cc.toml", &text).unwrap_or_default();
+            let scale = t
+                .get(ComputeCapability::new(7, 5))
+                .map_or(f64::NAN, CcFigures::fetch_code_scale);
+            assert_eq!(scale, want, "{extra_field}");
+        };
+        let source = "instruction_cache_bytes = { status = \"unverified\", source = \"s\" }\n";
+        // The curve's GPU has 8 bytes: 2 bytes of cache read the curve at 4x the code.
+        check("instruction_cache_bytes = 2\n", source, 4.0);
+        check("instruction_cache_bytes = 8\n", source, 1.0);
+        check("instruction_cache_bytes = 16\n", source, 0.5);
+        // No size: the code's own.
+        check("", "", 1.0);
+    }
+
+    #[test]
+    fn an_instruction_cache_needs_a_size_and_a_source() {
+        let check = |text: String, want: &str| assert_eq!(error(&text), want);
+        let with = |field: &str, source: &str| {
+            entry("7.5", source).replace(
+                "instruction_fetch = \"x\"\n",
+                &format!("instruction_fetch = \"x\"\n{field}"),
+            )
+        };
+        let source = "instruction_cache_bytes = { status = \"unverified\", source = \"s\" }\n";
+        check(
+            with("instruction_cache_bytes = 0\n", source),
+            "cc.toml:17:1: error: cc.7.5.instruction_cache_bytes: must be a positive number, found 0",
+        );
+        check(
+            with("instruction_cache_bytes = 2\n", ""),
+            "cc.toml:17:1: error: cc.7.5.instruction_cache_bytes: has no entry in its [sources]",
+        );
+        check(
+            with("", source),
+            "cc.toml:25:1: error: cc.7.5.sources.instruction_cache_bytes: is the source of a figure the entry does not give",
+        );
+        check(
+            entry("7.5", "").replace("instruction_cache_bytes = 8", "instruction_cache_bytes = 0"),
+            "cc.toml:1:20: error: instruction_fetch.x: instruction_cache_bytes must be a positive number, found 0",
         );
     }
 }

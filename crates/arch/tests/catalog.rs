@@ -529,6 +529,37 @@ fn compute_capability_figures_match_their_sources() {
         other.source_of("instruction_fetch").map(|s| s.status),
         Some(SourceStatus::Assumption)
     );
+    // The curve is read at the code size times the H100's 128 KiB
+    // instruction cache over the architecture's (Wikipedia's table of the
+    // CUDA architectures): Kepler and GP10x 32 KiB, Maxwell 48, Turing ~46,
+    // GP100, Volta and later 128; none before Kepler (the code's own size).
+    assert_eq!(curve.instruction_cache_bytes, 131072.0);
+    for (major, minor, want) in [
+        (3, 0, 4.0),
+        (3, 5, 4.0),
+        (5, 0, 131072.0 / 49152.0),
+        (5, 2, 131072.0 / 49152.0),
+        (6, 0, 1.0),
+        (6, 1, 4.0),
+        (7, 0, 1.0),
+        (7, 5, 131072.0 / 47104.0),
+        (8, 0, 1.0),
+        (8, 6, 1.0),
+        (8, 9, 1.0),
+        (9, 0, 1.0),
+        (10, 0, 1.0),
+        (12, 0, 1.0),
+        (2, 0, 1.0),
+        (1, 3, 1.0),
+    ] {
+        let e = at(major, minor);
+        assert_eq!(e.fetch_code_scale(), want, "{major}.{minor}");
+        assert_eq!(
+            e.instruction_cache_bytes.is_some(),
+            major >= 3,
+            "{major}.{minor}"
+        );
+    }
 }
 
 /// A GPU of a compute capability the table lacks does not load, and says where.

@@ -140,8 +140,43 @@ pub fn gpu_text(gpu: &Gpu, width: u16) -> String {
         };
         table.add_row(vec![path, shown, status, source]);
     }
+    // The compute capability's figures (gpus/compute-capabilities.toml),
+    // which the models read beside the GPU's own numbers.
+    for (field, shown) in cc_figure_values(&gpu.cc_figures) {
+        let (status, source) = gpu
+            .cc_figures
+            .source_of(field)
+            .map_or(("?".to_string(), String::new()), |s| {
+                (s.status.to_string(), s.source.clone())
+            });
+        table.add_row(vec![format!("cc.{field}"), shown, status, source]);
+    }
     let _ = writeln!(out, "{table}");
     out
+}
+
+/// The figures of a compute capability as shown, by field name (the names
+/// of its `[sources]`), in the file's order; the optional ones where given.
+fn cc_figure_values(cc: &arch::CcFigures) -> Vec<(&'static str, String)> {
+    let mut v = vec![
+        ("l1_bytes_per_clock", format!("{}", cc.l1_bytes_per_clock)),
+        ("lsu_lanes", cc.lsu_lanes.to_string()),
+        ("convert_per_clock", format!("{}", cc.convert_per_clock)),
+        (
+            "sass_bytes_per_instruction",
+            format!("{:.3}", cc.sass_bytes_per_instruction),
+        ),
+        (
+            "l1_caches_local_memory",
+            cc.l1_caches_local_memory.to_string(),
+        ),
+        ("transaction_bytes", format!("{}", cc.transaction_bytes)),
+        ("instruction_fetch", cc.instruction_fetch_name.clone()),
+    ];
+    if let Some(b) = cc.instruction_cache_bytes {
+        v.push(("instruction_cache_bytes", format!("{b}")));
+    }
+    v
 }
 
 /// The occupancy of a launch as JSON (schema 1).
@@ -320,6 +355,13 @@ mod tests {
             let text = gpu_text(g, PIPE_WIDTH);
             for (path, _) in g.numeric_fields() {
                 assert!(text.contains(&path), "{}: {path}", g.id);
+            }
+            for field in g.cc_figures.sources.keys() {
+                assert!(
+                    text.contains(&format!("cc.{field}")),
+                    "{}: cc.{field}",
+                    g.id
+                );
             }
             assert!(!text.contains("┆ ?"), "{}: a number without a source", g.id);
         }

@@ -389,10 +389,13 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // scheduler's time, not the SM's mean (docs: "Warps per scheduler,
     // rounded up"). The banks and the L1 serve the whole SM.
     let busiest = scheduler_imbalance(warps, arch.schedulers);
+    // The fetch curve is read at the size the code would have in the
+    // curve's GPU's instruction cache (docs: "Instruction fetch").
+    let fetch_code_bytes = inp.code_bytes * arch.fetch_code_scale;
     let issue = busiest
         * (warps * slots
             / (arch.issue_per_clock
-                * fetch::issue_fraction(&arch.instruction_fetch, inp.code_bytes))
+                * fetch::issue_fraction(&arch.instruction_fetch, fetch_code_bytes))
             + bank);
     // An FP32 division is one SFU reciprocal and FP32-pipe refinement.
     let div_fp32 = m.fp32_div_refinement(arch);
@@ -526,7 +529,10 @@ pub fn warp_chain_cycles(inp: &TimingInputs, arch: &ArchParams) -> f64 {
     // A warp issues at most one instruction per clock, so however much
     // parallelism the code has, each instruction adds at least a cycle.
     // Code beyond the instruction caches stretches that cycle (fetch).
-    let floor = fetch::warp_slowdown(&arch.instruction_fetch, inp.code_bytes);
+    let floor = fetch::warp_slowdown(
+        &arch.instruction_fetch,
+        inp.code_bytes * arch.fetch_code_scale,
+    );
     let step = |latency: f64, parallelism: f64| (latency / parallelism).max(floor);
     let div_fp32 = m.fp32_div_refinement(arch);
     let compute = (m.fp32 + div_fp32) * step(arch.lat_fp32, inp.ilp)

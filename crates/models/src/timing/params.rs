@@ -146,6 +146,10 @@ pub struct ArchParams {
     /// How issue slows as the code outgrows the instruction caches (the
     /// catalog's curve for the GPU's compute capability; [`super::fetch`]).
     pub instruction_fetch: FetchCurve,
+    /// What the code size is multiplied by before that curve is read: the
+    /// curve's GPU's instruction cache over this GPU's (the catalog's
+    /// `instruction_cache_bytes`; 1 where its compute capability has none).
+    pub fetch_code_scale: f64,
     pub lat_fp32: f64,
     pub lat_fp64: f64,
     pub lat_sfu: f64,
@@ -204,6 +208,7 @@ impl ArchParams {
             ("L2 bandwidth", self.l2_bytes_per_second),
             ("DRAM bandwidth", self.dram_bytes_per_second),
             ("PCIe bandwidth", self.pcie_bytes_per_second),
+            ("instruction-fetch code scale", self.fetch_code_scale),
         ] {
             positive(m, n, v)?;
         }
@@ -332,6 +337,7 @@ pub fn arch_params(gpu: &Gpu, cal: Option<&Calibration>) -> ArchParams {
             .then_some(L1TEX_L2_SECTORS_PER_CLOCK),
         l1_bytes_per_clock,
         instruction_fetch: cc.instruction_fetch.clone(),
+        fetch_code_scale: cc.fetch_code_scale(),
         lat_fp32,
         // Missing latencies: FP64 twice FP32, SFU four times FP32 (Jia et al.
         // 2018 Volta: DFMA 8 vs FFMA 4; MUFU 14-23), integers as FP32.

@@ -41,6 +41,7 @@ fn arch() -> ArchParams {
         l1tex_l2_sectors_per_clock: None,
         l1_bytes_per_clock: 128.0,
         instruction_fetch: h100_fetch_curve(),
+        fetch_code_scale: 1.0,
         lat_fp32: 4.0,
         lat_fp64: 8.0,
         lat_sfu: 16.0,
@@ -363,6 +364,30 @@ fn code_beyond_the_instruction_caches_slows_a_lone_warp_and_the_sm() {
         inp.mix.int_add = 4000.0;
         check_on(&a, &inp, cycles * 1e-9 + 1e-7, Limit::ComputeIssue);
     }
+}
+
+#[test]
+fn a_smaller_instruction_cache_reads_the_fetch_curve_at_a_larger_size() {
+    // The curve's GPU has 4x this GPU's instruction cache: 32 KB of code
+    // here costs what 128 KB costs there (2.4 clocks an instruction for a
+    // lone warp, the test above), and 8 KB what 32 KB costs there (full rate).
+    let mut a = arch();
+    a.rate_fp32 = 4.0;
+    a.fetch_code_scale = 4.0;
+    for (code, cycles) in [(8192.0, 1000.0), (32768.0, 2400.0)] {
+        let mut inp = base();
+        inp.warps_per_block = 1.0;
+        inp.ilp = 8.0;
+        inp.code_bytes = code;
+        inp.mix.fp32 = 1000.0;
+        check_on(&a, &inp, cycles * 1e-9 + 1e-7, Limit::Latency);
+    }
+    // The breakdown keeps the code's own size.
+    let mut inp = base();
+    inp.code_bytes = 32768.0;
+    inp.mix.fp32 = 1000.0;
+    let code = evaluate(&inp, &a).map(|t| t.breakdown.get("code_bytes").copied());
+    assert_eq!(code.ok().flatten(), Some(32768.0));
 }
 
 #[test]
