@@ -722,6 +722,7 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     put("global_latency_cycles", global_latency(inp, arch));
     put("global_chain_cycles", global_chain_cycles(inp, arch));
     put("code_bytes", inp.code_bytes);
+    put("fetch_code_scale", arch.fetch_code_scale);
     put("l1_hit_rate", inp.l1_hit_rate);
     put("l1_pending_hit_rate", inp.l1_pending_hit_rate);
     put("l2_hit_rate", inp.l2_hit_rate);

@@ -382,12 +382,14 @@ fn a_smaller_instruction_cache_reads_the_fetch_curve_at_a_larger_size() {
         inp.mix.fp32 = 1000.0;
         check_on(&a, &inp, cycles * 1e-9 + 1e-7, Limit::Latency);
     }
-    // The breakdown keeps the code's own size.
+    // The breakdown keeps the code's own size, and gives the scale.
     let mut inp = base();
     inp.code_bytes = 32768.0;
     inp.mix.fp32 = 1000.0;
     let code = evaluate(&inp, &a).map(|t| t.breakdown.get("code_bytes").copied());
     assert_eq!(code.ok().flatten(), Some(32768.0));
+    let scale = evaluate(&inp, &a).map(|t| t.breakdown.get("fetch_code_scale").copied());
+    assert_eq!(scale.ok().flatten(), Some(4.0));
 }
 
 #[test]
