@@ -5,10 +5,17 @@
 //! chose (or minus the largest shared memory per SM when the carve-out is
 //! fixed), rounded down to whole sets. Everything else is
 //! [`cachesim::CacheConfig::sm70_like`] (see the cachesim crate's ASSUMPTIONS).
-//! Global loads allocate in L1 on Fermi (CC 2.x) and Volta and later (CC 7.0+),
-//! whose default `ld.global` caches in L1; Kepler, Maxwell and Pascal cache
-//! global loads in L2 only by default (CUDA C programming guide, compute
-//! capability 3.x/5.x/6.x "Global Memory" sections), so they go straight to L2.
+//! Global loads allocate in L1 on Fermi (CC 2.x), GP100 (CC 6.0) and Volta and
+//! later (CC 7.0+), whose default `ld.global` caches in L1; Kepler, Maxwell
+//! and GP10x (CC 6.1, 6.2) cache global loads in L2 only by default (CUDA C
+//! programming guide, compute capability 3.x/5.x/6.x "Global Memory"
+//! sections; Pascal tuning guide, "Unified L1/Texture Cache": GP100 caches
+//! global loads in L1/texture by default, GP104 follows Maxwell), so they go
+//! straight to L2. Read-only loads (`ld.global.nc`, recorded on their own
+//! path by the trace) allocate in the L1 array on every part: the unified
+//! L1/texture cache from Maxwell on. Kepler (CC 3.5, 3.7) serves them from a
+//! separate 48 KB read-only data cache (GK110 whitepaper) that is not
+//! modelled apart: they share the L1 left beside shared memory.
 //! GPUs without an L2 for global data (CC 1.x, `l2_bytes = 0`) get no cache
 //! model: their profile keeps transactions x transaction size as DRAM traffic.
 //! A sample of the grid's CTAs is dealt over as many SMs as keep the launch's
@@ -36,7 +43,8 @@ pub fn cache_config(gpu: &Gpu, occ: &Occupancy) -> Option<CacheConfig> {
     let l2_unit = u64::from(config.l2.ways) * LINE;
     let l1 = gpu.l1_data_bytes(occ.carveout_bytes) / l1_unit * l1_unit;
     let cc = gpu.compute_capability;
-    config.global_loads_allocate_l1 = l1 > 0 && (cc.major == 2 || cc.major >= 7);
+    let l1_by_default = cc.major == 2 || cc.major >= 7 || (cc.major, cc.minor) == (6, 0);
+    config.global_loads_allocate_l1 = l1 > 0 && l1_by_default;
     // A part with no L1 left still needs a valid geometry (local memory uses it): one set.
     config.l1.size_bytes = l1.max(l1_unit);
     config.l2.size_bytes = (l2 / l2_unit * l2_unit).max(l2_unit);
@@ -141,6 +149,38 @@ mod tests {
     use cachesim::{Access, CacheConfig, Kind, Launch, Path, Request, Trace, simulate};
 
     use super::sms_for_sample;
+
+    /// `gpu`'s cache configuration for a 256-thread block with 4 KB of shared memory.
+    fn config_of(gpu: &str) -> cachesim::CacheConfig {
+        let catalog = arch::Catalog::bundled().unwrap_or_else(|e| panic!("{e}"));
+        let gpu = catalog.get(gpu).unwrap_or_else(|e| panic!("{e}"));
+        let input = arch::OccupancyInput {
+            threads_per_block: 256,
+            registers_per_thread: 32,
+            shared_per_block_bytes: 4096,
+        };
+        let occ = arch::occupancy(gpu, &input).unwrap_or_else(|e| panic!("{e}"));
+        super::cache_config(gpu, &occ).unwrap_or_else(|| panic!("no cache model"))
+    }
+
+    #[test]
+    fn global_loads_allocate_in_l1_where_the_architecture_caches_them_by_default() {
+        // Kepler, Maxwell and GP10x: L2 only; GP100, Turing, Ampere, Hopper: L1.
+        for (gpu, l1) in [
+            ("tesla-k20m", false),
+            ("geforce-gtx-titan-x-maxwell", false),
+            ("geforce-gtx-1080-ti", false),
+            ("tesla-p100-pcie-16gb", true),
+            ("geforce-rtx-2070-super", true),
+            ("a100-sxm4-80gb", true),
+            ("h100-sxm5-80gb", true),
+        ] {
+            let c = config_of(gpu);
+            assert_eq!(c.global_loads_allocate_l1, l1, "{gpu}");
+            // The read-only path is cached in the L1 array on all of them.
+            assert_eq!(c.readonly, cachesim::ReadOnlyPath::ThroughL1, "{gpu}");
+        }
+    }
 
     #[test]
     fn the_profile_reads_hit_ages_in_the_cache_models_buckets() {

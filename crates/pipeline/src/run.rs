@@ -259,7 +259,7 @@ pub(crate) fn emulate(
     } else {
         "emulating a sample of CTAs"
     });
-    let mut recorder = TraceRecorder::new(watch);
+    let mut recorder = TraceRecorder::new(watch).with_read_only_loads(&loaded.module);
     let mut phases = characterize::Phases::default();
     let (m, text, file) = (&loaded.module, &loaded.ptx, &loaded.ptx_file);
     let characterization = if opts.cache {

@@ -179,7 +179,7 @@ pub(crate) fn record(
         }
     }
     let ids: Vec<u32> = distance.keys().copied().collect();
-    let mut recorder = TraceRecorder::new(Some(&ids));
+    let mut recorder = TraceRecorder::new(Some(&ids)).with_read_only_loads(&loaded.module);
     let opts = LaunchOptions {
         policy,
         parallel: false,
