@@ -17,9 +17,7 @@
 
 use crate::wide_shared::{WideGroup, WideSlots, function_groups};
 use ptx::analysis::{Cfg, InstClass, class_of};
-use ptx::{
-    AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg, StateSpace, Type,
-};
+use ptx::{AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg, Type};
 
 /// Instructions counted apart as well as in their class, because ptxas
 /// expands or keeps them differently from the rest of the class (the
@@ -206,9 +204,7 @@ fn function_info(
                 conditional: class == InstClass::Branch && inst.guard.is_some(),
                 wide: wide.get(pc).copied().unwrap_or_default(),
                 ptx_line: lines.get(pc).copied().unwrap_or(0),
-                read_only: inst.opcode == Opcode::Ld
-                    && inst.mods.nc
-                    && inst.mods.space == Some(StateSpace::Global),
+                read_only: inst.is_read_only_load(),
                 exempt_store: class == InstClass::StShared
                     && stored_from_global(&insts, block_start, pc),
                 source: inst.loc.as_ref().map(|loc| {

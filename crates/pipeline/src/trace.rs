@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 use cachesim::{CacheSimError, Kind, Path, TraceBuilder, TraceMark};
 use emu::mem::Space;
 use emu::observer::{AccessKind, MemEvent, Observer};
-use ptx::{Module, Opcode, StateSpace};
+use ptx::Module;
 
 /// Most warp-level requests recorded (about 40 bytes each plus their sectors).
 pub const MAX_TRACE_REQUESTS: usize = 4_000_000;
@@ -98,11 +98,7 @@ impl TraceRecorder {
             .map(|(_, f)| {
                 f.instructions
                     .iter()
-                    .map(|(_, i)| {
-                        i.opcode == Opcode::Ld
-                            && i.mods.nc
-                            && i.mods.space == Some(StateSpace::Global)
-                    })
+                    .map(|(_, i)| i.is_read_only_load())
                     .collect()
             })
             .collect();

@@ -309,4 +309,11 @@ impl Instruction {
     pub fn ty(&self) -> Option<Type> {
         self.types.first().copied()
     }
+
+    /// A load on the read-only path (`ld.global.nc`: `__ldg`, or a pointer
+    /// the compiler proved read-only), which Kepler serves from its read-only
+    /// data cache and Maxwell on from the L1/texture cache.
+    pub fn is_read_only_load(&self) -> bool {
+        self.opcode == Opcode::Ld && self.mods.nc && self.mods.space == Some(StateSpace::Global)
+    }
 }
