@@ -231,9 +231,11 @@ if [ -n "$h100_dir" ]; then
 fi
 ktconv_dir=$(extra_dir kt-convolution "$ktconv_profiles")
 ktconv_gpus=""
+ktconv_ptx_arch=""
 if [ -n "$ktconv_dir" ]; then
   ktconv_gpus=$(folder_setting "$ktconv_dir" GPUS)
   ktconv_ctas=$(folder_setting "$ktconv_dir" CTAS)
+  ktconv_ptx_arch=$(folder_setting "$ktconv_dir" PTX_ARCH)
   ktconv_from=$(folder_from "$ktconv_dir")
   if [ -z "$ktconv_gpus" ] || [ -z "$ktconv_ctas" ]; then
     echo "KTCONV_PROFILES=$ktconv_profiles: its settings.txt must say \"settings: KTCONV_SAMPLE=all SEED=1 CTAS=K GPUS=a,b\" (scripts/kt-convolution-profiles.sh)" >&2
@@ -551,7 +553,7 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     echo "\`profiles-h100.tar.xz\` beside this file (H100_PROFILES), emulated at $h100_from by \`scripts/h100-profiles.sh\`."
   fi
   if [ -n "$ktconv_gpus" ]; then
-    echo "The Kernel Tuner convolution rows of ${ktconv_gpus//,/, } (every configuration, $ktconv_ctas CTAs) are always rescored from"
+    echo "The Kernel Tuner convolution rows of ${ktconv_gpus//,/, } (every configuration, $ktconv_ctas CTAs${ktconv_ptx_arch:+, PTX compiled once for $ktconv_ptx_arch: \`--ptx-arch\`}) are always rescored from"
     echo "\`profiles-kt-convolution.tar.xz\` beside this file (KTCONV_PROFILES), emulated at $ktconv_from by \`scripts/kt-convolution-profiles.sh\`."
   fi
   if [ -n "$bench" ]; then

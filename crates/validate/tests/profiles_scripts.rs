@@ -24,7 +24,8 @@
 //!   number, SEED a number, CTAS and JOBS positive numbers.
 //! - `scripts/kt-convolution-profiles.sh`: KTCONV_GPUS is not empty or
 //!   blank, each of its runs names a GPU and each GPU has a convolution data
-//!   file; CTAS and JOBS are positive numbers.
+//!   file; KTCONV_PTX_ARCH is empty or an architecture (`sm_75`); CTAS and
+//!   JOBS are positive numbers.
 //! - Every one of those six goes on to the build with good settings, its
 //!   defaults among them.
 //! - `scripts/validation-report.sh` with SAVE_PROFILES (it packs
@@ -395,6 +396,19 @@ fn kt_convolution_every_run_must_name_gpus_with_data_files() {
 }
 
 #[test]
+fn kt_convolution_ptx_arch_must_be_an_architecture_or_empty() {
+    for bad in ["75", "sm_", "compute_75", "sm_7", "sm_75 ", "sm_075"] {
+        check_stubbed(
+            "kt-convolution-profiles.sh",
+            &[("KTCONV_PTX_ARCH", bad)],
+            &format!(
+                "kt-convolution-profiles: KTCONV_PTX_ARCH must be an architecture such as sm_75, or empty to compile for each GPU's own, not '{bad}'"
+            ),
+        );
+    }
+}
+
+#[test]
 fn every_script_with_good_settings_goes_on_to_the_build() {
     let cases: &[(&str, &[(&str, &str)])] = &[
         ("schoonhoven-profiles.sh", &[]),
@@ -432,6 +446,15 @@ fn every_script_with_good_settings_goes_on_to_the_build() {
         (
             "kt-convolution-profiles.sh",
             &[("KTCONV_GPUS", "titan-rtx"), ("CTAS", "2")],
+        ),
+        // Empty: compile for each GPU's own architecture.
+        ("kt-convolution-profiles.sh", &[("KTCONV_PTX_ARCH", "")]),
+        (
+            "kt-convolution-profiles.sh",
+            &[
+                ("KTCONV_GPUS", "geforce-rtx-3090 titan-rtx"),
+                ("KTCONV_PTX_ARCH", "sm_86"),
+            ],
         ),
     ];
     for (script, env) in cases {
