@@ -96,6 +96,10 @@ pub struct CcFigures {
     pub sass_bytes_per_instruction: f64,
     /// Whether L1 caches local memory (register spills).
     pub l1_caches_local_memory: bool,
+    /// Whether plain global loads (`ld.global`, not `.nc`) allocate in L1 by
+    /// default; where they do not, they are cached in L2 only (Kepler,
+    /// Maxwell, GP10x) and only read-only loads reach the L1 array.
+    pub l1_caches_global_loads: bool,
     /// Bytes of one memory transaction of the profile's transaction counts.
     pub transaction_bytes: f64,
     /// The name of the instruction-fetch curve this compute capability uses.
@@ -122,6 +126,7 @@ impl CcFigures {
             convert_per_clock: f64::NAN,
             sass_bytes_per_instruction: f64::NAN,
             l1_caches_local_memory: false,
+            l1_caches_global_loads: false,
             transaction_bytes: f64::NAN,
             instruction_fetch_name: String::new(),
             instruction_fetch: FetchCurve {
@@ -192,6 +197,7 @@ struct RawEntry {
     convert_per_clock: f64,
     sass_bytes_per_instruction: f64,
     l1_caches_local_memory: bool,
+    l1_caches_global_loads: bool,
     transaction_bytes: u32,
     instruction_fetch: String,
     #[serde(default)]
@@ -200,12 +206,13 @@ struct RawEntry {
 }
 
 /// The fields of an entry, each of which needs a source.
-const FIELDS: [&str; 7] = [
+const FIELDS: [&str; 8] = [
     "l1_bytes_per_clock",
     "lsu_lanes",
     "convert_per_clock",
     "sass_bytes_per_instruction",
     "l1_caches_local_memory",
+    "l1_caches_global_loads",
     "transaction_bytes",
     "instruction_fetch",
 ];
@@ -306,6 +313,7 @@ impl CcTable {
                     convert_per_clock: e.convert_per_clock,
                     sass_bytes_per_instruction: e.sass_bytes_per_instruction,
                     l1_caches_local_memory: e.l1_caches_local_memory,
+                    l1_caches_global_loads: e.l1_caches_global_loads,
                     transaction_bytes: f64::from(e.transaction_bytes),
                     instruction_fetch_name: e.instruction_fetch,
                     instruction_fetch: curve.clone(),
@@ -434,7 +442,8 @@ mod tests {
         let mut t = format!(
             "{CURVE}[cc.\"{cc}\"]\nl1_bytes_per_clock = 128.0\nlsu_lanes = 32\n\
              convert_per_clock = 16.0\nsass_bytes_per_instruction = 16.0\n\
-             l1_caches_local_memory = true\ntransaction_bytes = 32\ninstruction_fetch = \"x\"\n\
+             l1_caches_local_memory = true\nl1_caches_global_loads = true\ntransaction_bytes = 32\n\
+             instruction_fetch = \"x\"\n\
              [cc.\"{cc}\".sources]\n"
         );
         for f in FIELDS {
@@ -474,22 +483,22 @@ mod tests {
         );
         check(
             entry("8.0", "").replace("instruction_fetch = \"x\"", "instruction_fetch = \"y\""),
-            "cc.toml:16:1: error: cc.8.0.instruction_fetch: names no [instruction_fetch.y] table",
+            "cc.toml:17:1: error: cc.8.0.instruction_fetch: names no [instruction_fetch.y] table",
         );
         check(
             entry("8.0", "").replace("lsu_lanes = { status", "lsu_lane = { status"),
-            "cc.toml:19:1: error: cc.8.0.sources.lsu_lane: names no field of a compute capability",
+            "cc.toml:20:1: error: cc.8.0.sources.lsu_lane: names no field of a compute capability",
         );
         check(
             entry("8.0", "wide = { status = \"verified\", source = \"s\" }\n"),
-            "cc.toml:25:1: error: cc.8.0.sources.wide: names no field of a compute capability",
+            "cc.toml:27:1: error: cc.8.0.sources.wide: names no field of a compute capability",
         );
         check(
             entry("8.0", "").replace(
                 "convert_per_clock = { status = \"verified\", source = \"s\" }",
                 "convert_per_clock = { status = \"assumption\", source = \"s\" }",
             ),
-            "cc.toml:20:1: error: cc.8.0.sources.convert_per_clock: an assumption's source must start with \"assumption:\"",
+            "cc.toml:21:1: error: cc.8.0.sources.convert_per_clock: an assumption's source must start with \"assumption:\"",
         );
         check(
             entry("8.0", "").replace("full_rate_up_to_bytes = 2", "full_rate_up_to_bytes = 3"),
@@ -535,15 +544,15 @@ mod tests {
         let source = "instruction_cache_bytes = { status = \"unverified\", source = \"s\" }\n";
         check(
             with("instruction_cache_bytes = 0\n", source),
-            "cc.toml:17:1: error: cc.7.5.instruction_cache_bytes: must be a positive number, found 0",
+            "cc.toml:18:1: error: cc.7.5.instruction_cache_bytes: must be a positive number, found 0",
         );
         check(
             with("instruction_cache_bytes = 2\n", ""),
-            "cc.toml:17:1: error: cc.7.5.instruction_cache_bytes: has no entry in its [sources]",
+            "cc.toml:18:1: error: cc.7.5.instruction_cache_bytes: has no entry in its [sources]",
         );
         check(
             with("", source),
-            "cc.toml:25:1: error: cc.7.5.sources.instruction_cache_bytes: is the source of a figure the entry does not give",
+            "cc.toml:27:1: error: cc.7.5.sources.instruction_cache_bytes: is the source of a figure the entry does not give",
         );
         check(
             entry("7.5", "").replace("instruction_cache_bytes = 8", "instruction_cache_bytes = 0"),

@@ -456,6 +456,7 @@ fn every_gpus_compute_capability_has_sourced_figures() {
             "convert_per_clock",
             "sass_bytes_per_instruction",
             "l1_caches_local_memory",
+            "l1_caches_global_loads",
             "transaction_bytes",
             "instruction_fetch",
         ] {
@@ -512,6 +513,25 @@ fn compute_capability_figures_match_their_sources() {
     // Maxwell and Pascal cache local loads in L2 only.
     assert!(!at(5, 2).l1_caches_local_memory && !at(6, 1).l1_caches_local_memory);
     assert!(at(7, 0).l1_caches_local_memory);
+    // Plain global loads allocate in L1 on Fermi, GP100 and from Volta on;
+    // Kepler, Maxwell and GP10x cache them in L2 only.
+    for (major, minor, l1) in [
+        (2, 0, true),
+        (3, 5, false),
+        (5, 2, false),
+        (6, 0, true),
+        (6, 1, false),
+        (7, 0, true),
+        (7, 5, true),
+        (8, 6, true),
+        (9, 0, true),
+    ] {
+        assert_eq!(
+            at(major, minor).l1_caches_global_loads,
+            l1,
+            "{major}.{minor}"
+        );
+    }
     assert_eq!(at(8, 0).transaction_bytes, 32.0);
     // Kepler to Pascal load global data through L2 only by default: 32-byte
     // transactions (CUDA C Programming Guide); Fermi caches in L1: 128.

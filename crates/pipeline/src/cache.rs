@@ -5,13 +5,11 @@
 //! chose (or minus the largest shared memory per SM when the carve-out is
 //! fixed), rounded down to whole sets. Everything else is
 //! [`cachesim::CacheConfig::sm70_like`] (see the cachesim crate's ASSUMPTIONS).
-//! Global loads allocate in L1 on Fermi (CC 2.x), GP100 (CC 6.0) and Volta and
-//! later (CC 7.0+), whose default `ld.global` caches in L1; Kepler, Maxwell
-//! and GP10x (CC 6.1, 6.2) cache global loads in L2 only by default (CUDA C
-//! programming guide, compute capability 3.x/5.x/6.x "Global Memory"
-//! sections; Pascal tuning guide, "Unified L1/Texture Cache": GP100 caches
-//! global loads in L1/texture by default, GP104 follows Maxwell), so they go
-//! straight to L2. Read-only loads (`ld.global.nc`, recorded on their own
+//! Global loads allocate in L1 where the compute capability's
+//! `l1_caches_global_loads` says its default `ld.global` caches there (Fermi,
+//! GP100, Volta and later, with sources in gpus/compute-capabilities.toml);
+//! Kepler, Maxwell and GP10x (CC 6.1, 6.2) cache global loads in L2 only by
+//! default, so they go straight to L2. Read-only loads (`ld.global.nc`, recorded on their own
 //! path by the trace) allocate in the L1 array on every part: the unified
 //! L1/texture cache from Maxwell on. Kepler (CC 3.5, 3.7) serves them from a
 //! separate 48 KB read-only data cache (GK110 whitepaper) that is not
@@ -42,9 +40,7 @@ pub fn cache_config(gpu: &Gpu, occ: &Occupancy) -> Option<CacheConfig> {
     let l1_unit = u64::from(config.l1.ways) * LINE;
     let l2_unit = u64::from(config.l2.ways) * LINE;
     let l1 = gpu.l1_data_bytes(occ.carveout_bytes) / l1_unit * l1_unit;
-    let cc = gpu.compute_capability;
-    let l1_by_default = cc.major == 2 || cc.major >= 7 || (cc.major, cc.minor) == (6, 0);
-    config.global_loads_allocate_l1 = l1 > 0 && l1_by_default;
+    config.global_loads_allocate_l1 = l1 > 0 && gpu.cc_figures.l1_caches_global_loads;
     // A part with no L1 left still needs a valid geometry (local memory uses it): one set.
     config.l1.size_bytes = l1.max(l1_unit);
     config.l2.size_bytes = (l2 / l2_unit * l2_unit).max(l2_unit);

@@ -121,10 +121,15 @@ pub fn gpu_text(gpu: &Gpu, width: u16) -> String {
         gpu.issue_cycles()
     );
     let (verified, unverified, assumed) = status_counts(gpu);
+    let assumptions = if assumed == 1 {
+        "assumption"
+    } else {
+        "assumptions"
+    };
     let _ = writeln!(
         out,
         "sources of its numbers and of its compute capability's figures: {verified} verified, \
-         {unverified} unverified, {assumed} assumptions"
+         {unverified} unverified, {assumed} {assumptions}"
     );
     let mut table = table(vec!["field", "value", "status", "source"], width);
     for (path, value) in gpu.numeric_fields() {
@@ -169,6 +174,10 @@ fn cc_figure_values(cc: &arch::CcFigures) -> Vec<(&'static str, String)> {
         (
             "l1_caches_local_memory",
             cc.l1_caches_local_memory.to_string(),
+        ),
+        (
+            "l1_caches_global_loads",
+            cc.l1_caches_global_loads.to_string(),
         ),
         ("transaction_bytes", format!("{}", cc.transaction_bytes)),
         ("instruction_fetch", cc.instruction_fetch_name.clone()),
