@@ -9,9 +9,9 @@
 //! `l1_caches_global_loads` says its default `ld.global` caches there (Fermi,
 //! GP100, Volta and later, with sources in gpus/compute-capabilities.toml);
 //! Kepler, Maxwell and GP10x (CC 6.1, 6.2) cache global loads in L2 only by
-//! default, so they go straight to L2. Read-only loads (`ld.global.nc`, recorded on their own
-//! path by the trace) allocate in the L1 array on every part: the unified
-//! L1/texture cache from Maxwell on. Kepler (CC 3.5, 3.7) serves them from a
+//! default, so they go straight to L2. Read-only loads (`ld.global.nc`,
+//! recorded on their own path by the trace) allocate in the L1 array on every
+//! part: the unified L1/texture cache from Maxwell on. Kepler (CC 3.5, 3.7) serves them from a
 //! separate 48 KB read-only data cache (GK110 whitepaper) that is not
 //! modelled apart: they share the L1 left beside shared memory.
 //! GPUs without an L2 for global data (CC 1.x, `l2_bytes = 0`) get no cache
