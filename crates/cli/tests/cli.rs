@@ -400,6 +400,44 @@ fn predict_from_a_hand_written_profile() {
     );
 }
 
+/// A profile with a launch and nothing else predicts the launch overhead
+/// alone, and says so on stderr; a profile with counts does not warn.
+#[test]
+fn predict_warns_on_a_profile_that_states_no_work() {
+    let dir = std::env::temp_dir().join(format!("ptxperf-empty-profile-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let empty = dir.join("launch-only.toml");
+    if let Err(e) = std::fs::write(&empty, "[launch]\ngrid = [80]\nblock = [128]\n") {
+        panic!("cannot write {}: {e}", empty.display());
+    }
+    let empty = empty.to_string_lossy().into_owned();
+    let args = [
+        "predict",
+        "--profile",
+        &empty,
+        "--gpu",
+        "rtx-a4000",
+        "--model",
+        "timing",
+    ];
+    let o = check(&args, 0, &["launch"]);
+    for needle in ["warning:", "launch-only.toml", "states no instructions"] {
+        assert!(
+            o.stderr.contains(needle),
+            "stderr lacks {needle:?}:\n{}",
+            o.stderr
+        );
+    }
+    let worked = "examples/profiles/mwp-cwp-worked-example.toml";
+    let o = check(
+        &["predict", "--profile", worked, "--gpu", "rtx-a4000"],
+        0,
+        &[],
+    );
+    assert!(!o.stderr.contains("warning:"), "{}", o.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The MWP-CWP worked example of the seed 002 slides, on the machine the
 /// slides compute it for (FX 5600 at 1 GHz, 80 GB/s): the paper's rounding
 /// gives the slides' 50,738 cycles (38,450 + 12,288) and MWP_peak_BW 28.57,

@@ -63,6 +63,24 @@ impl KernelProfile {
         Ok(())
     }
 
+    /// True when the profile states nothing but its name, description,
+    /// launch and resources: no instruction, traffic, barrier, analysis,
+    /// workload or cache figure. Every section defaults to zeros, so the
+    /// models would see an empty kernel and predict the launch overhead
+    /// alone; a front end warns, since that is most often a wrong file or a
+    /// misspelt section rather than an intent.
+    pub fn states_no_work(&self) -> bool {
+        let bare = KernelProfile {
+            launch: self.launch.clone(),
+            resources: self.resources,
+            ..KernelProfile::default()
+        };
+        let mut unnamed = self.clone();
+        unnamed.kernel.clear();
+        unnamed.description.clear();
+        unnamed == bare
+    }
+
     /// Every floating-point field with its dotted path (absent options are skipped).
     fn numbers(&self) -> Vec<(String, f64)> {
         let mut out = Vec::new();
@@ -217,6 +235,22 @@ mod tests {
             "",
             Ok(|p| p.launch.blocks() == 1 && p.warp_instructions.total() == 0.0),
         );
+    }
+
+    #[test]
+    fn a_profile_of_launch_and_resources_alone_states_no_work() {
+        let read = |text: &str| match KernelProfile::from_toml(text) {
+            Ok(p) => p.states_no_work(),
+            Err(e) => panic!("{text:?}: {e}"),
+        };
+        assert!(read(""));
+        assert!(read(
+            "kernel = \"k\"\ndescription = \"d\"\n[launch]\ngrid = [80]\nblock = [128]\n[resources]\nregisters_per_thread = 32\n"
+        ));
+        assert!(!read("[warp_instructions]\nint_add = 1\n"));
+        assert!(!read("[global.loads]\nbytes = 4\n"));
+        assert!(!read("[analysis.mwp_cwp]\ncomp_insts = 27\n"));
+        assert!(!read("[workload]\nactivity_factor = 0.75\n"));
     }
 
     #[test]
