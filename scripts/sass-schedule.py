@@ -20,7 +20,11 @@ set beside the timing model's T_chain (docs/timing-model.md). Branches are
 not followed: the replay is of the instructions in address order, so it
 suits straight-line code such as a fully unrolled loop; `--after-barrier`
 keeps only what follows the kernel's last BAR (a tiled kernel's compute
-phase after its tile loads).
+phase after its tile loads); `--loop` keeps the innermost loop's body
+(from a backward branch's target to the branch, the shortest such span)
+and reports one iteration in the steady state: two iterations replayed
+back to back less one, so that a load issued near the end of an
+iteration and waited on near the start of the next is charged.
 
 The SASS text comes from `nvdisasm -c -hex`, which prints each
 instruction's two 64-bit halves. NVIDIA's disassembler is on PyPI
@@ -36,6 +40,7 @@ FILE is PTX (compiled with ptxas for --arch, then disassembled) or, with
   --kernel NAME            the kernel (a substring of its mangled name);
                            default: the file's largest
   --after-barrier          replay only the instructions after the last BAR
+  --loop                   replay the innermost loop's body, per iteration
   --latency OP=CYCLES,...  latencies of variable-latency instructions by
                            opcode prefix (default LDS=19,LDG=188,LDC=20,
                            S2R=20, anything else 20): the catalog's shared
@@ -64,6 +69,8 @@ NO_BARRIER = 7
 LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s+/\* 0x([0-9a-f]{16}) \*/")
 HIGH = re.compile(r"^\s+/\* 0x([0-9a-f]{16}) \*/")
 SECTION = re.compile(r"\.section\s+\.text\.(\S+?),")
+LABEL = re.compile(r"^(\.L\w+):")
+BRANCH_TARGET = re.compile(r"\bBRA\b.*`\((\.L\w+)\)")
 
 
 class Failure(Exception):
@@ -91,24 +98,45 @@ def parse(text):
     """Kernels of nvdisasm -c -hex text: {mangled name: [instruction]}."""
     kernels = {}
     current = None
+    labels = []
     lines = text.split("\n")
     i = 0
     while i < len(lines):
         section = SECTION.search(lines[i])
         if section:
             current = kernels.setdefault(section.group(1), [])
+        label = LABEL.match(lines[i])
+        if label:
+            labels.append(label.group(1))
         match = LINE.match(lines[i])
         if match and current is not None:
             high = HIGH.match(lines[i + 1]) if i + 1 < len(lines) else None
             if not high:
                 raise Failure(f"line {i + 2}: expected the instruction's second half")
-            ins = {"address": int(match.group(1), 16), "op": opcode(match.group(2))}
+            target = BRANCH_TARGET.search(match.group(2))
+            ins = {"address": int(match.group(1), 16), "op": opcode(match.group(2)),
+                   "labels": labels, "target": target.group(1) if target else None}
             ins.update(control(int(high.group(1), 16)))
             current.append(ins)
+            labels = []
             i += 2
             continue
         i += 1
     return {k: v for k, v in kernels.items() if v}
+
+
+def innermost_loop(instructions):
+    """The body of the shortest backward branch's loop, or None. A branch to
+    itself is not a loop body: nvdisasm ends every kernel with one (the
+    padding after EXIT)."""
+    at = {label: k for k, ins in enumerate(instructions) for label in ins["labels"]}
+    loops = [(k - at[ins["target"]], at[ins["target"]], k)
+             for k, ins in enumerate(instructions)
+             if ins["target"] in at and at[ins["target"]] < k]
+    if not loops:
+        return None
+    _, first, last = min(loops)
+    return instructions[first:last + 1]
 
 
 def latency_of(op, latency):
@@ -137,13 +165,16 @@ def replay(instructions, latency):
     return t
 
 
-def summary(name, instructions, latency):
+def summary(name, instructions, latency, per_iteration=False):
     count = lambda prefix: sum(1 for i in instructions if i["op"].startswith(prefix))
+    cycles = replay(instructions, latency)
+    if per_iteration:
+        cycles = replay(instructions * 2, latency) - cycles
     return {
         "kernel": name,
         "instructions": len(instructions),
         "stall_cycles": sum(max(i["stall"], 1) for i in instructions),
-        "replay_cycles": replay(instructions, latency),
+        "replay_cycles": cycles,
         "ffma": count("FFMA"),
         "lds": count("LDS"),
         "ldg": count("LDG"),
@@ -186,7 +217,8 @@ def parse_latency(spec):
 
 
 def main(argv):
-    opts = {"arch": "sm_75", "kernel": None, "after": False, "latency": dict(DEFAULT_LATENCY),
+    opts = {"arch": "sm_75", "kernel": None, "after": False, "loop": False,
+            "latency": dict(DEFAULT_LATENCY),
             "sass": False, "json": False}
     files = []
     args = iter(argv)
@@ -201,7 +233,7 @@ def main(argv):
                 opts[a[2:]] = value
         elif a == "--after-barrier":
             opts["after"] = True
-        elif a in ("--sass", "--json"):
+        elif a in ("--sass", "--json", "--loop"):
             opts[a[2:]] = True
         elif a.startswith("-"):
             raise Failure(f"unknown option {a} (see the script's docstring)")
@@ -229,7 +261,12 @@ def main(argv):
             if not bars:
                 raise Failure(f"{path}: --after-barrier, but {name} has no BAR")
             instructions = instructions[bars[-1] + 1:]
-        s = summary(name, instructions, opts["latency"])
+        if opts["loop"]:
+            body = innermost_loop(instructions)
+            if body is None:
+                raise Failure(f"{path}: --loop, but {name} has no backward branch")
+            instructions = body
+        s = summary(name, instructions, opts["latency"], opts["loop"])
         s["file"] = path
         rows.append(s)
     # Printed once every file was read, so that a failure prints nothing else.

@@ -1,8 +1,8 @@
 //! scripts/sass-schedule.py (one warp's issue schedule from ptxas's control
 //! bits) on hand-made `nvdisasm -c -hex` text: the control fields are read
 //! from the right bits, a load frees its barrier its latency after issue,
-//! `--after-barrier`, `--kernel` and `--latency` do what they say, and bad
-//! input stops it with exit status 1 and nothing on stdout.
+//! `--after-barrier`, `--kernel`, `--loop` and `--latency` do what they say,
+//! and bad input stops it with exit status 1 and nothing on stdout.
 //!
 //! Needs `python3`. Without it the test is skipped with a message, except
 //! under CI (env `CI` set), where that is a failure.
@@ -41,7 +41,9 @@ fn section(name: &str) -> String {
 
 /// A kernel of six instructions: a shared load and two FMAs (the first
 /// waits for the load), a barrier, a predicated shared load and an FMA that
-/// waits for it; then a one-instruction kernel.
+/// waits for it; then a one-instruction kernel; then a loop of a shared
+/// load, an FMA that waits for it and the branch back, ended as nvdisasm
+/// ends a kernel, with a branch to itself.
 fn sass() -> String {
     let none = 7;
     let mut s = String::from("\t.headerflags\t@\"EF_CUDA_SM75\"\n");
@@ -62,6 +64,19 @@ fn sass() -> String {
     );
     s += &section("_Z5smallv");
     s += &instruction(0x00, "EXIT", high(3, none, none, 0));
+    s += &section("_Z4loopv");
+    s += &instruction(0x00, "MOV R2, RZ", high(5, none, none, 0));
+    s += ".L_x_0:\n";
+    s += &instruction(0x10, "LDS.U R4, [R2]", high(1, 0, none, 0));
+    s += &instruction(
+        0x20,
+        "FFMA R5, R4, c[0x3][0x0], R5",
+        high(1, none, none, 0b1),
+    );
+    s += &instruction(0x30, "@P0 BRA `(.L_x_0)", high(1, none, none, 0));
+    s += &instruction(0x40, "EXIT", high(1, none, none, 0));
+    s += ".L_x_1:\n";
+    s += &instruction(0x50, "BRA `(.L_x_1)", high(1, none, none, 0));
     s
 }
 
@@ -127,6 +142,18 @@ fn one_warp_is_replayed_through_the_control_bits() {
         &["--kernel", "small"],
         &["_Z5smallv", "1", "0", "0", "0", "3", "3.0"],
     );
+    // The loop's body, not the self-branch after EXIT: one iteration alone
+    // takes 21 (the load frees at 19, the FMA issues at 19, the branch at
+    // 20); the second one starts at 21 and ends at 42, so 21 per iteration.
+    check(
+        &["--kernel", "loop", "--loop"],
+        &["_Z4loopv", "3", "1", "1", "0", "3", "21.0"],
+    );
+    // Twice the latency: the second iteration takes 41 too.
+    check(
+        &["--kernel", "loop", "--loop", "--latency", "LDS=40"],
+        &["_Z4loopv", "3", "1", "1", "0", "3", "42.0"],
+    );
 }
 
 #[test]
@@ -139,7 +166,7 @@ fn bad_input_stops_it_with_a_message() {
     let half = sass().lines().take(4).collect::<Vec<_>>().join("\n");
     let truncated = temp_file("half.sass", &half);
     let truncated = truncated.to_string_lossy().to_string();
-    let cases: [(Vec<&str>, &str); 5] = [
+    let cases: [(Vec<&str>, &str); 6] = [
         (
             vec!["--sass", &good, &truncated],
             "expected the instruction's second half",
@@ -147,6 +174,10 @@ fn bad_input_stops_it_with_a_message() {
         (
             vec!["--sass", "--kernel", "small", "--after-barrier", &good],
             "has no BAR",
+        ),
+        (
+            vec!["--sass", "--kernel", "small", "--loop", &good],
+            "has no backward branch",
         ),
         (
             vec!["--sass", "--latency", "LDS", &good],
