@@ -67,8 +67,9 @@ impl KernelProfile {
     /// launch and resources: no instruction, traffic, barrier, analysis,
     /// workload or cache figure. Every section defaults to zeros, so the
     /// models would see an empty kernel and predict the launch overhead
-    /// alone; a front end warns, since that is most often a wrong file or a
-    /// misspelt section rather than an intent.
+    /// alone; a front end warns, since that is most often an empty or wrong
+    /// file rather than an intent (a misspelt section or field is already
+    /// an error: every section denies unknown fields).
     pub fn states_no_work(&self) -> bool {
         let bare = KernelProfile {
             launch: self.launch.clone(),

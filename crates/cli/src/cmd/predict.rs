@@ -113,7 +113,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let mut profile = KernelProfile::from_toml(&text).map_err(|e| profile_error(&path, e))?;
     if profile.states_no_work() {
         // Not an error: a launch-only profile is a valid (if odd) input, but
-        // it is far more often a wrong path or a misspelt section.
+        // it is far more often an empty or wrong file.
         eprintln!(
             "warning: {}: the profile states no instructions, traffic or analysis figures, \
              so every model sees an empty kernel and predicts the launch overhead alone \
