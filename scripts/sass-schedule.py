@@ -105,6 +105,7 @@ def parse(text):
         section = SECTION.search(lines[i])
         if section:
             current = kernels.setdefault(section.group(1), [])
+            labels = []
         label = LABEL.match(lines[i])
         if label:
             labels.append(label.group(1))

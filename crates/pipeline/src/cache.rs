@@ -11,9 +11,10 @@
 //! Kepler, Maxwell and GP10x (CC 6.1, 6.2) cache global loads in L2 only by
 //! default, so they go straight to L2. Read-only loads (`ld.global.nc`,
 //! recorded on their own path by the trace) allocate in the L1 array on every
-//! part: the unified L1/texture cache from Maxwell on. Kepler (CC 3.5, 3.7) serves them from a
-//! separate 48 KB read-only data cache (GK110 whitepaper) that is not
-//! modelled apart: they share the L1 left beside shared memory.
+//! part: the unified L1/texture cache from Maxwell on. Kepler (CC 3.5, 3.7)
+//! serves them from a separate 48 KB read-only data cache (GK110
+//! whitepaper) that is not modelled apart: they share the L1 left beside
+//! shared memory.
 //! GPUs without an L2 for global data (CC 1.x, `l2_bytes = 0`) get no cache
 //! model: their profile keeps transactions x transaction size as DRAM traffic.
 //! A sample of the grid's CTAs is dealt over as many SMs as keep the launch's
