@@ -27,7 +27,9 @@
 //! round-robin ([`exec::warp::TIME_SLICE`]); a runaway warp stops after
 //! [`simt::DEFAULT_WARP_FUEL`] instructions; `random` buffer init draws
 //! from [lo, hi) with xoshiro256**; `cp.async` copies at once (the waits
-//! are no-ops); an `mbarrier` is 8 bytes of shared memory in an encoding of
+//! are no-ops) and reports a load of its copy size and a shared store to
+//! the observer, as the `ld`/`st` pair moving the same bytes would (a lane
+//! whose source size is 0 only zero-fills and reads nothing); an `mbarrier` is 8 bytes of shared memory in an encoding of
 //! the emulator's, its arrivals apply in lane order and a wait that finds
 //! its phase incomplete ends the warp's time slice (exec/warp/mbarrier.rs;
 //! no transaction count: bulk copies are not emulated); `elect.sync` elects

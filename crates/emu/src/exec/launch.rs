@@ -681,16 +681,16 @@ where
 }
 
 /// Whether every global read of `prog` is reported by a memory event that
-/// covers its bytes (what [`launch_forked`] promises). `cp.async` reads
-/// without an event, tensor operations report one address per lane for
-/// several elements, and `printf` reads its format string and arguments
-/// without one; an op added later that reads global memory unreported
-/// belongs here too.
+/// covers its bytes (what [`launch_forked`] promises). Tensor operations
+/// report one address per lane for several elements, and `printf` reads its
+/// format string and arguments without one; an op added later that reads
+/// global memory unreported belongs here too. (`cp.async` reports its read
+/// as a load of its copy size, which covers the bytes it reads.)
 fn reads_are_reported(prog: &Program) -> bool {
     prog.funcs
         .iter()
         .flat_map(|f| &f.ops)
-        .all(|op| !matches!(op, Op::CpAsync { .. } | Op::Tensor(_) | Op::Vprintf { .. }))
+        .all(|op| !matches!(op, Op::Tensor(_) | Op::Vprintf { .. }))
 }
 
 /// What the ranges of a launch produced: printf output and counters, merged

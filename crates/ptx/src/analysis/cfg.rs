@@ -6,8 +6,16 @@
 //! `trap`, guarded or not). Edges:
 //! - `bra L`: to L; `@p bra L`: to L and to the next block (fall-through);
 //! - `brx.idx`: to every label of its target list (plus fall-through when guarded);
-//! - `exit`, `ret`, `trap`: the block is an exit (an edge to the virtual exit
-//!   of [`flowgraph`]); guarded, they also fall through;
+//! - `exit`, `ret`: the block is an exit (an edge to the virtual exit of
+//!   [`flowgraph`]); guarded, they also fall through;
+//! - `trap` aborts the whole launch, so it is no way out of the function:
+//!   guarded, it falls through; unguarded, its block *aborts* and no edge
+//!   leads into it. A thread that takes such a path never continues and no
+//!   other thread waits for it, so for reconvergence it is no path at all:
+//!   the branch of `if (bad) trap;` reconverges where the other path goes on
+//!   (as the GPU's warps do), not at the function's exit. A block whose every
+//!   successor aborts (code that runs into a `trap`) aborts too. Aborting
+//!   blocks are unreachable in the graph; [`BasicBlock::aborts`] marks them;
 //! - `call` and everything else fall through; falling off the end of the body
 //!   (or branching to a label placed after the last instruction) is an exit.
 //!
@@ -34,6 +42,9 @@ pub struct BasicBlock {
     pub successors: Vec<BlockId>,
     /// Whether control may leave the function from this block.
     pub exits: bool,
+    /// Whether every path through this block ends in an unguarded `trap`
+    /// (no edge leads into it; see the module documentation).
+    pub aborts: bool,
     /// The first label (in declaration order) placed at `start`, if any.
     pub label: Option<Handle<LabelDecl>>,
 }
@@ -87,6 +98,8 @@ enum Flow {
     Jump(Vec<u32>, bool),
     /// Leaves the function; `true` when guarded (may fall through).
     Leave(bool),
+    /// `trap`: aborts the launch; `true` when guarded (falls through).
+    Abort(bool),
 }
 
 fn flow_of(func: &Function, index: u32, inst: &Instruction) -> Result<Flow, CfgError> {
@@ -123,9 +136,37 @@ fn flow_of(func: &Function, index: u32, inst: &Instruction) -> Result<Flow, CfgE
             }
             Flow::Jump(targets, guarded)
         }
-        Opcode::Exit | Opcode::Ret | Opcode::Trap => Flow::Leave(guarded),
+        Opcode::Exit | Opcode::Ret => Flow::Leave(guarded),
+        Opcode::Trap => Flow::Abort(guarded),
         _ => Flow::Next,
     })
+}
+
+/// Marks as aborting every block whose successors all abort (it runs into a
+/// `trap`; the entry block stays what it is, the graph's root), then removes
+/// the edges into aborting blocks.
+fn remove_aborting_paths(blocks: &mut [BasicBlock]) {
+    loop {
+        let mut changed = false;
+        for b in 1..blocks.len() {
+            let block = &blocks[b];
+            if !block.aborts
+                && !block.exits
+                && !block.successors.is_empty()
+                && block.successors.iter().all(|&s| blocks[s].aborts)
+            {
+                blocks[b].aborts = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let aborts: Vec<bool> = blocks.iter().map(|b| b.aborts).collect();
+    for block in blocks.iter_mut() {
+        block.successors.retain(|&s| !aborts[s]);
+    }
 }
 
 impl Cfg {
@@ -171,6 +212,7 @@ impl Cfg {
                 end,
                 successors: Vec::new(),
                 exits: false,
+                aborts: false,
                 label: None,
             });
         }
@@ -204,6 +246,10 @@ impl Cfg {
                     exits = true;
                     *guarded
                 }
+                Some(Flow::Abort(guarded)) => {
+                    block.aborts = !guarded;
+                    *guarded
+                }
             };
             if falls {
                 match block_at(end) {
@@ -220,6 +266,7 @@ impl Cfg {
             block.successors = seen;
             block.exits = exits;
         }
+        remove_aborting_paths(&mut blocks);
         let succ_lists: Vec<Vec<Node>> = blocks.iter().map(|b| b.successors.clone()).collect();
         let exit_nodes: Vec<Node> = (0..blocks.len()).filter(|&b| blocks[b].exits).collect();
         let graph = Graph::from_successors(&succ_lists, 0, &exit_nodes).map_err(|e| CfgError {

@@ -7,7 +7,8 @@
 //!
 //! - `blocks`, `insts`: counts; `range(bbN) = a..b`; `block(I) = bbN`;
 //!   `label(bbN) = name|none`
-//! - `succ(bbN) = bbA, bbB` (ordered, may be empty); `exits(bbN) = bool`
+//! - `succ(bbN) = bbA, bbB` (ordered, may be empty); `exits(bbN) = bool`;
+//!   `aborts(bbN) = bool`
 //! - `idom(bbN) = bbM|none`; `ipdom(bbN) = bbM|exit|none`
 //! - `reaches_exit(bbN) = bool`; `depth(bbN) = K`; `reducible = bool`
 //! - `branches = I:J, I:exit` (every branch instruction and its
@@ -88,6 +89,13 @@ fn answer(module: &Module, fh: Handle<Function>, key: &str) -> Result<String, St
             .get(block()?)
             .ok_or("no such block")?
             .exits
+            .to_string(),
+        "aborts" => ff
+            .cfg
+            .blocks
+            .get(block()?)
+            .ok_or("no such block")?
+            .aborts
             .to_string(),
         "idom" => ff.idom(block()?).map_or("none".into(), block_name),
         "ipdom" => pd(ff.ipdom(block()?)),

@@ -438,7 +438,7 @@ impl Warp {
                 src_size,
             } => {
                 self.cp_async(
-                    lx, cta, exec, dst, src, dst_space, src_space, size, src_size,
+                    lx, cta, obs, site, exec, dst, src, dst_space, src_space, size, src_size,
                 )?;
             }
             Op::BrxIdx {

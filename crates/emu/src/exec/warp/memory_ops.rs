@@ -276,10 +276,12 @@ impl Warp {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn cp_async(
+    pub(super) fn cp_async<O: Observer>(
         &mut self,
         lx: &LaunchCtx<'_>,
         cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
         exec: Mask,
         dst: &Addr,
         src: &Addr,
@@ -294,6 +296,31 @@ impl Warp {
             Some(s) => self.fetch(lx, cta, *s),
             None => n,
         };
+        // The copy is memory traffic like a load and a store: the global
+        // read of the lanes that read anything (a source size of 0 only
+        // zero-fills) and the shared write of every lane. The copy size is
+        // an immediate (4, 8 or 16 B), the same for every lane.
+        let first = (exec.trailing_zeros() as usize).min(WARP_SIZE - 1);
+        let bytes = n[first].min(16) as u32;
+        let reading = lanes(exec)
+            .filter(|&l| sn[l] > 0)
+            .fold(0, |m: Mask, l| m | 1 << l);
+        obs.memory(&MemEvent {
+            site,
+            space: access_space(*src_space, &sa, reading),
+            kind: AccessKind::Load,
+            size: bytes,
+            active: reading,
+            addrs: &sa,
+        });
+        obs.memory(&MemEvent {
+            site,
+            space: access_space(*dst_space, &da, exec),
+            kind: AccessKind::Store,
+            size: bytes,
+            active: exec,
+            addrs: &da,
+        });
         for l in lanes(exec) {
             let total = (n[l] as usize).min(16);
             let read = (sn[l] as usize).min(total);
