@@ -46,13 +46,8 @@ const CP_ASYNC: &str = "  cp.async.cg.shared.global [%r4], [%rd3], 16, %r5;\n  c
 const LD_ST: &str = "  mov.u32 %r6, 0;\n  mov.u32 %r7, 0;\n  mov.u32 %r8, 0;\n  mov.u32 %r9, 0;\n  @%p1 ld.global.v4.u32 {%r6, %r7, %r8, %r9}, [%rd3];\n  st.shared.v4.u32 [%r4], {%r6, %r7, %r8, %r9};";
 
 /// (global load requests, global load sectors, global load bytes, shared
-/// store requests, shared store bytes) of one warp's copy.
-fn traffic(zero_from: u32, copy: &str) -> [f64; 5] {
-    let c = characterize_inline(
-        &format!("{HEADER}{}", kernel(zero_from, copy)),
-        &one_warp_spec("in", "u32*", 128),
-        Policy::Ipdom,
-    );
+/// store requests, shared store bytes) of a profile.
+fn traffic_of(c: &characterize::Characterization) -> [f64; 5] {
     let m = &c.model_inputs;
     [
         m.global_loads,
@@ -61,6 +56,16 @@ fn traffic(zero_from: u32, copy: &str) -> [f64; 5] {
         m.shared_stores,
         m.shared_store_bytes,
     ]
+}
+
+/// The traffic of one warp's copy.
+fn traffic(zero_from: u32, copy: &str) -> [f64; 5] {
+    let c = characterize_inline(
+        &format!("{HEADER}{}", kernel(zero_from, copy)),
+        &one_warp_spec("in", "u32*", 128),
+        Policy::Ipdom,
+    );
+    traffic_of(&c)
 }
 
 fn check(zero_from: u32, expect: [f64; 5]) {
@@ -88,4 +93,41 @@ fn zero_filled_lanes_read_nothing() {
     check(16, [1.0, 8.0, 256.0, 1.0, 512.0]);
     // No lane reads: no global request at all.
     check(0, [0.0, 0.0, 0.0, 1.0, 512.0]);
+}
+
+/// A bulk copy (`cp.async.bulk`, sm_90) of `bytes` by lane 0 from `in` into
+/// shared memory: the copy engine's 16-byte pieces, 32 to a request.
+fn bulk_traffic(bytes: u32) -> [f64; 5] {
+    let ptx = format!(
+        r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 in)
+{{
+  .shared .align 16 .b8 sm[2048];
+  .shared .align 8 .b64 bar;
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [in];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, sm;
+  mov.u32 %r3, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [%r3], 1;
+  @%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd2], {bytes}, [%r3];
+  ret;
+}}
+"#
+    );
+    let c = characterize_inline(&ptx, &one_warp_spec("in", "u32*", 512), Policy::Ipdom);
+    traffic_of(&c)
+}
+
+#[test]
+fn a_bulk_copy_moves_its_bytes_in_requests_of_512() {
+    assert_eq!(bulk_traffic(256), [1.0, 8.0, 256.0, 1.0, 256.0]);
+    assert_eq!(bulk_traffic(1024), [2.0, 32.0, 1024.0, 2.0, 1024.0]);
+    assert_eq!(bulk_traffic(1040), [3.0, 33.0, 1040.0, 3.0, 1040.0]);
 }

@@ -383,6 +383,71 @@ fn memcpy_async_with_a_barrier_delivers_the_tile() {
     assert_eq!(out, expect);
 }
 
+/// The same copy with its size known to be a multiple of 16 bytes
+/// (`cuda::aligned_size_t<16>`): on sm_80 a `cp.async` per 16 bytes, on
+/// sm_90 one bulk copy (`cp.async.bulk ... mbarrier::complete_tx::bytes`,
+/// issued by one thread) whose bytes the barrier expects (`mbarrier.expect_tx`)
+/// before its phase can complete; the phase then waits for arrivals and bytes.
+const MEMCPY_ASYNC_ALIGNED_SOURCE: &str = r#"
+#include <cooperative_groups.h>
+#include <cuda/barrier>
+namespace cg = cooperative_groups;
+extern "C" __global__ void reverse(const float* in, float* out) {
+    __shared__ alignas(16) float tile[128];
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    auto block = cg::this_thread_block();
+    if (block.thread_rank() == 0) init(&bar, block.size());
+    block.sync();
+    cuda::memcpy_async(block, tile, in + blockIdx.x * 128, cuda::aligned_size_t<16>(sizeof(tile)), bar);
+    bar.arrive_and_wait();
+    out[blockIdx.x * 128 + threadIdx.x] = 2.0f * tile[127 - threadIdx.x];
+}
+"#;
+
+#[test]
+fn memcpy_async_of_aligned_bytes_is_a_bulk_copy_on_sm_90() {
+    if !nvrtc_available() {
+        return;
+    }
+    let expect: Vec<f32> = (0..256)
+        .map(|i| 2.0 * ((i / 128) * 128 + 127 - i % 128) as f32)
+        .collect();
+    for (arch, copy) in [
+        ("sm_80", "cp.async.cg.shared.global"),
+        ("sm_90", "cp.async.bulk."),
+    ] {
+        let spec = spec(
+            &format!(r#"kernel = "reverse"; arch = "{arch}"; grid = [2]; block = [128]"#),
+            &[
+                ("in", "f32*", r#"len = 256; init = "iota""#),
+                ("out", "f32*", r#"len = 256"#),
+            ],
+        );
+        let (dir, _) = run_kernel(
+            &format!("memcpy-bulk-{arch}"),
+            MEMCPY_ASYNC_ALIGNED_SOURCE,
+            &spec,
+        );
+        assert_eq!(dumped(&dir, "out", f32::from_le_bytes), expect, "{arch}");
+        let ptx = ptxperf_in(&dir, &["compile", "k.cu", "--arch", arch, "-o", "k.ptx"]);
+        assert!(ptx.status.success(), "{arch}: compile");
+        let text = std::fs::read_to_string(dir.join("k.ptx")).unwrap_or_default();
+        assert!(text.contains(copy), "{arch}: the PTX has no `{copy}`");
+        // Every policy runs it: under the barrier policy the thread that
+        // issues the bulk copy is a split of its own, and the waiting split
+        // must let it run.
+        let both = ptxperf_in(
+            &dir,
+            &["characterize", "spec.toml", "--reconvergence", "both"],
+        );
+        assert!(
+            both.status.success(),
+            "{arch}: characterize: {}",
+            String::from_utf8_lossy(&both.stderr)
+        );
+    }
+}
+
 /// Hopper's warp election (`cg::invoke_one` compiles to `elect.sync`), the
 /// vector atomic `atomicAdd(float2*, float2)` (`atom.global.add.v2.f32`),
 /// and the programmatic-dependent-launch controls (`griddepcontrol`, no-ops

@@ -31,8 +31,12 @@
 //! the observer, as the `ld`/`st` pair moving the same bytes would (a lane
 //! whose source size is 0 only zero-fills and reads nothing); an `mbarrier` is 8 bytes of shared memory in an encoding of
 //! the emulator's, its arrivals apply in lane order and a wait that finds
-//! its phase incomplete ends the warp's time slice (exec/warp/mbarrier.rs;
-//! no transaction count: bulk copies are not emulated); `elect.sync` elects
+//! its phase incomplete ends the warp's time slice (under the barrier
+//! reconvergence policy the waiting split also yields to the warp's other
+//! splits, which may be the ones still to arrive; exec/warp/mbarrier.rs;
+//! its transaction count, of `expect_tx` and of the bulk copies that
+//! complete bytes, gates each phase as its arrivals do); `cp.async.bulk`
+//! copies at once in 16-byte pieces (reported 32 to an access); `elect.sync` elects
 //! the lowest executing lane of its member mask; vector atomics (`.v2` ..
 //! `.v8`) apply element by element; `griddepcontrol` is a no-op (one grid); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16,
 //! `wmma.*` m16n16k16 f16, `ldmatrix`/`stmatrix`) accumulate in f32 in k

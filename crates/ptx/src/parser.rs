@@ -872,10 +872,13 @@ impl<'a> Parser<'a> {
             mods.push(self.word(m));
         }
         let mut operands = Vec::new();
-        // Texture and surface instructions have operand forms of their own
-        // (`[tex, {x, y}]`); ptxperf does not run them, so their operands
-        // are skipped and the decoder says what the instruction is.
-        if TEXTURE_OPCODES.contains(&&self.src[op.span.range()]) {
+        // Texture and surface instructions, and bulk tensor copies, have
+        // operand forms of their own (`[tex, {x, y}]`, `[tensorMap, {x}]`);
+        // ptxperf does not run them, so their operands are skipped and the
+        // decoder says what the instruction is.
+        let tensor_copy = matches!(&self.src[op.span.range()], "cp" | "prefetch")
+            && mods.iter().any(|m| m.text == ".tensor");
+        if tensor_copy || TEXTURE_OPCODES.contains(&&self.src[op.span.range()]) {
             while !self.at(K::Semi) && !self.at(K::Eof) {
                 self.bump();
             }

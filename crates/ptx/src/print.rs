@@ -647,6 +647,11 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
     if m.cvta_to {
         w("to")?;
     }
+    // `cp.async.bulk.prefetch.L2.global`: the level comes first.
+    let early_level = op == Opcode::CpAsyncBulkPrefetch;
+    if early_level && let Some(x) = m.level {
+        w(x.name())?;
+    }
     if !late_space {
         if let Some(x) = m.space {
             w(x.name())?;
@@ -655,7 +660,13 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
             w(x.name())?;
         }
     }
-    if let Some(x) = m.level {
+    if let Some(x) = m.completion {
+        w(x.name())?;
+    }
+    if m.read {
+        w("read")?;
+    }
+    if !early_level && let Some(x) = m.level {
         w(x.name())?;
     }
     if op != Opcode::CpAsync

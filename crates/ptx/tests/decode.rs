@@ -324,6 +324,13 @@ fn warp_sync_tensor() {
         "cp.async.wait_all;",
         "cp.async.mbarrier.arrive.shared.b64 [%r1];",
         "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r1];",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
+        "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes.L2::cache_hint [%r1], [%rd1], 256, [%r3], %rd2;",
+        "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], 512;",
+        "cp.async.bulk.commit_group;",
+        "cp.async.bulk.wait_group 1;",
+        "cp.async.bulk.wait_group.read 0;",
+        "cp.async.bulk.prefetch.L2.global [%rd1], 1024;",
         "mbarrier.init.shared.b64 [%r1], %r2;",
         "mbarrier.init.shared::cta.b64 [smem], 32;",
         "mbarrier.inval.shared.b64 [%r1];",
@@ -413,8 +420,12 @@ fn features_not_supported_yet_say_so() {
         "distributed shared memory of a thread block cluster (sm_90) is not supported",
     );
     reject(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];",
-        "a bulk asynchronous copy (TMA, sm_90) is not supported",
+        "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];",
+        "a bulk tensor copy (TMA with a tensor map, sm_90) is not supported",
+    );
+    reject(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1], [%rd1], 16, [%r2], %rs1;",
+        "a bulk copy multicast to a thread block cluster (sm_90a) is not supported",
     );
     reject(
         "wgmma.fence.sync.aligned;",
@@ -424,7 +435,12 @@ fn features_not_supported_yet_say_so() {
         "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];",
         "a texture or surface instruction is not supported",
     );
-    // What is supported is not caught: cp.async itself, barrier.sync.
+    // What is supported is not caught: cp.async itself, bulk copies of
+    // contiguous bytes, barrier.sync.
+    check(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];",
+    );
     check(
         "cp.async.cg.shared.global [%r1], [%rd1], 16;",
         "cp.async.cg.shared.global [%r1], [%rd1], 16;",

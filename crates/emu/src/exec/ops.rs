@@ -608,7 +608,20 @@ pub enum Op {
         /// try_wait: the state token, or the phase parity with `parity`;
         /// expect_tx, complete_tx: bytes.
         b: Option<Src>,
+        /// arrive.expect_tx: the bytes the phase then also waits for.
+        tx: Option<Src>,
         parity: bool,
+    },
+    /// `cp.async.bulk` executed at once: copy `size` bytes (a multiple of 16,
+    /// 16-byte aligned) from `src` to `dst`; with `.mbarrier::complete_tx::bytes`
+    /// they then complete that many bytes of the mbarrier at `mbar`.
+    BulkCopy {
+        dst: Addr,
+        dst_space: MemSpace,
+        src: Addr,
+        src_space: MemSpace,
+        size: Src,
+        mbar: Option<(Addr, MemSpace)>,
     },
     /// `mbarrier.pending_count d, state`: the arrivals a state token says
     /// were pending (no memory access).

@@ -269,6 +269,25 @@ impl SimtStack {
         }
     }
 
+    /// The running entry waits on a condition other threads must make true
+    /// (an `mbarrier` wait that found its phase incomplete): under the
+    /// barrier policy it goes to the bottom and the next split that is not
+    /// parked at a barrier runs, so a split that still has to arrive (the
+    /// elected thread issuing a bulk copy, say) is not starved by one that
+    /// spins. IPDOM keeps its order: its paths are nested, not independent.
+    pub fn yield_split(&mut self) {
+        if self.policy != Policy::Barrier || self.entries.len() < 2 {
+            return;
+        }
+        if let Some(top) = self.entries.pop() {
+            self.entries.insert(0, top);
+        }
+        if let Some(i) = self.entries.iter().rposition(|e| !e.waiting) {
+            let e = self.entries.remove(i);
+            self.entries.push(e);
+        }
+    }
+
     /// True when the running entry holds every live thread of the warp.
     pub fn converged(&self) -> bool {
         self.active() == self.live()

@@ -357,6 +357,10 @@ pub(crate) fn defs_and_uses(inst: &Instruction) -> (Vec<Reg>, Vec<Reg>) {
             | CpAsyncWaitGroup
             | CpAsyncWaitAll
             | CpAsyncMbarrierArrive
+            | CpAsyncBulk
+            | CpAsyncBulkCommitGroup
+            | CpAsyncBulkWaitGroup
+            | CpAsyncBulkPrefetch
             | GriddepcontrolWait
             | GriddepcontrolLaunchDependents
             | Stmatrix

@@ -218,7 +218,14 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Fence | Membar => C::Fence,
         Shfl | Vote | Match | Redux | Activemask | BarWarpSync | Elect => C::Warp,
         Mma | Wmma | Ldmatrix | Stmatrix => C::Tensor,
-        CpAsync | CpAsyncCommitGroup | CpAsyncWaitGroup | CpAsyncWaitAll => C::AsyncCopy,
+        CpAsync
+        | CpAsyncCommitGroup
+        | CpAsyncWaitGroup
+        | CpAsyncWaitAll
+        | CpAsyncBulk
+        | CpAsyncBulkCommitGroup
+        | CpAsyncBulkWaitGroup
+        | CpAsyncBulkPrefetch => C::AsyncCopy,
         // An asynchronous barrier's state lives in shared memory; its
         // arrivals and waits are counted apart from bar.sync (no sourced
         // cost: `other`).

@@ -31,6 +31,10 @@ pub(super) fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         | O::CpAsyncCommitGroup
         | O::CpAsyncWaitGroup
         | O::CpAsyncWaitAll
+        | O::CpAsyncBulk
+        | O::CpAsyncBulkCommitGroup
+        | O::CpAsyncBulkWaitGroup
+        | O::CpAsyncBulkPrefetch
         | O::GriddepcontrolWait
         | O::GriddepcontrolLaunchDependents
         | O::Elect
@@ -182,6 +186,7 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         | O::Nanosleep
         | O::Pmevent
         | O::CpAsyncWaitGroup
+        | O::CpAsyncBulkWaitGroup
         | O::Bra => (1, 1),
         O::Atom => {
             if m.atom_op == Some(AtomOp::Cas) {
@@ -203,6 +208,11 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         },
         O::Bar | O::Barrier => (0, 4),
         O::CpAsync => (3, 5),
+        // [dst], [src], size, then [mbar] with `.mbarrier::complete_tx::bytes`;
+        // a cache policy may follow.
+        O::CpAsyncBulk if m.completion == Some(BulkCompletion::CompleteTx) => (4, 5),
+        O::CpAsyncBulk => (3, 4),
+        O::CpAsyncBulkPrefetch => (2, 3),
         O::Ldmatrix | O::Stmatrix => (2, 2),
         O::Mma => (4, 4),
         O::Wmma => match m.wmma_op {
@@ -245,6 +255,16 @@ pub(super) fn slots(op: Opcode, m: &Modifiers, n: usize) -> Vec<Slot> {
                 v[1] = Addr;
             }
         }
+        O::CpAsyncBulk => {
+            v[0] = Addr;
+            if n > 1 {
+                v[1] = Addr;
+            }
+            if n > 3 && m.completion == Some(BulkCompletion::CompleteTx) {
+                v[3] = Addr;
+            }
+        }
+        O::CpAsyncBulkPrefetch => v[0] = Addr,
         O::Wmma if m.wmma_op == Some(WmmaOp::Store) => v[0] = Addr,
         // [addr] first: init, inval, expect_tx, complete_tx; pending_count
         // reads a state. Else a destination, then [addr].
@@ -264,7 +284,13 @@ pub(super) fn slots(op: Opcode, m: &Modifiers, n: usize) -> Vec<Slot> {
         },
         O::Bra => v[0] = Label,
         O::Call | O::BrxIdx => v.iter_mut().for_each(|s| *s = Any),
-        O::Bar | O::Barrier | O::BarWarpSync | O::Nanosleep | O::Pmevent | O::CpAsyncWaitGroup => {}
+        O::Bar
+        | O::Barrier
+        | O::BarWarpSync
+        | O::Nanosleep
+        | O::Pmevent
+        | O::CpAsyncWaitGroup
+        | O::CpAsyncBulkWaitGroup => {}
         _ if n > 0 => v[0] = Dst,
         _ => {}
     }

@@ -111,6 +111,18 @@ pub(super) fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<T
             }),
             _ => None,
         },
+        O::CpAsyncBulk if m.completion.is_none() => BulkCompletion::from_name(t).map(|c| {
+            m.completion = Some(c);
+            F::BulkCompletion
+        }),
+        O::CpAsyncBulkWaitGroup if t == "read" && !m.read => {
+            m.read = true;
+            Some(F::BulkRead)
+        }
+        O::CpAsyncBulkPrefetch => CacheLevel::from_name(t).map(|l| {
+            m.level = Some(l);
+            F::Level
+        }),
         O::CpAsyncMbarrierArrive if t == "noinc" && !m.noinc => {
             m.noinc = true;
             Some(F::Noinc)
@@ -210,7 +222,7 @@ pub(super) fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<T
     }
     if let Some(s) = StateSpace::from_name(t) {
         // cp.async names destination then source space.
-        if op == O::CpAsync && m.space.is_some() {
+        if matches!(op, O::CpAsync | O::CpAsyncBulk) && m.space.is_some() {
             m.src_space = Some(s);
         } else {
             m.space = Some(s);

@@ -28,6 +28,12 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
     let m = &i.mods;
     let word = |k: usize| m.get(k).map(|w| &w.text[1..]);
     Some(match i.opcode.text {
+        "cp" if word(0) == Some("async") && word(1) == Some("bulk") => match word(2) {
+            Some("commit_group") => (Opcode::CpAsyncBulkCommitGroup, &m[3..]),
+            Some("wait_group") => (Opcode::CpAsyncBulkWaitGroup, &m[3..]),
+            Some("prefetch") => (Opcode::CpAsyncBulkPrefetch, &m[3..]),
+            _ => (Opcode::CpAsyncBulk, &m[2..]),
+        },
         "cp" if word(0) == Some("async") => match word(1) {
             Some("commit_group") => (Opcode::CpAsyncCommitGroup, &m[2..]),
             Some("wait_group") => (Opcode::CpAsyncWaitGroup, &m[2..]),
@@ -56,6 +62,10 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
                 | Opcode::CpAsyncWaitGroup
                 | Opcode::CpAsyncWaitAll
                 | Opcode::CpAsyncMbarrierArrive
+                | Opcode::CpAsyncBulk
+                | Opcode::CpAsyncBulkCommitGroup
+                | Opcode::CpAsyncBulkWaitGroup
+                | Opcode::CpAsyncBulkPrefetch
                 | Opcode::GriddepcontrolWait
                 | Opcode::GriddepcontrolLaunchDependents,
             )
@@ -74,8 +84,19 @@ fn not_yet_supported(i: &ast::Instr<'_>) -> Option<&'static str> {
         "barrier" if word(0) == Some("cluster") => "a thread block cluster barrier (sm_90)",
         "mapa" | "getctarank" => "distributed shared memory of a thread block cluster (sm_90)",
         "wgmma" => "warpgroup matrix multiply-accumulate (sm_90a)",
-        "cp" if word(0) == Some("async") && word(1).is_some_and(|w| w.starts_with("bulk")) => {
-            "a bulk asynchronous copy (TMA, sm_90)"
+        // Bulk copies of contiguous bytes are emulated; the tensor forms
+        // (a tensor map, TMA proper) and multicast to a cluster are not.
+        "cp" if word(0) == Some("async")
+            && word(1) == Some("bulk")
+            && i.mods.iter().any(|w| w.text == ".tensor") =>
+        {
+            "a bulk tensor copy (TMA with a tensor map, sm_90)"
+        }
+        "cp" if word(0) == Some("async")
+            && word(1) == Some("bulk")
+            && i.mods.iter().any(|w| w.text.starts_with(".multicast")) =>
+        {
+            "a bulk copy multicast to a thread block cluster (sm_90a)"
         }
         "cp" if word(0) == Some("reduce") => "a bulk asynchronous reduction (TMA, sm_90)",
         "tcgen05" => "a fifth-generation tensor core instruction (sm_100a)",

@@ -51,6 +51,8 @@ pub(super) enum F {
     Parity,
     NoComplete,
     Noinc,
+    BulkCompletion,
+    BulkRead,
     Fragment,
     Proxy,
     VideoAdd,
@@ -132,6 +134,9 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         O::Fence => &[Sem, Scope, Proxy],
         O::Membar => &[Scope],
         O::CpAsync => &[Cache, Space, Hint],
+        O::CpAsyncBulk => &[Space, BulkCompletion, Hint],
+        O::CpAsyncBulkPrefetch => &[Level, Space, Hint],
+        O::CpAsyncBulkWaitGroup => &[BulkRead],
         O::Ldmatrix | O::Stmatrix => &[Sync, Aligned, Shape, Num, Trans, Space, Type],
         O::Mma => &[Sync, Aligned, Shape, Layout, Type, Satfinite],
         O::Wmma => &[
@@ -142,6 +147,7 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         O::Bra | O::Call | O::Ret | O::BrxIdx => &[Uni],
         O::BarWarpSync
         | O::CpAsyncCommitGroup
+        | O::CpAsyncBulkCommitGroup
         | O::CpAsyncWaitGroup
         | O::CpAsyncWaitAll
         | O::GriddepcontrolWait

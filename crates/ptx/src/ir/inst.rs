@@ -36,6 +36,8 @@ spelled_enum! {
         CpAsync = "cp.async", CpAsyncCommitGroup = "cp.async.commit_group",
         CpAsyncWaitGroup = "cp.async.wait_group", CpAsyncWaitAll = "cp.async.wait_all",
         CpAsyncMbarrierArrive = "cp.async.mbarrier.arrive",
+        CpAsyncBulk = "cp.async.bulk", CpAsyncBulkCommitGroup = "cp.async.bulk.commit_group",
+        CpAsyncBulkWaitGroup = "cp.async.bulk.wait_group", CpAsyncBulkPrefetch = "cp.async.bulk.prefetch",
         Ldmatrix = "ldmatrix", Stmatrix = "stmatrix", Mma = "mma", Wmma = "wmma",
         // asynchronous barriers in shared memory
         Mbarrier = "mbarrier",
@@ -158,6 +160,10 @@ pub struct Modifiers {
     pub no_complete: bool,
     /// `.noinc` of cp.async.mbarrier.arrive: the pending count is not raised first.
     pub noinc: bool,
+    /// How a bulk copy (`cp.async.bulk`) reports completion.
+    pub completion: Option<BulkCompletion>,
+    /// `.read` of cp.async.bulk.wait_group: wait only until the sources were read.
+    pub read: bool,
     /// Fragment of wmma.load / wmma.store.
     pub fragment: Option<Fragment>,
     /// Proxy kind of `fence.proxy.*`.

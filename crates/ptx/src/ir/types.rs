@@ -369,6 +369,13 @@ spelled_enum! {
 }
 
 spelled_enum! {
+    /// The completion mechanism of a bulk copy (`cp.async.bulk`): the bytes
+    /// complete the transaction count of an mbarrier, or the copy joins the
+    /// thread's bulk async-group.
+    pub enum BulkCompletion { CompleteTx = "mbarrier::complete_tx::bytes", BulkGroup = "bulk_group", }
+}
+
+spelled_enum! {
     /// The mbarrier sub-operation (`mbarrier.arrive`, `mbarrier.try_wait` ...).
     pub enum MbarrierOp {
         Init = "init", Inval = "inval", Arrive = "arrive", ArriveDrop = "arrive_drop",

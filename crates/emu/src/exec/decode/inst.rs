@@ -114,6 +114,27 @@ impl Cx<'_> {
                 }
             }
             O::CpAsyncCommitGroup | O::CpAsyncWaitGroup | O::CpAsyncWaitAll => Op::Nop,
+            // Bulk copies complete at once too, so their groups and waits
+            // have nothing left to wait for; a prefetch moves no data.
+            O::CpAsyncBulkCommitGroup | O::CpAsyncBulkWaitGroup | O::CpAsyncBulkPrefetch => Op::Nop,
+            O::CpAsyncBulk => {
+                let (dst, dst_space) = self.addr(get(0)?, mem_space(m.space)?)?;
+                let (src, src_space) = self.addr(get(1)?, mem_space(m.src_space)?)?;
+                let mbar = match m.completion {
+                    Some(ptx::BulkCompletion::CompleteTx) => {
+                        Some(self.addr(get(3)?, MemSpace::Shared)?)
+                    }
+                    _ => None,
+                };
+                Op::BulkCopy {
+                    dst,
+                    dst_space,
+                    src,
+                    src_space,
+                    size: self.src(get(2)?)?,
+                    mbar,
+                }
+            }
             // The thread's cp.async copies are complete already (they copy at
             // once), so the arrive happens now. Without `.noinc` the pending
             // count is raised by one first: no change at all.
@@ -127,6 +148,7 @@ impl Cx<'_> {
                     addr,
                     d: None,
                     b: None,
+                    tx: None,
                     parity: false,
                 }
             }
@@ -157,6 +179,7 @@ impl Cx<'_> {
                         (d, 1, b)
                     }
                 };
+                let tx = if m.expect_tx { ops.get(2) } else { None };
                 let (addr, space) = self.addr(get(a)?, space)?;
                 Op::Mbarrier {
                     op,
@@ -164,6 +187,7 @@ impl Cx<'_> {
                     addr,
                     d,
                     b: b.map(|o| self.src(o)).transpose()?,
+                    tx: tx.map(|o| self.src(o)).transpose()?,
                     parity: m.parity,
                 }
             }

@@ -715,9 +715,22 @@ impl Warp {
                 addr,
                 d,
                 b,
+                tx,
                 parity,
             } => {
-                self.mbarrier(lx, cta, exec, *op, *space, addr, *d, *b, *parity)?;
+                self.mbarrier(lx, cta, exec, *op, *space, addr, *d, *b, *tx, *parity)?;
+            }
+            Op::BulkCopy {
+                dst,
+                dst_space,
+                src,
+                src_space,
+                size,
+                mbar,
+            } => {
+                self.bulk_copy(
+                    lx, cta, obs, site, exec, dst, *dst_space, src, *src_space, size, mbar,
+                )?;
             }
             Op::MbarrierPendingCount { d, state } => {
                 let v = self.fetch(lx, cta, *state);

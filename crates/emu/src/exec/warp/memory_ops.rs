@@ -342,6 +342,87 @@ impl Warp {
     }
 }
 
+impl Warp {
+    /// `cp.async.bulk`: each active lane copies its `size` bytes at once, in
+    /// 16-byte pieces (the PTX ISA has both addresses 16-byte aligned and the
+    /// size a multiple of 16), then completes them on its mbarrier where it
+    /// names one. The observer sees the traffic as warp-wide accesses of up
+    /// to 32 pieces (512 bytes) each, a load and a store, in order.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn bulk_copy<O: Observer>(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        exec: Mask,
+        dst: &Addr,
+        dst_space: MemSpace,
+        src: &Addr,
+        src_space: MemSpace,
+        size: &Src,
+        mbar: &Option<(Addr, MemSpace)>,
+    ) -> ExecResult {
+        const PIECE: u64 = 16;
+        let (da, sa) = (self.addrs(lx, cta, dst), self.addrs(lx, cta, src));
+        let n = self.fetch(lx, cta, *size);
+        let ma = mbar.as_ref().map(|(a, s)| (self.addrs(lx, cta, a), *s));
+        for l in lanes(exec) {
+            let bytes = u64::from(n[l] as u32);
+            if !bytes.is_multiple_of(PIECE) {
+                return Err((
+                    FaultKind::Unsupported(format!(
+                        "cp.async.bulk of {bytes} bytes: the size must be a multiple of 16"
+                    )),
+                    Some(l),
+                ));
+            }
+            let pieces = bytes / PIECE;
+            let mut done = 0;
+            while done < pieces {
+                let k = (pieces - done).min(WARP_SIZE as u64);
+                let mut from = [0u64; WARP_SIZE];
+                let mut to = [0u64; WARP_SIZE];
+                for j in 0..k as usize {
+                    let off = (done + j as u64) * PIECE;
+                    from[j] = sa[l].wrapping_add(off);
+                    to[j] = da[l].wrapping_add(off);
+                }
+                let active: Mask = if k == WARP_SIZE as u64 {
+                    Mask::MAX
+                } else {
+                    (1 << k) - 1
+                };
+                for (kind, space, addrs) in [
+                    (AccessKind::Load, src_space, &from),
+                    (AccessKind::Store, dst_space, &to),
+                ] {
+                    obs.memory(&MemEvent {
+                        site,
+                        space: access_space(space, addrs, active),
+                        kind,
+                        size: PIECE as u32,
+                        active,
+                        addrs,
+                    });
+                }
+                for j in 0..k as usize {
+                    let mut buf = [0u8; PIECE as usize];
+                    self.load_lane(lx, cta, src_space, l, from[j], &mut buf, PIECE as u32)
+                        .map_err(mem_err(l))?;
+                    self.store_lane(lx, cta, dst_space, l, to[j], &buf, PIECE as u32)
+                        .map_err(mem_err(l))?;
+                }
+                done += k;
+            }
+            if let Some((addrs, space)) = &ma {
+                self.complete_tx(lx, cta, *space, l, addrs[l], bytes)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Fast path of a scalar load from global or shared memory: every lane in
 /// bounds and aligned within one allocation. `None` sends the access down
 /// the per-lane path, which also reports any fault.

@@ -394,6 +394,11 @@ impl Warp {
                 return Err(Box::new(self.fault(lx, cta, kind, lane, pc)));
             }
         }
+        if self.yield_slice
+            && let Some(frame) = self.frames.last_mut()
+        {
+            frame.simt.yield_split();
+        }
         Ok(())
     }
 
