@@ -185,6 +185,22 @@ fn cfg_prints_dot() {
 }
 
 #[test]
+fn cfg_says_which_blocks_abort() {
+    // The switch of __pipeline_memcpy_async's zero-fill: its default block
+    // traps, and the blocks that only jump there abort with it.
+    check(
+        &[
+            "cfg",
+            "kernels/async_copy/sm_80.ptx",
+            "--kernel",
+            "async_copy",
+        ],
+        0,
+        &["(aborts: ends in or runs into a trap)", "ipdom: bb16"],
+    );
+}
+
+#[test]
 fn gpus_lists_the_catalog_and_rejects_unknown_ids() {
     check(
         &["gpus"],

@@ -449,6 +449,22 @@ fn features_not_supported_yet_say_so() {
 }
 
 #[test]
+fn rejected_bulk_copy_forms() {
+    reject(
+        "cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16;",
+        "`cp.async.bulk` needs a completion mechanism",
+    );
+    reject(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16;",
+        "operand",
+    );
+    reject(
+        "cp.async.bulk.global.shared::cta.bulk_group.read [%rd1], [%r1], 16;",
+        "unknown modifier `.read`",
+    );
+}
+
+#[test]
 fn rejected_mbarrier_forms() {
     reject(
         "mbarrier.b64 %rd1, [%r1];",

@@ -80,6 +80,9 @@ pub fn listing(
         }
         let reach = if flow.is_reachable(b) {
             ""
+        } else if block.aborts {
+            // No edge leads into a block that traps (ptx::analysis::cfg).
+            " (aborts: ends in or runs into a trap)"
         } else {
             " (unreachable)"
         };

@@ -187,6 +187,14 @@ pub(crate) fn decode<'a>(
         );
         ok = false;
     }
+    if ok && op == Opcode::CpAsyncBulk && mods.completion.is_none() {
+        err(
+            diags,
+            i.opcode.span,
+            "`cp.async.bulk` needs a completion mechanism: .mbarrier::complete_tx::bytes (into shared memory) or .bulk_group (into global memory)".to_string(),
+        );
+        ok = false;
+    }
     if !ok {
         return None;
     }
