@@ -180,3 +180,22 @@ fn indirect_calls_with_divergent_targets() {
         assert_eq!(out, want, "{policy:?}");
     }
 }
+
+/// Lane 0 writes a value and arrives on an mbarrier; the other lanes of its
+/// warp arrive and wait for the phase, then read the value. The waiting
+/// lanes are the branch's taken path, which runs first: they must yield to
+/// lane 0's path (a GPU with independent thread scheduling runs both),
+/// under either policy, and every lane then reads what lane 0 wrote.
+#[test]
+fn a_path_that_waits_on_an_mbarrier_lets_the_other_path_arrive() {
+    let body = "mov.u32 %r2, sm;\nadd.u32 %r3, %r2, 8;\n\
+        setp.eq.u32 %p1, %r1, 0;\n@!%p1 bra INITED;\nmbarrier.init.shared.b64 [%r2], 32;\nINITED:\nbar.sync 0;\n\
+        setp.ne.u32 %p2, %r1, 0;\n@%p2 bra CONSUMER;\n\
+        st.shared.u32 [%r3], 42;\nmbarrier.arrive.shared.b64 %rd4, [%r2];\nbra.uni JOIN;\n\
+        CONSUMER:\nmbarrier.arrive.shared.b64 %rd4, [%r2];\n\
+        SPIN:\nmbarrier.test_wait.shared.b64 %p3, [%r2], %rd4;\n@!%p3 bra SPIN;\n\
+        JOIN:\nld.shared.u32 %r4, [%r3];\nst.global.u32 [%rd3], %r4;";
+    for out in run(body, 32, 16) {
+        assert_eq!(out, vec![42; 32]);
+    }
+}

@@ -36,6 +36,45 @@ fn ipdom_if_else() {
     assert_eq!(s.max_depth(), 3);
 }
 
+/// A path that waits (an mbarrier wait) lets its sibling run; the join is
+/// unchanged. Nested paths change places only among themselves.
+#[test]
+fn a_waiting_path_yields_to_its_siblings() {
+    let mut s = SimtStack::new(Policy::Ipdom, ALL, 0);
+    s.branch(EVEN, 2, 5, 7);
+    assert_eq!((s.pc(), s.active()), (2, EVEN));
+    s.goto(3);
+    s.yield_split();
+    assert_eq!((s.pc(), s.active()), (5, ODD), "the else path runs");
+    s.yield_split();
+    assert_eq!((s.pc(), s.active()), (3, EVEN), "and back");
+    s.goto(7);
+    assert_eq!((s.pc(), s.active()), (5, ODD));
+    s.yield_split();
+    assert_eq!(
+        (s.pc(), s.active()),
+        (5, ODD),
+        "no sibling left: it keeps running"
+    );
+    s.goto(7);
+    assert_eq!((s.pc(), s.active(), s.depth()), (7, ALL, 1));
+    // Nested: the inner paths of the even lanes swap among themselves only.
+    let mut s = SimtStack::new(Policy::Ipdom, ALL, 0);
+    s.branch(EVEN, 2, 9, 10);
+    s.branch(0x1111_1111, 3, 5, 7);
+    assert_eq!((s.pc(), s.active(), s.depth()), (3, 0x1111_1111, 5));
+    s.yield_split();
+    assert_eq!((s.pc(), s.active()), (5, EVEN & !0x1111_1111));
+    s.yield_split();
+    assert_eq!((s.pc(), s.active()), (3, 0x1111_1111));
+    // Barrier policy: the splits rotate.
+    let mut s = SimtStack::new(Policy::Barrier, ALL, 0);
+    s.branch(EVEN, 2, 5, NO_RECONVERGE);
+    assert_eq!(s.active(), EVEN);
+    s.yield_split();
+    assert_eq!((s.pc(), s.active()), (5, ODD));
+}
+
 #[test]
 fn uniform_branches_do_not_push() {
     let mut s = SimtStack::new(Policy::Ipdom, ALL, 0);

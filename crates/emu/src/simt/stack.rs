@@ -270,21 +270,43 @@ impl SimtStack {
     }
 
     /// The running entry waits on a condition other threads must make true
-    /// (an `mbarrier` wait that found its phase incomplete): under the
-    /// barrier policy it goes to the bottom and the next split that is not
-    /// parked at a barrier runs, so a split that still has to arrive (the
-    /// elected thread issuing a bulk copy, say) is not starved by one that
-    /// spins. IPDOM keeps its order: its paths are nested, not independent.
+    /// (an `mbarrier` wait that found its phase incomplete), so another path
+    /// of the warp runs next: a path that still has to arrive (the elected
+    /// thread issuing a bulk copy, say) is not starved by one that spins, as
+    /// on GPUs with independent thread scheduling (sm_70 on). Under the
+    /// barrier policy the entry goes to the bottom and the next split not
+    /// parked at a barrier runs. Under IPDOM the paths are nested: the entry
+    /// changes places only with its siblings, the paths of the same branch
+    /// that have not reached their join (same reconvergence PC, above the
+    /// join entry), so every path still joins where it did.
     pub fn yield_split(&mut self) {
-        if self.policy != Policy::Barrier || self.entries.len() < 2 {
+        let n = self.entries.len();
+        if n < 2 {
             return;
         }
-        if let Some(top) = self.entries.pop() {
-            self.entries.insert(0, top);
-        }
-        if let Some(i) = self.entries.iter().rposition(|e| !e.waiting) {
-            let e = self.entries.remove(i);
-            self.entries.push(e);
+        match self.policy {
+            Policy::Barrier => {
+                if let Some(top) = self.entries.pop() {
+                    self.entries.insert(0, top);
+                }
+                if let Some(i) = self.entries.iter().rposition(|e| !e.waiting) {
+                    let e = self.entries.remove(i);
+                    self.entries.push(e);
+                }
+            }
+            Policy::Ipdom => {
+                let rpc = self.entries[n - 1].rpc;
+                let sibling = |e: &Entry| e.rpc == rpc && e.pc != e.rpc && !e.waiting;
+                let mut first = n - 1;
+                while first > 0 && sibling(&self.entries[first - 1]) {
+                    first -= 1;
+                }
+                if first < n - 1
+                    && let Some(top) = self.entries.pop()
+                {
+                    self.entries.insert(first, top);
+                }
+            }
         }
     }
 
