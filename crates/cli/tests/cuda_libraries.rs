@@ -368,19 +368,37 @@ fn memcpy_async_with_a_barrier_delivers_the_tile() {
     if !nvrtc_available() {
         return;
     }
+    let (_, out) = run_copy("memcpy-async", MEMCPY_ASYNC_SOURCE, "reverse", "sm_80", 128);
+    assert_eq!(out, reversed_tiles());
+}
+
+/// Runs `kernel` of `source` on 2 CTAs of `block` threads for `arch`, with
+/// `in` (iota) and `out` of 2 x `block` floats: its folder and `out`.
+fn run_copy(
+    tag: &str,
+    source: &str,
+    kernel: &str,
+    arch: &str,
+    block: u32,
+) -> (std::path::PathBuf, Vec<f32>) {
+    let n = 2 * block;
     let spec = spec(
-        r#"kernel = "reverse"; arch = "sm_80"; grid = [2]; block = [128]"#,
+        &format!(r#"kernel = "{kernel}"; arch = "{arch}"; grid = [2]; block = [{block}]"#),
         &[
-            ("in", "f32*", r#"len = 256; init = "iota""#),
-            ("out", "f32*", r#"len = 256"#),
+            ("in", "f32*", &format!(r#"len = {n}; init = "iota""#)),
+            ("out", "f32*", &format!("len = {n}")),
         ],
     );
-    let (dir, _) = run_kernel("memcpy-async", MEMCPY_ASYNC_SOURCE, &spec);
+    let (dir, _) = run_kernel(tag, source, &spec);
     let out = dumped(&dir, "out", f32::from_le_bytes);
-    let expect: Vec<f32> = (0..256)
+    (dir, out)
+}
+
+/// Two tiles of 128, each reversed and doubled.
+fn reversed_tiles() -> Vec<f32> {
+    (0..256)
         .map(|i| 2.0 * ((i / 128) * 128 + 127 - i % 128) as f32)
-        .collect();
-    assert_eq!(out, expect);
+        .collect()
 }
 
 /// The same copy with its size known to be a multiple of 16 bytes
@@ -409,26 +427,13 @@ fn memcpy_async_of_aligned_bytes_is_a_bulk_copy_on_sm_90() {
     if !nvrtc_available() {
         return;
     }
-    let expect: Vec<f32> = (0..256)
-        .map(|i| 2.0 * ((i / 128) * 128 + 127 - i % 128) as f32)
-        .collect();
     for (arch, copy) in [
         ("sm_80", "cp.async.cg.shared.global"),
         ("sm_90", "cp.async.bulk."),
     ] {
-        let spec = spec(
-            &format!(r#"kernel = "reverse"; arch = "{arch}"; grid = [2]; block = [128]"#),
-            &[
-                ("in", "f32*", r#"len = 256; init = "iota""#),
-                ("out", "f32*", r#"len = 256"#),
-            ],
-        );
-        let (dir, _) = run_kernel(
-            &format!("memcpy-bulk-{arch}"),
-            MEMCPY_ASYNC_ALIGNED_SOURCE,
-            &spec,
-        );
-        assert_eq!(dumped(&dir, "out", f32::from_le_bytes), expect, "{arch}");
+        let tag = format!("memcpy-bulk-{arch}");
+        let (dir, out) = run_copy(&tag, MEMCPY_ASYNC_ALIGNED_SOURCE, "reverse", arch, 128);
+        assert_eq!(out, reversed_tiles(), "{arch}");
         let ptx = ptxperf_in(&dir, &["compile", "k.cu", "--arch", arch, "-o", "k.ptx"]);
         assert!(ptx.status.success(), "{arch}: compile");
         let text = std::fs::read_to_string(dir.join("k.ptx")).unwrap_or_default();
@@ -446,6 +451,51 @@ fn memcpy_async_of_aligned_bytes_is_a_bulk_copy_on_sm_90() {
             String::from_utf8_lossy(&both.stderr)
         );
     }
+}
+
+/// Hopper's bulk copies written out with libcu++: one thread copies the tile
+/// in (`cuda::device::memcpy_async_tx`) and expects its bytes as it arrives
+/// (`barrier_arrive_tx`: `mbarrier.arrive.expect_tx`), the block doubles it,
+/// orders its writes for the copy engine (`fence.proxy.async.shared::cta`)
+/// and one thread copies it out (`cuda::ptx::cp_async_bulk` with a bulk
+/// group, committed and waited for).
+const BULK_TX_SOURCE: &str = r#"
+#include <cuda/barrier>
+#include <cuda/ptx>
+namespace ptx = cuda::ptx;
+extern "C" __global__ void doubled(const float* __restrict__ in, float* __restrict__ out) {
+    __shared__ alignas(16) float buf[256];
+    #pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    if (threadIdx.x == 0) { init(&bar, blockDim.x); ptx::fence_proxy_async(ptx::space_shared); }
+    __syncthreads();
+    cuda::barrier<cuda::thread_scope_block>::arrival_token token;
+    if (threadIdx.x == 0) {
+        cuda::device::memcpy_async_tx(buf, in + blockIdx.x * 256, cuda::aligned_size_t<16>(sizeof(buf)), bar);
+        token = cuda::device::barrier_arrive_tx(bar, 1, sizeof(buf));
+    } else {
+        token = bar.arrive();
+    }
+    bar.wait(std::move(token));
+    buf[threadIdx.x] *= 2.0f;
+    ptx::fence_proxy_async(ptx::space_shared);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, out + blockIdx.x * 256, buf, sizeof(buf));
+        ptx::cp_async_bulk_commit_group();
+        ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>());
+    }
+}
+"#;
+
+#[test]
+fn bulk_copies_written_with_libcuxx_run_on_sm_90() {
+    if !nvrtc_available() {
+        return;
+    }
+    let (_, out) = run_copy("bulk-tx", BULK_TX_SOURCE, "doubled", "sm_90", 256);
+    let expect: Vec<f32> = (0..512).map(|i| 2.0 * i as f32).collect();
+    assert_eq!(out, expect);
 }
 
 /// Hopper's warp election (`cg::invoke_one` compiles to `elect.sync`), the

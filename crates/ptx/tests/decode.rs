@@ -317,6 +317,10 @@ fn warp_sync_tensor() {
         "membar.cta;",
         "fence.acq_rel.gpu;",
         "fence.sc.sys;",
+        "fence.proxy.alias;",
+        "fence.proxy.async;",
+        "fence.proxy.async.global;",
+        "fence.proxy.async.shared::cta;",
         "cp.async.cg.shared.global [%r1], [%rd1], 16;",
         "cp.async.ca.shared.global.L2::128B [%r1], [%rd1], 4, %r2;",
         "cp.async.commit_group;",
@@ -446,6 +450,19 @@ fn features_not_supported_yet_say_so() {
         "cp.async.cg.shared.global [%r1], [%rd1], 16;",
     );
     check("barrier.sync 0;", "barrier.sync 0;");
+}
+
+#[test]
+fn rejected_fence_forms() {
+    reject("fence.proxy;", "`fence.proxy` needs a proxy kind");
+    reject(
+        "fence.proxy.global;",
+        "modifier `.global` is not valid for `fence`",
+    );
+    reject(
+        "fence.proxy.tensormap::generic.release.cta;",
+        "unknown modifier `.tensormap::generic`",
+    );
 }
 
 #[test]

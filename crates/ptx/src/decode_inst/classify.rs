@@ -192,7 +192,31 @@ pub(super) fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<T
             }
             _ => None,
         },
-        O::Fence if t.starts_with("proxy") => None,
+        // `fence.proxy.alias`, `fence.proxy.async`, `.async.global` and
+        // `.async.shared::cta`: the words come split at their dots.
+        O::Fence => match (m.proxy_word, m.proxy, t) {
+            (false, None, "proxy") => {
+                m.proxy_word = true;
+                Some(F::Proxy)
+            }
+            (true, None, "alias") => {
+                m.proxy = Some(ProxyKind::Alias);
+                Some(F::Proxy)
+            }
+            (true, None, "async") => {
+                m.proxy = Some(ProxyKind::Async);
+                Some(F::Proxy)
+            }
+            (true, Some(ProxyKind::Async), "global") => {
+                m.proxy = Some(ProxyKind::AsyncGlobal);
+                Some(F::Proxy)
+            }
+            (true, Some(ProxyKind::Async), "shared::cta") => {
+                m.proxy = Some(ProxyKind::AsyncShared);
+                Some(F::Proxy)
+            }
+            _ => None,
+        },
         _ if is_video(op) && t == "add" => {
             m.video_add = true;
             Some(F::VideoAdd)

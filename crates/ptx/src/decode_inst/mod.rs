@@ -187,6 +187,15 @@ pub(crate) fn decode<'a>(
         );
         ok = false;
     }
+    if ok && op == Opcode::Fence && mods.proxy_word && mods.proxy.is_none() {
+        err(
+            diags,
+            i.opcode.span,
+            "`fence.proxy` needs a proxy kind: .alias, .async, .async.global or .async.shared::cta"
+                .to_string(),
+        );
+        ok = false;
+    }
     if ok && op == Opcode::CpAsyncBulk && mods.completion.is_none() {
         err(
             diags,

@@ -168,6 +168,8 @@ pub struct Modifiers {
     pub fragment: Option<Fragment>,
     /// Proxy kind of `fence.proxy.*`.
     pub proxy: Option<ProxyKind>,
+    /// `.proxy` of fence was read; the proxy kind follows it.
+    pub proxy_word: bool,
     /// `.add` accumulate of the SIMD video instructions (`vabsdiff4.u32.u32.u32.add`).
     pub video_add: bool,
     /// Secondary operation `.add` / `.min` / `.max` of the scalar video
