@@ -39,7 +39,9 @@
 //! copies at once in 16-byte pieces (reported 32 to an access); `elect.sync` elects
 //! the lowest executing lane of its member mask; vector atomics (`.v2` ..
 //! `.v8`) apply element by element; `griddepcontrol` is a no-op (one grid); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16,
-//! `wmma.*` m16n16k16 f16, `ldmatrix`/`stmatrix`) accumulate in f32 in k
+//! `wmma.*` m16n16k16 f16 and m16n16k8 tf32 (inputs read as tf32, the low
+//! 13 bits dropped; `cvt.{rna,rn,rz}.tf32.f32` rounds to it),
+//! `ldmatrix`/`stmatrix`) accumulate in f32 in k
 //! order and use an emulator-chosen wmma fragment layout (see the warp's
 //! tensor module); video SIMD ops run in their default-selector form.
 

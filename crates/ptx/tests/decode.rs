@@ -318,6 +318,8 @@ fn warp_sync_tensor() {
         "fence.acq_rel.gpu;",
         "fence.sc.sys;",
         "fence.proxy.alias;",
+        "cvt.rna.tf32.f32 %r1, %f1;",
+        "cvt.rna.satfinite.tf32.f32 %r1, %f1;",
         "fence.proxy.async;",
         "fence.proxy.async.global;",
         "fence.proxy.async.shared::cta;",

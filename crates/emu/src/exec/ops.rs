@@ -379,6 +379,14 @@ pub enum Op {
         d: R,
         a: Src,
     },
+    /// `cvt.{rna,rn,rz}{.satfinite}.tf32.f32`: an f32 rounded to TensorFloat-32
+    /// (10 mantissa bits), kept as f32 bits whose low 13 bits are zero.
+    CvtTf32 {
+        round: Tf32Round,
+        satfinite: bool,
+        d: R,
+        a: Src,
+    },
     /// A packed `cvt` (two sources into one register, or one packed source
     /// converted per half); absent sources read 0.
     CvtPack {
@@ -747,11 +755,26 @@ pub enum MmaShape {
     M16n8k16,
 }
 
+/// The rounding of `cvt` to tf32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tf32Round {
+    /// `.rna`: to nearest, ties away from zero.
+    NearestAway,
+    /// `.rn`: to nearest, ties to even.
+    NearestEven,
+    /// `.rz`: toward zero.
+    Zero,
+}
+
 /// Which matrix a `wmma.load` / `wmma.store` fragment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WmmaFrag {
     A,
     B,
+    /// A of m16n16k8 tf32 (16 x 8, four elements per lane).
+    ATf32,
+    /// B of m16n16k8 tf32 (8 x 16, four elements per lane).
+    BTf32,
     /// The accumulator (`.c` or `.d`).
     Acc,
 }
@@ -787,6 +810,8 @@ pub enum TensorOp {
     WmmaMma {
         a_row: bool,
         b_row: bool,
+        /// m16n16k8 with tf32 multiplicands (else m16n16k16 f16).
+        tf32: bool,
         d_f32: bool,
         c_f32: bool,
         d: Vec<R>,

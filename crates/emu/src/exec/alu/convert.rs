@@ -5,7 +5,7 @@ use ptx::{AtomOp, Type, TypeKind};
 
 use super::float::{f32_of, float2, of_f32, sat16};
 use super::{L, ext, mask_of, sx};
-use crate::exec::ops::{CvtMods, FMods, FOp2, FTy};
+use crate::exec::ops::{CvtMods, FMods, FOp2, FTy, Tf32Round};
 use crate::float::convert::{
     RoundInt, float_to_int, int_range, int_to_f32, int_to_f64, integral_f32, integral_f64,
 };
@@ -107,6 +107,40 @@ pub fn cvt(from: Type, to: Type, m: CvtMods, x: u64) -> Result<u64, UnsupportedF
 /// emulation in per-lane `cvt` calls. The loops give [`cvt`]'s results
 /// (test `the_lane_loops_are_cvt`). Err: the unsupported form and the
 /// first lane that met it.
+/// An f32 (bits) rounded to TensorFloat-32: 1 sign, 8 exponent and 10
+/// mantissa bits, returned as f32 bits with the low 13 bits zero. Infinities
+/// and NaNs keep their class (a NaN stays a NaN with its top mantissa bits);
+/// a rounding that carries past the largest finite value gives infinity, or
+/// the largest finite tf32 with `satfinite` (which also clamps infinities).
+pub fn to_tf32(x: u32, round: Tf32Round, satfinite: bool) -> u32 {
+    const LOW: u32 = (1 << 13) - 1;
+    const MAX_FINITE: u32 = 0x7f7f_e000;
+    let sign = x & 0x8000_0000;
+    let mag = x & 0x7fff_ffff;
+    if mag > 0x7f80_0000 {
+        // NaN: keep it a NaN whatever the low bits held.
+        return sign | 0x7fc0_0000 | (mag & !LOW);
+    }
+    let rounded = if mag == 0x7f80_0000 {
+        mag
+    } else {
+        let rest = mag & LOW;
+        let down = mag & !LOW;
+        let up = match round {
+            Tf32Round::Zero => false,
+            Tf32Round::NearestAway => rest >= 1 << 12,
+            Tf32Round::NearestEven => rest > 1 << 12 || (rest == 1 << 12 && down & (1 << 13) != 0),
+        };
+        if up { down + (1 << 13) } else { down }
+    };
+    let rounded = if satfinite && rounded >= 0x7f80_0000 {
+        MAX_FINITE
+    } else {
+        rounded
+    };
+    sign | rounded
+}
+
 pub fn cvt_lanes(
     from: Type,
     to: Type,
@@ -294,6 +328,34 @@ pub fn atomic(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn check_tf32(x: u32, round: Tf32Round, satfinite: bool, want: u32) {
+        let got = to_tf32(x, round, satfinite);
+        assert_eq!(
+            got, want,
+            "{x:#010x} {round:?} satfinite {satfinite}: {got:#010x}"
+        );
+    }
+
+    #[test]
+    fn tf32_rounding_edges() {
+        use Tf32Round::*;
+        // 1 + 2^-11 exactly halfway between two tf32 values (1 and 1 + 2^-10).
+        check_tf32(0x3f80_1000, NearestAway, false, 0x3f80_2000);
+        check_tf32(0x3f80_1000, NearestEven, false, 0x3f80_0000);
+        check_tf32(0xbf80_1000, NearestAway, false, 0xbf80_2000);
+        check_tf32(0x3f80_3000, NearestEven, false, 0x3f80_4000);
+        check_tf32(0x3f80_1fff, Zero, false, 0x3f80_0000);
+        // The largest f32 rounds up past the largest tf32: infinity, or the
+        // largest finite tf32 with .satfinite.
+        check_tf32(0x7f7f_ffff, NearestAway, false, 0x7f80_0000);
+        check_tf32(0x7f7f_ffff, NearestAway, true, 0x7f7f_e000);
+        check_tf32(0xff80_0000, NearestEven, true, 0xff7f_e000);
+        check_tf32(0x7f80_0000, NearestEven, false, 0x7f80_0000);
+        // A NaN whose payload is only in the low bits stays a NaN.
+        check_tf32(0x7f80_0001, NearestAway, false, 0x7fc0_0000);
+        check_tf32(0x0000_1000, NearestAway, false, 0x0000_2000);
+    }
 
     /// Every integer and float type pair, with and without `.sat`, `.ftz`
     /// and each rounding, on random bit patterns and edge values: the lane

@@ -20,7 +20,7 @@ mod pack;
 mod simd;
 mod video;
 
-pub use convert::{atomic, cvt_lanes};
+pub use convert::{atomic, cvt_lanes, to_tf32};
 pub use float::{compare, float1, float2, fma};
 pub use int::{bfi, high_product, int_halves, int1, int2, int3};
 pub use pack::cvt_pack;

@@ -423,6 +423,23 @@ impl Cx<'_> {
             O::Cvt => {
                 let to = *inst.types.first().ok_or("cvt type")?;
                 let from = *inst.types.get(1).ok_or("cvt source type")?;
+                if to == Type::Tf32 {
+                    if from != Type::F32 || m.relu {
+                        return Err(format!("cvt to tf32 from {from:?} (from f32 runs)").into());
+                    }
+                    let round = match m.rounding {
+                        Some(ptx::Rounding::Rna) => Tf32Round::NearestAway,
+                        Some(ptx::Rounding::Rn) => Tf32Round::NearestEven,
+                        Some(ptx::Rounding::Rz) => Tf32Round::Zero,
+                        other => return Err(format!("cvt to tf32 rounding {other:?}").into()),
+                    };
+                    return Ok(Op::CvtTf32 {
+                        round,
+                        satfinite: m.satfinite,
+                        d: self.dreg(get(0)?)?,
+                        a: self.src(get(1)?)?,
+                    });
+                }
                 let round_int = to_round_int(m.rounding);
                 let round = if round_int.is_some() {
                     None

@@ -25,6 +25,8 @@ const M16N16K16: Shape = Shape {
     k: 16,
 };
 
+const M16N16K8: Shape = Shape { m: 16, n: 16, k: 8 };
+
 impl Cx<'_> {
     /// The registers of a `{...}` vector operand (or of a single register).
     fn reg_vec(&self, o: &Operand, want: usize, what: &str) -> D<Vec<R>> {
@@ -169,8 +171,14 @@ impl Cx<'_> {
 
     fn wmma(&self, inst: &Instruction) -> D<TensorOp> {
         let m = &inst.mods;
-        if m.shape != Some(M16N16K16) {
-            return Err(format!("wmma shape {:?} (m16n16k16 runs)", m.shape).into());
+        // m16n16k8 is the tf32 shape: its accumulator is m16n16k16's.
+        let k8 = m.shape == Some(M16N16K8);
+        if m.shape != Some(M16N16K16) && !k8 {
+            return Err(format!(
+                "wmma shape {:?} (m16n16k16, and m16n16k8 tf32, run)",
+                m.shape
+            )
+            .into());
         }
         let get = |i: usize| {
             inst.operands
@@ -184,8 +192,10 @@ impl Cx<'_> {
         match m.wmma_op {
             Some(WmmaOp::Load) => {
                 let (frag, f32, n) = match (m.fragment, ty) {
-                    (Some(Fragment::A), Type::F16) => (WmmaFrag::A, false, 8),
-                    (Some(Fragment::B), Type::F16) => (WmmaFrag::B, false, 8),
+                    (Some(Fragment::A), Type::F16) if !k8 => (WmmaFrag::A, false, 8),
+                    (Some(Fragment::B), Type::F16) if !k8 => (WmmaFrag::B, false, 8),
+                    (Some(Fragment::A), Type::Tf32) if k8 => (WmmaFrag::ATf32, true, 4),
+                    (Some(Fragment::B), Type::Tf32) if k8 => (WmmaFrag::BTf32, true, 4),
                     (Some(Fragment::C), Type::F16) => (WmmaFrag::Acc, false, 4),
                     (Some(Fragment::C), Type::F32) => (WmmaFrag::Acc, true, 8),
                     other => return Err(format!("wmma.load of {other:?}").into()),
@@ -232,16 +242,33 @@ impl Cx<'_> {
                         other => Err(format!("wmma.mma accumulator {other:?}").into()),
                     }
                 };
-                let (d_f32, c_f32) = (acc(0)?, acc(1)?);
+                let (d_f32, c_f32) = (acc(0)?, acc(inst.types.len().saturating_sub(1))?);
+                // The multiplicands' types sit between the accumulators':
+                // .dtype.atype.btype.ctype.
+                let ab = (inst.types.len() == 4).then(|| (inst.types[1], inst.types[2]));
+                let tf32 = match (k8, ab) {
+                    (true, Some((Type::Tf32, Type::Tf32))) => true,
+                    (false, None | Some((Type::F16, Type::F16))) => false,
+                    (_, ab) => {
+                        return Err(
+                            format!("wmma.mma {:?} with multiplicands {ab:?}", m.shape).into()
+                        );
+                    }
+                };
+                if tf32 && !d_f32 {
+                    return Err("wmma.mma tf32 with an f16 accumulator".into());
+                }
                 let n = |f32: bool| if f32 { 8 } else { 4 };
+                let ab_regs = if tf32 { 4 } else { 8 };
                 Ok(TensorOp::WmmaMma {
                     a_row: row(m.layout_a),
                     b_row: row(m.layout_b),
+                    tf32,
                     d_f32,
                     c_f32,
                     d: self.reg_vec(get(0)?, n(d_f32), "wmma.mma d")?,
-                    a: self.src_vec(get(1)?, 8, "wmma.mma a")?,
-                    b: self.src_vec(get(2)?, 8, "wmma.mma b")?,
+                    a: self.src_vec(get(1)?, ab_regs, "wmma.mma a")?,
+                    b: self.src_vec(get(2)?, ab_regs, "wmma.mma b")?,
                     c: self.src_vec(get(3)?, n(c_f32), "wmma.mma c")?,
                 })
             }

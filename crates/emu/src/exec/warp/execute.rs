@@ -248,6 +248,16 @@ impl Warp {
                 };
                 self.set_pred(*d, v, exec);
             }
+            Op::CvtTf32 {
+                round,
+                satfinite,
+                d,
+                a,
+            } => {
+                let x = self.fetch(lx, cta, *a);
+                let out = x.map(|v| u64::from(alu::to_tf32(v as u32, *round, *satfinite)));
+                self.write(*d, &out, exec);
+            }
             Op::Cvt {
                 from,
                 to,

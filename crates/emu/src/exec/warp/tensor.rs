@@ -19,8 +19,10 @@
 //! (the ISA leaves their layout to the implementation and ptxas does not
 //! document it); the emulator uses: lane l holds row l%16 of A (its 16 k
 //! values, two per register), column l%16 of B, and row l/2, columns
-//! 8*(l%2)..8*(l%2)+8 of the accumulator. Loads and stores use the same
-//! layout, so a program's results do not depend on it.
+//! 8*(l%2)..8*(l%2)+8 of the accumulator. For m16n16k8 tf32, lane l holds
+//! row l%16 of A at k = 4*(l/16)..4*(l/16)+4 (one per register) and column
+//! l%16 of B at the same k; the accumulator is m16n16k16's. Loads and
+//! stores use the same layout, so a program's results do not depend on it.
 //!
 //! `ldmatrix` / `stmatrix` (ISA "Warp-level matrix load instruction"):
 //! lanes 8j..8j+8 give the row addresses of matrix j; lane l's register j
@@ -207,6 +209,7 @@ impl Warp {
             TensorOp::WmmaMma {
                 a_row: _,
                 b_row: _,
+                tf32,
                 d_f32,
                 c_f32,
                 d,
@@ -217,8 +220,17 @@ impl Warp {
                 // The layouts of A and B were applied by the loads: the
                 // fragments hold rows of A and columns of B either way.
                 let (av, bv, cv) = self.mma_operands(lx, cta, exec, "wmma.mma", [a, b, c])?;
-                let elem = |regs: &Regs, lane: usize, kk: usize| {
-                    f16::from_bits(half_of(regs[kk / 2][lane], kk % 2)).to_f32()
+                let k = if *tf32 { 8 } else { 16 };
+                // Element kk of row (or column) i. f16: lane i, two per
+                // register. tf32: lane i + 16 * (kk / 4), register kk % 4;
+                // the multiplier reads only a tf32's 19 bits, and products
+                // of two are exact in f32.
+                let elem = |regs: &Regs, i: usize, kk: usize| {
+                    if *tf32 {
+                        f32::from_bits(regs[kk % 4][i + 16 * (kk / 4)] as u32 & !0x1fff)
+                    } else {
+                        f16::from_bits(half_of(regs[kk / 2][i], kk % 2)).to_f32()
+                    }
                 };
                 let mut out: Regs = vec![[0u64; WARP_SIZE]; d.len()];
                 for l in 0..WARP_SIZE {
@@ -227,8 +239,8 @@ impl Warp {
                         let col = 8 * (l % 2) + e;
                         let v = dot(
                             acc_elem(&cv, *c_f32, l, e),
-                            (0..16).map(|kk| elem(&av, row, kk)),
-                            (0..16).map(|kk| elem(&bv, col, kk)),
+                            (0..k).map(|kk| elem(&av, row, kk)),
+                            (0..k).map(|kk| elem(&bv, col, kk)),
                         );
                         put_acc(&mut out, *d_f32, l, e, v);
                     }
@@ -444,6 +456,8 @@ fn wmma_coord(frag: WmmaFrag, l: usize, e: usize) -> (usize, usize) {
     match frag {
         WmmaFrag::A => (l % 16, e),
         WmmaFrag::B => (e, l % 16),
+        WmmaFrag::ATf32 => (l % 16, 4 * (l / 16) + e),
+        WmmaFrag::BTf32 => (4 * (l / 16) + e, l % 16),
         WmmaFrag::Acc => (l / 2, 8 * (l % 2) + e),
     }
 }
