@@ -244,7 +244,7 @@ fn unsupported_mma_forms_fail_with_a_reason() {
             "mma.m8n8k4.f64.f64 is not emulated",
         ),
         (
-            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};",
+            "mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};",
             "mma.tf32.tf32 is not emulated",
         ),
         (

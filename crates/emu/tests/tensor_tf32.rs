@@ -14,6 +14,12 @@ fn f32s(b: &[u8]) -> Vec<f32> {
         .collect()
 }
 
+/// Runs a kernel of buffers a, b, c and d: their values after the launch.
+fn run_abcd(ptx: &str, spec: &str) -> [Vec<f32>; 4] {
+    let r = run_text(ptx, spec).unwrap_or_else(|e| panic!("{e}"));
+    ["a", "b", "c", "d"].map(|name| f32s(buffer(&r, name)))
+}
+
 /// One warp: A (16 x 8, row-major, ld 8) and B (8 x 16, column-major, ld
 /// 8) rounded to tf32 with `cvt.{round}.tf32.f32` element by element after
 /// the loads, C (16 x 16 f32, row-major) loaded as the accumulator, D stored
@@ -52,30 +58,27 @@ fn kernel(round: &str) -> String {
     )
 }
 
-const SPEC: &str = r#"source = "k.ptx"
-kernel = "k"
-grid = [1]
-block = [32]
-[[arg]]
-name = "a"
-type = "f32*"
-len = 128
-init = { random = { seed = 7, lo = -2.0, hi = 2.0 } }
-[[arg]]
-name = "b"
-type = "f32*"
-len = 128
-init = { random = { seed = 8, lo = -2.0, hi = 2.0 } }
-[[arg]]
-name = "c"
-type = "f32*"
-len = 256
-init = { random = { seed = 9, lo = -1.0, hi = 1.0 } }
-[[arg]]
-name = "d"
-type = "f32*"
-len = 256
-"#;
+/// The launch spec of a one-warp kernel with random a, b, c of `a`, `b`
+/// and `c` floats and d of `c` floats.
+fn spec(a: usize, b: usize, c: usize) -> String {
+    let arg = |name: &str, len: usize, seed: u32, bound: f32| {
+        let init = if seed == 0 {
+            String::new()
+        } else {
+            format!(
+                "init = {{ random = {{ seed = {seed}, lo = -{bound:.1}, hi = {bound:.1} }} }}\n"
+            )
+        };
+        format!("[[arg]]\nname = \"{name}\"\ntype = \"f32*\"\nlen = {len}\n{init}")
+    };
+    format!(
+        "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [32]\n{}{}{}{}",
+        arg("a", a, 7, 2.0),
+        arg("b", b, 8, 2.0),
+        arg("c", c, 9, 1.0),
+        arg("d", c, 0, 0.0)
+    )
+}
 
 /// An f32 rounded to tf32 by hand: `away` ties away from zero, else to
 /// even (finite inputs only).
@@ -92,13 +95,7 @@ fn tf32(x: f32, away: bool) -> f32 {
 }
 
 fn check(round: &str, convert: fn(f32) -> f32) {
-    let r = run_text(&kernel(round), SPEC).unwrap_or_else(|e| panic!("{round}: {e}"));
-    let (a, b, c, d) = (
-        f32s(buffer(&r, "a")),
-        f32s(buffer(&r, "b")),
-        f32s(buffer(&r, "c")),
-        f32s(buffer(&r, "d")),
-    );
+    let [a, b, c, d] = run_abcd(&kernel(round), &spec(128, 128, 256));
     for i in 0..16 {
         for j in 0..16 {
             // B is column-major: element (k, j) at j * 8 + k.
@@ -121,4 +118,78 @@ fn wmma_tf32_multiplies_the_rounded_inputs() {
     check("rn", |x| tf32(x, false));
     // Truncation: the multiplier would drop the low bits anyway.
     check("rz", |x| f32::from_bits(x.to_bits() & !0x1fff));
+}
+
+/// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` with each lane's
+/// fragments loaded by the PTX ISA's table ("Matrix fragments for
+/// mma.m16n8k8", .tf32), with g = lane / 4 and t = lane % 4: a_i at row
+/// g + 8 (i % 2), column t + 4 (i / 2); b_i at row t + 4 i, column g; c_i
+/// and d_i at row g + 8 (i / 2), column 2t + i % 2. A is 16 x 8, B 8 x 8
+/// and C, D 16 x 8, all row-major.
+const MMA_TF32: &str = r#".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)
+{
+  .reg .b32 %a<4>;
+  .reg .b32 %b<2>;
+  .reg .f32 %c<4>;
+  .reg .f32 %d<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<16>;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 2;
+  and.b32 %r3, %r1, 3;
+  mad.lo.u32 %r4, %r2, 8, %r3;
+  mad.lo.u32 %r5, %r3, 8, %r2;
+  shl.b32 %r6, %r3, 1;
+  mad.lo.u32 %r7, %r2, 8, %r6;
+  ld.param.u64 %rd1, [a];
+  mul.wide.u32 %rd2, %r4, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.b32 %a0, [%rd3];
+  ld.global.b32 %a1, [%rd3+256];
+  ld.global.b32 %a2, [%rd3+16];
+  ld.global.b32 %a3, [%rd3+272];
+  ld.param.u64 %rd4, [b];
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  ld.global.b32 %b0, [%rd6];
+  ld.global.b32 %b1, [%rd6+128];
+  ld.param.u64 %rd7, [c];
+  mul.wide.u32 %rd8, %r7, 4;
+  add.s64 %rd9, %rd7, %rd8;
+  ld.global.f32 %c0, [%rd9];
+  ld.global.f32 %c1, [%rd9+4];
+  ld.global.f32 %c2, [%rd9+256];
+  ld.global.f32 %c3, [%rd9+260];
+  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};
+  ld.param.u64 %rd10, [d];
+  add.s64 %rd11, %rd10, %rd8;
+  st.global.f32 [%rd11], %d0;
+  st.global.f32 [%rd11+4], %d1;
+  st.global.f32 [%rd11+256], %d2;
+  st.global.f32 [%rd11+260], %d3;
+  ret;
+}
+"#;
+
+#[test]
+fn mma_sync_tf32_follows_the_isa_fragments() {
+    let [a, b, c, d] = run_abcd(MMA_TF32, &spec(128, 64, 128));
+    // The multiplier reads only the tf32 bits of unconverted inputs.
+    let tf32 = |x: f32| f32::from_bits(x.to_bits() & !0x1fff);
+    for i in 0..16 {
+        for j in 0..8 {
+            let want = (0..8).fold(c[i * 8 + j], |acc, k| {
+                acc + tf32(a[i * 8 + k]) * tf32(b[k * 8 + j])
+            });
+            let got = d[i * 8 + j];
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "D[{i}][{j}] = {got}, want {want}"
+            );
+        }
+    }
 }

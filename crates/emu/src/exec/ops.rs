@@ -746,6 +746,8 @@ pub enum VideoOp {
 pub enum MmaIn {
     F16,
     Bf16,
+    /// TensorFloat-32 (m16n8k8): one element per register.
+    Tf32,
 }
 
 /// Shapes of `mma.sync` the emulator runs.

@@ -8,7 +8,7 @@ use crate::exec::ops::*;
 
 /// The end of every "not emulated" message of `mma` (see [`Cx::mma`]).
 const MMA_RUNS: &str = "is not emulated (mma runs .f16 and .bf16 m16n8k8 / m16n8k16, \
-                        .u8 and .s8 m8n8k16 / m16n8k16 / m16n8k32)";
+                        .tf32 m16n8k8, .u8 and .s8 m8n8k16 / m16n8k16 / m16n8k32)";
 
 /// Why an `mma` shape and multiplicand types do not run.
 fn not_emulated(s: Option<Shape>, ta: Type, tb: Type) -> String {
@@ -71,11 +71,12 @@ impl Cx<'_> {
     /// | --- | --- | --- | --- |
     /// | m16n8k8, m16n8k16 | row.col | f16 or f32 (each) | f16 |
     /// | m16n8k8, m16n8k16 | row.col | f32 | bf16 |
+    /// | m16n8k8 | row.col | f32 | tf32 |
     /// | m8n8k16, m16n8k16, m16n8k32 | row.col {.satfinite} | s32 | u8 / s8 (each) |
     ///
     /// The rest of the table decodes to an `Unsupported` op that faults with
     /// its reason when reached, never a wrong answer: m8n8k4 (f16, any
-    /// layouts), m16n8k4 / m16n8k8 tf32, f64 (m8n8k4 .. m16n8k16), e4m3 /
+    /// layouts), m16n8k4 tf32, f64 (m8n8k4 .. m16n8k16), e4m3 /
     /// e5m2 (m16n8k16, m16n8k32; sm_89), u4 / s4 (m8n8k32, m16n8k32,
     /// m16n8k64), b1 (m8n8k128, m16n8k128, m16n8k256), block-scaled kinds.
     fn mma(&self, inst: &Instruction) -> D<TensorOp> {
@@ -100,6 +101,7 @@ impl Cx<'_> {
         let ab = match (ta, tb) {
             (Type::F16, Type::F16) => MmaIn::F16,
             (Type::Bf16, Type::Bf16) => MmaIn::Bf16,
+            (Type::Tf32, Type::Tf32) if shape == MmaShape::M16n8k8 => MmaIn::Tf32,
             _ => return Err(format!("mma.{}.{} {MMA_RUNS}", ta.name(), tb.name()).into()),
         };
         let acc = |t: Type| -> D<bool> {
@@ -110,7 +112,13 @@ impl Cx<'_> {
             }
         };
         let (d_f32, c_f32) = (acc(td)?, acc(tc)?);
-        let k_regs = if shape == MmaShape::M16n8k16 { 2 } else { 1 };
+        // Registers of A and B: two 16-bit elements each (f16, bf16), or
+        // one tf32 each (A 16 x 8: four; B 8 x 8: two).
+        let k_regs = match (shape, ab) {
+            (_, MmaIn::Tf32) => 2,
+            (MmaShape::M16n8k16, _) => 2,
+            (MmaShape::M16n8k8, _) => 1,
+        };
         let get = |i: usize| {
             inst.operands
                 .get(i)

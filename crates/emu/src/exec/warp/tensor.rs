@@ -15,7 +15,10 @@
 //! t = lane % 4, element i of A sits at row g + 8*((i/2)%2), column 2t +
 //! i%2 + 8*(i/4); element i of B at row 2t + i%2 + 8*(i/2), column g;
 //! element i of C/D at row g + 8*(i/2), column 2t + i%2 (elements are the
-//! halves of the registers, low half first). `wmma` fragments are opaque
+//! halves of the registers, low half first). m16n8k8 with tf32 holds one
+//! element per register: a_i at row g + 8*(i%2), column t + 4*(i/2); b_i
+//! at row t + 4*i, column g (the ISA's table, read in a mirror of the PTX
+//! ISA 9.2, and as the wmma_extension library loads its fragments). `wmma` fragments are opaque
 //! (the ISA leaves their layout to the implementation and ptxas does not
 //! document it); the emulator uses: lane l holds row l%16 of A (its 16 k
 //! values, two per register), column l%16 of B, and row l/2, columns
@@ -53,7 +56,8 @@ fn half_of(v: u64, h: usize) -> u16 {
 fn to_f32(bits: u16, ab: MmaIn) -> f32 {
     match ab {
         MmaIn::F16 => f16::from_bits(bits).to_f32(),
-        MmaIn::Bf16 => bf16::from_bits(bits).to_f32(),
+        // tf32 elements are whole registers, read apart (never here).
+        MmaIn::Bf16 | MmaIn::Tf32 => bf16::from_bits(bits).to_f32(),
     }
 }
 
@@ -179,13 +183,26 @@ impl Warp {
                 let mut cm = [[0f32; 8]; 16];
                 for l in 0..WARP_SIZE {
                     let (g, t) = (l / 4, l % 4);
-                    for i in 0..2 * av.len() {
-                        let (row, col) = (g + 8 * ((i / 2) % 2), 2 * t + i % 2 + 8 * (i / 4));
-                        am[row][col] = to_f32(half_of(av[i / 2][l], i % 2), *ab);
-                    }
-                    for i in 0..2 * bv.len() {
-                        let (row, col) = (2 * t + i % 2 + 8 * (i / 2), g);
-                        bm[row][col] = to_f32(half_of(bv[i / 2][l], i % 2), *ab);
+                    if *ab == MmaIn::Tf32 {
+                        // ISA "Matrix fragments for mma.m16n8k8", .tf32: a_i at
+                        // row g + 8 (i % 2), column t + 4 (i / 2); b_i at row
+                        // t + 4 i, column g. The multiplier reads a tf32's 19 bits.
+                        let tf32 = |v: u64| f32::from_bits(v as u32 & !0x1fff);
+                        for (i, r) in av.iter().enumerate() {
+                            am[g + 8 * (i % 2)][t + 4 * (i / 2)] = tf32(r[l]);
+                        }
+                        for (i, r) in bv.iter().enumerate() {
+                            bm[t + 4 * i][g] = tf32(r[l]);
+                        }
+                    } else {
+                        for i in 0..2 * av.len() {
+                            let (row, col) = (g + 8 * ((i / 2) % 2), 2 * t + i % 2 + 8 * (i / 4));
+                            am[row][col] = to_f32(half_of(av[i / 2][l], i % 2), *ab);
+                        }
+                        for i in 0..2 * bv.len() {
+                            let (row, col) = (2 * t + i % 2 + 8 * (i / 2), g);
+                            bm[row][col] = to_f32(half_of(bv[i / 2][l], i % 2), *ab);
+                        }
                     }
                     for i in 0..4 {
                         cm[g + 8 * (i / 2)][2 * t + i % 2] = acc_elem(&cv, *c_f32, l, i);
