@@ -66,7 +66,12 @@ impl fmt::Display for FaultKind {
                 "barrier deadlock: every warp waits, barrier {barrier} has {arrived} of {expected} threads"
             ),
             Self::Barrier(e) => write!(f, "{e}"),
-            Self::Trap => write!(f, "trap"),
+            Self::Trap => write!(
+                f,
+                "trap: the kernel aborted itself (`__trap()`, or a check inside a library: \
+                 cooperative_groups' `this_grid().sync()` traps without a cooperative launch, \
+                 which ptxperf does not emulate)"
+            ),
             Self::Breakpoint => write!(f, "breakpoint (brkpt)"),
             Self::FuelExhausted { budget } => {
                 write!(

@@ -173,6 +173,7 @@ fn trap_and_breakpoint() {
     let (f, ptx) = fault_of(body, 1, 32, "", Policy::Ipdom);
     check_site(&f, &ptx, "trap", [7, 0, 0], [0, 0, 0]);
     assert_eq!(f.kind, FaultKind::Trap);
+    assert!(f.to_string().contains("the kernel aborted itself"), "{f}");
     let body = "setp.eq.u32 %p1, %r1, 9;\n@%p1 brkpt;";
     let (f, ptx) = fault_of(body, 1, 32, "", Policy::Ipdom);
     check_site(&f, &ptx, "brkpt", [9, 0, 0], [0, 0, 0]);
