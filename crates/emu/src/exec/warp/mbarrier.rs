@@ -125,10 +125,7 @@ impl Warp {
         let mut out = [0u64; WARP_SIZE];
         let mut waiting = false;
         for l in lanes(exec) {
-            let mut buf = [0u8; 8];
-            self.load_lane(lx, cta, space, l, addrs[l], &mut buf, 8)
-                .map_err(mem_err(l))?;
-            let state = u64::from_le_bytes(buf);
+            let state = self.object(lx, cta, space, l, addrs[l])?;
             let new = match op {
                 MbarrierOp::Init => Some(init(bv[l])),
                 MbarrierOp::Inval => Some(0),
@@ -149,8 +146,7 @@ impl Warp {
                 MbarrierOp::PendingCount => None,
             };
             if let Some(new) = new {
-                self.store_lane(lx, cta, space, l, addrs[l], &new.to_le_bytes(), 8)
-                    .map_err(mem_err(l))?;
+                self.set_object(lx, cta, space, l, addrs[l], new)?;
             }
         }
         if let Some(d) = d {
@@ -172,11 +168,35 @@ impl Warp {
         addr: u64,
         bytes: u64,
     ) -> ExecResult {
+        let state = self.object(lx, cta, space, lane, addr)?;
+        self.set_object(lx, cta, space, lane, addr, transact(state, -(bytes as i64)))
+    }
+
+    /// The 8-byte mbarrier object `lane` names at `addr`.
+    fn object(
+        &self,
+        lx: &LaunchCtx<'_>,
+        cta: &CtaState<'_>,
+        space: MemSpace,
+        lane: usize,
+        addr: u64,
+    ) -> Result<u64, (crate::fault::FaultKind, Option<usize>)> {
         let mut buf = [0u8; 8];
         self.load_lane(lx, cta, space, lane, addr, &mut buf, 8)
             .map_err(mem_err(lane))?;
-        let new = transact(u64::from_le_bytes(buf), -(bytes as i64));
-        self.store_lane(lx, cta, space, lane, addr, &new.to_le_bytes(), 8)
+        Ok(u64::from_le_bytes(buf))
+    }
+
+    fn set_object(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        space: MemSpace,
+        lane: usize,
+        addr: u64,
+        state: u64,
+    ) -> ExecResult {
+        self.store_lane(lx, cta, space, lane, addr, &state.to_le_bytes(), 8)
             .map_err(mem_err(lane))
     }
 

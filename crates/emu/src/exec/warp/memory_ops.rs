@@ -340,9 +340,7 @@ impl Warp {
         }
         Ok(())
     }
-}
 
-impl Warp {
     /// `cp.async.bulk`: each active lane copies its `size` bytes at once, in
     /// 16-byte pieces (the PTX ISA has both addresses 16-byte aligned and the
     /// size a multiple of 16), then completes them on its mbarrier where it
