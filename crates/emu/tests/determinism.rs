@@ -171,3 +171,107 @@ fn observer_sees_the_launch() {
     assert!(d.divergent > 0 && d.divergent < d.branches);
     assert!(d.max_depth >= 3, "nested divergence pushes the stack");
 }
+
+/// One module, several kernels: `plain` stores, `counts` calls a function
+/// that does a global atomic, `through_pointer` calls a store through a
+/// function pointer. Only what a kernel can run decides whether its CTAs
+/// run in parallel.
+const SEVERAL_KERNELS: &str = r#"
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .func bump(.param .b64 bump_p)
+{
+    .reg .b64 %rd<2>;
+    .reg .b32 %r<2>;
+    ld.param.u64 %rd1, [bump_p];
+    atom.global.add.u32 %r1, [%rd1], 1;
+    ret;
+}
+
+.visible .func put(.param .b64 put_p)
+{
+    .reg .b64 %rd<2>;
+    .reg .b32 %r<2>;
+    ld.param.u64 %rd1, [put_p];
+    mov.u32 %r1, 7;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+
+.visible .entry plain(.param .u64 out)
+{
+    .reg .b64 %rd<4>;
+    .reg .b32 %r<2>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %ctaid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+
+.visible .entry counts(.param .u64 out)
+{
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd2;
+    call.uni bump, (param0);
+    }
+    ret;
+}
+
+.visible .entry through_pointer(.param .u64 out)
+{
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u64 %rd3, put;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd2;
+    prototype_0 : .callprototype ()_ (.param .b64 _);
+    call %rd3, (param0), prototype_0;
+    }
+    ret;
+}
+"#;
+
+fn run_kernel_of_module(kernel: &str) -> emu::exec::LaunchResult {
+    let spec_text = format!(
+        "source = \"k.ptx\"\nkernel = \"{kernel}\"\ngrid = [8]\nblock = [32]\n\
+         [[arg]]\nname = \"out\"\ntype = \"u32*\"\nlen = 8\n"
+    );
+    let spec = emu::spec::parse(&spec_text, std::path::Path::new("/k.toml"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    emu::exec::run_ptx(
+        SEVERAL_KERNELS,
+        "k.ptx",
+        &spec,
+        LaunchOptions {
+            parallel: true,
+            ..Default::default()
+        },
+        &mut emu::observer::NoObserver,
+    )
+    .unwrap_or_else(|e| panic!("{kernel}: {e}"))
+}
+
+#[test]
+fn another_kernels_atomics_do_not_make_a_launch_sequential() {
+    let plain = run_kernel_of_module("plain");
+    assert!(!plain.stats.ran_sequentially);
+    assert_eq!(u32s(buffer(&plain, "out")), (0..8).collect::<Vec<u32>>());
+    // An atomic in a callee counts; so does any function behind a pointer.
+    let counts = run_kernel_of_module("counts");
+    assert!(counts.stats.ran_sequentially);
+    assert_eq!(u32s(buffer(&counts, "out"))[0], 8 * 32);
+    let through = run_kernel_of_module("through_pointer");
+    assert!(through.stats.ran_sequentially);
+    assert_eq!(u32s(buffer(&through, "out"))[0], 7);
+}

@@ -451,9 +451,41 @@ pub(super) fn finish(
     })
 }
 
-/// Whether any op may do a global read-modify-write (so CTAs can see each other).
-fn has_global_atomics(prog: &Program) -> bool {
-    prog.funcs.iter().flat_map(|f| &f.ops).any(|op| {
+/// The ops of the functions a launch of `entry` can run: the entry and what
+/// it calls, directly or through calls of its callees. A module often holds
+/// several kernels (one `.cu` file, several `__global__`s), and what another
+/// kernel does must not decide how this one runs. A call through a function
+/// pointer can reach any function, so then every function counts.
+fn reachable_ops(prog: &Program, entry: u32) -> impl Iterator<Item = &Op> {
+    let mut seen = vec![false; prog.funcs.len()];
+    let mut stack = vec![entry as usize];
+    let mut indirect = false;
+    while let Some(f) = stack.pop() {
+        if f >= seen.len() || std::mem::replace(&mut seen[f], true) {
+            continue;
+        }
+        for op in &prog.funcs[f].ops {
+            match op {
+                Op::Call { callee, .. } => stack.push(*callee as usize),
+                Op::CallIndirect { .. } => indirect = true,
+                _ => {}
+            }
+        }
+    }
+    if indirect {
+        seen.fill(true);
+    }
+    prog.funcs
+        .iter()
+        .zip(seen)
+        .filter(|(_, reached)| *reached)
+        .flat_map(|(f, _)| &f.ops)
+}
+
+/// Whether an op a launch of `entry` can run may do a global
+/// read-modify-write (so CTAs can see each other).
+fn has_global_atomics(prog: &Program, entry: u32) -> bool {
+    reachable_ops(prog, entry).any(|op| {
         matches!(
             op,
             Op::Atom {
@@ -504,7 +536,7 @@ pub(super) fn run_prepared<O: Observer>(
 ) -> Result<LaunchResult, Box<Fault>> {
     // Events must arrive in CTA order, so a watching observer means sequential
     // (an observer that can be forked per range of CTAs uses [`launch_forked`]).
-    if opts.parallel && !O::WATCHES && !has_global_atomics(&p.code.prog) {
+    if opts.parallel && !O::WATCHES && !has_global_atomics(&p.code.prog, p.code.entry) {
         return launch_parallel(p, spec, opts);
     }
     let ids = selected_ctas(spec.grid, opts.ctas);
@@ -661,7 +693,8 @@ where
             .collect(),
         None => selected_ctas(spec.grid, opts.ctas),
     };
-    let forkable = !has_global_atomics(&p.code.prog) && reads_are_reported(&p.code.prog);
+    let forkable = !has_global_atomics(&p.code.prog, p.code.entry)
+        && reads_are_reported(&p.code.prog, p.code.entry);
     let ranges = match plan.ranges {
         _ if !forkable => 1,
         0 => rayon::current_num_threads().max(1),
@@ -680,17 +713,14 @@ where
     })
 }
 
-/// Whether every global read of `prog` is reported by a memory event that
+/// Whether every global read a launch of `entry` can do is reported by a memory event that
 /// covers its bytes (what [`launch_forked`] promises). Tensor operations
 /// report one address per lane for several elements, and `printf` reads its
 /// format string and arguments without one; an op added later that reads
 /// global memory unreported belongs here too. (`cp.async` reports its read
 /// as a load of its copy size, which covers the bytes it reads.)
-fn reads_are_reported(prog: &Program) -> bool {
-    prog.funcs
-        .iter()
-        .flat_map(|f| &f.ops)
-        .all(|op| !matches!(op, Op::Tensor(_) | Op::Vprintf { .. }))
+fn reads_are_reported(prog: &Program, entry: u32) -> bool {
+    reachable_ops(prog, entry).all(|op| !matches!(op, Op::Tensor(_) | Op::Vprintf { .. }))
 }
 
 /// What the ranges of a launch produced: printf output and counters, merged
