@@ -39,11 +39,13 @@
 //! copies at once in 16-byte pieces (reported 32 to an access); `elect.sync` elects
 //! the lowest executing lane of its member mask; vector atomics (`.v2` ..
 //! `.v8`) apply element by element; `griddepcontrol` is a no-op (one grid); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16,
-//! `wmma.*` m16n16k16 f16 and m16n16k8 tf32 (inputs read as tf32, the low
-//! 13 bits dropped; `cvt.{rna,rn,rz}.tf32.f32` rounds to it),
-//! `ldmatrix`/`stmatrix`) accumulate in f32 in k
-//! order and use an emulator-chosen wmma fragment layout (see the warp's
-//! tensor module); video SIMD ops run in their default-selector form.
+//! `wmma.*` f16, bf16, u8 and s8 at m16n16k16, m32n8k16 and m8n32k16,
+//! m16n16k8 tf32 (inputs read as tf32, the low 13 bits dropped;
+//! `cvt.{rna,rn,rz}.tf32.f32` rounds to it) and m8n8k4 f64 `.rn`,
+//! `ldmatrix`/`stmatrix`) accumulate in f32 in k order (exactly in
+//! integers, with a fused multiply-add per step in f64) and use an
+//! emulator-chosen wmma fragment layout (see the warp's tensor module);
+//! video SIMD ops run in their default-selector form.
 
 pub mod exec;
 pub mod fault;

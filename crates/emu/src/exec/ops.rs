@@ -768,17 +768,66 @@ pub enum Tf32Round {
     Zero,
 }
 
-/// Which matrix a `wmma.load` / `wmma.store` fragment holds.
+/// Which matrix a `wmma` fragment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WmmaFrag {
+    /// A (m x k).
     A,
+    /// B (k x n).
     B,
-    /// A of m16n16k8 tf32 (16 x 8, four elements per lane).
-    ATf32,
-    /// B of m16n16k8 tf32 (8 x 16, four elements per lane).
-    BTf32,
-    /// The accumulator (`.c` or `.d`).
+    /// The accumulator (`.c` or `.d`, m x n).
     Acc,
+}
+
+/// The element type of a `wmma` fragment, as its registers pack it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WmmaElem {
+    F16,
+    Bf16,
+    /// tf32 in a 32-bit register (the multiplier reads its 19 high bits).
+    Tf32,
+    S8,
+    U8,
+    F32,
+    S32,
+    F64,
+}
+
+impl WmmaElem {
+    /// Bits of one element in memory.
+    pub fn bits(self) -> usize {
+        match self {
+            WmmaElem::S8 | WmmaElem::U8 => 8,
+            WmmaElem::F16 | WmmaElem::Bf16 => 16,
+            WmmaElem::Tf32 | WmmaElem::F32 | WmmaElem::S32 => 32,
+            WmmaElem::F64 => 64,
+        }
+    }
+
+    /// Elements one register holds (a 64-bit register for f64, else 32-bit).
+    pub fn per_reg(self) -> usize {
+        (32 / self.bits()).max(1)
+    }
+}
+
+/// The shape of a `wmma` operation (m x n x k).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WmmaShape {
+    pub m: u8,
+    pub n: u8,
+    pub k: u8,
+}
+
+impl WmmaShape {
+    /// (rows, columns) of a fragment's matrix.
+    pub fn dims(self, frag: WmmaFrag) -> (usize, usize) {
+        let (m, n, k) = (self.m as usize, self.n as usize, self.k as usize);
+        match frag {
+            WmmaFrag::A => (m, k),
+            WmmaFrag::B => (k, n),
+            WmmaFrag::Acc => (m, n),
+        }
+    }
 }
 
 /// Tensor-core and matrix-movement operations (boxed in [`Op::Tensor`]).
@@ -808,33 +857,36 @@ pub enum TensorOp {
         b: Vec<Src>,
         c: Vec<Src>,
     },
-    /// `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.dtype.ctype d, a, b, c`.
+    /// `wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype{.rn}{.satfinite} d, a, b, c`.
     WmmaMma {
-        a_row: bool,
-        b_row: bool,
-        /// m16n16k8 with tf32 multiplicands (else m16n16k16 f16).
-        tf32: bool,
-        d_f32: bool,
-        c_f32: bool,
+        shape: WmmaShape,
+        /// The multiplicands' type (A's and B's are the same).
+        ab: WmmaElem,
+        d_elem: WmmaElem,
+        c_elem: WmmaElem,
+        /// Integer forms: clamp to the s32 range instead of wrapping.
+        satfinite: bool,
         d: Vec<R>,
         a: Vec<Src>,
         b: Vec<Src>,
         c: Vec<Src>,
     },
-    /// `wmma.load.{a,b,c}.sync.aligned.layout.m16n16k16[.space].type d, [addr]{, stride}`.
+    /// `wmma.load.{a,b,c}.sync.aligned.layout.shape[.space].type d, [addr]{, stride}`.
     WmmaLoad {
         frag: WmmaFrag,
+        shape: WmmaShape,
+        elem: WmmaElem,
         row: bool,
-        f32: bool,
         space: MemSpace,
         d: Vec<R>,
         addr: Addr,
         stride: Option<Src>,
     },
-    /// `wmma.store.d.sync.aligned.layout.m16n16k16[.space].type [addr], s{, stride}`.
+    /// `wmma.store.d.sync.aligned.layout.shape[.space].type [addr], s{, stride}`.
     WmmaStore {
+        shape: WmmaShape,
+        elem: WmmaElem,
         row: bool,
-        f32: bool,
         space: MemSpace,
         src: Vec<Src>,
         addr: Addr,

@@ -138,9 +138,9 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         O::CpAsyncBulkPrefetch => &[Level, Space, Hint],
         O::CpAsyncBulkWaitGroup => &[BulkRead],
         O::Ldmatrix | O::Stmatrix => &[Sync, Aligned, Shape, Num, Trans, Space, Type],
-        O::Mma => &[Sync, Aligned, Shape, Layout, Type, Satfinite],
+        O::Mma => &[Sync, Aligned, Shape, Layout, Rounding, Type, Satfinite],
         O::Wmma => &[
-            WmmaOp, Fragment, Sync, Aligned, Layout, Shape, Space, Type, Satfinite,
+            WmmaOp, Fragment, Sync, Aligned, Layout, Shape, Space, Type, Rounding, Satfinite,
         ],
         O::Mbarrier => &[MbarrierOp, Parity, NoComplete, Space, Sem, Scope, Type],
         O::CpAsyncMbarrierArrive => &[Noinc, Space, Type],

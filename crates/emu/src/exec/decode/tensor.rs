@@ -1,7 +1,9 @@
 //! Translation of the tensor-core and matrix-movement instructions (`mma`,
 //! `wmma.*`, `ldmatrix`, `stmatrix`).
 
-use ptx::{Fragment, Instruction, Layout, Opcode, Operand, Shape, StateSpace, Type, WmmaOp};
+use ptx::{
+    Fragment, Instruction, Layout, Opcode, Operand, Rounding, Shape, StateSpace, Type, WmmaOp,
+};
 
 use super::{Cx, D, mem_space};
 use crate::exec::ops::*;
@@ -19,13 +21,53 @@ fn not_emulated(s: Option<Shape>, ta: Type, tb: Type) -> String {
     format!("mma.{shape}.{}.{} {MMA_RUNS}", ta.name(), tb.name())
 }
 
-const M16N16K16: Shape = Shape {
-    m: 16,
-    n: 16,
-    k: 16,
-};
+/// The `wmma` shapes and multiplicand types that run (PTX ISA "Warp-level
+/// matrix multiply-accumulate instructions: wmma"), as refused otherwise.
+const WMMA_RUNS: &str = "wmma runs .f16 and .bf16 m16n16k16 / m32n8k16 / m8n32k16, \
+                         .u8 and .s8 m16n16k16 / m32n8k16 / m8n32k16, .tf32 m16n16k8 \
+                         and .f64 m8n8k4";
 
-const M16N16K8: Shape = Shape { m: 16, n: 16, k: 8 };
+/// The fragment element type of a PTX type.
+fn wmma_elem(t: Type) -> Option<WmmaElem> {
+    Some(match t {
+        Type::F16 => WmmaElem::F16,
+        Type::Bf16 => WmmaElem::Bf16,
+        Type::Tf32 => WmmaElem::Tf32,
+        Type::S8 => WmmaElem::S8,
+        Type::U8 => WmmaElem::U8,
+        Type::F32 => WmmaElem::F32,
+        Type::S32 => WmmaElem::S32,
+        Type::F64 => WmmaElem::F64,
+        _ => return None,
+    })
+}
+
+/// Whether multiplicands of `ab` run at `shape`, and the accumulator types
+/// they take.
+fn wmma_accumulators(shape: WmmaShape, ab: WmmaElem) -> Option<&'static [WmmaElem]> {
+    let s = (shape.m, shape.n, shape.k);
+    let k16 = matches!(s, (16, 16, 16) | (32, 8, 16) | (8, 32, 16));
+    Some(match ab {
+        WmmaElem::F16 if k16 => &[WmmaElem::F16, WmmaElem::F32],
+        WmmaElem::Bf16 if k16 => &[WmmaElem::F32],
+        WmmaElem::S8 | WmmaElem::U8 if k16 => &[WmmaElem::S32],
+        WmmaElem::Tf32 if s == (16, 16, 8) => &[WmmaElem::F32],
+        WmmaElem::F64 if s == (8, 8, 4) => &[WmmaElem::F64],
+        _ => return None,
+    })
+}
+
+/// Registers of a fragment (ISA "Matrix fragments for WMMA"): every lane
+/// holds an equal share of the matrix, except f16 A and B, whose eight
+/// `.f16x2` registers hold 16 elements per lane at any shape.
+pub(crate) fn wmma_regs(shape: WmmaShape, frag: WmmaFrag, elem: WmmaElem) -> usize {
+    let (r, c) = shape.dims(frag);
+    let per_lane = match (frag, elem) {
+        (WmmaFrag::A | WmmaFrag::B, WmmaElem::F16) => 16,
+        _ => r * c / 32,
+    };
+    per_lane / elem.per_reg()
+}
 
 impl Cx<'_> {
     /// The registers of a `{...}` vector operand (or of a single register).
@@ -86,6 +128,12 @@ impl Cx<'_> {
         }
         let ty = |i: usize| inst.types.get(i).copied().ok_or("mma type");
         let (td, ta, tb, tc) = (ty(0)?, ty(1)?, ty(2)?, ty(3)?);
+        // ISA "mma": a rounding modifier belongs to the f64 forms only.
+        if let Some(r) = m.rounding
+            && ta != Type::F64
+        {
+            return Err(format!("mma .{} on a form other than f64", r.name()).into());
+        }
         if matches!(ta, Type::U8 | Type::S8) || matches!(tb, Type::U8 | Type::S8) {
             return self.mma_int(inst, [td, ta, tb, tc]);
         }
@@ -179,105 +227,173 @@ impl Cx<'_> {
 
     fn wmma(&self, inst: &Instruction) -> D<TensorOp> {
         let m = &inst.mods;
-        // m16n16k8 is the tf32 shape: its accumulator is m16n16k16's.
-        let k8 = m.shape == Some(M16N16K8);
-        if m.shape != Some(M16N16K16) && !k8 {
-            return Err(format!(
-                "wmma shape {:?} (m16n16k16, and m16n16k8 tf32, run)",
-                m.shape
-            )
-            .into());
-        }
+        let shape = match m.shape {
+            Some(Shape { m, n, k }) => WmmaShape {
+                m: m as u8,
+                n: n as u8,
+                k: k as u8,
+            },
+            None => return Err("wmma without a shape".into()),
+        };
         let get = |i: usize| {
             inst.operands
                 .get(i)
                 .ok_or_else(|| format!("missing operand {i}"))
         };
-        let ty = inst.ty().ok_or("wmma type")?;
+        let elem_of = |t: Option<&Type>| -> D<WmmaElem> {
+            t.copied()
+                .and_then(wmma_elem)
+                .ok_or_else(|| format!("wmma of {t:?} ({WMMA_RUNS})").into())
+        };
         let row = |l: Option<Layout>| l != Some(Layout::Col);
         let space = || mem_space(m.space.or(Some(StateSpace::Generic)));
         let stride = |i: usize| inst.operands.get(i).map(|o| self.src(o)).transpose();
+        let shape_name = format!("m{}n{}k{}", shape.m, shape.n, shape.k);
+        // Every multiplicand type that runs at this shape, and their
+        // accumulators: what a load or store of a fragment may be.
+        let fits = |frag: WmmaFrag, elem: WmmaElem| {
+            let abs = [
+                WmmaElem::F16,
+                WmmaElem::Bf16,
+                WmmaElem::Tf32,
+                WmmaElem::S8,
+                WmmaElem::U8,
+                WmmaElem::F64,
+            ];
+            abs.into_iter().any(|ab| {
+                wmma_accumulators(shape, ab).is_some_and(|accs| match frag {
+                    WmmaFrag::Acc => accs.contains(&elem),
+                    _ => ab == elem,
+                })
+            })
+        };
+        if m.rounding.is_some() && m.wmma_op != Some(WmmaOp::Mma) {
+            return Err("a rounding modifier on a wmma load or store".into());
+        }
         match m.wmma_op {
             Some(WmmaOp::Load) => {
-                let (frag, f32, n) = match (m.fragment, ty) {
-                    (Some(Fragment::A), Type::F16) if !k8 => (WmmaFrag::A, false, 8),
-                    (Some(Fragment::B), Type::F16) if !k8 => (WmmaFrag::B, false, 8),
-                    (Some(Fragment::A), Type::Tf32) if k8 => (WmmaFrag::ATf32, true, 4),
-                    (Some(Fragment::B), Type::Tf32) if k8 => (WmmaFrag::BTf32, true, 4),
-                    (Some(Fragment::C), Type::F16) => (WmmaFrag::Acc, false, 4),
-                    (Some(Fragment::C), Type::F32) => (WmmaFrag::Acc, true, 8),
-                    other => return Err(format!("wmma.load of {other:?}").into()),
+                let frag = match m.fragment {
+                    Some(Fragment::A) => WmmaFrag::A,
+                    Some(Fragment::B) => WmmaFrag::B,
+                    Some(Fragment::C) => WmmaFrag::Acc,
+                    Some(Fragment::D) | None => {
+                        return Err("wmma.load needs .a, .b or .c".into());
+                    }
                 };
+                let elem = elem_of(inst.ty().as_ref())?;
+                if !fits(frag, elem) {
+                    return Err(format!(
+                        "wmma.load.{} of {elem:?} at {shape_name} ({WMMA_RUNS})",
+                        frag_name(frag)
+                    )
+                    .into());
+                }
                 let (addr, space) = self.addr(get(1)?, space()?)?;
                 Ok(TensorOp::WmmaLoad {
                     frag,
+                    shape,
+                    elem,
                     row: row(m.layout_a),
-                    f32,
                     space,
-                    d: self.reg_vec(get(0)?, n, "wmma.load")?,
+                    d: self.reg_vec(get(0)?, wmma_regs(shape, frag, elem), "wmma.load")?,
                     addr,
                     stride: stride(2)?,
                 })
             }
             Some(WmmaOp::Store) => {
-                let (f32, n) = match ty {
-                    Type::F16 => (false, 4),
-                    Type::F32 => (true, 8),
-                    other => return Err(format!("wmma.store of {other:?}").into()),
-                };
+                let elem = elem_of(inst.ty().as_ref())?;
+                if !fits(WmmaFrag::Acc, elem) {
+                    return Err(
+                        format!("wmma.store.d of {elem:?} at {shape_name} ({WMMA_RUNS})").into(),
+                    );
+                }
                 let (addr, space) = self.addr(get(0)?, space()?)?;
                 Ok(TensorOp::WmmaStore {
+                    shape,
+                    elem,
                     row: row(m.layout_a),
-                    f32,
                     space,
-                    src: self.src_vec(get(1)?, n, "wmma.store")?,
+                    src: self.src_vec(
+                        get(1)?,
+                        wmma_regs(shape, WmmaFrag::Acc, elem),
+                        "wmma.store",
+                    )?,
                     addr,
                     stride: stride(2)?,
                 })
             }
             Some(WmmaOp::Mma) => {
-                // ISA "wmma.mma": .satfinite is on the integer forms only,
-                // and only f16 multiplicands run here.
-                if m.satfinite {
+                // The types are .dtype.ctype (f16 multiplicands) or
+                // .dtype.atype.btype.ctype.
+                let (d_elem, ab, c_elem) = match inst.types.as_slice() {
+                    [d, c] => (elem_of(Some(d))?, WmmaElem::F16, elem_of(Some(c))?),
+                    [d, a, b, c] if a == b => {
+                        (elem_of(Some(d))?, elem_of(Some(a))?, elem_of(Some(c))?)
+                    }
+                    [d, a, b, c]
+                        if matches!((a, b), (Type::S8 | Type::U8, Type::S8 | Type::U8)) =>
+                    {
+                        return Err(format!(
+                            "wmma.mma.{}.{}.{}.{}: mixed signedness of the multiplicands is not emulated",
+                            d.name(),
+                            a.name(),
+                            b.name(),
+                            c.name()
+                        )
+                        .into());
+                    }
+                    other => return Err(format!("wmma.mma types {other:?}").into()),
+                };
+                let accs = wmma_accumulators(shape, ab).ok_or_else(|| {
+                    format!("wmma.mma {shape_name} with {ab:?} multiplicands ({WMMA_RUNS})")
+                })?;
+                if !accs.contains(&d_elem) || !accs.contains(&c_elem) {
+                    return Err(format!(
+                        "wmma.mma {shape_name} {ab:?} with accumulators {d_elem:?} and {c_elem:?}"
+                    )
+                    .into());
+                }
+                let integer = matches!(ab, WmmaElem::S8 | WmmaElem::U8);
+                // ISA "wmma.mma": .satfinite is on the integer forms only;
+                // a rounding modifier on the f64 form only (.rn runs).
+                if m.satfinite && !integer {
                     return Err(
                         "wmma.mma .satfinite on a floating-point form (integer forms only)".into(),
                     );
                 }
-                let acc = |i: usize| -> D<bool> {
-                    match inst.types.get(i) {
-                        Some(Type::F32) => Ok(true),
-                        Some(Type::F16) => Ok(false),
-                        other => Err(format!("wmma.mma accumulator {other:?}").into()),
+                match (m.rounding, ab) {
+                    (None, _) | (Some(Rounding::Rn), WmmaElem::F64) => {}
+                    (Some(r), WmmaElem::F64) => {
+                        return Err(format!(
+                            "wmma.mma f64 rounding .{} is not emulated (.rn runs)",
+                            r.name()
+                        )
+                        .into());
                     }
-                };
-                let (d_f32, c_f32) = (acc(0)?, acc(inst.types.len().saturating_sub(1))?);
-                // The multiplicands' types sit between the accumulators':
-                // .dtype.atype.btype.ctype.
-                let ab = (inst.types.len() == 4).then(|| (inst.types[1], inst.types[2]));
-                let tf32 = match (k8, ab) {
-                    (true, Some((Type::Tf32, Type::Tf32))) => true,
-                    (false, None | Some((Type::F16, Type::F16))) => false,
-                    (_, ab) => {
+                    (Some(r), _) => {
                         return Err(
-                            format!("wmma.mma {:?} with multiplicands {ab:?}", m.shape).into()
+                            format!("wmma.mma .{} on a form other than f64", r.name()).into()
                         );
                     }
-                };
-                if tf32 && !d_f32 {
-                    return Err("wmma.mma tf32 with an f16 accumulator".into());
                 }
-                let n = |f32: bool| if f32 { 8 } else { 4 };
-                let ab_regs = if tf32 { 4 } else { 8 };
                 Ok(TensorOp::WmmaMma {
-                    a_row: row(m.layout_a),
-                    b_row: row(m.layout_b),
-                    tf32,
-                    d_f32,
-                    c_f32,
-                    d: self.reg_vec(get(0)?, n(d_f32), "wmma.mma d")?,
-                    a: self.src_vec(get(1)?, ab_regs, "wmma.mma a")?,
-                    b: self.src_vec(get(2)?, ab_regs, "wmma.mma b")?,
-                    c: self.src_vec(get(3)?, n(c_f32), "wmma.mma c")?,
+                    shape,
+                    ab,
+                    d_elem,
+                    c_elem,
+                    satfinite: m.satfinite,
+                    d: self.reg_vec(
+                        get(0)?,
+                        wmma_regs(shape, WmmaFrag::Acc, d_elem),
+                        "wmma.mma d",
+                    )?,
+                    a: self.src_vec(get(1)?, wmma_regs(shape, WmmaFrag::A, ab), "wmma.mma a")?,
+                    b: self.src_vec(get(2)?, wmma_regs(shape, WmmaFrag::B, ab), "wmma.mma b")?,
+                    c: self.src_vec(
+                        get(3)?,
+                        wmma_regs(shape, WmmaFrag::Acc, c_elem),
+                        "wmma.mma c",
+                    )?,
                 })
             }
             None => Err("wmma without an operation".into()),
@@ -319,5 +435,13 @@ impl Cx<'_> {
             regs,
             addr,
         })
+    }
+}
+
+fn frag_name(f: WmmaFrag) -> &'static str {
+    match f {
+        WmmaFrag::A => "a",
+        WmmaFrag::B => "b",
+        WmmaFrag::Acc => "c",
     }
 }

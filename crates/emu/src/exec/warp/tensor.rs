@@ -20,12 +20,20 @@
 //! at row t + 4*i, column g (the ISA's table, read in a mirror of the PTX
 //! ISA 9.2, and as the wmma_extension library loads its fragments). `wmma` fragments are opaque
 //! (the ISA leaves their layout to the implementation and ptxas does not
-//! document it); the emulator uses: lane l holds row l%16 of A (its 16 k
-//! values, two per register), column l%16 of B, and row l/2, columns
-//! 8*(l%2)..8*(l%2)+8 of the accumulator. For m16n16k8 tf32, lane l holds
-//! row l%16 of A at k = 4*(l/16)..4*(l/16)+4 (one per register) and column
-//! l%16 of B at the same k; the accumulator is m16n16k16's. Loads and
-//! stores use the same layout, so a program's results do not depend on it.
+//! document it); the emulator lays every fragment out alike: its matrix in
+//! storage order (A and the accumulator by rows, B by columns, so that a
+//! lane's elements run along k) is cut into runs of as many elements as a
+//! lane holds, run q in lane q (and in lanes q + runs, q + 2 runs ... where
+//! the lanes hold more than the matrix: f16 A and B keep 16 elements per
+//! lane at every shape). At m16n16k16 f16, lane l holds row l%16 of A (its
+//! 16 k values, two per register), column l%16 of B, and row l/2, columns
+//! 8*(l%2)..8*(l%2)+8 of the accumulator. Loads and stores use the same
+//! layout, so a program's results do not depend on it.
+//!
+//! Arithmetic of the other `wmma` kinds: 8-bit integers multiply and add
+//! exactly, then clamp to s32 with `.satfinite` or wrap; f64 m8n8k4 takes a
+//! fused multiply-add per k step, rounded to nearest (`.rn`, the only
+//! rounding that runs).
 //!
 //! `ldmatrix` / `stmatrix` (ISA "Warp-level matrix load instruction"):
 //! lanes 8j..8j+8 give the row addresses of matrix j; lane l's register j
@@ -224,81 +232,113 @@ impl Warp {
                 self.write_all(d, &out, exec);
             }
             TensorOp::WmmaMma {
-                a_row: _,
-                b_row: _,
-                tf32,
-                d_f32,
-                c_f32,
+                shape,
+                ab,
+                d_elem,
+                c_elem,
+                satfinite,
                 d,
                 a,
                 b,
                 c,
             } => {
                 // The layouts of A and B were applied by the loads: the
-                // fragments hold rows of A and columns of B either way.
+                // fragments hold A and B in the emulator's own order.
                 let (av, bv, cv) = self.mma_operands(lx, cta, exec, "wmma.mma", [a, b, c])?;
-                let k = if *tf32 { 8 } else { 16 };
-                // Element kk of row (or column) i. f16: lane i, two per
-                // register. tf32: lane i + 16 * (kk / 4), register kk % 4;
-                // the multiplier reads only a tf32's 19 bits, and products
-                // of two are exact in f32.
-                let elem = |regs: &Regs, i: usize, kk: usize| {
-                    if *tf32 {
-                        f32::from_bits(regs[kk % 4][i + 16 * (kk / 4)] as u32 & !0x1fff)
-                    } else {
-                        f16::from_bits(half_of(regs[kk / 2][i], kk % 2)).to_f32()
-                    }
-                };
-                let mut out: Regs = vec![[0u64; WARP_SIZE]; d.len()];
-                for l in 0..WARP_SIZE {
-                    let row = l / 2;
-                    for e in 0..8 {
-                        let col = 8 * (l % 2) + e;
-                        let v = dot(
-                            acc_elem(&cv, *c_f32, l, e),
-                            (0..k).map(|kk| elem(&av, row, kk)),
-                            (0..k).map(|kk| elem(&bv, col, kk)),
-                        );
-                        put_acc(&mut out, *d_f32, l, e, v);
+                let am = gather(&av, *shape, WmmaFrag::A, *ab);
+                let bm = gather(&bv, *shape, WmmaFrag::B, *ab);
+                let cm = gather(&cv, *shape, WmmaFrag::Acc, *c_elem);
+                let (m, n, k) = (shape.m as usize, shape.n as usize, shape.k as usize);
+                let (a_at, b_at) = (
+                    |i: usize, kk: usize| am[i * k + kk],
+                    |kk: usize, j: usize| bm[kk * n + j],
+                );
+                let mut dm = vec![0u64; m * n];
+                for i in 0..m {
+                    for j in 0..n {
+                        let c0 = cm[i * n + j];
+                        dm[i * n + j] = match ab {
+                            WmmaElem::S8 | WmmaElem::U8 => {
+                                let signed = *ab == WmmaElem::S8;
+                                let int = |bits: u64| {
+                                    if signed {
+                                        bits as u8 as i8 as i64
+                                    } else {
+                                        bits as u8 as i64
+                                    }
+                                };
+                                let sum = (0..k).fold(c0 as u32 as i32 as i64, |acc, kk| {
+                                    acc + int(a_at(i, kk)) * int(b_at(kk, j))
+                                });
+                                let v = if *satfinite {
+                                    sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32
+                                } else {
+                                    sum as i32
+                                };
+                                v as u32 as u64
+                            }
+                            WmmaElem::F64 => {
+                                let f = f64::from_bits;
+                                (0..k)
+                                    .fold(f(c0), |acc, kk| {
+                                        f(a_at(i, kk)).mul_add(f(b_at(kk, j)), acc)
+                                    })
+                                    .to_bits()
+                            }
+                            _ => {
+                                let v = dot(
+                                    float_elem(c0, *c_elem),
+                                    (0..k).map(|kk| float_elem(a_at(i, kk), *ab)),
+                                    (0..k).map(|kk| float_elem(b_at(kk, j), *ab)),
+                                );
+                                match d_elem {
+                                    WmmaElem::F16 => f16::from_f32(v).to_bits() as u64,
+                                    _ => v.to_bits() as u64,
+                                }
+                            }
+                        };
                     }
                 }
+                let out = scatter(&dm, d.len(), *shape, *d_elem);
                 self.write_all(d, &out, exec);
             }
             TensorOp::WmmaLoad {
                 frag,
+                shape,
+                elem,
                 row,
-                f32,
                 space,
                 d,
                 addr,
                 stride,
             } => {
                 let base = self.addrs(lx, cta, addr);
-                let ld = self.stride(lx, cta, stride);
-                let esize = if *f32 { 4 } else { 2 };
-                let per_reg = if *f32 { 1 } else { 2 };
+                let ld = self.stride(lx, cta, stride, *shape, *frag, *row);
+                let bits = elem.bits();
+                let esize = bits / 8;
+                let per_reg = elem.per_reg();
+                let layout = FragLayout::new(*shape, *frag, *elem, d.len());
                 let mut out: Regs = vec![[0u64; WARP_SIZE]; d.len()];
                 for (j, reg) in out.iter_mut().enumerate() {
                     let mut addrs = [0u64; WARP_SIZE];
                     for l in lanes(exec) {
                         for h in 0..per_reg {
-                            let (r, c) = wmma_coord(*frag, l, per_reg * j + h);
+                            let (r, c) = layout.coord(l, per_reg * j + h);
                             let a = elem_addr(base[l], ld[l], *row, r, c, esize);
                             if h == 0 {
                                 addrs[l] = a;
                             }
-                            let mut buf = [0u8; 4];
+                            let mut buf = [0u8; 8];
                             self.load_lane(lx, cta, *space, l, a, &mut buf[..esize], esize as u32)
                                 .map_err(mem_err(l))?;
-                            let v = u32::from_le_bytes(buf) as u64;
-                            reg[l] |= v << (16 * h);
+                            reg[l] |= u64::from_le_bytes(buf) << (bits * h);
                         }
                     }
                     obs.memory(&MemEvent {
                         site,
                         space: access_space(*space, &addrs, exec),
                         kind: AccessKind::Load,
-                        size: 4,
+                        size: (esize * per_reg) as u32,
                         active: exec,
                         addrs: &addrs,
                     });
@@ -306,28 +346,31 @@ impl Warp {
                 self.write_all(d, &out, exec);
             }
             TensorOp::WmmaStore {
+                shape,
+                elem,
                 row,
-                f32,
                 space,
                 src,
                 addr,
                 stride,
             } => {
                 let base = self.addrs(lx, cta, addr);
-                let ld = self.stride(lx, cta, stride);
+                let ld = self.stride(lx, cta, stride, *shape, WmmaFrag::Acc, *row);
                 let vals = self.fetch_all(lx, cta, src);
-                let esize = if *f32 { 4 } else { 2 };
-                let per_reg = if *f32 { 1 } else { 2 };
+                let bits = elem.bits();
+                let esize = bits / 8;
+                let per_reg = elem.per_reg();
+                let layout = FragLayout::new(*shape, WmmaFrag::Acc, *elem, src.len());
                 for (j, reg) in vals.iter().enumerate() {
                     let mut addrs = [0u64; WARP_SIZE];
                     for l in lanes(exec) {
                         for h in 0..per_reg {
-                            let (r, c) = wmma_coord(WmmaFrag::Acc, l, per_reg * j + h);
+                            let (r, c) = layout.coord(l, per_reg * j + h);
                             let a = elem_addr(base[l], ld[l], *row, r, c, esize);
                             if h == 0 {
                                 addrs[l] = a;
                             }
-                            let bytes = ((reg[l] >> (16 * h)) as u32).to_le_bytes();
+                            let bytes = (reg[l] >> (bits * h)).to_le_bytes();
                             self.store_lane(lx, cta, *space, l, a, &bytes[..esize], esize as u32)
                                 .map_err(mem_err(l))?;
                         }
@@ -336,7 +379,7 @@ impl Warp {
                         site,
                         space: access_space(*space, &addrs, exec),
                         kind: AccessKind::Store,
-                        size: 4,
+                        size: (esize * per_reg) as u32,
                         active: exec,
                         addrs: &addrs,
                     });
@@ -359,11 +402,24 @@ impl Warp {
         Ok(())
     }
 
-    /// The leading dimension of a wmma access, in elements (16 when absent).
-    fn stride(&self, lx: &LaunchCtx<'_>, cta: &CtaState<'_>, s: &Option<Src>) -> L {
+    /// The leading dimension of a wmma access, in elements; without one,
+    /// the matrix is packed (its row length, or its column length when
+    /// column-major).
+    fn stride(
+        &self,
+        lx: &LaunchCtx<'_>,
+        cta: &CtaState<'_>,
+        s: &Option<Src>,
+        shape: WmmaShape,
+        frag: WmmaFrag,
+        row: bool,
+    ) -> L {
         match s {
             Some(s) => self.fetch(lx, cta, *s).map(|v| v & 0xffff_ffff),
-            None => [16; WARP_SIZE],
+            None => {
+                let (r, c) = shape.dims(frag);
+                [if row { c } else { r } as u64; WARP_SIZE]
+            }
         }
     }
 
@@ -467,15 +523,90 @@ impl Warp {
     }
 }
 
-/// (row, column) in its own matrix of element `e` of lane `l`'s wmma
-/// fragment (the layout of the module comment).
-fn wmma_coord(frag: WmmaFrag, l: usize, e: usize) -> (usize, usize) {
-    match frag {
-        WmmaFrag::A => (l % 16, e),
-        WmmaFrag::B => (e, l % 16),
-        WmmaFrag::ATf32 => (l % 16, 4 * (l / 16) + e),
-        WmmaFrag::BTf32 => (4 * (l / 16) + e, l % 16),
-        WmmaFrag::Acc => (l / 2, 8 * (l % 2) + e),
+/// Where the elements of a wmma fragment sit in its matrix (the layout of
+/// the module comment): the matrix in storage order (A and the accumulator
+/// by rows, B by columns) cut into runs of `per_lane` elements, run `q` in
+/// lanes q, q + runs, ...: the fragment is replicated when the lanes hold
+/// more than the matrix (f16 A and B).
+struct FragLayout {
+    frag: WmmaFrag,
+    rows: usize,
+    cols: usize,
+    per_lane: usize,
+    runs: usize,
+}
+
+impl FragLayout {
+    fn new(shape: WmmaShape, frag: WmmaFrag, elem: WmmaElem, regs: usize) -> Self {
+        let (rows, cols) = shape.dims(frag);
+        let per_lane = (regs * elem.per_reg()).max(1);
+        let runs = (rows * cols).div_ceil(per_lane).clamp(1, WARP_SIZE);
+        FragLayout {
+            frag,
+            rows,
+            cols,
+            per_lane,
+            runs,
+        }
+    }
+
+    /// (row, column) of element `e` of lane `l`.
+    fn coord(&self, l: usize, e: usize) -> (usize, usize) {
+        let idx = ((l % self.runs) * self.per_lane + e) % (self.rows * self.cols);
+        match self.frag {
+            WmmaFrag::B => (idx % self.rows, idx / self.rows),
+            _ => (idx / self.cols, idx % self.cols),
+        }
+    }
+}
+
+/// The raw bits of a whole fragment's matrix (row-major), from the lanes'
+/// registers.
+fn gather(regs: &Regs, shape: WmmaShape, frag: WmmaFrag, elem: WmmaElem) -> Vec<u64> {
+    let layout = FragLayout::new(shape, frag, elem, regs.len());
+    let (bits, per_reg) = (elem.bits(), elem.per_reg());
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let mut m = vec![0u64; layout.rows * layout.cols];
+    for l in 0..WARP_SIZE {
+        for (j, r) in regs.iter().enumerate() {
+            for h in 0..per_reg {
+                let (row, col) = layout.coord(l, per_reg * j + h);
+                m[row * layout.cols + col] = (r[l] >> (bits * h)) & mask;
+            }
+        }
+    }
+    m
+}
+
+/// The accumulator registers (`n_regs` of them) that hold the row-major
+/// matrix `m`.
+fn scatter(m: &[u64], n_regs: usize, shape: WmmaShape, elem: WmmaElem) -> Regs {
+    let layout = FragLayout::new(shape, WmmaFrag::Acc, elem, n_regs);
+    let (bits, per_reg) = (elem.bits(), elem.per_reg());
+    let mut out: Regs = vec![[0u64; WARP_SIZE]; n_regs];
+    for l in 0..WARP_SIZE {
+        for (j, r) in out.iter_mut().enumerate() {
+            for h in 0..per_reg {
+                let (row, col) = layout.coord(l, per_reg * j + h);
+                r[l] |= m[row * layout.cols + col] << (bits * h);
+            }
+        }
+    }
+    out
+}
+
+/// A floating-point fragment element as the multiplier reads it: f16 and
+/// bf16 widened exactly, tf32 as its 19 high bits.
+fn float_elem(bits: u64, elem: WmmaElem) -> f32 {
+    match elem {
+        WmmaElem::F16 => f16::from_bits(bits as u16).to_f32(),
+        WmmaElem::Bf16 => bf16::from_bits(bits as u16).to_f32(),
+        WmmaElem::Tf32 => f32::from_bits(bits as u32 & !0x1fff),
+        _ => f32::from_bits(bits as u32),
     }
 }
 
