@@ -431,6 +431,10 @@ impl Observer for Collector<'_> {
         if parts.fused {
             self.totals.fused.0[class.index()] += 1;
         }
+        if let Some((kind, macs)) = info.tensor {
+            self.totals.tensor_macs[kind.index()] += u64::from(macs);
+            self.totals.tensor_instructions += 1;
+        }
         parts.specials.add_to(&mut self.totals.special.0, 1);
         self.live.warp_instructions += 1;
         if let Some(l) = self.line_mut(site) {

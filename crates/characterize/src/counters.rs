@@ -5,6 +5,7 @@ use crate::coalesce::Coalescing;
 use ptx::analysis::InstClass;
 
 use crate::static_info::Special;
+use crate::tensor_work::TensorKind;
 
 /// Counts by instruction class.
 pub type ClassCounts = [u64; InstClass::COUNT];
@@ -146,6 +147,10 @@ pub struct Totals {
     /// Shared accesses counted as part of a wider one
     /// ([`crate::wide_shared`]): PTX instructions ptxas does not issue.
     pub shared_merged: u64,
+    /// Multiply-adds of the warp-wide matrix multiplies, indexed by
+    /// [`TensorKind`], and the instructions (warp level).
+    pub tensor_macs: [u64; TensorKind::COUNT],
+    pub tensor_instructions: u64,
 }
 
 impl Default for Totals {
@@ -178,6 +183,8 @@ impl Totals {
             sector_accesses: 0,
             global_load_wavefronts: 0,
             shared_merged: 0,
+            tensor_macs: [0; TensorKind::COUNT],
+            tensor_instructions: 0,
         }
     }
 
@@ -205,6 +212,8 @@ impl Totals {
             sector_accesses,
             global_load_wavefronts,
             shared_merged,
+            tensor_macs,
+            tensor_instructions,
         } = o;
         add_classes(&mut self.warp, warp);
         add_classes(&mut self.thread, thread);
@@ -238,6 +247,11 @@ impl Totals {
         self.sector_accesses += sector_accesses;
         self.global_load_wavefronts += global_load_wavefronts;
         self.shared_merged += shared_merged;
+        self.tensor_macs
+            .iter_mut()
+            .zip(tensor_macs)
+            .for_each(|(a, b)| *a += b);
+        self.tensor_instructions += tensor_instructions;
     }
 
     pub fn warp_instructions(&self) -> u64 {

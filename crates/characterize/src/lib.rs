@@ -35,6 +35,7 @@ pub mod run;
 pub mod sampling;
 pub mod sector_set;
 pub mod static_info;
+pub mod tensor_work;
 pub mod wide_shared;
 
 pub use banks::{BankConflicts, BankLayout, bank_conflicts};

@@ -14,7 +14,7 @@
 
 use profile::{
     Atomics, Branches, ClassMix, GlobalMemory, KernelProfile, Launch, LocalMemory, PerThread,
-    SharedMemory, Synchronisation, Traffic, Workload,
+    SharedMemory, Synchronisation, TensorWork, Traffic, Workload,
 };
 use ptx::analysis::InstClass;
 
@@ -218,6 +218,18 @@ impl Characterization {
                 integer_convert_fraction: None,
                 int32_to_f32_convert_fraction: None,
                 narrow_uint_to_f32_convert_fraction: None,
+            },
+            tensor: {
+                use crate::tensor_work::TensorKind as K;
+                let macs = |k: K| mi.tensor_macs[k.index()];
+                TensorWork {
+                    f16: macs(K::F16),
+                    f16_f32: macs(K::F16F32),
+                    tf32: macs(K::Tf32),
+                    int8: macs(K::Int8),
+                    fp64: macs(K::Fp64),
+                    instructions: mi.tensor_instructions,
+                }
             },
             ..KernelProfile::default()
         }

@@ -153,6 +153,10 @@ pub struct ModelInputs {
     /// Shared loads and stores counted as part of a wider access ptxas
     /// issues in their place (neighbouring words of one base), summed.
     pub shared_merged_accesses: f64,
+    /// Multiply-adds of the warp-wide matrix multiplies by
+    /// [`crate::tensor_work::TensorKind`], and the instructions.
+    pub tensor_macs: [f64; crate::tensor_work::TensorKind::COUNT],
+    pub tensor_instructions: f64,
     /// The global loads on the read-only path (`ld.global.nc`) and their lines.
     pub read_only_loads: f64,
     pub read_only_load_lines: f64,
@@ -454,6 +458,8 @@ fn model_inputs(c: &Collector<'_>, k: f64) -> ModelInputs {
         global_load_lines: t.global[0].sectors.lines as f64 * k,
         global_load_wavefronts: t.global_load_wavefronts as f64 * k,
         shared_merged_accesses: t.shared_merged as f64 * k,
+        tensor_macs: t.tensor_macs.map(|n| n as f64 * k),
+        tensor_instructions: t.tensor_instructions as f64 * k,
         read_only_loads: t.read_only_loads.requests as f64 * k,
         read_only_load_lines: t.read_only_loads.sectors.lines as f64 * k,
         global_load_bytes: t.global[0].sectors.bytes_requested as f64 * k,

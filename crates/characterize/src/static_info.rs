@@ -78,6 +78,9 @@ pub struct InstInfo {
     pub fused: bool,
     /// The [`Special`]s it is.
     pub specials: Specials,
+    /// A warp-wide matrix multiply: its kind and multiply-adds
+    /// ([`crate::tensor_work`]).
+    pub tensor: Option<(crate::tensor_work::TensorKind, u32)>,
     /// A branch with a guard predicate.
     pub conditional: bool,
     /// A shared store whose value comes straight from a global load (see the module docs).
@@ -201,6 +204,7 @@ fn function_info(
                         Special::ConstIndexed,
                         class == InstClass::LdConst && register_addressed(inst),
                     ),
+                tensor: crate::tensor_work::tensor_work(inst),
                 conditional: class == InstClass::Branch && inst.guard.is_some(),
                 wide: wide.get(pc).copied().unwrap_or_default(),
                 ptx_line: lines.get(pc).copied().unwrap_or(0),

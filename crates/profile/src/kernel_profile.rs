@@ -51,6 +51,38 @@ pub struct KernelProfile {
     pub workload: crate::workload::Workload,
     /// Cache-model figures (hit rates, DRAM bytes) for one GPU, when simulated.
     pub cache: crate::workload::CacheFigures,
+    /// Tensor-core work of the warp-wide matrix multiplies (`mma`,
+    /// `wmma.mma`); absent (all zero) for kernels without them.
+    #[serde(skip_serializing_if = "TensorWork::is_empty")]
+    pub tensor: TensorWork,
+}
+
+/// Tensor-core work, kernel totals: the multiply-adds of the warp-wide
+/// matrix multiplies (m x n x k per instruction, a sparse form counted
+/// dense), by the kind of their inputs and accumulator, and the
+/// instructions. The instructions are also in the class mixes (`other`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TensorWork {
+    /// f16 multiplicands, f16 accumulator. Multiply-adds.
+    pub f16: f64,
+    /// f16 or bf16 multiplicands, f32 accumulator. Multiply-adds.
+    pub f16_f32: f64,
+    /// tf32 multiplicands (f32 accumulator). Multiply-adds.
+    pub tf32: f64,
+    /// 8-bit integer multiplicands (s32 accumulator). Multiply-adds.
+    pub int8: f64,
+    /// f64 multiplicands and accumulator. Multiply-adds.
+    pub fp64: f64,
+    /// Warp-level matrix-multiply instructions. Count.
+    pub instructions: f64,
+}
+
+impl TensorWork {
+    /// No tensor work at all (what a profile without the section holds).
+    pub fn is_empty(&self) -> bool {
+        *self == TensorWork::default()
+    }
 }
 
 /// Launch configuration (as in the launch spec of DESIGN.md).

@@ -24,7 +24,7 @@ pub use kernel_profile::{
     AnalysisInputs, Atomics, Branches, ClassMix, CompilerVersion, GlobalMemory, GpuPerfInputs,
     KernelProfile, KothapalliInputs, Launch, LocalMemory, MwpCwpInputs, ParallelismInputs,
     PerThread, RegisterSource, Resources, RooflineInputs, SharedMemory, SpillInputs,
-    Synchronisation, Traffic,
+    Synchronisation, TensorWork, Traffic,
 };
 pub use parse::ProfileError;
 pub use workload::{CacheFigures, L1_HIT_AGE_BUCKETS, Workload};

@@ -183,6 +183,12 @@ impl KernelProfile {
             ("analysis.parallelism.ilp", a.parallelism.ilp),
             ("analysis.parallelism.mlp_global", a.parallelism.mlp_global),
             ("analysis.parallelism.mlp_shared", a.parallelism.mlp_shared),
+            ("tensor.f16", Some(self.tensor.f16)),
+            ("tensor.f16_f32", Some(self.tensor.f16_f32)),
+            ("tensor.tf32", Some(self.tensor.tf32)),
+            ("tensor.int8", Some(self.tensor.int8)),
+            ("tensor.fp64", Some(self.tensor.fp64)),
+            ("tensor.instructions", Some(self.tensor.instructions)),
         ];
         out.extend(
             plain
