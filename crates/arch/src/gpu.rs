@@ -344,6 +344,22 @@ pub struct Throughput {
     /// banks, hold back 32-bit accesses (GA10x: 126.1 against 62.8).
     #[serde(default)]
     pub shared_wide_bytes_per_clock: Option<f64>,
+    /// Tensor-core multiply-adds per clock per SM, dense, of the warp-wide
+    /// matrix multiplies (`mma`, `wmma.mma`) by kind: f16 multiplicands
+    /// with an f16 accumulator; f16 or bf16 with an f32 accumulator (half
+    /// the f16 rate on GeForce parts); tf32; 8-bit integers; f64. Absent
+    /// where no source gives it: the timing model then charges such an
+    /// instruction one issue slot only, and says so.
+    #[serde(default)]
+    pub tensor_f16: Option<f64>,
+    #[serde(default)]
+    pub tensor_f16_f32: Option<f64>,
+    #[serde(default)]
+    pub tensor_tf32: Option<f64>,
+    #[serde(default)]
+    pub tensor_int8: Option<f64>,
+    #[serde(default)]
+    pub tensor_fp64: Option<f64>,
 }
 
 /// The seeds' model parameters, where a paper or implementation states them.

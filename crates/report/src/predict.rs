@@ -185,6 +185,46 @@ fn clock_note(gpu: &Gpu) -> String {
     }
 }
 
+/// The kernel's tensor-core work, and which of its kinds the GPU's catalog
+/// entry has no rate for (the timing model charges those their issue slots
+/// only); `None` for a kernel without matrix multiplies.
+fn tensor_note(profile: &KernelProfile, gpu: &Gpu) -> Option<String> {
+    let t = &profile.tensor;
+    if t.is_empty() {
+        return None;
+    }
+    let r = &gpu.throughput;
+    let kinds = [
+        ("f16", t.f16, r.tensor_f16),
+        ("f16/bf16 with f32 accumulate", t.f16_f32, r.tensor_f16_f32),
+        ("tf32", t.tf32, r.tensor_tf32),
+        ("int8", t.int8, r.tensor_int8),
+        ("fp64", t.fp64, r.tensor_fp64),
+    ];
+    let work: Vec<String> = kinds
+        .iter()
+        .filter(|(_, macs, _)| *macs > 0.0)
+        .map(|(name, macs, _)| format!("{macs:.3e} {name}"))
+        .collect();
+    let unrated: Vec<&str> = kinds
+        .iter()
+        .filter(|(_, macs, rate)| *macs > 0.0 && rate.is_none())
+        .map(|(name, _, _)| *name)
+        .collect();
+    let mut line = format!(
+        "tensor cores: {} multiply-adds in {:.0} matrix multiplies",
+        work.join(", "),
+        t.instructions
+    );
+    if !unrated.is_empty() {
+        line.push_str(&format!(
+            "; the catalog has no {} rate for this GPU, so the timing model charges them issue slots only (docs/timing-model.md, \"Tensor cores\")",
+            unrated.join(", ")
+        ));
+    }
+    Some(line)
+}
+
 /// The CTAs the counts stand on, when they were extrapolated from a sample
 /// (`None` when every CTA ran or the profile does not say).
 fn sampling_note(profile: &KernelProfile) -> Option<String> {
@@ -241,6 +281,9 @@ pub fn text(r: &Report, width: u16) -> String {
         registers_note(&r.profile)
     );
     if let Some(line) = sampling_note(&r.profile) {
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(line) = tensor_note(&r.profile, &r.gpu) {
         let _ = writeln!(out, "{line}");
     }
     let c = &r.profile.cache;

@@ -109,7 +109,10 @@ pub fn inputs(
         atomic: per(w.atomic),
         barrier: per(w.barrier),
         load_replays: 0.0,
+        tensor_cycles: 0.0,
     };
+    let (tensor_cycles, tensor_unrated_macs) = tensor_cycles(&profile.tensor, gpu);
+    mix.tensor_cycles = per(tensor_cycles);
     let shared_transactions = profile.shared.transactions();
     let shared_passes = if shared_transactions > 0.0 {
         per(shared_transactions)
@@ -218,6 +221,7 @@ pub fn inputs(
             .max(1.0),
         code_bytes: profile.analysis.spills.static_instructions as f64
             * gpu.cc_figures.sass_bytes_per_instruction,
+        tensor_unrated_macs,
     })
 }
 
@@ -362,4 +366,26 @@ pub fn predict_with(
 ) -> Result<Prediction, ModelError> {
     let inp = inputs(profile, gpu, occ)?;
     prediction(&inp, &arch_params(gpu, cal))
+}
+
+/// SM cycles the kernel's matrix multiplies hold the tensor cores, summed
+/// over the SMs, and the multiply-adds of kinds without a rate in the
+/// catalog (docs: "Tensor cores").
+pub fn tensor_cycles(t: &profile::TensorWork, gpu: &Gpu) -> (f64, f64) {
+    let r = &gpu.throughput;
+    let mut cycles = 0.0;
+    let mut unrated = 0.0;
+    for (macs, rate) in [
+        (t.f16, r.tensor_f16),
+        (t.f16_f32, r.tensor_f16_f32),
+        (t.tf32, r.tensor_tf32),
+        (t.int8, r.tensor_int8),
+        (t.fp64, r.tensor_fp64),
+    ] {
+        match rate.filter(|r| r.is_finite() && *r > 0.0) {
+            Some(rate) => cycles += macs / rate,
+            None => unrated += macs,
+        }
+    }
+    (cycles, unrated)
 }

@@ -77,6 +77,10 @@ pub struct WarpMix {
     /// line (Fermi and Kepler: docs, "Replays of divergent loads"): each an
     /// issue slot, an LSU pass and a cycle of the warp's chain.
     pub load_replays: f64,
+    /// SM cycles one warp's matrix multiplies hold the tensor cores: their
+    /// multiply-adds of each kind over the GPU's tensor rate of that kind
+    /// (docs: "Tensor cores"). Not instructions: those issue as `int_add`.
+    pub tensor_cycles: f64,
 }
 
 impl WarpMix {
@@ -158,6 +162,10 @@ pub struct TimingInputs {
     pub pcie_read_bytes: f64,
     /// Bytes written to mapped host memory over PCIe, whole kernel.
     pub pcie_write_bytes: f64,
+    /// Tensor multiply-adds of kinds the GPU's catalog entry gives no rate
+    /// for, whole kernel: charged their issue slots only (the breakdown's
+    /// `tensor_unrated_macs`).
+    pub tensor_unrated_macs: f64,
 }
 
 /// The limit that binds.
@@ -412,6 +420,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         (m.int_add + m.int_div * arch.int_div_slots) / arch.rate_int,
         m.int_mul / arch.rate_int_mul,
         m.convert / arch.rate_convert,
+        m.tensor_cycles,
     ]
     .into_iter()
     .fold(0.0, f64::max)
@@ -606,6 +615,7 @@ fn check(inp: &TimingInputs, arch: &ArchParams) -> Result<(), ModelError> {
         ("const_loads", m.const_loads),
         ("global", m.global),
         ("load replays", m.load_replays),
+        ("tensor cycles", m.tensor_cycles),
         ("shared", m.shared),
         ("atomic", m.atomic),
         ("barrier", m.barrier),
@@ -732,6 +742,12 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     }
     put("l2_bytes", inp.l2_bytes);
     put("dram_bytes", inp.dram_bytes);
+    if inp.mix.tensor_cycles > 0.0 {
+        put("tensor_cycles_per_warp", inp.mix.tensor_cycles);
+    }
+    if inp.tensor_unrated_macs > 0.0 {
+        put("tensor_unrated_macs", inp.tensor_unrated_macs);
+    }
     put("ilp", inp.ilp);
     if inp.mix.load_replays > 0.0 {
         put("load_replays", inp.mix.load_replays);

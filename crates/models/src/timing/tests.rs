@@ -87,6 +87,7 @@ fn base() -> TimingInputs {
         global_load_wavefronts: 0.0,
         pcie_read_bytes: 0.0,
         pcie_write_bytes: 0.0,
+        tensor_unrated_macs: 0.0,
     }
 }
 
@@ -1673,4 +1674,59 @@ fn merged_shared_accesses_are_not_issued() {
     // Every lane the same float4, twice: 4 passes counted, where bytes /
     // 128 would say 8; the width's passes are the passes counted.
     assert_eq!(shared_inputs(Some(6.0), 8.0 * 128.0, 4.0), (2.0, 4.0, 4.0));
+}
+
+#[test]
+fn matrix_multiplies_hold_the_tensor_pipe() {
+    // 4 warps x 1000 SM cycles of tensor work each = 4000 cycles, beside
+    // which their 10 issue slots per warp are nothing.
+    let mut inp = base();
+    inp.mix.tensor_cycles = 1000.0;
+    inp.mix.int_add = 10.0;
+    check(&inp, 4e-6 + 1e-7, Limit::ComputeIssue);
+}
+
+/// The timing inputs of the [`profile`] kernel with `macs` multiply-adds
+/// of f16 multiplicands and an f32 accumulator per warp, on `gpu_id`.
+fn tensor_inputs(gpu_id: &str, macs: f64) -> TimingInputs {
+    let (gpu, occ) = gpu_and_occupancy(gpu_id);
+    let mut p = profile(160, 100.0, 4.0, 50.0, 1.0);
+    let warps = 160.0 * 8.0;
+    p.tensor.f16_f32 = macs * warps;
+    p.tensor.instructions = macs / 4096.0 * warps;
+    match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => i,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn tensor_work_is_charged_at_the_catalogs_rate_of_its_kind() {
+    // 64 wmma m16n16k16 per warp: 262,144 multiply-adds. The A100 does
+    // 1,024 per clock per SM with an f32 accumulator, a GeForce RTX 3090
+    // 256 (half its f16-accumulate rate).
+    let macs = 64.0 * 4096.0;
+    let a100 = tensor_inputs("a100-sxm4-80gb", macs);
+    assert_eq!(a100.mix.tensor_cycles, macs / 1024.0);
+    assert_eq!(a100.tensor_unrated_macs, 0.0);
+    let rtx = tensor_inputs("geforce-rtx-3090", macs);
+    assert_eq!(rtx.mix.tensor_cycles, macs / 256.0);
+    // Volta's tensor cores: 512 either way.
+    let v100 = tensor_inputs("tesla-v100-sxm2-16gb", macs);
+    assert_eq!(v100.mix.tensor_cycles, macs / 512.0);
+    // No rate in the catalog: issue slots only, and the breakdown says how
+    // much went unrated.
+    let t4 = tensor_inputs("tesla-t4", macs);
+    assert_eq!(t4.mix.tensor_cycles, 0.0);
+    assert_eq!(t4.tensor_unrated_macs, macs * 160.0 * 8.0);
+    let (gpu, occ) = gpu_and_occupancy("tesla-t4");
+    let mut p = profile(160, 100.0, 4.0, 50.0, 1.0);
+    p.tensor.f16_f32 = macs * 160.0 * 8.0;
+    match adapter::predict(&p, &gpu, &occ) {
+        Ok(t) => assert_eq!(
+            t.breakdown.get("tensor_unrated_macs"),
+            Some(&(macs * 160.0 * 8.0))
+        ),
+        Err(e) => panic!("{e}"),
+    }
 }
