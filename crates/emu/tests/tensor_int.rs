@@ -236,12 +236,16 @@ fn unsupported_mma_forms_fail_with_a_reason() {
     let forms = [
         // (instruction, what the error must say)
         (
-            "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1}, {%r2}, {%f0,%f1,%f2,%f3};",
-            "mma.m16n8k4.tf32.tf32 is not emulated",
+            "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%d0,%d1,%d2,%d3}, {%d0,%d1}, {%d1}, {%d0,%d1,%d2,%d3};",
+            "mma.m16n8k8.f64.f64 is not emulated",
         ),
         (
-            "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%d0,%d1}, {%d0}, {%d1}, {%d0,%d1};",
-            "mma.m8n8k4.f64.f64 is not emulated",
+            "mma.sync.aligned.m8n8k4.row.col.f32.f64.f64.f32 {%f0,%f1}, {%d0}, {%d1}, {%f0,%f1};",
+            "all four .f64 run",
+        ),
+        (
+            "mma.sync.aligned.m8n8k4.row.col.rz.f64.f64.f64.f64 {%d0,%d1}, {%d0}, {%d1}, {%d0,%d1};",
+            "rounding .rz is not emulated",
         ),
         (
             "mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};",
@@ -271,7 +275,7 @@ fn unsupported_mma_forms_fail_with_a_reason() {
     for (inst, why) in forms {
         let text = format!(
             ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
-             .reg .b32 %r<4>;\n.reg .f32 %f<8>;\n.reg .f64 %d<2>;\n{inst}\nret;\n}}\n"
+             .reg .b32 %r<4>;\n.reg .f32 %f<8>;\n.reg .f64 %d<4>;\n{inst}\nret;\n}}\n"
         );
         let spec_text = "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [32]\n";
         let spec = emu::spec::parse(spec_text, Path::new("/k.toml"), &[]).expect("spec");

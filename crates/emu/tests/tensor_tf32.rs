@@ -174,22 +174,79 @@ const MMA_TF32: &str = r#".version 8.0
 }
 "#;
 
-#[test]
-fn mma_sync_tf32_follows_the_isa_fragments() {
-    let [a, b, c, d] = run_abcd(MMA_TF32, &spec(128, 64, 128));
+/// Runs an m16n8k`k` tf32 `mma` kernel (A 16 x k, B k x 8, C and D 16 x 8,
+/// row-major) and checks D against C + A B with the inputs read as tf32.
+fn check_mma(ptx: &str, k: usize) {
+    let [a, b, c, d] = run_abcd(ptx, &spec(16 * k, 8 * k, 128));
     // The multiplier reads only the tf32 bits of unconverted inputs.
     let tf32 = |x: f32| f32::from_bits(x.to_bits() & !0x1fff);
     for i in 0..16 {
         for j in 0..8 {
-            let want = (0..8).fold(c[i * 8 + j], |acc, k| {
-                acc + tf32(a[i * 8 + k]) * tf32(b[k * 8 + j])
+            let want = (0..k).fold(c[i * 8 + j], |acc, kk| {
+                acc + tf32(a[i * k + kk]) * tf32(b[kk * 8 + j])
             });
             let got = d[i * 8 + j];
             assert_eq!(
                 got.to_bits(),
                 want.to_bits(),
-                "D[{i}][{j}] = {got}, want {want}"
+                "m16n8k{k}: D[{i}][{j}] = {got}, want {want}"
             );
         }
     }
 }
+
+#[test]
+fn mma_sync_tf32_follows_the_isa_fragments() {
+    check_mma(MMA_TF32, 8);
+    check_mma(MMA_TF32_K4, 4);
+}
+
+/// `mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32`: the first half of
+/// m16n8k8's fragments (ISA "Matrix fragments for mma.m16n8k4", .tf32):
+/// a0 at row g, column t; a1 at row g + 8, column t; b0 at row t, column
+/// g; C and D as m16n8k8's. A is 16 x 4, B 4 x 8 and C, D 16 x 8, all
+/// row-major.
+const MMA_TF32_K4: &str = r#".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)
+{
+  .reg .b32 %a<2>;
+  .reg .b32 %b<1>;
+  .reg .f32 %c<4>;
+  .reg .f32 %d<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<16>;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 2;
+  and.b32 %r3, %r1, 3;
+  mad.lo.u32 %r4, %r2, 4, %r3;
+  mad.lo.u32 %r5, %r3, 8, %r2;
+  shl.b32 %r6, %r3, 1;
+  mad.lo.u32 %r7, %r2, 8, %r6;
+  ld.param.u64 %rd1, [a];
+  mul.wide.u32 %rd2, %r4, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.b32 %a0, [%rd3];
+  ld.global.b32 %a1, [%rd3+128];
+  ld.param.u64 %rd4, [b];
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  ld.global.b32 %b0, [%rd6];
+  ld.param.u64 %rd7, [c];
+  mul.wide.u32 %rd8, %r7, 4;
+  add.s64 %rd9, %rd7, %rd8;
+  ld.global.f32 %c0, [%rd9];
+  ld.global.f32 %c1, [%rd9+4];
+  ld.global.f32 %c2, [%rd9+256];
+  ld.global.f32 %c3, [%rd9+260];
+  mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1}, {%b0}, {%c0, %c1, %c2, %c3};
+  ld.param.u64 %rd10, [d];
+  add.s64 %rd11, %rd10, %rd8;
+  st.global.f32 [%rd11], %d0;
+  st.global.f32 [%rd11+4], %d1;
+  st.global.f32 [%rd11+256], %d2;
+  st.global.f32 [%rd11+260], %d3;
+  ret;
+}
+"#;

@@ -336,3 +336,74 @@ fn forms_that_do_not_run_say_why() {
         assert!(e.contains(want), "`{body}`: {e}");
     }
 }
+
+/// `mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64` with each lane's
+/// fragments loaded by the layout of the ISA's "Matrix fragments for
+/// mma.m8n8k4 with .f64" (g = lane / 4, t = lane % 4): a0 at row g, column
+/// t of A (8 x 4); b0 at row t, column g of B (4 x 8); c_i and d_i at row
+/// g, column 2t + i of C and D (8 x 8). All row-major.
+const MMA_F64: &str = r#".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)
+{
+  .reg .f64 %fa, %fb, %c<2>, %e<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 2;
+  and.b32 %r3, %r1, 3;
+  mad.lo.u32 %r4, %r2, 4, %r3;
+  mad.lo.u32 %r5, %r3, 8, %r2;
+  shl.b32 %r6, %r3, 1;
+  mad.lo.u32 %r7, %r2, 8, %r6;
+  ld.param.u64 %rd1, [a];
+  mul.wide.u32 %rd2, %r4, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.f64 %fa, [%rd3];
+  ld.param.u64 %rd4, [b];
+  mul.wide.u32 %rd5, %r5, 8;
+  add.s64 %rd6, %rd4, %rd5;
+  ld.global.f64 %fb, [%rd6];
+  ld.param.u64 %rd7, [c];
+  mul.wide.u32 %rd8, %r7, 8;
+  add.s64 %rd9, %rd7, %rd8;
+  ld.global.f64 %c0, [%rd9];
+  ld.global.f64 %c1, [%rd9+8];
+  mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%e0, %e1}, {%fa}, {%fb}, {%c0, %c1};
+  ld.param.u64 %rd10, [d];
+  add.s64 %rd11, %rd10, %rd8;
+  st.global.f64 [%rd11], %e0;
+  st.global.f64 [%rd11+8], %e1;
+  ret;
+}
+"#;
+
+#[test]
+fn mma_sync_f64_m8n8k4_follows_the_isa_fragments() {
+    let form = Form {
+        m: 8,
+        n: 8,
+        k: 4,
+        ab: "f64",
+        acc: "f64",
+    };
+    let r = run_text(MMA_F64, &form.spec(None)).unwrap_or_else(|e| panic!("{e}"));
+    let [a, b, c, d] = ["a", "b", "c", "d"].map(|n| values(buffer(&r, n), "f64"));
+    for i in 0..8 {
+        for j in 0..8 {
+            let want = (0..4).fold(c[i * 8 + j], |s, k| a[i * 4 + k].mul_add(b[k * 8 + j], s));
+            let got = d[i * 8 + j];
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "D[{i}][{j}] = {got}, want {want}"
+            );
+        }
+    }
+    // The wider f64 shapes of sm_90 say so.
+    let e = refusal(
+        "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%fd0, %fd1, %fd2, %fd3}, {%fd0, %fd1}, {%fd2}, {%fd0, %fd1, %fd2, %fd3};",
+    );
+    assert!(e.contains("mma.m16n8k4.f64.f64 is not emulated"), "{e}");
+}

@@ -753,6 +753,8 @@ pub enum MmaIn {
 /// Shapes of `mma.sync` the emulator runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MmaShape {
+    /// tf32 only.
+    M16n8k4,
     M16n8k8,
     M16n8k16,
 }
@@ -852,6 +854,14 @@ pub enum TensorOp {
         a_signed: bool,
         b_signed: bool,
         satfinite: bool,
+        d: Vec<R>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+    /// `mma.sync.aligned.m8n8k4.row.col{.rn}.f64.f64.f64.f64 d, a, b, c`: one
+    /// f64 of A and of B per lane, two of C and D.
+    MmaF64 {
         d: Vec<R>,
         a: Vec<Src>,
         b: Vec<Src>,

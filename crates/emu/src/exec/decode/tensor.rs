@@ -10,7 +10,8 @@ use crate::exec::ops::*;
 
 /// The end of every "not emulated" message of `mma` (see [`Cx::mma`]).
 const MMA_RUNS: &str = "is not emulated (mma runs .f16 and .bf16 m16n8k8 / m16n8k16, \
-                        .tf32 m16n8k8, .u8 and .s8 m8n8k16 / m16n8k16 / m16n8k32)";
+                        .tf32 m16n8k4 / m16n8k8, .u8 and .s8 m8n8k16 / m16n8k16 / m16n8k32, \
+                        .f64 m8n8k4)";
 
 /// Why an `mma` shape and multiplicand types do not run.
 fn not_emulated(s: Option<Shape>, ta: Type, tb: Type) -> String {
@@ -113,12 +114,13 @@ impl Cx<'_> {
     /// | --- | --- | --- | --- |
     /// | m16n8k8, m16n8k16 | row.col | f16 or f32 (each) | f16 |
     /// | m16n8k8, m16n8k16 | row.col | f32 | bf16 |
-    /// | m16n8k8 | row.col | f32 | tf32 |
+    /// | m16n8k4, m16n8k8 | row.col | f32 | tf32 |
     /// | m8n8k16, m16n8k16, m16n8k32 | row.col {.satfinite} | s32 | u8 / s8 (each) |
+    /// | m8n8k4 | row.col {.rn} | f64 | f64 |
     ///
     /// The rest of the table decodes to an `Unsupported` op that faults with
     /// its reason when reached, never a wrong answer: m8n8k4 (f16, any
-    /// layouts), m16n8k4 tf32, f64 (m8n8k4 .. m16n8k16), e4m3 /
+    /// layouts), f64 m16n8k4 .. m16n8k16 (sm_90), e4m3 /
     /// e5m2 (m16n8k16, m16n8k32; sm_89), u4 / s4 (m8n8k32, m16n8k32,
     /// m16n8k64), b1 (m8n8k128, m16n8k128, m16n8k256), block-scaled kinds.
     fn mma(&self, inst: &Instruction) -> D<TensorOp> {
@@ -137,6 +139,9 @@ impl Cx<'_> {
         if matches!(ta, Type::U8 | Type::S8) || matches!(tb, Type::U8 | Type::S8) {
             return self.mma_int(inst, [td, ta, tb, tc]);
         }
+        if ta == Type::F64 || tb == Type::F64 {
+            return self.mma_f64(inst, [td, ta, tb, tc]);
+        }
         if m.satfinite {
             // ISA "mma": .satfinite is on the integer forms only.
             return Err("mma .satfinite on a floating-point form (integer forms only)".into());
@@ -144,12 +149,13 @@ impl Cx<'_> {
         let shape = match m.shape {
             Some(Shape { m: 16, n: 8, k: 16 }) => MmaShape::M16n8k16,
             Some(Shape { m: 16, n: 8, k: 8 }) => MmaShape::M16n8k8,
+            Some(Shape { m: 16, n: 8, k: 4 }) if ta == Type::Tf32 => MmaShape::M16n8k4,
             other => return Err(not_emulated(other, ta, tb).into()),
         };
         let ab = match (ta, tb) {
             (Type::F16, Type::F16) => MmaIn::F16,
             (Type::Bf16, Type::Bf16) => MmaIn::Bf16,
-            (Type::Tf32, Type::Tf32) if shape == MmaShape::M16n8k8 => MmaIn::Tf32,
+            (Type::Tf32, Type::Tf32) if shape != MmaShape::M16n8k16 => MmaIn::Tf32,
             _ => return Err(format!("mma.{}.{} {MMA_RUNS}", ta.name(), tb.name()).into()),
         };
         let acc = |t: Type| -> D<bool> {
@@ -163,6 +169,7 @@ impl Cx<'_> {
         // Registers of A and B: two 16-bit elements each (f16, bf16), or
         // one tf32 each (A 16 x 8: four; B 8 x 8: two).
         let k_regs = match (shape, ab) {
+            (MmaShape::M16n8k4, _) => 1,
             (_, MmaIn::Tf32) => 2,
             (MmaShape::M16n8k16, _) => 2,
             (MmaShape::M16n8k8, _) => 1,
@@ -182,6 +189,40 @@ impl Cx<'_> {
             a: self.src_vec(get(1)?, 2 * k_regs, "mma a")?,
             b: self.src_vec(get(2)?, k_regs, "mma b")?,
             c: self.src_vec(get(3)?, acc_regs(c_f32), "mma c")?,
+        })
+    }
+
+    /// `mma` with f64 multiplicands: m8n8k4 (`.rn`, the default), all four
+    /// types f64; the larger f64 shapes of sm_90 are not emulated.
+    fn mma_f64(&self, inst: &Instruction, [td, ta, tb, tc]: [Type; 4]) -> D<TensorOp> {
+        if inst.mods.shape != Some(Shape { m: 8, n: 8, k: 4 }) {
+            return Err(not_emulated(inst.mods.shape, ta, tb).into());
+        }
+        if [td, ta, tb, tc].iter().any(|t| *t != Type::F64) {
+            return Err(format!(
+                "mma.m8n8k4 with types .{}.{}.{}.{} (all four .f64 run)",
+                td.name(),
+                ta.name(),
+                tb.name(),
+                tc.name()
+            )
+            .into());
+        }
+        if let Some(r) = inst.mods.rounding.filter(|r| *r != Rounding::Rn) {
+            return Err(
+                format!("mma f64 rounding .{} is not emulated (.rn runs)", r.name()).into(),
+            );
+        }
+        let get = |i: usize| {
+            inst.operands
+                .get(i)
+                .ok_or_else(|| format!("missing operand {i}"))
+        };
+        Ok(TensorOp::MmaF64 {
+            d: self.reg_vec(get(0)?, 2, "mma d")?,
+            a: self.src_vec(get(1)?, 1, "mma a")?,
+            b: self.src_vec(get(2)?, 1, "mma b")?,
+            c: self.src_vec(get(3)?, 2, "mma c")?,
         })
     }
 

@@ -18,7 +18,11 @@
 //! halves of the registers, low half first). m16n8k8 with tf32 holds one
 //! element per register: a_i at row g + 8*(i%2), column t + 4*(i/2); b_i
 //! at row t + 4*i, column g (the ISA's table, read in a mirror of the PTX
-//! ISA 9.2, and as the wmma_extension library loads its fragments). `wmma` fragments are opaque
+//! ISA 9.2, and as the wmma_extension library loads its fragments);
+//! m16n8k4 tf32 is its first half (a0, a1 and b0, k < 4). m8n8k4 f64: a0 at
+//! row g, column t; b0 at row t, column g; c_i at row g, column 2t + i (as
+//! CUTLASS's cute lays out SM80_8x8x4_F64F64F64F64_TN: SM80_8x4 for A and
+//! B, SM80_8x8_Row for C), with a fused multiply-add per k step. `wmma` fragments are opaque
 //! (the ISA leaves their layout to the implementation and ptxas does not
 //! document it); the emulator lays every fragment out alike: its matrix in
 //! storage order (A and the accumulator by rows, B by columns, so that a
@@ -181,6 +185,7 @@ impl Warp {
                 c,
             } => {
                 let k = match shape {
+                    MmaShape::M16n8k4 => 4,
                     MmaShape::M16n8k8 => 8,
                     MmaShape::M16n8k16 => 16,
                 };
@@ -227,6 +232,31 @@ impl Warp {
                             bm[..k].iter().map(|r| r[col]),
                         );
                         put_acc(&mut out, *d_f32, l, i, v);
+                    }
+                }
+                self.write_all(d, &out, exec);
+            }
+            TensorOp::MmaF64 { d, a, b, c } => {
+                // ISA "Matrix fragments for mma.m8n8k4 with .f64": with g =
+                // lane / 4 and t = lane % 4, a0 at row g, column t; b0 at
+                // row t, column g; c_i and d_i at row g, column 2t + i.
+                let (av, bv, cv) = self.mma_operands(lx, cta, exec, "mma.sync", [a, b, c])?;
+                let f = f64::from_bits;
+                let mut am = [[0f64; 4]; 8];
+                let mut bm = [[0f64; 8]; 4];
+                for l in 0..WARP_SIZE {
+                    let (g, t) = (l / 4, l % 4);
+                    am[g][t] = f(av[0][l]);
+                    bm[t][g] = f(bv[0][l]);
+                }
+                let mut out: Regs = vec![[0u64; WARP_SIZE]; d.len()];
+                for l in 0..WARP_SIZE {
+                    let (g, t) = (l / 4, l % 4);
+                    for (i, r) in out.iter_mut().enumerate() {
+                        let col = 2 * t + i;
+                        let v =
+                            (0..4).fold(f(cv[i][l]), |acc, kk| am[g][kk].mul_add(bm[kk][col], acc));
+                        r[l] = v.to_bits();
                     }
                 }
                 self.write_all(d, &out, exec);
