@@ -24,6 +24,7 @@ mod mbarrier;
 mod memory_ops;
 mod tensor;
 mod tensor_int;
+mod tensor_wmma;
 
 /// Warp instructions a warp runs before the scheduler moves to the next
 /// ready warp of its CTA (a fixed number: scheduling stays deterministic).

@@ -57,6 +57,7 @@ use crate::simt::{Mask, WARP_SIZE, lanes};
 
 use super::memory_ops::access_space;
 use super::tensor_int::IntMma;
+use super::tensor_wmma::{FragLayout, WmmaKinds};
 
 /// Values of a list of register operands, register by register.
 pub(super) type Regs = Vec<L>;
@@ -275,61 +276,14 @@ impl Warp {
                 // The layouts of A and B were applied by the loads: the
                 // fragments hold A and B in the emulator's own order.
                 let (av, bv, cv) = self.mma_operands(lx, cta, exec, "wmma.mma", [a, b, c])?;
-                let am = gather(&av, *shape, WmmaFrag::A, *ab);
-                let bm = gather(&bv, *shape, WmmaFrag::B, *ab);
-                let cm = gather(&cv, *shape, WmmaFrag::Acc, *c_elem);
-                let (m, n, k) = (shape.m as usize, shape.n as usize, shape.k as usize);
-                let (a_at, b_at) = (
-                    |i: usize, kk: usize| am[i * k + kk],
-                    |kk: usize, j: usize| bm[kk * n + j],
-                );
-                let mut dm = vec![0u64; m * n];
-                for i in 0..m {
-                    for j in 0..n {
-                        let c0 = cm[i * n + j];
-                        dm[i * n + j] = match ab {
-                            WmmaElem::S8 | WmmaElem::U8 => {
-                                let signed = *ab == WmmaElem::S8;
-                                let int = |bits: u64| {
-                                    if signed {
-                                        bits as u8 as i8 as i64
-                                    } else {
-                                        bits as u8 as i64
-                                    }
-                                };
-                                let sum = (0..k).fold(c0 as u32 as i32 as i64, |acc, kk| {
-                                    acc + int(a_at(i, kk)) * int(b_at(kk, j))
-                                });
-                                let v = if *satfinite {
-                                    sum.clamp(i32::MIN as i64, i32::MAX as i64) as i32
-                                } else {
-                                    sum as i32
-                                };
-                                v as u32 as u64
-                            }
-                            WmmaElem::F64 => {
-                                let f = f64::from_bits;
-                                (0..k)
-                                    .fold(f(c0), |acc, kk| {
-                                        f(a_at(i, kk)).mul_add(f(b_at(kk, j)), acc)
-                                    })
-                                    .to_bits()
-                            }
-                            _ => {
-                                let v = dot(
-                                    float_elem(c0, *c_elem),
-                                    (0..k).map(|kk| float_elem(a_at(i, kk), *ab)),
-                                    (0..k).map(|kk| float_elem(b_at(kk, j), *ab)),
-                                );
-                                match d_elem {
-                                    WmmaElem::F16 => f16::from_f32(v).to_bits() as u64,
-                                    _ => v.to_bits() as u64,
-                                }
-                            }
-                        };
-                    }
-                }
-                let out = scatter(&dm, d.len(), *shape, *d_elem);
+                let kinds = WmmaKinds {
+                    shape: *shape,
+                    ab: *ab,
+                    c: *c_elem,
+                    d: *d_elem,
+                    satfinite: *satfinite,
+                };
+                let out = kinds.run(&av, &bv, &cv, d.len());
                 self.write_all(d, &out, exec);
             }
             TensorOp::WmmaLoad {
@@ -550,93 +504,6 @@ impl Warp {
             addrs: &rows,
         });
         Ok(())
-    }
-}
-
-/// Where the elements of a wmma fragment sit in its matrix (the layout of
-/// the module comment): the matrix in storage order (A and the accumulator
-/// by rows, B by columns) cut into runs of `per_lane` elements, run `q` in
-/// lanes q, q + runs, ...: the fragment is replicated when the lanes hold
-/// more than the matrix (f16 A and B).
-struct FragLayout {
-    frag: WmmaFrag,
-    rows: usize,
-    cols: usize,
-    per_lane: usize,
-    runs: usize,
-}
-
-impl FragLayout {
-    fn new(shape: WmmaShape, frag: WmmaFrag, elem: WmmaElem, regs: usize) -> Self {
-        let (rows, cols) = shape.dims(frag);
-        let per_lane = (regs * elem.per_reg()).max(1);
-        let runs = (rows * cols).div_ceil(per_lane).clamp(1, WARP_SIZE);
-        FragLayout {
-            frag,
-            rows,
-            cols,
-            per_lane,
-            runs,
-        }
-    }
-
-    /// (row, column) of element `e` of lane `l`.
-    fn coord(&self, l: usize, e: usize) -> (usize, usize) {
-        let idx = ((l % self.runs) * self.per_lane + e) % (self.rows * self.cols);
-        match self.frag {
-            WmmaFrag::B => (idx % self.rows, idx / self.rows),
-            _ => (idx / self.cols, idx % self.cols),
-        }
-    }
-}
-
-/// The raw bits of a whole fragment's matrix (row-major), from the lanes'
-/// registers.
-fn gather(regs: &Regs, shape: WmmaShape, frag: WmmaFrag, elem: WmmaElem) -> Vec<u64> {
-    let layout = FragLayout::new(shape, frag, elem, regs.len());
-    let (bits, per_reg) = (elem.bits(), elem.per_reg());
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let mut m = vec![0u64; layout.rows * layout.cols];
-    for l in 0..WARP_SIZE {
-        for (j, r) in regs.iter().enumerate() {
-            for h in 0..per_reg {
-                let (row, col) = layout.coord(l, per_reg * j + h);
-                m[row * layout.cols + col] = (r[l] >> (bits * h)) & mask;
-            }
-        }
-    }
-    m
-}
-
-/// The accumulator registers (`n_regs` of them) that hold the row-major
-/// matrix `m`.
-fn scatter(m: &[u64], n_regs: usize, shape: WmmaShape, elem: WmmaElem) -> Regs {
-    let layout = FragLayout::new(shape, WmmaFrag::Acc, elem, n_regs);
-    let (bits, per_reg) = (elem.bits(), elem.per_reg());
-    let mut out: Regs = vec![[0u64; WARP_SIZE]; n_regs];
-    for l in 0..WARP_SIZE {
-        for (j, r) in out.iter_mut().enumerate() {
-            for h in 0..per_reg {
-                let (row, col) = layout.coord(l, per_reg * j + h);
-                r[l] |= m[row * layout.cols + col] << (bits * h);
-            }
-        }
-    }
-    out
-}
-
-/// A floating-point fragment element as the multiplier reads it: f16 and
-/// bf16 widened exactly, tf32 as its 19 high bits.
-fn float_elem(bits: u64, elem: WmmaElem) -> f32 {
-    match elem {
-        WmmaElem::F16 => f16::from_bits(bits as u16).to_f32(),
-        WmmaElem::Bf16 => bf16::from_bits(bits as u16).to_f32(),
-        WmmaElem::Tf32 => f32::from_bits(bits as u32 & !0x1fff),
-        _ => f32::from_bits(bits as u32),
     }
 }
 
