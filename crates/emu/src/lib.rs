@@ -38,7 +38,7 @@
 //! complete bytes, gates each phase as its arrivals do); `cp.async.bulk`
 //! copies at once in 16-byte pieces (reported 32 to an access); `elect.sync` elects
 //! the lowest executing lane of its member mask; vector atomics (`.v2` ..
-//! `.v8`) apply element by element; `griddepcontrol` is a no-op (one grid); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16, m16n8k4/k8 tf32, 8-bit integers, m8n8k4 f64,
+//! `.v8`) apply element by element; `griddepcontrol` is a no-op (one grid); `createpolicy` makes an opaque cache policy (the emulator's own encoding; cache hints change no value); tensor instructions (`mma.sync` m16n8k8/k16 f16/bf16, m16n8k4/k8 tf32, 8-bit integers, m8n8k4 f64,
 //! `wmma.*` f16, bf16, u8 and s8 at m16n16k16, m32n8k16 and m8n32k16,
 //! m16n16k8 tf32 (inputs read as tf32, the low 13 bits dropped;
 //! `cvt.{rna,rn,rz}.tf32.f32` rounds to it) and m8n8k4 f64 `.rn`,

@@ -644,6 +644,17 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
         w("proxy")?;
         w(x.name())?;
     }
+    if let Some(x) = m.policy {
+        w(x.name())?;
+        match x {
+            PolicyKind::Range => w("global")?,
+            PolicyKind::Cvt => w("L2")?,
+            PolicyKind::Fractional => {}
+        }
+    }
+    for x in &m.priorities {
+        w(x.name())?;
+    }
     if m.cvta_to {
         w("to")?;
     }

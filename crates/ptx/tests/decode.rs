@@ -564,3 +564,31 @@ fn rejected_instructions() {
         reject(i, m);
     }
 }
+
+/// `createpolicy` (what `cuda::annotated_ptr` and cache-hinted loads use):
+/// its three kinds, one or two L2 priorities, printed back as written.
+#[test]
+fn createpolicy_forms() {
+    for inst in [
+        "createpolicy.fractional.L2::evict_last.b64 %rd1, 0f3F800000;",
+        "createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %rd1, 0f3F000000;",
+        "createpolicy.fractional.L2::evict_first.b64 %rd1;",
+        "createpolicy.range.global.L2::evict_last.L2::evict_first.b64 %rd1, [%rd2], 1024, 4096;",
+        "createpolicy.cvt.L2.b64 %rd1, %rd2;",
+    ] {
+        check(inst, inst);
+    }
+    reject("createpolicy.b64 %rd1;", "`createpolicy` needs a kind");
+    reject(
+        "createpolicy.L2::evict_last.b64 %rd1;",
+        "modifier `.L2::evict_last` is not valid for `createpolicy`",
+    );
+    reject(
+        "createpolicy.fractional.b64 %rd1;",
+        "`createpolicy` needs an L2 priority",
+    );
+    reject(
+        "createpolicy.range.global.L2::evict_last.b64 %rd1, [%rd2], 1024;",
+        "operand",
+    );
+}

@@ -232,7 +232,7 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Mbarrier | CpAsyncMbarrierArrive => C::Other,
         // A single grid: there is no earlier grid to wait on, no later one to release.
         GriddepcontrolWait | GriddepcontrolLaunchDependents => C::Other,
-        Prefetch | Prefetchu | Nanosleep | Pmevent | Brkpt => C::Other,
+        Prefetch | Prefetchu | Createpolicy | Nanosleep | Pmevent | Brkpt => C::Other,
     }
 }
 

@@ -177,6 +177,13 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         }
         O::Ld | O::Ldu | O::St => (2, 3),
         O::Prefetch | O::Prefetchu => (1, 1),
+        // `createpolicy.fractional ... d{, fraction}`, `createpolicy.range
+        // ... d, [a], primary_size, total_size`, `createpolicy.cvt.L2 d, a`.
+        O::Createpolicy => match m.policy {
+            Some(PolicyKind::Range) => (4, 4),
+            Some(PolicyKind::Cvt) => (2, 2),
+            _ => (1, 2),
+        },
         O::Shfl => (5, 5),
         // The deprecated `vote.mode.pred d, p;` (no `.sync`) has no member mask.
         O::Vote if !m.sync => (2, 2),
@@ -265,6 +272,7 @@ pub(super) fn slots(op: Opcode, m: &Modifiers, n: usize) -> Vec<Slot> {
             }
         }
         O::CpAsyncBulkPrefetch => v[0] = Addr,
+        O::Createpolicy if m.policy == Some(PolicyKind::Range) && n > 1 => v[1] = Addr,
         O::Wmma if m.wmma_op == Some(WmmaOp::Store) => v[0] = Addr,
         // [addr] first: init, inval, expect_tx, complete_tx; pending_count
         // reads a state. Else a destination, then [addr].

@@ -192,6 +192,23 @@ pub(super) fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<T
             }
             _ => None,
         },
+        // `createpolicy.fractional.L2::evict_last{.L2::evict_first}`,
+        // `createpolicy.range.global.L2::...`, `createpolicy.cvt.L2`.
+        O::Createpolicy => match (m.policy, t) {
+            (None, _) => PolicyKind::from_name(t).map(|k| {
+                m.policy = Some(k);
+                F::Policy
+            }),
+            (Some(PolicyKind::Range), "global") => Some(F::Policy),
+            (Some(PolicyKind::Cvt), "L2") => Some(F::Policy),
+            (Some(PolicyKind::Fractional | PolicyKind::Range), _) if m.priorities.len() < 2 => {
+                L2Priority::from_name(t).map(|p| {
+                    m.priorities.push(p);
+                    F::Policy
+                })
+            }
+            _ => None,
+        },
         // `fence.proxy.alias`, `fence.proxy.async`, `.async.global` and
         // `.async.shared::cta`: the words come split at their dots.
         O::Fence => match (m.proxy_word, m.proxy, t) {

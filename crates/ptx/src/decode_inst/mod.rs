@@ -187,6 +187,19 @@ pub(crate) fn decode<'a>(
         );
         ok = false;
     }
+    if ok && op == Opcode::Createpolicy {
+        let why = match mods.policy {
+            None => Some("`createpolicy` needs a kind: .fractional, .range or .cvt"),
+            Some(PolicyKind::Fractional | PolicyKind::Range) if mods.priorities.is_empty() => Some(
+                "`createpolicy` needs an L2 priority: .L2::evict_last, .L2::evict_normal, .L2::evict_first or .L2::evict_unchanged",
+            ),
+            _ => None,
+        };
+        if let Some(why) = why {
+            err(diags, i.opcode.span, why.to_string());
+            ok = false;
+        }
+    }
     if ok && op == Opcode::Fence && mods.proxy_word && mods.proxy.is_none() {
         err(
             diags,

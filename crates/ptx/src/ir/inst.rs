@@ -24,7 +24,7 @@ spelled_enum! {
         Shl = "shl", Shr = "shr", Shf = "shf", Prmt = "prmt",
         // data movement and conversion
         Mov = "mov", Ld = "ld", Ldu = "ldu", St = "st", Cvt = "cvt", Cvta = "cvta", Isspacep = "isspacep",
-        Prefetch = "prefetch", Prefetchu = "prefetchu",
+        Prefetch = "prefetch", Prefetchu = "prefetchu", Createpolicy = "createpolicy",
         // warp-level
         Shfl = "shfl", Vote = "vote", Match = "match", Redux = "redux", Activemask = "activemask",
         Elect = "elect",
@@ -168,6 +168,12 @@ pub struct Modifiers {
     pub fragment: Option<Fragment>,
     /// Proxy kind of `fence.proxy.*`.
     pub proxy: Option<ProxyKind>,
+    /// How `createpolicy` builds its cache policy (`.fractional`, `.range`,
+    /// `.cvt`).
+    pub policy: Option<PolicyKind>,
+    /// The L2 eviction priorities of `createpolicy`: the primary, then the
+    /// secondary one where given.
+    pub priorities: Vec<L2Priority>,
     /// `.proxy` of fence was read; the proxy kind follows it.
     pub proxy_word: bool,
     /// `.add` accumulate of the SIMD video instructions (`vabsdiff4.u32.u32.u32.add`).

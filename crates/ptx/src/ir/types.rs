@@ -224,6 +224,20 @@ spelled_enum! {
 }
 
 spelled_enum! {
+    /// How `createpolicy` builds a cache policy: for a fraction of the
+    /// accesses, for an address range, or from an access property.
+    pub enum PolicyKind { Fractional = "fractional", Range = "range", Cvt = "cvt", }
+}
+
+spelled_enum! {
+    /// An L2 eviction priority of `createpolicy`.
+    pub enum L2Priority {
+        EvictLast = "L2::evict_last", EvictNormal = "L2::evict_normal",
+        EvictFirst = "L2::evict_first", EvictUnchanged = "L2::evict_unchanged",
+    }
+}
+
+spelled_enum! {
     /// Memory-consistency semantics of ld/st/atom/red/fence.
     pub enum MemSem {
         Weak = "weak", Volatile = "volatile", Relaxed = "relaxed", Acquire = "acquire",

@@ -725,6 +725,30 @@ impl Cx<'_> {
                 }
             }
             O::BarWarpSync => Op::WarpSync,
+            // A cache policy is an opaque 64-bit value that loads and stores
+            // with `.L2::cache_hint` take as a hint; the emulator ignores
+            // hints, so the value is its own encoding of the kind and the
+            // priorities (ISA "createpolicy": only such an instruction may
+            // read it). `.cvt` passes the access property through.
+            O::Createpolicy => {
+                let d = self.dreg(get(0)?)?;
+                match m.policy {
+                    Some(ptx::PolicyKind::Cvt) => Op::Mov {
+                        d,
+                        a: self.src(get(1)?)?,
+                    },
+                    kind => {
+                        let code = |p: Option<&ptx::L2Priority>| p.map_or(0, |p| *p as u64 + 1);
+                        let value = kind.map_or(0, |k| k as u64 + 1)
+                            | code(m.priorities.first()) << 4
+                            | code(m.priorities.get(1)) << 8;
+                        Op::Mov {
+                            d,
+                            a: Src::Imm(value),
+                        }
+                    }
+                }
+            }
             O::Fence | O::Membar | O::Prefetch | O::Prefetchu | O::Nanosleep | O::Pmevent => {
                 Op::Nop
             }
