@@ -120,19 +120,39 @@ fn wmma_tf32_multiplies_the_rounded_inputs() {
     check("rz", |x| f32::from_bits(x.to_bits() & !0x1fff));
 }
 
-/// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` with each lane's
-/// fragments loaded by the PTX ISA's table ("Matrix fragments for
-/// mma.m16n8k8", .tf32), with g = lane / 4 and t = lane % 4: a_i at row
-/// g + 8 (i % 2), column t + 4 (i / 2); b_i at row t + 4 i, column g; c_i
-/// and d_i at row g + 8 (i / 2), column 2t + i % 2. A is 16 x 8, B 8 x 8
-/// and C, D 16 x 8, all row-major.
-const MMA_TF32: &str = r#".version 8.0
+/// `mma.sync.aligned.m16n8k{k}.row.col.f32.tf32.tf32.f32`, k 8 or 4, with
+/// each lane's fragments loaded by the PTX ISA's table ("Matrix fragments
+/// for mma.m16n8k8", .tf32; m16n8k4 is its first half), with g = lane / 4
+/// and t = lane % 4: a_i at row g + 8 (i % 2), column t + 4 (i / 2); b_i at
+/// row t + 4 i, column g; c_i and d_i at row g + 8 (i / 2), column 2t +
+/// i % 2. A is 16 x k, B k x 8 and C, D 16 x 8, all row-major.
+fn mma_kernel(k: usize) -> String {
+    let (na, nb) = (k / 2, k / 4);
+    // a_i: + 8 rows (i % 2 = 1) is 8 k elements of 4 bytes; + 4 columns
+    // (i / 2 = 1) 16 bytes. b_i: + 4 rows is 4 x 8 elements of 4 bytes.
+    let a_loads: String = (0..na)
+        .map(|i| {
+            format!(
+                "  ld.global.b32 %a{i}, [%rd3+{}];\n",
+                (i % 2) * 8 * k * 4 + (i / 2) * 16
+            )
+        })
+        .collect();
+    let b_loads: String = (0..nb)
+        .map(|i| format!("  ld.global.b32 %b{i}, [%rd6+{}];\n", i * 128))
+        .collect();
+    let list = |p: &str, n: usize| {
+        let v: Vec<String> = (0..n).map(|i| format!("%{p}{i}")).collect();
+        v.join(", ")
+    };
+    format!(
+        r#".version 8.0
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)
-{
-  .reg .b32 %a<4>;
-  .reg .b32 %b<2>;
+{{
+  .reg .b32 %a<{na}>;
+  .reg .b32 %b<{nb}>;
   .reg .f32 %c<4>;
   .reg .f32 %d<4>;
   .reg .b32 %r<12>;
@@ -140,30 +160,24 @@ const MMA_TF32: &str = r#".version 8.0
   mov.u32 %r1, %tid.x;
   shr.u32 %r2, %r1, 2;
   and.b32 %r3, %r1, 3;
-  mad.lo.u32 %r4, %r2, 8, %r3;
+  mad.lo.u32 %r4, %r2, {k}, %r3;
   mad.lo.u32 %r5, %r3, 8, %r2;
   shl.b32 %r6, %r3, 1;
   mad.lo.u32 %r7, %r2, 8, %r6;
   ld.param.u64 %rd1, [a];
   mul.wide.u32 %rd2, %r4, 4;
   add.s64 %rd3, %rd1, %rd2;
-  ld.global.b32 %a0, [%rd3];
-  ld.global.b32 %a1, [%rd3+256];
-  ld.global.b32 %a2, [%rd3+16];
-  ld.global.b32 %a3, [%rd3+272];
-  ld.param.u64 %rd4, [b];
+{a_loads}  ld.param.u64 %rd4, [b];
   mul.wide.u32 %rd5, %r5, 4;
   add.s64 %rd6, %rd4, %rd5;
-  ld.global.b32 %b0, [%rd6];
-  ld.global.b32 %b1, [%rd6+128];
-  ld.param.u64 %rd7, [c];
+{b_loads}  ld.param.u64 %rd7, [c];
   mul.wide.u32 %rd8, %r7, 4;
   add.s64 %rd9, %rd7, %rd8;
   ld.global.f32 %c0, [%rd9];
   ld.global.f32 %c1, [%rd9+4];
   ld.global.f32 %c2, [%rd9+256];
   ld.global.f32 %c3, [%rd9+260];
-  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};
+  mma.sync.aligned.m16n8k{k}.row.col.f32.tf32.tf32.f32 {{%d0, %d1, %d2, %d3}}, {{{}}}, {{{}}}, {{%c0, %c1, %c2, %c3}};
   ld.param.u64 %rd10, [d];
   add.s64 %rd11, %rd10, %rd8;
   st.global.f32 [%rd11], %d0;
@@ -171,8 +185,12 @@ const MMA_TF32: &str = r#".version 8.0
   st.global.f32 [%rd11+256], %d2;
   st.global.f32 [%rd11+260], %d3;
   ret;
+}}
+"#,
+        list("a", na),
+        list("b", nb),
+    )
 }
-"#;
 
 /// Runs an m16n8k`k` tf32 `mma` kernel (A 16 x k, B k x 8, C and D 16 x 8,
 /// row-major) and checks D against C + A B with the inputs read as tf32.
@@ -197,56 +215,6 @@ fn check_mma(ptx: &str, k: usize) {
 
 #[test]
 fn mma_sync_tf32_follows_the_isa_fragments() {
-    check_mma(MMA_TF32, 8);
-    check_mma(MMA_TF32_K4, 4);
+    check_mma(&mma_kernel(8), 8);
+    check_mma(&mma_kernel(4), 4);
 }
-
-/// `mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32`: the first half of
-/// m16n8k8's fragments (ISA "Matrix fragments for mma.m16n8k4", .tf32):
-/// a0 at row g, column t; a1 at row g + 8, column t; b0 at row t, column
-/// g; C and D as m16n8k8's. A is 16 x 4, B 4 x 8 and C, D 16 x 8, all
-/// row-major.
-const MMA_TF32_K4: &str = r#".version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)
-{
-  .reg .b32 %a<2>;
-  .reg .b32 %b<1>;
-  .reg .f32 %c<4>;
-  .reg .f32 %d<4>;
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<16>;
-  mov.u32 %r1, %tid.x;
-  shr.u32 %r2, %r1, 2;
-  and.b32 %r3, %r1, 3;
-  mad.lo.u32 %r4, %r2, 4, %r3;
-  mad.lo.u32 %r5, %r3, 8, %r2;
-  shl.b32 %r6, %r3, 1;
-  mad.lo.u32 %r7, %r2, 8, %r6;
-  ld.param.u64 %rd1, [a];
-  mul.wide.u32 %rd2, %r4, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.b32 %a0, [%rd3];
-  ld.global.b32 %a1, [%rd3+128];
-  ld.param.u64 %rd4, [b];
-  mul.wide.u32 %rd5, %r5, 4;
-  add.s64 %rd6, %rd4, %rd5;
-  ld.global.b32 %b0, [%rd6];
-  ld.param.u64 %rd7, [c];
-  mul.wide.u32 %rd8, %r7, 4;
-  add.s64 %rd9, %rd7, %rd8;
-  ld.global.f32 %c0, [%rd9];
-  ld.global.f32 %c1, [%rd9+4];
-  ld.global.f32 %c2, [%rd9+256];
-  ld.global.f32 %c3, [%rd9+260];
-  mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1}, {%b0}, {%c0, %c1, %c2, %c3};
-  ld.param.u64 %rd10, [d];
-  add.s64 %rd11, %rd10, %rd8;
-  st.global.f32 [%rd11], %d0;
-  st.global.f32 [%rd11+4], %d1;
-  st.global.f32 [%rd11+256], %d2;
-  st.global.f32 [%rd11+260], %d3;
-  ret;
-}
-"#;
