@@ -57,14 +57,33 @@ def pack(root, archive):
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             tar.addfile(info, io.BytesIO(data))
-    with open(archive, "wb") as f:
+    # Written beside and renamed over: a second writer or an interrupted one
+    # never leaves a shorter stream followed by the tail of an older one (the
+    # Schoonhoven archive of 76b8c9d held 132 such bytes, which Python's
+    # lzma.decompress skips and `xz -t` / `tar xJf` reject).
+    part = archive + ".part"
+    with open(part, "wb") as f:
         f.write(lzma.compress(buffer.getvalue(), preset=9))
+    os.replace(part, archive)
+
+
+def whole_stream(raw):
+    """The data of one complete xz stream with nothing after it: what
+    `xz -t` and `tar xJf` accept (lzma.decompress would ignore trailing
+    bytes that are not a stream)."""
+    decoder = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+    data = decoder.decompress(raw)
+    if not decoder.eof:
+        raise lzma.LZMAError("the xz stream is cut short")
+    if decoder.unused_data:
+        raise lzma.LZMAError(f"{len(decoder.unused_data)} bytes after the xz stream (a torn write?)")
+    return data
 
 
 def unpack(archive, root):
     try:
         with open(archive, "rb") as f:
-            data = lzma.decompress(f.read())
+            data = whole_stream(f.read())
         tar = tarfile.open(fileobj=io.BytesIO(data), mode="r")
     except (OSError, lzma.LZMAError, tarfile.TarError) as e:
         raise SystemExit(f"{archive}: not a profiles archive ({e})")
