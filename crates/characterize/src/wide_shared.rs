@@ -149,7 +149,9 @@ pub fn function_groups(
 fn candidate(inst: &Instruction) -> Option<(Dir, AddrBase, u32, i64)> {
     let dir = match class_of(inst) {
         InstClass::LdShared if inst.opcode == Opcode::Ld => Dir::Load,
-        InstClass::StShared => Dir::Store,
+        InstClass::StShared if inst.opcode == Opcode::St => Dir::Store,
+        // ldmatrix, stmatrix and wmma fragments are shared accesses of their
+        // own shape, never merged.
         _ => return None,
     };
     if inst.guard.is_some() || inst.mods.sem.is_some() {

@@ -832,6 +832,32 @@ impl WmmaShape {
     }
 }
 
+/// How a `wmma.load` / `wmma.store` reaches memory: the warp requests its
+/// SASS makes, which the emulator reports to the observer (the values moved
+/// are the same either way). Read from ptxas 12.9's SASS for sm_75, sm_80 and
+/// sm_90 (`nvdisasm`): at m16n16k16 ptxas lays every fragment out as the
+/// native `mma.m16n8k16` does and loads or stores the 16 x 16 tile in its
+/// storage order (rows of the layout's major dimension), lane (g, t) = (l / 4,
+/// l % 4) taking storage rows g and g + 8 and elements from 2t and 2t + 8;
+/// 16-bit tiles of a column-major fragment are transposed in registers after
+/// the load (`MOVM.16.MT88`), 32-bit ones are not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WmmaAccess {
+    /// One request per fragment register, each lane its register's
+    /// elements (the emulator's own layout; Volta's `wmma` and the shapes
+    /// whose SASS was not read).
+    PerRegister,
+    /// 16-bit tiles (f16 and bf16 A, B and accumulators): 4 requests of 4
+    /// bytes a lane, storage row g + 8r, elements 2t + 8c.
+    Pairs16,
+    /// 32-bit accumulators stored by rows: 4 requests of 8 bytes a lane,
+    /// row g + 8r, elements 2t + 8c.
+    Rows32,
+    /// 32-bit accumulators stored by columns: 8 requests of 4 bytes a lane,
+    /// storage row 2t + i + 8r, element g + 8c.
+    Cols32,
+}
+
 /// Tensor-core and matrix-movement operations (boxed in [`Op::Tensor`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum TensorOp {
@@ -888,6 +914,8 @@ pub enum TensorOp {
         elem: WmmaElem,
         row: bool,
         space: MemSpace,
+        /// The requests that reach memory.
+        access: WmmaAccess,
         d: Vec<R>,
         addr: Addr,
         stride: Option<Src>,
@@ -898,6 +926,8 @@ pub enum TensorOp {
         elem: WmmaElem,
         row: bool,
         space: MemSpace,
+        /// The requests that reach memory.
+        access: WmmaAccess,
         src: Vec<Src>,
         addr: Addr,
         stride: Option<Src>,

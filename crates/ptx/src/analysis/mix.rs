@@ -17,7 +17,7 @@
 //! | `move` | `mov` |
 //! | `compare` | `setp set selp slct testp isspacep` |
 //! | `logic` | `and or xor not cnot lop3 shl shr shf prmt popc clz bfind fns brev bfe bfi` |
-//! | `ld_<space>` / `st_<space>` | `ld ldu` / `st` by state space: global, shared (any spelling), local, param, const, generic (no space) |
+//! | `ld_<space>` / `st_<space>` | `ld ldu` / `st` by state space: global, shared (any spelling), local, param, const, generic (no space); the tensor cores' fragment loads and stores too: `wmma.load` / `wmma.store` by their space (generic without one), `ldmatrix` / `stmatrix` shared (they go through the load/store unit, not the tensor cores) |
 //! | `atom_<space>` | `atom red` by space: global, shared, generic |
 //! | `branch` | `bra brx.idx` |
 //! | `call_ret` | `call ret` |
@@ -25,11 +25,11 @@
 //! | `barrier` | `bar barrier` (CTA-wide) |
 //! | `fence` | `fence membar` |
 //! | `warp` | `shfl vote match redux activemask bar.warp.sync` |
-//! | `tensor` | `mma wmma ldmatrix stmatrix` |
+//! | `tensor` | `mma`, `wmma.mma` (the multiply-accumulates) |
 //! | `async_copy` | `cp.async cp.async.commit_group cp.async.wait_group cp.async.wait_all` |
 //! | `other` | `prefetch prefetchu nanosleep pmevent brkpt`, and memory ops on a space not listed above |
 
-use crate::ir::{Function, Instruction, Opcode, Precision, StateSpace, Type};
+use crate::ir::{Function, Instruction, Opcode, Precision, StateSpace, Type, WmmaOp};
 
 macro_rules! classes {
     ($($(#[$m:meta])* $var:ident = $name:literal,)*) => {
@@ -90,7 +90,8 @@ classes! {
     Fence = "fence",
     /// Warp-level collectives.
     Warp = "warp",
-    /// Tensor-core matrix instructions and their fragment loads/stores.
+    /// Tensor-core multiply-accumulates (`mma`, `wmma.mma`); their fragment
+    /// loads and stores are loads and stores.
     Tensor = "tensor",
     AsyncCopy = "async_copy",
     Other = "other",
@@ -161,6 +162,33 @@ fn space(s: Option<StateSpace>) -> Space {
     }
 }
 
+/// The class of a load from `space`.
+fn load_class(space: Space) -> InstClass {
+    use InstClass as C;
+    match space {
+        Space::Global => C::LdGlobal,
+        Space::Shared => C::LdShared,
+        Space::Local => C::LdLocal,
+        Space::Param => C::LdParam,
+        Space::Const => C::LdConst,
+        Space::Generic => C::LdGeneric,
+        Space::Unlisted => C::Other,
+    }
+}
+
+/// The class of a store to `space`.
+fn store_class(space: Space) -> InstClass {
+    use InstClass as C;
+    match space {
+        Space::Global => C::StGlobal,
+        Space::Shared => C::StShared,
+        Space::Local => C::StLocal,
+        Space::Param => C::StParam,
+        Space::Generic => C::StGeneric,
+        Space::Const | Space::Unlisted => C::Other,
+    }
+}
+
 /// The class of one instruction (see the module docs for the table).
 pub fn class_of(inst: &Instruction) -> InstClass {
     use InstClass as C;
@@ -188,23 +216,15 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Setp | Set | Selp | Slct | Testp | Isspacep => C::Compare,
         And | Or | Xor | Not | Cnot | Lop3 | Shl | Shr | Shf | Prmt | Popc | Clz | Bfind | Fns
         | Brev | Bfe | Bfi | Bmsk => C::Logic,
-        Ld | Ldu => match space(inst.mods.space) {
-            Space::Global => C::LdGlobal,
-            Space::Shared => C::LdShared,
-            Space::Local => C::LdLocal,
-            Space::Param => C::LdParam,
-            Space::Const => C::LdConst,
-            Space::Generic => C::LdGeneric,
-            Space::Unlisted => C::Other,
-        },
-        St => match space(inst.mods.space) {
-            Space::Global => C::StGlobal,
-            Space::Shared => C::StShared,
-            Space::Local => C::StLocal,
-            Space::Param => C::StParam,
-            Space::Generic => C::StGeneric,
-            Space::Const | Space::Unlisted => C::Other,
-        },
+        // Fragment loads and stores are memory instructions of the load/store
+        // unit: counted with the loads and stores of their space, so that the
+        // models see a tensor kernel's memory traffic in its mix.
+        Wmma if inst.mods.wmma_op == Some(WmmaOp::Load) => load_class(space(inst.mods.space)),
+        Wmma if inst.mods.wmma_op == Some(WmmaOp::Store) => store_class(space(inst.mods.space)),
+        Ldmatrix => C::LdShared,
+        Stmatrix => C::StShared,
+        Ld | Ldu => load_class(space(inst.mods.space)),
+        St => store_class(space(inst.mods.space)),
         Atom | Red => match space(inst.mods.space) {
             Space::Global => C::AtomGlobal,
             Space::Shared => C::AtomShared,
@@ -217,7 +237,7 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Bar | Barrier => C::Barrier,
         Fence | Membar => C::Fence,
         Shfl | Vote | Match | Redux | Activemask | BarWarpSync | Elect => C::Warp,
-        Mma | Wmma | Ldmatrix | Stmatrix => C::Tensor,
+        Mma | Wmma => C::Tensor,
         CpAsync
         | CpAsyncCommitGroup
         | CpAsyncWaitGroup

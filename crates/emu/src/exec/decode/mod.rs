@@ -576,6 +576,19 @@ impl Cx<'_> {
         ))
     }
 
+    /// The architecture of the module's `.target` (`sm_80` -> 80, `sm_90a`
+    /// -> 90), if it names one.
+    fn target_sm(&self) -> Option<u32> {
+        self.module.target.iter().find_map(|t| {
+            let digits: String = t
+                .strip_prefix("sm_")?
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+    }
+
     /// The generic map of the module (`.address_size 32` has its own).
     pub(super) fn width(&self) -> Width {
         if self.module.address_size == Some(32) {

@@ -98,6 +98,23 @@ impl Cx<'_> {
         Ok(srcs)
     }
 
+    /// The requests a wmma load or store of `elem` at `shape` makes
+    /// ([`WmmaAccess`]): the SASS pattern where it was read (m16n16k16,
+    /// 16- and 32-bit elements, a `.target` of sm_75 or later), else one
+    /// request per register.
+    fn wmma_access(&self, shape: WmmaShape, elem: WmmaElem, row: bool) -> WmmaAccess {
+        let turing_on = self.target_sm().is_some_and(|sm| sm >= 75);
+        if !turing_on || (shape.m, shape.n, shape.k) != (16, 16, 16) {
+            return WmmaAccess::PerRegister;
+        }
+        match (elem.bits(), row) {
+            (16, _) => WmmaAccess::Pairs16,
+            (32, true) => WmmaAccess::Rows32,
+            (32, false) => WmmaAccess::Cols32,
+            _ => WmmaAccess::PerRegister,
+        }
+    }
+
     pub(super) fn tensor(&self, inst: &Instruction) -> D<Op> {
         let t = match inst.opcode {
             Opcode::Mma => self.mma(inst)?,
@@ -336,6 +353,7 @@ impl Cx<'_> {
                     elem,
                     row: row(m.layout_a),
                     space,
+                    access: self.wmma_access(shape, elem, row(m.layout_a)),
                     d: self.reg_vec(get(0)?, wmma_regs(shape, frag, elem), "wmma.load")?,
                     addr,
                     stride: stride(2)?,
@@ -354,6 +372,7 @@ impl Cx<'_> {
                     elem,
                     row: row(m.layout_a),
                     space,
+                    access: self.wmma_access(shape, elem, row(m.layout_a)),
                     src: self.src_vec(
                         get(1)?,
                         wmma_regs(shape, WmmaFrag::Acc, elem),

@@ -292,6 +292,7 @@ impl Warp {
                 elem,
                 row,
                 space,
+                access,
                 d,
                 addr,
                 stride,
@@ -302,6 +303,15 @@ impl Warp {
                 let esize = bits / 8;
                 let per_reg = elem.per_reg();
                 let layout = FragLayout::new(*shape, *frag, *elem, d.len());
+                let traffic = WmmaTraffic {
+                    site,
+                    access: *access,
+                    space: *space,
+                    kind: AccessKind::Load,
+                    exec,
+                    esize,
+                    per_reg,
+                };
                 let mut out: Regs = vec![[0u64; WARP_SIZE]; d.len()];
                 for (j, reg) in out.iter_mut().enumerate() {
                     let mut addrs = [0u64; WARP_SIZE];
@@ -318,15 +328,9 @@ impl Warp {
                             reg[l] |= u64::from_le_bytes(buf) << (bits * h);
                         }
                     }
-                    obs.memory(&MemEvent {
-                        site,
-                        space: access_space(*space, &addrs, exec),
-                        kind: AccessKind::Load,
-                        size: (esize * per_reg) as u32,
-                        active: exec,
-                        addrs: &addrs,
-                    });
+                    traffic.register(obs, &addrs);
                 }
+                traffic.requests(obs, &base, &ld);
                 self.write_all(d, &out, exec);
             }
             TensorOp::WmmaStore {
@@ -334,6 +338,7 @@ impl Warp {
                 elem,
                 row,
                 space,
+                access,
                 src,
                 addr,
                 stride,
@@ -345,6 +350,15 @@ impl Warp {
                 let esize = bits / 8;
                 let per_reg = elem.per_reg();
                 let layout = FragLayout::new(*shape, WmmaFrag::Acc, *elem, src.len());
+                let traffic = WmmaTraffic {
+                    site,
+                    access: *access,
+                    space: *space,
+                    kind: AccessKind::Store,
+                    exec,
+                    esize,
+                    per_reg,
+                };
                 for (j, reg) in vals.iter().enumerate() {
                     let mut addrs = [0u64; WARP_SIZE];
                     for l in lanes(exec) {
@@ -359,15 +373,9 @@ impl Warp {
                                 .map_err(mem_err(l))?;
                         }
                     }
-                    obs.memory(&MemEvent {
-                        site,
-                        space: access_space(*space, &addrs, exec),
-                        kind: AccessKind::Store,
-                        size: (esize * per_reg) as u32,
-                        active: exec,
-                        addrs: &addrs,
-                    });
+                    traffic.register(obs, &addrs);
                 }
+                traffic.requests(obs, &base, &ld);
             }
             TensorOp::Matrix8x8 {
                 store,
@@ -509,6 +517,68 @@ impl Warp {
 
 /// Address of element (r, c) of a matrix at `base` with leading dimension
 /// `ld` elements, row- or column-major.
+/// Where lane (g, t) of request q of a wmma access points: (storage row,
+/// element).
+type LanePlace = fn(usize, usize, usize) -> (usize, usize);
+
+/// What one `wmma.load` or `wmma.store` reports to the observer: either
+/// one request per fragment register ([`WmmaAccess::PerRegister`], as the
+/// register loop moves them) or the requests its SASS makes.
+struct WmmaTraffic {
+    site: Site,
+    access: WmmaAccess,
+    space: MemSpace,
+    kind: AccessKind,
+    exec: Mask,
+    esize: usize,
+    per_reg: usize,
+}
+
+impl WmmaTraffic {
+    /// One register's request (lane l at `addrs[l]`), where requests are
+    /// per register.
+    fn register<O: Observer>(&self, obs: &mut O, addrs: &L) {
+        if self.access == WmmaAccess::PerRegister {
+            self.report(obs, addrs, self.esize * self.per_reg);
+        }
+    }
+
+    /// The SASS's requests ([`WmmaAccess`]), where its pattern is known:
+    /// request by request, lane (g, t) = (l / 4, l % 4) addresses storage
+    /// row `s`, element `e` of the tile at `base` with leading dimension
+    /// `ld` (the layout's major dimension is the storage row).
+    fn requests<O: Observer>(&self, obs: &mut O, base: &L, ld: &L) {
+        // (requests, bytes a lane, (storage row, element) of lane (g, t) in request q)
+        let (requests, size, at): (usize, usize, LanePlace) = match self.access {
+            WmmaAccess::PerRegister => return,
+            WmmaAccess::Pairs16 => (4, 4, |q, g, t| (g + 8 * (q / 2), 2 * t + 8 * (q % 2))),
+            WmmaAccess::Rows32 => (4, 8, |q, g, t| (g + 8 * (q / 2), 2 * t + 8 * (q % 2))),
+            WmmaAccess::Cols32 => (8, 4, |q, g, t| {
+                (2 * t + q % 2 + 8 * (q / 4), g + 8 * ((q / 2) % 2))
+            }),
+        };
+        for q in 0..requests {
+            let mut addrs = [0u64; WARP_SIZE];
+            for l in lanes(self.exec) {
+                let (s, e) = at(q, l / 4, l % 4);
+                addrs[l] = elem_addr(base[l], ld[l], true, s, e, self.esize);
+            }
+            self.report(obs, &addrs, size);
+        }
+    }
+
+    fn report<O: Observer>(&self, obs: &mut O, addrs: &L, size: usize) {
+        obs.memory(&MemEvent {
+            site: self.site,
+            space: access_space(self.space, addrs, self.exec),
+            kind: self.kind,
+            size: size as u32,
+            active: self.exec,
+            addrs,
+        });
+    }
+}
+
 fn elem_addr(base: u64, ld: u64, row_major: bool, r: usize, c: usize, esize: usize) -> u64 {
     let idx = if row_major {
         r as u64 * ld + c as u64
