@@ -11,7 +11,7 @@
 //!   constant, must fail with a message holding TEXT;
 //! - `expect K=V ...`: values of the parsed spec: `grid=[x,y,z]`,
 //!   `block=[x,y,z]`, `dynamic_shared=N`, `fuel=N`, `len:ARG=N`,
-//!   `define:NAME=VALUE`.
+//!   `define:NAME=VALUE`, `struct_bytes:ARG=N` (a struct argument's size).
 //!
 //! Without `error:` the block must parse, and every buffer and constant
 //! whose `init` is not a file must materialise.
@@ -123,7 +123,7 @@ fn load(text: &str, sets: &[(String, String)]) -> Result<LaunchSpec, String> {
     let spec = parse(text, Path::new("spec.toml"), sets).map_err(|e| e.to_string())?;
     let buffers = spec.args.iter().filter_map(|a| match a {
         ArgSpec::Buffer(b) => Some((b.elem, b.len, &b.init)),
-        ArgSpec::Scalar { .. } => None,
+        ArgSpec::Scalar { .. } | ArgSpec::Struct(_) => None,
     });
     let constants = spec.constants.iter().map(|c| (c.elem, c.len, &c.init));
     for (elem, len, init) in buffers.chain(constants) {
@@ -144,6 +144,12 @@ fn actual(spec: &LaunchSpec, key: &str) -> Option<String> {
     if let Some(name) = key.strip_prefix("len:") {
         return spec.args.iter().find_map(|a| match a {
             ArgSpec::Buffer(b) if b.name == name => Some(b.len.to_string()),
+            _ => None,
+        });
+    }
+    if let Some(name) = key.strip_prefix("struct_bytes:") {
+        return spec.args.iter().find_map(|a| match a {
+            ArgSpec::Struct(st) if st.name == name => st.bytes().ok().map(|b| b.len().to_string()),
             _ => None,
         });
     }

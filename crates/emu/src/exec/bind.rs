@@ -151,6 +151,24 @@ pub(super) fn bind_args(
                     bytes: b,
                 }
             }
+            ArgSpec::Struct(st) => {
+                let b = st
+                    .bytes()
+                    .map_err(|e| Fault::launch(format!("argument `{}`: {e}", st.name)))?;
+                if b.len() as u64 != size {
+                    return Err(launch_err(format!(
+                        "argument `{}` is a struct of {} bytes ({} fields, aligned to {}), but parameter {i} `{pname}` takes {size} bytes",
+                        st.name,
+                        b.len(),
+                        st.fields.len(),
+                        st.align
+                    )));
+                }
+                HostArg::Scalar {
+                    name: st.name.clone(),
+                    bytes: b,
+                }
+            }
             ArgSpec::Buffer(bs) => {
                 // Pointers are as wide as the module's addresses (`.address_size`).
                 let want = if module.address_size == Some(32) {

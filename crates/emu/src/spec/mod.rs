@@ -91,6 +91,10 @@ pub enum ArgSpec {
         value: Number,
     },
     Buffer(BufferSpec),
+    /// A struct passed by value (`__global__ void k(Params p)`, a `float2`,
+    /// a `__grid_constant__` parameter): scalar fields laid out as C lays
+    /// them out.
+    Struct(StructSpec),
 }
 
 impl ArgSpec {
@@ -98,7 +102,44 @@ impl ArgSpec {
         match self {
             Self::Scalar { name, .. } => name,
             Self::Buffer(b) => &b.name,
+            Self::Struct(s) => &s.name,
         }
+    }
+}
+
+/// A struct argument: its fields in declaration order, each at the next
+/// offset that is a multiple of its size (the C layout of scalar fields),
+/// the whole rounded up to a multiple of `align`: the largest field's size,
+/// or more where the type says so (`__align__(16)`, as CUDA's `float4`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructSpec {
+    pub name: String,
+    pub fields: Vec<(ScalarType, Number)>,
+    /// The struct's alignment in bytes (a power of two).
+    pub align: u64,
+}
+
+impl StructSpec {
+    /// The struct's bytes, padding zeroed.
+    pub fn bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        for &(ty, value) in &self.fields {
+            let size = ty.size();
+            out.resize(out.len().next_multiple_of(size), 0);
+            ty.encode(value, &mut out)?;
+        }
+        let align = (self.align as usize).max(1);
+        out.resize(out.len().next_multiple_of(align), 0);
+        Ok(out)
+    }
+
+    /// The natural alignment of the fields: the largest field's size.
+    pub fn natural_align(fields: &[(ScalarType, Number)]) -> u64 {
+        fields
+            .iter()
+            .map(|(t, _)| t.size() as u64)
+            .max()
+            .unwrap_or(1)
     }
 }
 

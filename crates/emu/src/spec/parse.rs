@@ -9,7 +9,9 @@ use toml::de::{DeTable, DeValue};
 use super::expr;
 use super::init::Init;
 use super::types::{Number, ScalarType};
-use super::{ArgSpec, BufferSpec, ConstantSpec, DefineValue, LaunchSpec, SourceKind, SpecError};
+use super::{
+    ArgSpec, BufferSpec, ConstantSpec, DefineValue, LaunchSpec, SourceKind, SpecError, StructSpec,
+};
 
 /// Keys of an experiment file (`validate::Experiment`) that a launch spec
 /// does not have: one of them in a launch spec means the file was given to
@@ -497,11 +499,25 @@ impl Ctx<'_> {
                 "init",
                 "order_dependent",
                 "host_mapped",
+                "fields",
+                "align",
             ],
             "[[arg]]",
         )?;
         let name = self.string(self.required(t, "name", item.span())?)?;
-        let (ty, pointer) = self.type_of(self.required(t, "type", item.span())?)?;
+        let type_v = self.required(t, "type", item.span())?;
+        if self.string(type_v)? == "struct" {
+            return self.struct_arg(t, name, item.span()).map(ArgSpec::Struct);
+        }
+        for key in ["fields", "align"] {
+            if let Some(v) = t.get(key) {
+                return Err(self.error(
+                    v.span(),
+                    &format!("only a `type = \"struct\"` argument takes {key}"),
+                ));
+            }
+        }
+        let (ty, pointer) = self.type_of(type_v)?;
         if pointer {
             if let Some(v) = t.get("value") {
                 return Err(
@@ -541,6 +557,68 @@ impl Ctx<'_> {
         ty.encode(value, &mut Vec::new())
             .map_err(|m| self.error(value_v.span(), &m.to_string()))?;
         Ok(ArgSpec::Scalar { name, ty, value })
+    }
+
+    /// A struct passed by value: `fields = [{ type = "f32", value = 1.5 }, ...]`
+    /// (scalars only), `align` optional.
+    fn struct_arg(
+        &self,
+        t: &DeTable<'_>,
+        name: String,
+        at: Range<usize>,
+    ) -> Result<StructSpec, SpecError> {
+        for key in ["value", "len", "init", "order_dependent", "host_mapped"] {
+            if let Some(v) = t.get(key) {
+                return Err(self.error(
+                    v.span(),
+                    &format!("a struct argument takes fields (and align), not {key}"),
+                ));
+            }
+        }
+        let fields_v = self.required(t, "fields", at)?;
+        let items = self.array(fields_v)?;
+        if items.is_empty() {
+            return Err(self.error(fields_v.span(), "a struct needs at least one field"));
+        }
+        let mut fields = Vec::with_capacity(items.len());
+        for f in items {
+            let ft = self.table(f)?;
+            self.check_keys(ft, &["type", "value"], "struct field")?;
+            let type_v = self.required(ft, "type", f.span())?;
+            let (ty, pointer) = self.type_of(type_v)?;
+            if pointer {
+                return Err(self.error(
+                    type_v.span(),
+                    "a struct field cannot be a pointer yet (its buffer's address is only known at launch): pass the pointer as its own argument",
+                ));
+            }
+            let value_v = self.required(ft, "value", f.span())?;
+            let value = self.number(value_v)?;
+            ty.encode(value, &mut Vec::new())
+                .map_err(|m| self.error(value_v.span(), &m.to_string()))?;
+            fields.push((ty, value));
+        }
+        let natural = StructSpec::natural_align(&fields);
+        let align = match t.get("align") {
+            None => natural,
+            Some(v) => {
+                let a = self.ranged(v, 1, 4096)? as u64;
+                if !a.is_power_of_two() || a < natural {
+                    return Err(self.error(
+                        v.span(),
+                        &format!(
+                            "align must be a power of two no less than the largest field ({natural} bytes), found {a}"
+                        ),
+                    ));
+                }
+                a
+            }
+        };
+        Ok(StructSpec {
+            name,
+            fields,
+            align,
+        })
     }
 
     fn constant(&self, item: &Value<'_>, dir: &Path) -> Result<ConstantSpec, SpecError> {

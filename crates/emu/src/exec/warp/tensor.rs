@@ -515,8 +515,6 @@ impl Warp {
     }
 }
 
-/// Address of element (r, c) of a matrix at `base` with leading dimension
-/// `ld` elements, row- or column-major.
 /// Where lane (g, t) of request q of a wmma access points: (storage row,
 /// element).
 type LanePlace = fn(usize, usize, usize) -> (usize, usize);
@@ -579,6 +577,8 @@ impl WmmaTraffic {
     }
 }
 
+/// Address of element (r, c) of a matrix at `base` with leading dimension
+/// `ld` elements, row- or column-major.
 fn elem_addr(base: u64, ld: u64, row_major: bool, r: usize, c: usize, esize: usize) -> u64 {
     let idx = if row_major {
         r as u64 * ld + c as u64
