@@ -1,8 +1,9 @@
 //! Kernels that take structs by value, compiled by NVRTC: a `Params`
 //! struct, a `float4` and a `__grid_constant__` parameter, given in the
 //! launch spec as `type = "struct"` arguments (docs/launch-spec.md,
-//! "Structs by value"); and a struct whose fields do not add up to the
-//! parameter's size, refused with both sizes.
+//! "Structs by value"), and a struct of pointers, each member its own
+//! buffer, dumped under `<argument>.<member>`; a struct whose fields do not
+//! add up to the parameter's size is refused with both sizes.
 
 mod common;
 
@@ -14,6 +15,11 @@ struct Params { float alpha; int n; double eps; unsigned char flags; };
 extern "C" __global__ void scale(Params p, float *x) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < p.n) x[i] = x[i] * p.alpha + (float)p.eps + p.flags;
+}
+struct Args { const float *in; float *out; int n; };
+extern "C" __global__ void triple(Args a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < a.n) a.out[i] = 3.0f * a.in[i];
 }
 extern "C" __global__ void addv(float4 v, __grid_constant__ const Params q, float *x) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -86,4 +92,25 @@ fn a_struct_missing_a_field_is_refused_with_both_sizes() {
         err.contains("argument `params` is a struct of 8 bytes (2 fields, aligned to 4), but parameter 0 `scale_param_0` takes 24 bytes"),
         "{err}"
     );
+}
+
+#[test]
+fn pointer_members_are_buffers_dumped_under_their_member_names() {
+    if !nvrtc_available() {
+        return;
+    }
+    let s = spec(
+        r#"kernel = "triple"; grid = [1]; block = [64]"#,
+        &[(
+            "args",
+            "struct",
+            r#"fields = [{ name = "in", type = "f32*", len = 64, init = "iota" }, { name = "out", type = "f32*", len = 64 }, { type = "i32", value = 50 }]"#,
+        )],
+    );
+    let (dir, _) = run_kernel("struct-pointers", SOURCE, &s);
+    let out = dumped(&dir, "args.out", f32::from_le_bytes);
+    assert_eq!(out.len(), 64);
+    assert_eq!(&out[..3], &[0.0, 3.0, 6.0]);
+    assert_eq!(out[49], 147.0);
+    assert_eq!(out[50], 0.0);
 }

@@ -149,7 +149,9 @@ fn actual(spec: &LaunchSpec, key: &str) -> Option<String> {
     }
     if let Some(name) = key.strip_prefix("struct_bytes:") {
         return spec.args.iter().find_map(|a| match a {
-            ArgSpec::Struct(st) if st.name == name => st.bytes().ok().map(|b| b.len().to_string()),
+            ArgSpec::Struct(st) if st.name == name => {
+                st.layout(8).ok().map(|l| l.bytes.len().to_string())
+            }
             _ => None,
         });
     }

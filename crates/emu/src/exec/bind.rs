@@ -26,12 +26,32 @@ pub enum HostArg {
         elem: ScalarType,
         bytes: Vec<u8>,
     },
+    /// A struct with pointer members: its bytes, each pointer member's
+    /// buffer, and where the launch writes that buffer's address.
+    Struct {
+        name: String,
+        bytes: Vec<u8>,
+        pointers: Vec<StructPointer>,
+    },
+}
+
+/// A pointer member of a struct argument: a fresh global buffer whose
+/// address goes at `offset` of the struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructPointer {
+    pub offset: u64,
+    /// `<argument>.<field>`: the buffer's name in dumps and results.
+    pub name: String,
+    pub elem: ScalarType,
+    pub bytes: Vec<u8>,
 }
 
 impl HostArg {
     pub fn name(&self) -> &str {
         match self {
-            Self::Scalar { name, .. } | Self::Buffer { name, .. } => name,
+            Self::Scalar { name, .. } | Self::Buffer { name, .. } | Self::Struct { name, .. } => {
+                name
+            }
         }
     }
 }
@@ -78,6 +98,15 @@ pub fn host_launch(
     let entry = super::launch::resolve_entry(module, file, spec)?;
     let layout = ModuleLayout::build(module).map_err(|e| launch_err(e.to_string()))?;
     let args = bind_args(module, &layout, spec, entry)?;
+    if let Some(b) = args
+        .iter()
+        .find(|b| matches!(b.arg, HostArg::Struct { .. }))
+    {
+        return Err(launch_err(format!(
+            "argument `{}`: a struct with pointer members runs on the emulator but cannot be launched on a GPU yet (give the pointers as arguments of their own)",
+            b.arg.name()
+        )));
+    }
     let constants = bind_constants(module, &layout, spec)?;
     let name = module
         .functions
@@ -152,21 +181,46 @@ pub(super) fn bind_args(
                 }
             }
             ArgSpec::Struct(st) => {
-                let b = st
-                    .bytes()
+                let pointer_bytes = if module.address_size == Some(32) {
+                    4
+                } else {
+                    8
+                };
+                let laid = st
+                    .layout(pointer_bytes)
                     .map_err(|e| Fault::launch(format!("argument `{}`: {e}", st.name)))?;
-                if b.len() as u64 != size {
+                if laid.bytes.len() as u64 != size {
                     return Err(launch_err(format!(
                         "argument `{}` is a struct of {} bytes ({} fields, aligned to {}), but parameter {i} `{pname}` takes {size} bytes",
                         st.name,
-                        b.len(),
+                        laid.bytes.len(),
                         st.fields.len(),
-                        st.align
+                        laid.align
                     )));
                 }
-                HostArg::Scalar {
-                    name: st.name.clone(),
-                    bytes: b,
+                if laid.pointers.is_empty() {
+                    HostArg::Scalar {
+                        name: st.name.clone(),
+                        bytes: laid.bytes,
+                    }
+                } else {
+                    let mut pointers = Vec::with_capacity(laid.pointers.len());
+                    for (offset, b) in laid.pointers {
+                        let bytes = spec
+                            .initial_bytes(b.elem, b.len, &b.init)
+                            .map_err(|e| Fault::launch(e.to_string()))?;
+                        pointers.push(StructPointer {
+                            offset,
+                            name: b.name.clone(),
+                            elem: b.elem,
+                            bytes,
+                        });
+                    }
+                    HostArg::Struct {
+                        name: st.name.clone(),
+                        bytes: laid.bytes,
+                        pointers,
+                    }
                 }
             }
             ArgSpec::Buffer(bs) => {

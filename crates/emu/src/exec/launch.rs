@@ -341,21 +341,42 @@ fn prepare_entry(
     let mut buffers = Vec::new();
     for b in bound {
         params.add_symbol(&b.param, b.offset, b.size);
+        // A buffer's address, as wide as the module's pointers: a 32-bit
+        // module's holds the low 4 bytes, valid because its global memory
+        // lies below 4 GiB.
+        let mut place = |name: String, elem: ScalarType, bytes: Vec<u8>, width: u64| {
+            let idx = layout.global.allocations().len();
+            let addr = layout.global.alloc(&name, bytes);
+            if width < 8 && layout.global.end() > crate::mem::generic::WINDOWS_32 {
+                return Err(launch_err(format!(
+                    "buffer `{name}` does not fit the {:#x} bytes of a 32-bit global space",
+                    crate::mem::generic::WINDOWS_32
+                )));
+            }
+            buffers.push((name, elem, addr, idx));
+            Ok(addr.to_le_bytes()[..width.min(8) as usize].to_vec())
+        };
         let bytes = match b.arg {
             HostArg::Scalar { bytes, .. } => bytes,
-            HostArg::Buffer { name, elem, bytes } => {
-                let idx = layout.global.allocations().len();
-                let addr = layout.global.alloc(&name, bytes);
-                // A 32-bit module's pointer parameter holds the low 4 bytes,
-                // valid because its global memory lies below 4 GiB.
-                if b.size < 8 && layout.global.end() > crate::mem::generic::WINDOWS_32 {
-                    return Err(launch_err(format!(
-                        "buffer `{name}` does not fit the {:#x} bytes of a 32-bit global space",
-                        crate::mem::generic::WINDOWS_32
-                    )));
+            HostArg::Buffer { name, elem, bytes } => place(name, elem, bytes, b.size)?,
+            HostArg::Struct {
+                mut bytes,
+                pointers,
+                ..
+            } => {
+                let width = if module.address_size == Some(32) {
+                    4
+                } else {
+                    8
+                };
+                for p in pointers {
+                    let addr = place(p.name, p.elem, p.bytes, width)?;
+                    let at = p.offset as usize;
+                    if let Some(slot) = bytes.get_mut(at..at + addr.len()) {
+                        slot.copy_from_slice(&addr);
+                    }
                 }
-                buffers.push((name, elem, addr, idx));
-                addr.to_le_bytes()[..b.size.min(8) as usize].to_vec()
+                bytes
             }
         };
         params

@@ -13,7 +13,7 @@ pub mod printf;
 pub mod subset;
 pub mod warp;
 
-pub use bind::{HostArg, HostConstant, HostLaunch, host_launch};
+pub use bind::{HostArg, HostConstant, HostLaunch, StructPointer, host_launch};
 pub use launch::{
     Buffer, CtaSelection, LaunchOptions, LaunchResult, LaunchStats, evenly_spaced, launch,
     launch_boxed, spread_ctas,

@@ -108,36 +108,78 @@ impl ArgSpec {
 }
 
 /// A struct argument: its fields in declaration order, each at the next
-/// offset that is a multiple of its size (the C layout of scalar fields),
-/// the whole rounded up to a multiple of `align`: the largest field's size,
-/// or more where the type says so (`__align__(16)`, as CUDA's `float4`).
+/// offset that is a multiple of its size (the C layout of scalar and pointer
+/// members), the whole rounded up to a multiple of its alignment: the
+/// largest field's size, or `align` where the type says more
+/// (`__align__(16)`, as CUDA's `float4`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StructSpec {
     pub name: String,
-    pub fields: Vec<(ScalarType, Number)>,
-    /// The struct's alignment in bytes (a power of two).
+    pub fields: Vec<StructField>,
+    /// The alignment the spec gives (`align`), if any (a power of two).
+    pub align: Option<u64>,
+}
+
+/// One member of a struct argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StructField {
+    Scalar(ScalarType, Number),
+    /// A pointer member: a fresh global buffer (named `<arg>.<field>`)
+    /// whose address the launch writes into the struct.
+    Pointer(BufferSpec),
+}
+
+/// A struct argument laid out: its bytes (pointer members zero) and where
+/// each pointer member sits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructLayout<'a> {
+    pub bytes: Vec<u8>,
+    /// (byte offset, the member's buffer), in field order.
+    pub pointers: Vec<(u64, &'a BufferSpec)>,
     pub align: u64,
 }
 
 impl StructSpec {
-    /// The struct's bytes, padding zeroed.
-    pub fn bytes(&self) -> Result<Vec<u8>, EncodeError> {
+    /// The struct laid out with pointers of `pointer_bytes` (8, or 4 in an
+    /// `.address_size 32` module), padding zeroed.
+    pub fn layout(&self, pointer_bytes: usize) -> Result<StructLayout<'_>, EncodeError> {
         let mut out = Vec::new();
-        for &(ty, value) in &self.fields {
-            let size = ty.size();
-            out.resize(out.len().next_multiple_of(size), 0);
-            ty.encode(value, &mut out)?;
+        let mut pointers = Vec::new();
+        let mut natural = 1;
+        for f in &self.fields {
+            match f {
+                StructField::Scalar(ty, value) => {
+                    let size = ty.size();
+                    natural = natural.max(size);
+                    out.resize(out.len().next_multiple_of(size), 0);
+                    ty.encode(*value, &mut out)?;
+                }
+                StructField::Pointer(b) => {
+                    natural = natural.max(pointer_bytes);
+                    out.resize(out.len().next_multiple_of(pointer_bytes), 0);
+                    pointers.push((out.len() as u64, b));
+                    out.resize(out.len() + pointer_bytes, 0);
+                }
+            }
         }
-        let align = (self.align as usize).max(1);
-        out.resize(out.len().next_multiple_of(align), 0);
-        Ok(out)
+        let align = self.align.unwrap_or(1).max(natural as u64);
+        out.resize(out.len().next_multiple_of(align as usize), 0);
+        Ok(StructLayout {
+            bytes: out,
+            pointers,
+            align,
+        })
     }
 
-    /// The natural alignment of the fields: the largest field's size.
-    pub fn natural_align(fields: &[(ScalarType, Number)]) -> u64 {
+    /// The largest scalar field's size (what `align` may not go below; a
+    /// pointer member's size depends on the module).
+    pub fn scalar_align(fields: &[StructField]) -> u64 {
         fields
             .iter()
-            .map(|(t, _)| t.size() as u64)
+            .map(|f| match f {
+                StructField::Scalar(t, _) => t.size() as u64,
+                StructField::Pointer(_) => 1,
+            })
             .max()
             .unwrap_or(1)
     }

@@ -10,7 +10,8 @@ use super::expr;
 use super::init::Init;
 use super::types::{Number, ScalarType};
 use super::{
-    ArgSpec, BufferSpec, ConstantSpec, DefineValue, LaunchSpec, SourceKind, SpecError, StructSpec,
+    ArgSpec, BufferSpec, ConstantSpec, DefineValue, LaunchSpec, SourceKind, SpecError, StructField,
+    StructSpec,
 };
 
 /// Keys of an experiment file (`validate::Experiment`) that a launch spec
@@ -507,7 +508,9 @@ impl Ctx<'_> {
         let name = self.string(self.required(t, "name", item.span())?)?;
         let type_v = self.required(t, "type", item.span())?;
         if self.string(type_v)? == "struct" {
-            return self.struct_arg(t, name, item.span()).map(ArgSpec::Struct);
+            return self
+                .struct_arg(t, name, item.span(), dir)
+                .map(ArgSpec::Struct);
         }
         for key in ["fields", "align"] {
             if let Some(v) = t.get(key) {
@@ -559,13 +562,15 @@ impl Ctx<'_> {
         Ok(ArgSpec::Scalar { name, ty, value })
     }
 
-    /// A struct passed by value: `fields = [{ type = "f32", value = 1.5 }, ...]`
-    /// (scalars only), `align` optional.
+    /// A struct passed by value: `fields = [{ type = "f32", value = 1.5 },
+    /// { name = "x", type = "f32*", len = 64, init = "iota" }, ...]`,
+    /// `align` optional.
     fn struct_arg(
         &self,
         t: &DeTable<'_>,
         name: String,
         at: Range<usize>,
+        dir: &Path,
     ) -> Result<StructSpec, SpecError> {
         for key in ["value", "len", "init", "order_dependent", "host_mapped"] {
             if let Some(v) = t.get(key) {
@@ -581,26 +586,41 @@ impl Ctx<'_> {
             return Err(self.error(fields_v.span(), "a struct needs at least one field"));
         }
         let mut fields = Vec::with_capacity(items.len());
+        let mut names: Vec<String> = Vec::new();
         for f in items {
             let ft = self.table(f)?;
-            self.check_keys(ft, &["type", "value"], "struct field")?;
             let type_v = self.required(ft, "type", f.span())?;
             let (ty, pointer) = self.type_of(type_v)?;
             if pointer {
-                return Err(self.error(
-                    type_v.span(),
-                    "a struct field cannot be a pointer yet (its buffer's address is only known at launch): pass the pointer as its own argument",
-                ));
+                self.check_keys(ft, &["name", "type", "len", "init"], "struct pointer field")?;
+                let field = self.string(self.required(ft, "name", f.span())?)?;
+                if names.contains(&field) {
+                    return Err(self.error(
+                        f.span(),
+                        &format!("struct `{name}` has two pointer fields named `{field}`"),
+                    ));
+                }
+                names.push(field.clone());
+                fields.push(StructField::Pointer(BufferSpec {
+                    name: format!("{name}.{field}"),
+                    elem: ty,
+                    len: self.len(ft, ty, f.span())?,
+                    init: self.init(ft.get("init"), dir)?,
+                    order_dependent: false,
+                    host_mapped: false,
+                }));
+                continue;
             }
+            self.check_keys(ft, &["name", "type", "value"], "struct field")?;
             let value_v = self.required(ft, "value", f.span())?;
             let value = self.number(value_v)?;
             ty.encode(value, &mut Vec::new())
                 .map_err(|m| self.error(value_v.span(), &m.to_string()))?;
-            fields.push((ty, value));
+            fields.push(StructField::Scalar(ty, value));
         }
-        let natural = StructSpec::natural_align(&fields);
+        let natural = StructSpec::scalar_align(&fields);
         let align = match t.get("align") {
-            None => natural,
+            None => None,
             Some(v) => {
                 let a = self.ranged(v, 1, 4096)? as u64;
                 if !a.is_power_of_two() || a < natural {
@@ -611,7 +631,7 @@ impl Ctx<'_> {
                         ),
                     ));
                 }
-                a
+                Some(a)
             }
         };
         Ok(StructSpec {
