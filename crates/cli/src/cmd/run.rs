@@ -125,7 +125,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if args.sequential || !s.ran_sequentially {
         return Ok(());
     }
-    println!("note: the kernel uses global atomics, so its CTAs ran sequentially");
+    println!(
+        "note: the kernel uses global atomics or device malloc, so its CTAs ran sequentially (the same results on any number of threads)"
+    );
     Ok(())
 }
 

@@ -223,7 +223,17 @@ pub(super) struct Code {
     params: Region,
     consts: Region,
     pub(super) shared_template: Region,
+    /// The device heap's (base, bytes), where the kernel calls malloc.
+    heap: Option<(u64, u64)>,
 }
+
+/// The device heap a launch that calls `malloc` gets: CUDA's default
+/// (`cudaLimitMallocHeapSize`, 8 MB; CUDA C++ Programming Guide, "Dynamic
+/// Global Memory Allocation and Operations").
+pub const DEVICE_HEAP_BYTES: u64 = 8 << 20;
+
+/// The heap's first bytes hold its next free address.
+pub(super) const HEAP_HEADER_BYTES: u64 = 16;
 
 pub(super) fn prepare(
     module: &Module,
@@ -403,13 +413,30 @@ fn prepare_entry(
             spec.dynamic_shared as u64,
         );
     }
+    // Device-side malloc: CUDA's default heap, allocated where the kernel
+    // can call malloc; its first 8 bytes hold the next free address.
+    let entry_index = entry.index() as u32;
+    let heap = if reachable_ops(&prog, entry_index).any(|op| matches!(op, Op::Malloc { .. })) {
+        let base = layout.global.alloc(
+            "device heap (malloc)",
+            vec![0u8; DEVICE_HEAP_BYTES as usize],
+        );
+        layout
+            .global
+            .write(base, &(base + HEAP_HEADER_BYTES).to_le_bytes(), 1)
+            .map_err(|e| Fault::launch(e.to_string()))?;
+        Some((base, DEVICE_HEAP_BYTES))
+    } else {
+        None
+    };
     Ok(Prepared {
         code: Code {
             prog,
-            entry: entry.index() as u32,
+            entry: entry_index,
             params,
             consts: layout.const_bank,
             shared_template,
+            heap,
         },
         global: layout.global,
         buffers,
@@ -509,13 +536,17 @@ fn has_global_atomics(prog: &Program, entry: u32) -> bool {
     reachable_ops(prog, entry).any(|op| {
         matches!(
             op,
-            Op::Atom {
-                space: MemSpace::Global | MemSpace::Generic | MemSpace::Generic32,
-                ..
-            } | Op::AtomVec {
-                space: MemSpace::Global | MemSpace::Generic | MemSpace::Generic32,
-                ..
-            }
+            // malloc bumps the heap's shared free pointer: an atomic too
+            // (so the addresses it returns do not depend on the host threads).
+            Op::Malloc { .. }
+                | Op::Atom {
+                    space: MemSpace::Global | MemSpace::Generic | MemSpace::Generic32,
+                    ..
+                }
+                | Op::AtomVec {
+                    space: MemSpace::Global | MemSpace::Generic | MemSpace::Generic32,
+                    ..
+                }
         )
     })
 }
@@ -628,6 +659,7 @@ pub(super) fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions
         fuel: opts.fuel.or(spec.fuel).unwrap_or(DEFAULT_WARP_FUEL),
         dynamic_shared: spec.dynamic_shared,
         shared_total: p.shared_template.len() as u64,
+        heap: p.heap,
     }
 }
 

@@ -15,8 +15,8 @@ pub mod warp;
 
 pub use bind::{HostArg, HostConstant, HostLaunch, StructPointer, host_launch};
 pub use launch::{
-    Buffer, CtaSelection, LaunchOptions, LaunchResult, LaunchStats, evenly_spaced, launch,
-    launch_boxed, spread_ctas,
+    Buffer, CtaSelection, DEVICE_HEAP_BYTES, LaunchOptions, LaunchResult, LaunchStats,
+    evenly_spaced, launch, launch_boxed, spread_ctas,
 };
 pub use subset::{launch_ctas, probe_ctas};
 

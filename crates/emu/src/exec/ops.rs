@@ -566,6 +566,14 @@ pub enum Op {
         args: u64,
         ret: Option<u64>,
     },
+    /// `call (ret), malloc, (size)`: device-side `malloc` from the launch's
+    /// heap ([`crate::exec::DEVICE_HEAP_BYTES`]).
+    Malloc {
+        size: CallArg,
+        ret: CallRet,
+    },
+    /// `call free, (ptr)`: device-side `free` (memory is not reused).
+    Free,
     Ret,
     Exit,
     Trap,

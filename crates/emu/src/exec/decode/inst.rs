@@ -970,6 +970,18 @@ impl Cx<'_> {
                 };
                 return Ok(Op::Vprintf { fmt, args: a, ret });
             }
+            // Device-side malloc and free (CUDA's device heap): the
+            // declarations NVRTC emits for them, a 64-bit size or pointer.
+            match (f.name.as_str(), &args[..], &rets[..]) {
+                ("malloc", [size], [ret]) => {
+                    return Ok(Op::Malloc {
+                        size: *size,
+                        ret: *ret,
+                    });
+                }
+                ("free", [_], []) => return Ok(Op::Free),
+                _ => {}
+            }
             return Err(format!("call of external function `{}`", f.name).into());
         }
         Ok(Op::Call {

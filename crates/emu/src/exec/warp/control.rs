@@ -21,6 +21,69 @@ pub(super) fn le_u64(bytes: &[u8]) -> u64 {
 }
 
 impl Warp {
+    /// Device-side `malloc(size)` for each active lane, in lane order: the
+    /// next `size` bytes of the launch's heap, rounded up to 16 (the
+    /// alignment CUDA's allocations have), or 0 (NULL) when the heap is
+    /// exhausted or `size` is 0. The heap's free pointer lives in its first
+    /// bytes, in global memory, so sequential CTAs share it; a kernel that
+    /// calls malloc runs its CTAs sequentially (as with global atomics), which
+    /// makes the addresses the same on any number of host threads. `free`
+    /// returns nothing to the heap.
+    pub(super) fn malloc(
+        &mut self,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        exec: Mask,
+        size: CallArg,
+        ret: CallRet,
+    ) -> ExecResult {
+        let Some((heap, heap_bytes)) = lx.heap else {
+            let why = "internal: malloc without a device heap".to_string();
+            return Err((FaultKind::Unsupported(why), None));
+        };
+        let base = self.top().base;
+        let sizes = match size {
+            CallArg::Value(src) => self.fetch(lx, cta, src),
+            CallArg::Frame(from) => {
+                let mut v = [0u64; WARP_SIZE];
+                for l in lanes(exec) {
+                    let mut b = [0u8; 8];
+                    self.local[l]
+                        .read(base + from, &mut b, 1)
+                        .map_err(mem_err(l))?;
+                    v[l] = u64::from_le_bytes(b);
+                }
+                v
+            }
+        };
+        let end = heap + heap_bytes;
+        let mut out = [0u64; WARP_SIZE];
+        for l in lanes(exec) {
+            let mut b = [0u8; 8];
+            cta.global.read(heap, &mut b, 1).map_err(mem_err(l))?;
+            let next = u64::from_le_bytes(b);
+            let want = sizes[l].checked_next_multiple_of(16).unwrap_or(u64::MAX);
+            if sizes[l] == 0 || want > end.saturating_sub(next) {
+                continue;
+            }
+            out[l] = next;
+            cta.global
+                .write(heap, &(next + want).to_le_bytes(), 1)
+                .map_err(mem_err(l))?;
+        }
+        match ret {
+            CallRet::Reg(r) => self.write(r, &out, exec),
+            CallRet::Frame(to) => {
+                for l in lanes(exec) {
+                    self.local[l]
+                        .write(base + to, &out[l].to_le_bytes(), 1)
+                        .map_err(mem_err(l))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn call(
         &mut self,
         lx: &LaunchCtx<'_>,

@@ -684,6 +684,8 @@ impl Warp {
                     }
                 }
             }
+            Op::Malloc { size, ret } => self.malloc(lx, cta, exec, *size, *ret)?,
+            Op::Free => {}
             Op::Bar {
                 mode,
                 id,

@@ -44,6 +44,8 @@ pub struct LaunchCtx<'a> {
     pub fuel: u64,
     pub dynamic_shared: u32,
     pub shared_total: u64,
+    /// The device heap's (base, bytes), where the kernel calls malloc.
+    pub heap: Option<(u64, u64)>,
 }
 
 /// State of the CTA the warp belongs to.
