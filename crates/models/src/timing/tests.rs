@@ -1714,12 +1714,16 @@ fn tensor_work_is_charged_at_the_catalogs_rate_of_its_kind() {
     // Volta's tensor cores: 512 either way.
     let v100 = tensor_inputs("tesla-v100-sxm2-16gb", macs);
     assert_eq!(v100.mix.tensor_cycles, macs / 512.0);
-    // No rate in the catalog: issue slots only, and the breakdown says how
-    // much went unrated.
+    // Turing's T4: 512 with an f32 accumulator.
     let t4 = tensor_inputs("tesla-t4", macs);
-    assert_eq!(t4.mix.tensor_cycles, 0.0);
-    assert_eq!(t4.tensor_unrated_macs, macs * 160.0 * 8.0);
-    let (gpu, occ) = gpu_and_occupancy("tesla-t4");
+    assert_eq!(t4.mix.tensor_cycles, macs / 512.0);
+    // No rate in the catalog (a GeForce Turing board's f32-accumulate rate
+    // is not sourced): issue slots only, and the breakdown says how much
+    // went unrated.
+    let rtx2080 = tensor_inputs("geforce-rtx-2080-ti", macs);
+    assert_eq!(rtx2080.mix.tensor_cycles, 0.0);
+    assert_eq!(rtx2080.tensor_unrated_macs, macs * 160.0 * 8.0);
+    let (gpu, occ) = gpu_and_occupancy("geforce-rtx-2080-ti");
     let mut p = profile(160, 100.0, 4.0, 50.0, 1.0);
     p.tensor.f16_f32 = macs * 160.0 * 8.0;
     match adapter::predict(&p, &gpu, &occ) {
