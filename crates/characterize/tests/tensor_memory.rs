@@ -1,11 +1,13 @@
-//! The memory requests of `wmma.load` and `wmma.store`: at m16n16k16 with
-//! 16- or 32-bit elements and a `.target` of sm_75 or later, the requests
-//! ptxas's SASS makes (read with nvdisasm for sm_75, sm_80 and sm_90: four
-//! 32-bit loads a lane for a 16-bit tile, four 64-bit ones for a row-major
-//! 32-bit accumulator, eight 32-bit ones for a column-major one), not one
-//! per fragment register; Volta targets and other shapes keep one request
-//! per register. One warp runs one instruction on a zeroed buffer at a
-//! 256-byte aligned address with a leading dimension of 16 elements.
+//! The memory requests of `wmma.load` and `wmma.store`: at m16n16k16,
+//! m32n8k16 and m8n32k16 with 16-bit tiles or 32-bit accumulators and a
+//! `.target` of sm_75 or later, the requests ptxas's SASS makes (read with
+//! nvdisasm for sm_75, sm_80 and sm_90: one 32-bit load a lane per 8 x 8
+//! block of a 16-bit tile; one 64-bit one per block of a 32-bit accumulator
+//! stored along the native problem's rows, two 32-bit ones across them;
+//! m8n32k16 runs as the transposed m32n8k16), not one per fragment
+//! register; Volta targets and other types keep one request per register.
+//! One warp runs one instruction on a zeroed buffer at a 256-byte aligned
+//! address, the tile packed (leading dimension: its storage row).
 
 mod common;
 
@@ -77,17 +79,44 @@ fn thirty_two_bit_accumulators_follow_their_layout() {
 }
 
 #[test]
-fn volta_and_unread_shapes_keep_a_request_per_register() {
-    // sm_70: 8 registers, lane l holding row l % 16 (the fragment
-    // replicated in lanes 16 to 31): each request touches 16 rows, 8 x 16
-    // sectors, and reads the 512-byte tile twice over.
-    check("sm_70", A_ROW_F16, false, [8.0, 128.0, 1024.0]);
-    // m32n8k16 on sm_80 (its SASS was not read): lane l holds row l, 32
-    // sectors a request.
+fn the_tall_and_wide_shapes_follow_the_native_problem() {
+    // m32n8k16's A: 32 rows of 32 bytes, 4 x 2 blocks of 8 x 8.
     check(
         "sm_80",
         "wmma.load.a.sync.aligned.row.m32n8k16.global.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%rd1], 16;",
         false,
-        [8.0, 256.0, 1024.0],
+        [8.0, 64.0, 1024.0],
+    );
+    // m8n32k16 is run as the transposed m32n8k16: its row-major f32
+    // accumulator (8 rows of 128 bytes) goes across the native rows, 8
+    // requests of 4 rows x 32 bytes; a column-major one (32 storage rows of
+    // 32 bytes) along them, 4 requests of 8 rows.
+    check(
+        "sm_80",
+        "wmma.load.c.sync.aligned.row.m8n32k16.global.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd1], 32;",
+        false,
+        [8.0, 32.0, 1024.0],
+    );
+    check(
+        "sm_80",
+        "wmma.store.d.sync.aligned.col.m8n32k16.global.f32 [%rd1], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, 8;",
+        true,
+        [4.0, 32.0, 1024.0],
+    );
+}
+
+#[test]
+fn volta_and_unread_types_keep_a_request_per_register() {
+    // sm_70: 8 registers, lane l holding row l % 16 (the fragment
+    // replicated in lanes 16 to 31): each request touches 16 rows, 8 x 16
+    // sectors, and reads the 512-byte tile twice over.
+    check("sm_70", A_ROW_F16, false, [8.0, 128.0, 1024.0]);
+    // tf32 at m16n16k8 (its SASS was not read): lane l holds half a row of
+    // A, 16 rows a request.
+    check(
+        "sm_80",
+        "wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {%a0, %a1, %a2, %a3}, [%rd1], 8;",
+        false,
+        [4.0, 64.0, 512.0],
     );
 }

@@ -843,27 +843,31 @@ impl WmmaShape {
 /// How a `wmma.load` / `wmma.store` reaches memory: the warp requests its
 /// SASS makes, which the emulator reports to the observer (the values moved
 /// are the same either way). Read from ptxas 12.9's SASS for sm_75, sm_80 and
-/// sm_90 (`nvdisasm`): at m16n16k16 ptxas lays every fragment out as the
-/// native `mma.m16n8k16` does and loads or stores the 16 x 16 tile in its
-/// storage order (rows of the layout's major dimension), lane (g, t) = (l / 4,
-/// l % 4) taking storage rows g and g + 8 and elements from 2t and 2t + 8;
-/// 16-bit tiles of a column-major fragment are transposed in registers after
-/// the load (`MOVM.16.MT88`), 32-bit ones are not.
+/// sm_90 (`nvdisasm`): ptxas lays every fragment out as the native
+/// `mma.m16n8k16` does (m8n32k16 as the transposed m32n8k16 problem) and
+/// moves the tile in its storage order (rows of the layout's major
+/// dimension: `rows` x `cols` elements), lane (g, t) = (l / 4, l % 4)
+/// taking every eighth storage row from g; 16-bit tiles of a column-major
+/// fragment are transposed in registers after the load (`MOVM.16.MT88`),
+/// 32-bit ones are moved in the orientation the native problem has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WmmaAccess {
     /// One request per fragment register, each lane its register's
     /// elements (the emulator's own layout; Volta's `wmma` and the shapes
-    /// whose SASS was not read).
+    /// and types whose SASS was not read).
     PerRegister,
-    /// 16-bit tiles (f16 and bf16 A, B and accumulators): 4 requests of 4
-    /// bytes a lane, storage row g + 8r, elements 2t + 8c.
-    Pairs16,
-    /// 32-bit accumulators stored by rows: 4 requests of 8 bytes a lane,
-    /// row g + 8r, elements 2t + 8c.
-    Rows32,
-    /// 32-bit accumulators stored by columns: 8 requests of 4 bytes a lane,
-    /// storage row 2t + i + 8r, element g + 8c.
-    Cols32,
+    /// 16-bit tiles (f16 and bf16 A, B and accumulators): (rows / 8) x
+    /// (cols / 8) requests of 4 bytes a lane, storage row g + 8r, elements
+    /// 2t + 8c.
+    Pairs16 { rows: u8, cols: u8 },
+    /// 32-bit accumulators whose storage rows are the native problem's rows:
+    /// (rows / 8) x (cols / 8) requests of 8 bytes a lane, row g + 8r,
+    /// elements 2t + 8c.
+    Rows32 { rows: u8, cols: u8 },
+    /// 32-bit accumulators stored across the native problem's rows: twice
+    /// as many requests of 4 bytes a lane, storage row 2t + i + 8r, element
+    /// g + 8c.
+    Cols32 { rows: u8, cols: u8 },
 }
 
 /// Tensor-core and matrix-movement operations (boxed in [`Op::Tensor`]).

@@ -98,19 +98,38 @@ impl Cx<'_> {
         Ok(srcs)
     }
 
-    /// The requests a wmma load or store of `elem` at `shape` makes
-    /// ([`WmmaAccess`]): the SASS pattern where it was read (m16n16k16,
-    /// 16- and 32-bit elements, a `.target` of sm_75 or later), else one
-    /// request per register.
-    fn wmma_access(&self, shape: WmmaShape, elem: WmmaElem, row: bool) -> WmmaAccess {
+    /// The requests a wmma load or store of fragment `frag` of `elem` at
+    /// `shape` makes ([`WmmaAccess`]): the SASS pattern where it was read
+    /// (m16n16k16, m32n8k16 and m8n32k16; 16-bit tiles and 32-bit
+    /// accumulators; a `.target` of sm_75 or later), else one request per
+    /// register.
+    fn wmma_access(
+        &self,
+        shape: WmmaShape,
+        frag: WmmaFrag,
+        elem: WmmaElem,
+        row: bool,
+    ) -> WmmaAccess {
         let turing_on = self.target_sm().is_some_and(|sm| sm >= 75);
-        if !turing_on || (shape.m, shape.n, shape.k) != (16, 16, 16) {
+        let read = matches!(
+            (shape.m, shape.n, shape.k),
+            (16, 16, 16) | (32, 8, 16) | (8, 32, 16)
+        );
+        if !turing_on || !read {
             return WmmaAccess::PerRegister;
         }
-        match (elem.bits(), row) {
-            (16, _) => WmmaAccess::Pairs16,
-            (32, true) => WmmaAccess::Rows32,
-            (32, false) => WmmaAccess::Cols32,
+        let (r, c) = shape.dims(frag);
+        let (rows, cols) = if row {
+            (r as u8, c as u8)
+        } else {
+            (c as u8, r as u8)
+        };
+        // ptxas runs m8n32k16 as the transposed m32n8k16 problem.
+        let transposed = shape.m == 8;
+        match (elem.bits(), frag) {
+            (16, _) => WmmaAccess::Pairs16 { rows, cols },
+            (32, WmmaFrag::Acc) if row != transposed => WmmaAccess::Rows32 { rows, cols },
+            (32, WmmaFrag::Acc) => WmmaAccess::Cols32 { rows, cols },
             _ => WmmaAccess::PerRegister,
         }
     }
@@ -353,7 +372,7 @@ impl Cx<'_> {
                     elem,
                     row: row(m.layout_a),
                     space,
-                    access: self.wmma_access(shape, elem, row(m.layout_a)),
+                    access: self.wmma_access(shape, frag, elem, row(m.layout_a)),
                     d: self.reg_vec(get(0)?, wmma_regs(shape, frag, elem), "wmma.load")?,
                     addr,
                     stride: stride(2)?,
@@ -372,7 +391,7 @@ impl Cx<'_> {
                     elem,
                     row: row(m.layout_a),
                     space,
-                    access: self.wmma_access(shape, elem, row(m.layout_a)),
+                    access: self.wmma_access(shape, WmmaFrag::Acc, elem, row(m.layout_a)),
                     src: self.src_vec(
                         get(1)?,
                         wmma_regs(shape, WmmaFrag::Acc, elem),

@@ -546,22 +546,27 @@ impl WmmaTraffic {
     /// row `s`, element `e` of the tile at `base` with leading dimension
     /// `ld` (the layout's major dimension is the storage row).
     fn requests<O: Observer>(&self, obs: &mut O, base: &L, ld: &L) {
-        // (requests, bytes a lane, (storage row, element) of lane (g, t) in request q)
-        let (requests, size, at): (usize, usize, LanePlace) = match self.access {
+        // (bytes a lane, storage rows and columns, requests per 8 x 8 block,
+        // (storage row, element) of lane (g, t) in request q of block (r, c))
+        let (size, rows, cols, per_block, at): (usize, u8, u8, usize, LanePlace) = match self.access
+        {
             WmmaAccess::PerRegister => return,
-            WmmaAccess::Pairs16 => (4, 4, |q, g, t| (g + 8 * (q / 2), 2 * t + 8 * (q % 2))),
-            WmmaAccess::Rows32 => (4, 8, |q, g, t| (g + 8 * (q / 2), 2 * t + 8 * (q % 2))),
-            WmmaAccess::Cols32 => (8, 4, |q, g, t| {
-                (2 * t + q % 2 + 8 * (q / 4), g + 8 * ((q / 2) % 2))
-            }),
+            WmmaAccess::Pairs16 { rows, cols } => (4, rows, cols, 1, |_, g, t| (g, 2 * t)),
+            WmmaAccess::Rows32 { rows, cols } => (8, rows, cols, 1, |_, g, t| (g, 2 * t)),
+            WmmaAccess::Cols32 { rows, cols } => (4, rows, cols, 2, |i, g, t| (2 * t + i, g)),
         };
-        for q in 0..requests {
-            let mut addrs = [0u64; WARP_SIZE];
-            for l in lanes(self.exec) {
-                let (s, e) = at(q, l / 4, l % 4);
-                addrs[l] = elem_addr(base[l], ld[l], true, s, e, self.esize);
+        for r in 0..usize::from(rows / 8) {
+            for c in 0..usize::from(cols / 8) {
+                for q in 0..per_block {
+                    let mut addrs = [0u64; WARP_SIZE];
+                    for l in lanes(self.exec) {
+                        let (s, e) = at(q, l / 4, l % 4);
+                        addrs[l] =
+                            elem_addr(base[l], ld[l], true, s + 8 * r, e + 8 * c, self.esize);
+                    }
+                    self.report(obs, &addrs, size);
+                }
             }
-            self.report(obs, &addrs, size);
         }
     }
 
