@@ -65,28 +65,42 @@ DONE:
 }
 "#;
 
-/// (pointers, read back) of `threads` threads (in CTAs of `block`) asking
-/// for `size * (tid + 1)` bytes each.
-fn run(size: u64, threads: u32, block: u32) -> (Vec<u64>, Vec<u64>) {
-    let spec = format!(
+/// The `out` buffer, as u64 words, of a launch of `ptx` with the spec
+/// `spec_text`; `parallel`: asked to run on several host threads, it must
+/// still run sequentially (the heap is shared).
+fn launch(ptx: &str, spec_text: &str, parallel: bool) -> Vec<u64> {
+    let spec =
+        emu::spec::parse(spec_text, Path::new("/k.toml"), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let opts = LaunchOptions {
+        parallel,
+        ..Default::default()
+    };
+    let r = run_ptx(ptx, "k.ptx", &spec, opts, &mut NoObserver).unwrap_or_else(|e| panic!("{e}"));
+    if parallel {
+        assert!(r.stats.ran_sequentially, "a malloc kernel ran in parallel");
+    }
+    r.buffers[0]
+        .bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect()
+}
+
+/// The spec of `threads` threads in CTAs of `block`, each asking for
+/// `size * (tid + 1)` bytes.
+fn spec(size: u64, threads: u32, block: u32) -> String {
+    format!(
         "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [{}]\nblock = [{block}]\n\
          [[arg]]\nname = \"size\"\ntype = \"u64\"\nvalue = {size}\n\
          [[arg]]\nname = \"out\"\ntype = \"u64*\"\nlen = 128\n",
         threads / block
-    );
-    let spec = emu::spec::parse(&spec, Path::new("/k.toml"), &[]).unwrap_or_else(|e| panic!("{e}"));
-    // Asked to run in parallel, it runs sequentially (the heap is shared).
-    let opts = LaunchOptions {
-        parallel: true,
-        ..Default::default()
-    };
-    let r = run_ptx(PTX, "k.ptx", &spec, opts, &mut NoObserver).unwrap_or_else(|e| panic!("{e}"));
-    assert!(r.stats.ran_sequentially, "a malloc kernel ran in parallel");
-    let words: Vec<u64> = r.buffers[0]
-        .bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect();
+    )
+}
+
+/// (pointers, read back) of `threads` threads (in CTAs of `block`) asking
+/// for `size * (tid + 1)` bytes each.
+fn run(size: u64, threads: u32, block: u32) -> (Vec<u64>, Vec<u64>) {
+    let words = launch(PTX, &spec(size, threads, block), true);
     (words[..64].to_vec(), words[64..].to_vec())
 }
 
@@ -116,4 +130,42 @@ fn a_spent_heap_and_zero_bytes_give_null() {
     assert_eq!(&back[..3], &[0, 1, 2]);
     let (ptrs, _) = run(0, 32, 32);
     assert!(ptrs[..32].iter().all(|&p| p == 0), "{ptrs:?}");
+}
+
+/// The same kernel in a 32-bit module (`.address_size 32`): malloc takes and
+/// returns 4 bytes, and the block a thread gets is its own.
+#[test]
+fn a_32_bit_module_passes_4_byte_sizes_and_pointers() {
+    let ptx = PTX
+        .replace(".address_size 64", ".address_size 32")
+        .replace(
+            ".extern .func (.param .b64 func_retval0) malloc\n(\n\t.param .b64 malloc_param_0",
+            ".extern .func (.param .b32 func_retval0) malloc\n(\n\t.param .b32 malloc_param_0",
+        )
+        .replace(".param .b64 free_param_0", ".param .b32 free_param_0")
+        .replace(
+            "\t.param .b64 param0;\n\tst.param.b64 [param0], %rd4;\n\t.param .b64 retval0;\n\tcall.uni (retval0), malloc, (param0);\n\tld.param.b64 %rd5, [retval0];",
+            "\t.param .b32 param0;\n\tcvt.u32.u64 %r2, %rd4;\n\tst.param.b32 [param0], %r2;\n\t.param .b32 retval0;\n\tcall.uni (retval0), malloc, (param0);\n\tld.param.b32 %r2, [retval0];\n\tcvt.u64.u32 %rd5, %r2;",
+        )
+        .replace(
+            "\t.param .b64 param0;\n\tst.param.b64 [param0], %rd5;\n\tcall.uni free, (param0);",
+            "\t.param .b32 param0;\n\tcvt.u32.u64 %r2, %rd5;\n\tst.param.b32 [param0], %r2;\n\tcall.uni free, (param0);",
+        )
+        .replace("ld.param.u64 %rd2, [out];", "ld.param.u32 %r2, [out];\n\tcvt.u64.u32 %rd2, %r2;")
+        .replace(".param .u64 out", ".param .u32 out")
+        .replace("st.u64 [%rd5], %rd3;\n\tld.u64 %rd8, [%rd5];", "cvt.u32.u64 %r2, %rd5;\n\tst.u64 [%r2], %rd3;\n\tld.u64 %rd8, [%r2];")
+        .replace("cvta.to.global.u64 %rd2, %rd2;", "");
+    assert!(ptx.contains("ld.param.b32 %r2, [retval0]"), "{ptx}");
+    let words = launch(&ptx, &spec(24, 32, 32), false);
+    let ptrs = &words[..32];
+    assert!(ptrs.iter().all(|&p| p != 0 && p < 1 << 32), "{ptrs:?}");
+    for t in 1..32 {
+        // 24 (t + 1) bytes, rounded up to 16.
+        assert_eq!(
+            ptrs[t] - ptrs[t - 1],
+            (24 * t as u64).next_multiple_of(16),
+            "thread {t}"
+        );
+    }
+    assert_eq!(&words[64..96], &(0..32).collect::<Vec<u64>>()[..]);
 }

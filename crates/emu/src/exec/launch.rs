@@ -421,6 +421,13 @@ fn prepare_entry(
             "device heap (malloc)",
             vec![0u8; DEVICE_HEAP_BYTES as usize],
         );
+        if module.address_size == Some(32) && layout.global.end() > crate::mem::generic::WINDOWS_32
+        {
+            return Err(launch_err(format!(
+                "the device heap does not fit the {:#x} bytes of a 32-bit global space",
+                crate::mem::generic::WINDOWS_32
+            )));
+        }
         layout
             .global
             .write(base, &(base + HEAP_HEADER_BYTES).to_le_bytes(), 1)

@@ -571,6 +571,9 @@ pub enum Op {
     Malloc {
         size: CallArg,
         ret: CallRet,
+        /// The declared size and result widths in bytes (4 or 8).
+        size_bytes: u8,
+        ret_bytes: u8,
     },
     /// `call free, (ptr)`: device-side `free` (memory is not reused).
     Free,

@@ -971,12 +971,26 @@ impl Cx<'_> {
                 return Ok(Op::Vprintf { fmt, args: a, ret });
             }
             // Device-side malloc and free (CUDA's device heap): the
-            // declarations NVRTC emits for them, a 64-bit size or pointer.
+            // declarations NVRTC emits for them, a size_t size and a pointer
+            // (8 bytes, 4 in an `.address_size 32` module).
+            let width = |v: Option<&ptx::ir::Variable>| v.map(|p| p.ty.bits() / 8);
             match (f.name.as_str(), &args[..], &rets[..]) {
                 ("malloc", [size], [ret]) => {
+                    let (size_bytes, ret_bytes) =
+                        (width(f.params.first()), width(f.returns.first()));
+                    let (Some(size_bytes @ (4 | 8)), Some(ret_bytes @ (4 | 8))) =
+                        (size_bytes, ret_bytes)
+                    else {
+                        return Err(
+                            "malloc declared with a size or result that is not 32 or 64 bits"
+                                .into(),
+                        );
+                    };
                     return Ok(Op::Malloc {
                         size: *size,
                         ret: *ret,
+                        size_bytes: size_bytes as u8,
+                        ret_bytes: ret_bytes as u8,
                     });
                 }
                 ("free", [_], []) => return Ok(Op::Free),

@@ -34,8 +34,8 @@ impl Warp {
         lx: &LaunchCtx<'_>,
         cta: &mut CtaState<'_>,
         exec: Mask,
-        size: CallArg,
-        ret: CallRet,
+        (size, size_bytes): (CallArg, u8),
+        (ret, ret_bytes): (CallRet, u8),
     ) -> ExecResult {
         let Some((heap, heap_bytes)) = lx.heap else {
             let why = "internal: malloc without a device heap".to_string();
@@ -49,7 +49,7 @@ impl Warp {
                 for l in lanes(exec) {
                     let mut b = [0u8; 8];
                     self.local[l]
-                        .read(base + from, &mut b, 1)
+                        .read(base + from, &mut b[..usize::from(size_bytes)], 1)
                         .map_err(mem_err(l))?;
                     v[l] = u64::from_le_bytes(b);
                 }
@@ -75,8 +75,9 @@ impl Warp {
             CallRet::Reg(r) => self.write(r, &out, exec),
             CallRet::Frame(to) => {
                 for l in lanes(exec) {
+                    let bytes = out[l].to_le_bytes();
                     self.local[l]
-                        .write(base + to, &out[l].to_le_bytes(), 1)
+                        .write(base + to, &bytes[..usize::from(ret_bytes)], 1)
                         .map_err(mem_err(l))?;
                 }
             }

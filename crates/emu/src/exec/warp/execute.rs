@@ -684,7 +684,12 @@ impl Warp {
                     }
                 }
             }
-            Op::Malloc { size, ret } => self.malloc(lx, cta, exec, *size, *ret)?,
+            Op::Malloc {
+                size,
+                ret,
+                size_bytes,
+                ret_bytes,
+            } => self.malloc(lx, cta, exec, (*size, *size_bytes), (*ret, *ret_bytes))?,
             Op::Free => {}
             Op::Bar {
                 mode,
