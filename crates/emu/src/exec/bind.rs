@@ -181,13 +181,8 @@ pub(super) fn bind_args(
                 }
             }
             ArgSpec::Struct(st) => {
-                let pointer_bytes = if module.address_size == Some(32) {
-                    4
-                } else {
-                    8
-                };
                 let laid = st
-                    .layout(pointer_bytes)
+                    .layout(pointer_bytes(module) as usize)
                     .map_err(|e| Fault::launch(format!("argument `{}`: {e}", st.name)))?;
                 if laid.bytes.len() as u64 != size {
                     return Err(launch_err(format!(
@@ -224,12 +219,7 @@ pub(super) fn bind_args(
                 }
             }
             ArgSpec::Buffer(bs) => {
-                // Pointers are as wide as the module's addresses (`.address_size`).
-                let want = if module.address_size == Some(32) {
-                    4
-                } else {
-                    8
-                };
+                let want = pointer_bytes(module);
                 if let Some(pt) = ptype
                     && pt.is_float()
                 {
@@ -264,6 +254,16 @@ pub(super) fn bind_args(
         });
     }
     Ok(bound)
+}
+
+/// Bytes of a pointer in `module`: as wide as its addresses (8, or 4 with
+/// `.address_size 32`).
+pub(super) fn pointer_bytes(module: &Module) -> u64 {
+    if module.address_size == Some(32) {
+        4
+    } else {
+        8
+    }
 }
 
 /// The type of a plain scalar parameter (not a vector, not a byte array

@@ -227,6 +227,18 @@ pub(super) struct Code {
     heap: Option<(u64, u64)>,
 }
 
+/// A launch error where a 32-bit module's global memory, after placing
+/// `what`, reaches past what its addresses can hold.
+fn fits_32_bit(global: &GlobalMemory, what: &str) -> Result<(), Box<Fault>> {
+    if global.end() > crate::mem::generic::WINDOWS_32 {
+        return Err(launch_err(format!(
+            "{what} does not fit the {:#x} bytes of a 32-bit global space",
+            crate::mem::generic::WINDOWS_32
+        )));
+    }
+    Ok(())
+}
+
 /// The device heap a launch that calls `malloc` gets: CUDA's default
 /// (`cudaLimitMallocHeapSize`, 8 MB; CUDA C++ Programming Guide, "Dynamic
 /// Global Memory Allocation and Operations").
@@ -354,14 +366,15 @@ fn prepare_entry(
         // A buffer's address, as wide as the module's pointers: a 32-bit
         // module's holds the low 4 bytes, valid because its global memory
         // lies below 4 GiB.
-        let mut place = |name: String, elem: ScalarType, bytes: Vec<u8>, width: u64| {
+        let mut place = |name: String,
+                         elem: ScalarType,
+                         bytes: Vec<u8>,
+                         width: u64|
+         -> Result<Vec<u8>, Box<Fault>> {
             let idx = layout.global.allocations().len();
             let addr = layout.global.alloc(&name, bytes);
-            if width < 8 && layout.global.end() > crate::mem::generic::WINDOWS_32 {
-                return Err(launch_err(format!(
-                    "buffer `{name}` does not fit the {:#x} bytes of a 32-bit global space",
-                    crate::mem::generic::WINDOWS_32
-                )));
+            if width < 8 {
+                fits_32_bit(&layout.global, &format!("buffer `{name}`"))?;
             }
             buffers.push((name, elem, addr, idx));
             Ok(addr.to_le_bytes()[..width.min(8) as usize].to_vec())
@@ -374,11 +387,7 @@ fn prepare_entry(
                 pointers,
                 ..
             } => {
-                let width = if module.address_size == Some(32) {
-                    4
-                } else {
-                    8
-                };
+                let width = super::bind::pointer_bytes(module);
                 for p in pointers {
                     let addr = place(p.name, p.elem, p.bytes, width)?;
                     let at = p.offset as usize;
@@ -421,12 +430,8 @@ fn prepare_entry(
             "device heap (malloc)",
             vec![0u8; DEVICE_HEAP_BYTES as usize],
         );
-        if module.address_size == Some(32) && layout.global.end() > crate::mem::generic::WINDOWS_32
-        {
-            return Err(launch_err(format!(
-                "the device heap does not fit the {:#x} bytes of a 32-bit global space",
-                crate::mem::generic::WINDOWS_32
-            )));
+        if module.address_size == Some(32) {
+            fits_32_bit(&layout.global, "the device heap")?;
         }
         layout
             .global
