@@ -19,6 +19,7 @@
 pub mod calibration;
 pub mod catalog;
 pub mod cc;
+pub mod cubin;
 pub mod error;
 pub mod gpu;
 pub mod occupancy;

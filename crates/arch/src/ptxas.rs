@@ -55,6 +55,10 @@ pub struct KernelResources {
     pub local_bytes: u64,
     /// Named barriers used, where ptxas reports them.
     pub barriers: u32,
+    /// Bytes of SASS of the entry (its `.text` section in the cubin ptxas
+    /// wrote, [`crate::cubin`]); `None` where the cubin could not be read.
+    /// Functions it calls that ptxas did not inline are not counted.
+    pub code_bytes: Option<u64>,
 }
 
 /// Everything searched, in order, for diagnostics.
@@ -201,6 +205,9 @@ pub fn run_ptxas(ptxas: &Path, ptx: &str, sm: &str) -> Result<Vec<KernelResource
         .arg("-o")
         .arg(&output)
         .output();
+    // The cubin holds each entry's SASS: its size is the code the
+    // instruction caches hold. Read before the file goes.
+    let cubin = std::fs::read(&output).ok();
     // Best effort: a leftover temp file is harmless.
     let _ = std::fs::remove_file(&input);
     let _ = std::fs::remove_file(&output);
@@ -212,7 +219,13 @@ pub fn run_ptxas(ptxas: &Path, ptx: &str, sm: &str) -> Result<Vec<KernelResource
         let text = text.replace(&input.display().to_string(), "<ptx>");
         return Err(fail(format!("{} ({})", text, out.status)));
     }
-    parse_verbose(&format!("{stdout}\n{stderr}"))
+    let mut kernels = parse_verbose(&format!("{stdout}\n{stderr}"))?;
+    if let Some(cubin) = cubin {
+        for k in &mut kernels {
+            k.code_bytes = crate::cubin::code_bytes(&cubin, &k.name);
+        }
+    }
+    Ok(kernels)
 }
 
 /// Find ptxas and run it: the convenience most callers want.

@@ -52,6 +52,13 @@ fn ptxas_reports_registers_and_shared() {
     assert!((4..=32).contains(&k.registers), "{k:?}");
     assert_eq!(k.shared_bytes, 1024, "{k:?}");
     assert_eq!(k.stack_frame_bytes, 0, "{k:?}");
+    // The entry's SASS, read from the cubin: 16 B per instruction on sm_80,
+    // a few dozen instructions and the alignment padding after them.
+    let code = k.code_bytes.unwrap_or(0);
+    assert!(
+        code.is_multiple_of(16) && (16 * 8..=16 * 256).contains(&code),
+        "{k:?}"
+    );
     // Bad PTX is an error value carrying ptxas's message.
     let bad = PTX.replace("ret;", "bogus.instruction;");
     let err = run_ptxas(&ptxas, &bad, "sm_80")

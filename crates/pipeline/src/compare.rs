@@ -4,11 +4,13 @@
 //! [`compare`] lines the GPUs up by the recommended model's time.
 
 use arch::Gpu;
-use profile::KernelProfile;
+use profile::{KernelProfile, RegisterSource, SmArch};
 
 use crate::error::PipelineError;
+use crate::load::LoadedSpec;
 use crate::predict::{Predictions, predict, predict_profile};
 use crate::run::Profiled;
+use crate::timings::StageTimes;
 
 /// The model a comparison ranks GPUs by: the one validated against
 /// measured times (docs/models.md). Where it did not run (`--model`
@@ -35,6 +37,48 @@ pub fn predict_on_gpus(
 ) -> Vec<GpuPredictions> {
     on_gpus(gpus, |gpu| predict(profiled, gpu, models))
 }
+
+/// [`predict_on_gpus`] for an emulated launch spec, with ptxas's figures
+/// (registers, static shared memory, spills, code size) for each GPU's own
+/// architecture where it can run the PTX ([`own_arch`]): the build the
+/// driver would make of PTX for an older target. Where the GPU is older
+/// than the PTX's target, or ptxas cannot build for it, the profile keeps
+/// the figures for the PTX's target (the report says so).
+pub fn predict_spec_on_gpus(
+    loaded: &LoadedSpec,
+    profiled: &Profiled,
+    gpus: &[Gpu],
+    models: &[String],
+) -> Vec<GpuPredictions> {
+    let from_ptxas = profiled.profile.resources.registers_source == RegisterSource::Ptxas;
+    on_gpus(gpus, |gpu| match own_arch(gpu, &loaded.arch) {
+        Some(arch) if from_ptxas && arch != loaded.arch => {
+            let mut local = profiled.clone();
+            let mut times = StageTimes::default();
+            if local.retarget_arch(loaded, &arch, &mut times) {
+                predict(&local, gpu, models)
+            } else {
+                predict(profiled, gpu, models)
+            }
+        }
+        _ => predict(profiled, gpu, models),
+    })
+}
+
+/// The architecture ptxas builds `ptx_arch`'s PTX for on `gpu`: the GPU's
+/// own (sm_50 for an older GPU, the oldest ptxas 12 builds), or None where
+/// the GPU is older than the PTX's target and cannot run it.
+pub fn own_arch(gpu: &Gpu, ptx_arch: &str) -> Option<String> {
+    let cc = gpu.compute_capability;
+    let own = SmArch::new(cc.major, cc.minor).max(OLDEST_PTXAS_ARCH);
+    match SmArch::parse(ptx_arch) {
+        Some(target) if target > own => None,
+        _ => Some(own.to_string()),
+    }
+}
+
+/// The oldest architecture ptxas 12 builds for.
+const OLDEST_PTXAS_ARCH: SmArch = SmArch::new(5, 0);
 
 /// [`predict_on_gpus`] for a ready (hand-written) profile.
 pub fn predict_profile_on_gpus(

@@ -61,8 +61,8 @@ pub mod trace;
 pub mod warmup;
 
 pub use compare::{
-    ComparisonRow, GpuPredictions, RECOMMENDED_MODEL, compare, predict_on_gpus,
-    predict_profile_on_gpus,
+    ComparisonRow, GpuPredictions, RECOMMENDED_MODEL, compare, own_arch, predict_on_gpus,
+    predict_profile_on_gpus, predict_spec_on_gpus,
 };
 pub use error::PipelineError;
 pub use load::{
@@ -74,7 +74,8 @@ pub use predict::{
     register_estimate_doubt,
 };
 pub use run::{
-    Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile, profile_timed, same_program,
+    Options, Profiled, SAMPLING_GROWTH, SAMPLING_TARGET, profile, profile_timed,
+    resources_for_arch, same_program,
 };
 pub use sampling::{MIN_WORKING_CTAS, PROBE_CTAS, PROBE_FUEL, WORK_BUDGET, budgeted_ctas};
 pub use spec_source::{SpecSource, SpecSourceError, spec_source};
@@ -92,4 +93,4 @@ pub use emu::simt::stack::Policy;
 /// (crates/pipeline/tests/profile_rules.rs) holds every corpus kernel's
 /// profile under these rules and fails, naming this constant, when a
 /// change alters one.
-pub const PROFILE_RULES: &str = "2026-12-06.2";
+pub const PROFILE_RULES: &str = "2026-12-06.3";

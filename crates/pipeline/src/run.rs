@@ -321,28 +321,44 @@ fn parallelism(loaded: &LoadedSpec, ch: &Characterization) -> ParallelismInputs 
 }
 
 /// Registers (ptxas, else the estimate) and static shared memory of the
-/// entry, and its register spills (ptxas only; none without it).
+/// entry, and its register spills (ptxas only; none without it), with
+/// ptxas building the PTX for `loaded`'s architecture.
 fn resources(
     loaded: &LoadedSpec,
     use_ptxas: bool,
     times: &mut StageTimes,
 ) -> (Resources, SpillInputs) {
+    resources_for_arch(loaded, &loaded.arch, use_ptxas, times)
+}
+
+/// What ptxas reports for `loaded`'s entry built for `arch` (its registers,
+/// static shared memory, spills and code size), or the estimate where
+/// ptxas is not used or fails. `arch` may be newer than the PTX's target:
+/// the driver builds a binary that ships PTX for the GPU it runs on, and
+/// ptxas does the same here.
+pub fn resources_for_arch(
+    loaded: &LoadedSpec,
+    arch: &str,
+    use_ptxas: bool,
+    times: &mut StageTimes,
+) -> (Resources, SpillInputs) {
     let from_ptxas = if use_ptxas {
         times.time(Stage::Ptxas, || {
-            ptxas_kernel(&loaded.ptx, &loaded.arch, &loaded.spec.kernel)
+            ptxas_kernel(&loaded.ptx, arch, &loaded.spec.kernel)
         })
     } else {
         None
     };
     let start = Instant::now();
-    let resources = resources_from(loaded, from_ptxas);
+    let resources = resources_from(loaded, arch, from_ptxas);
     times.add(Stage::Characterization, start.elapsed());
     resources
 }
 
-/// [`resources`] from ptxas's report of the entry, if any.
+/// [`resources_for_arch`] from ptxas's report of the entry, if any.
 fn resources_from(
     loaded: &LoadedSpec,
+    arch: &str,
     from_ptxas: Option<arch::ptxas::KernelResources>,
 ) -> (Resources, SpillInputs) {
     let static_instructions = loaded.entry().map_or(0, |f| f.instructions.len() as u64);
@@ -354,11 +370,13 @@ fn resources_from(
                 static_shared_per_block: k.shared_bytes.max(loaded.static_shared_bytes),
                 compiler: arch::ptxas::found_ptxas_release()
                     .map(|(major, minor)| CompilerVersion::new(major, minor)),
+                ptxas_arch: profile::SmArch::parse(arch),
             },
             SpillInputs {
                 store_bytes: k.spill_store_bytes,
                 load_bytes: k.spill_load_bytes,
                 static_instructions,
+                sass_bytes: k.code_bytes.unwrap_or(0),
                 stack_frame_bytes: k.stack_frame_bytes,
             },
         ),
@@ -368,6 +386,7 @@ fn resources_from(
                 registers_source: RegisterSource::Estimate,
                 static_shared_per_block: loaded.static_shared_bytes,
                 compiler: None,
+                ptxas_arch: None,
             },
             SpillInputs::default(),
         ),
@@ -397,6 +416,28 @@ impl Profiled {
     pub fn retarget(&mut self, loaded: &LoadedSpec, use_ptxas: bool, times: &mut StageTimes) {
         (self.profile.resources, self.profile.analysis.spills) =
             resources(loaded, use_ptxas, times);
+    }
+
+    /// This emulation with ptxas's figures for `loaded`'s PTX built for
+    /// `arch` ([`resources_for_arch`]), where ptxas builds it; unchanged
+    /// (false) where it cannot, so a failed build never replaces ptxas's
+    /// figures by the estimate.
+    pub fn retarget_arch(
+        &mut self,
+        loaded: &LoadedSpec,
+        arch: &str,
+        times: &mut StageTimes,
+    ) -> bool {
+        let (resources, spills) = resources_for_arch(loaded, arch, true, times);
+        if resources.registers_source != RegisterSource::Ptxas {
+            return false;
+        }
+        self.profile.resources.registers_per_thread = resources.registers_per_thread;
+        self.profile.resources.static_shared_per_block = resources.static_shared_per_block;
+        self.profile.resources.ptxas_arch = resources.ptxas_arch;
+        self.profile.resources.compiler = resources.compiler.or(self.profile.resources.compiler);
+        self.profile.analysis.spills = spills;
+        true
     }
 
     /// Run the cache model for `gpu` on the recorded trace and write its

@@ -500,6 +500,12 @@ pub struct Resources {
     /// sets it). Unknown: the models assume ptxas 12.x lowering.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compiler: Option<CompilerVersion>,
+    /// The architecture ptxas built the kernel for when it reported the
+    /// registers (and the spills and code size of `analysis.spills`):
+    /// the GPU's own where it can run the PTX (`predict` and `validate`
+    /// run ptxas per GPU), else the PTX's target. None without ptxas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ptxas_arch: Option<crate::SmArch>,
 }
 
 /// A CUDA compiler release, written "major.minor" ("12.9", "13.0").
@@ -588,6 +594,11 @@ pub struct SpillInputs {
     pub load_bytes: u64,
     /// PTX instructions in the entry's body (0 = unknown). Instructions.
     pub static_instructions: u64,
+    /// Bytes of SASS ptxas built for the entry (its `.text` section in the
+    /// cubin; 0 = unknown, e.g. profiles saved before 2026-12-06 or
+    /// registers estimated without ptxas): the code the instruction caches
+    /// hold. Bytes.
+    pub sass_bytes: u64,
     /// "N bytes stack frame": the local memory one thread's spills (and
     /// local arrays) occupy, so the footprint that competes for L1. Bytes
     /// per thread; 0 = none or unknown.

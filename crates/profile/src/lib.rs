@@ -18,6 +18,7 @@
 
 pub mod kernel_profile;
 mod parse;
+pub mod sm_arch;
 pub mod workload;
 
 pub use kernel_profile::{
@@ -27,4 +28,5 @@ pub use kernel_profile::{
     Synchronisation, TensorWork, Traffic,
 };
 pub use parse::ProfileError;
+pub use sm_arch::SmArch;
 pub use workload::{CacheFigures, L1_HIT_AGE_BUCKETS, Workload};

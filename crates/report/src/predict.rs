@@ -160,7 +160,10 @@ fn registers_note(profile: &KernelProfile) -> String {
     } else {
         let source = match r.registers_source {
             profile::RegisterSource::Given => "given".to_string(),
-            profile::RegisterSource::Ptxas => "from ptxas".to_string(),
+            profile::RegisterSource::Ptxas => match r.ptxas_arch {
+                Some(arch) => format!("from ptxas, {arch}"),
+                None => "from ptxas".to_string(),
+            },
             profile::RegisterSource::Estimate => format!(
                 "estimated from the PTX, ±{} %: install ptxas (scripts/setup.sh or PTXPERF_PTXAS) for the exact count",
                 ptx::analysis::registers::ERROR_BAND_PERCENT
@@ -168,6 +171,23 @@ fn registers_note(profile: &KernelProfile) -> String {
         };
         format!("{} registers/thread ({source})", r.registers_per_thread)
     }
+}
+
+/// Where ptxas built the kernel for a newer architecture than the GPU's:
+/// the PTX targets it, so this GPU cannot run it, and the registers,
+/// spills and code size are not those of a build for this GPU.
+fn newer_target_note(profile: &KernelProfile, gpu: &Gpu) -> Option<String> {
+    let built = profile.resources.ptxas_arch?;
+    let cc = gpu.compute_capability;
+    // NVRTC 12 compiles for sm_50 and newer: the closest an older GPU gets.
+    let own = profile::SmArch::new(cc.major, cc.minor).max(profile::SmArch::new(5, 0));
+    (built > own).then(|| {
+        format!(
+            "note: the PTX targets {built}, newer than this GPU ({cc}), which cannot run it: \
+             registers, spills and code size are ptxas's for {built}; set the spec's \
+             `arch = \"{own}\"` to predict the build this GPU would run"
+        )
+    })
 }
 
 /// The core clock the models ran at, and where it came from.
@@ -284,6 +304,9 @@ pub fn text(r: &Report, width: u16) -> String {
         let _ = writeln!(out, "{line}");
     }
     if let Some(line) = tensor_note(&r.profile, &r.gpu) {
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(line) = newer_target_note(&r.profile, &r.gpu) {
         let _ = writeln!(out, "{line}");
     }
     let c = &r.profile.cache;
@@ -409,6 +432,9 @@ pub fn json(r: &Report) -> Value {
             "registers_source".into(),
             json!(r.profile.resources.registers_source),
         );
+        if let Some(arch) = r.profile.resources.ptxas_arch {
+            map.insert("ptxas_arch".into(), json!(arch.to_string()));
+        }
     }
     let agreement = r.agreement.as_ref().map(|a| {
         json!({

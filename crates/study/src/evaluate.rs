@@ -9,7 +9,7 @@
 //! (they may come from the environment, e.g. NVRTC missing).
 
 use arch::Gpu;
-use profile::{RegisterSource, Resources as ProfileResources};
+use profile::{RegisterSource, Resources as ProfileResources, SpillInputs};
 use serde::{Deserialize, Serialize};
 use tune::{CacheKey, Config, LaunchDims, ResultCache, check_launch};
 
@@ -432,25 +432,21 @@ impl Evaluator<'_> {
         let loaded = self.load(prepared, timings)?;
         let mut profiled: Option<pipeline::Profiled> = None;
         let mut outcomes = Vec::with_capacity(gpus.len());
-        // ptxas once per architecture (several GPUs of a run often share one).
-        let mut by_arch: Vec<(String, Option<(u32, u64)>)> = Vec::new();
+        // ptxas once per architecture (several GPUs of a run often share
+        // one): registers, shared memory, spills and code size, as
+        // `validate` gives the timing model.
+        let mut by_arch: Vec<(String, (ProfileResources, SpillInputs))> = Vec::new();
         for gpu in gpus {
             let arch = arch_for(gpu);
-            let ptxas = match by_arch.iter().find(|(a, _)| *a == arch) {
+            let (resources, spills) = match by_arch.iter().find(|(a, _)| *a == arch) {
                 Some((_, r)) => *r,
                 None => {
-                    let r = timings.stages.time(Stage::Ptxas, || {
-                        pipeline::registers::ptxas_registers(
-                            &loaded.ptx,
-                            &arch,
-                            &loaded.spec.kernel,
-                        )
-                    });
+                    let r = pipeline::resources_for_arch(&loaded, &arch, true, &mut timings.stages);
                     by_arch.push((arch, r));
                     r
                 }
             };
-            let resources = resources_on(&loaded, gpu, ptxas);
+            let resources = capped(resources, gpu);
             let register_source = match resources.registers_source {
                 RegisterSource::Ptxas => "ptxas",
                 _ => "estimate",
@@ -496,6 +492,7 @@ impl Evaluator<'_> {
             // the cache model and the predictions do.
             let mut on_gpu = base.clone();
             on_gpu.profile.resources = resources;
+            on_gpu.profile.analysis.spills = spills;
             timings
                 .stages
                 .time(Stage::CacheModel, || on_gpu.simulate_cache(gpu))
@@ -553,32 +550,15 @@ pub fn total_timings(per_config: &[Vec<Evaluation>]) -> Timings {
     )
 }
 
-/// Registers and shared memory on `gpu`: ptxas's figures for the GPU's own
-/// architecture (the PTX may target an older one), else the estimate.
-fn resources_on(
-    loaded: &pipeline::LoadedSpec,
-    gpu: &Gpu,
-    ptxas: Option<(u32, u64)>,
-) -> ProfileResources {
-    match ptxas {
-        Some((registers, shared)) => ProfileResources {
-            registers_per_thread: registers,
-            registers_source: RegisterSource::Ptxas,
-            static_shared_per_block: shared.max(loaded.static_shared_bytes),
-            compiler: arch::ptxas::found_ptxas_release()
-                .map(|(major, minor)| profile::CompilerVersion::new(major, minor)),
-        },
-        None => ProfileResources {
-            // Capped at what the GPU allows, as a real compile would spill.
-            registers_per_thread: loaded
-                .entry()
-                .map_or(0, ptx::analysis::registers::estimate_registers)
-                .min(gpu.limits.max_registers_per_thread),
-            registers_source: RegisterSource::Estimate,
-            static_shared_per_block: loaded.static_shared_bytes,
-            compiler: None,
-        },
+/// An estimated register count capped at what `gpu` allows a thread, as a
+/// real compile would spill; ptxas's count as it is.
+fn capped(mut resources: ProfileResources, gpu: &Gpu) -> ProfileResources {
+    if resources.registers_source == RegisterSource::Estimate {
+        resources.registers_per_thread = resources
+            .registers_per_thread
+            .min(gpu.limits.max_registers_per_thread);
     }
+    resources
 }
 
 fn refused(model: &str, error: String) -> ModelResult {

@@ -252,7 +252,12 @@ fn predict_spec(
             }
         }
     }
-    Ok(pipeline::predict_on_gpus(&profiled, gpus, &args.models))
+    Ok(pipeline::predict_spec_on_gpus(
+        &loaded,
+        &profiled,
+        gpus,
+        &args.models,
+    ))
 }
 
 /// Write the SVG if asked, then the table or JSON.

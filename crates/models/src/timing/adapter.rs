@@ -219,8 +219,7 @@ pub fn inputs(
             .mlp_shared
             .unwrap_or_else(|| interval(per(w.shared_load)))
             .max(1.0),
-        code_bytes: profile.analysis.spills.static_instructions as f64
-            * gpu.cc_figures.sass_bytes_per_instruction,
+        code_bytes: code_bytes(&profile.analysis.spills, gpu),
         tensor_unrated_macs,
     })
 }
@@ -388,4 +387,16 @@ pub fn tensor_cycles(t: &profile::TensorWork, gpu: &Gpu) -> (f64, f64) {
         }
     }
     (cycles, unrated)
+}
+
+/// The entry's machine code, bytes: what ptxas built where the profile
+/// has it, else the PTX instruction count times the architecture's bytes
+/// per SASS instruction (docs/timing-model.md, "Instruction fetch"). 0 when
+/// neither is known (fetch then slows nothing).
+fn code_bytes(spills: &profile::SpillInputs, gpu: &Gpu) -> f64 {
+    if spills.sass_bytes > 0 {
+        spills.sass_bytes as f64
+    } else {
+        spills.static_instructions as f64 * gpu.cc_figures.sass_bytes_per_instruction
+    }
 }

@@ -1059,6 +1059,28 @@ fn register_spills_are_local_traffic_spread_over_the_executed_code() {
     check_spills(40, 40, 0, 0.0);
 }
 
+/// The code size instruction fetch reads: ptxas's SASS bytes where the
+/// profile has them, else PTX instructions x the architecture's bytes per
+/// instruction (the V100's 16), else 0.
+fn check_code_bytes(static_insts: u64, sass_bytes: u64, expect: f64) {
+    let mut p = profile(160, 100.0, 4.0, 0.0, 0.0);
+    p.analysis.spills.static_instructions = static_insts;
+    p.analysis.spills.sass_bytes = sass_bytes;
+    assert_eq!(
+        v100_inputs(&p).code_bytes,
+        expect,
+        "{static_insts} {sass_bytes}"
+    );
+}
+
+#[test]
+fn the_code_size_is_ptxas_s_where_known() {
+    check_code_bytes(0, 0, 0.0);
+    check_code_bytes(1000, 0, 16_000.0);
+    check_code_bytes(1000, 48_960, 48_960.0);
+    check_code_bytes(0, 4096, 4096.0);
+}
+
 fn check_integer_converts(fraction: Option<f64>, int_moved: f64) {
     let mut p = profile(160, 10.0, 1.0, 0.0, 0.0);
     p.warp_instructions.convert = 30.0 * 160.0 * 8.0;
