@@ -43,7 +43,8 @@ pub fn predict_on_gpus(
 /// architecture where it can run the PTX ([`own_arch`]): the build the
 /// driver would make of PTX for an older target. Where the GPU is older
 /// than the PTX's target, or ptxas cannot build for it, the profile keeps
-/// the figures for the PTX's target (the report says so).
+/// the figures for the PTX's target (the report says so). ptxas runs once
+/// per architecture among the GPUs.
 pub fn predict_spec_on_gpus(
     loaded: &LoadedSpec,
     profiled: &Profiled,
@@ -51,34 +52,48 @@ pub fn predict_spec_on_gpus(
     models: &[String],
 ) -> Vec<GpuPredictions> {
     let from_ptxas = profiled.profile.resources.registers_source == RegisterSource::Ptxas;
-    on_gpus(gpus, |gpu| match own_arch(gpu, &loaded.arch) {
-        Some(arch) if from_ptxas && arch != loaded.arch => {
-            let mut local = profiled.clone();
-            let mut times = StageTimes::default();
-            if local.retarget_arch(loaded, &arch, &mut times) {
-                predict(&local, gpu, models)
-            } else {
-                predict(profiled, gpu, models)
-            }
+    let mut retargeted: Vec<(String, Option<Profiled>)> = Vec::new();
+    for gpu in gpus {
+        let Some(arch) = own_arch(gpu, &loaded.arch) else {
+            continue;
+        };
+        if !from_ptxas || arch == loaded.arch || retargeted.iter().any(|(a, _)| *a == arch) {
+            continue;
         }
-        _ => predict(profiled, gpu, models),
+        let mut local = profiled.clone();
+        let built = local.retarget_arch(loaded, &arch, &mut StageTimes::default());
+        retargeted.push((arch, built.then_some(local)));
+    }
+    on_gpus(gpus, |gpu| {
+        let own = own_arch(gpu, &loaded.arch);
+        let local = retargeted
+            .iter()
+            .find(|(a, _)| Some(a) == own.as_ref())
+            .and_then(|(_, p)| p.as_ref());
+        predict(local.unwrap_or(profiled), gpu, models)
     })
 }
 
-/// The architecture ptxas builds `ptx_arch`'s PTX for on `gpu`: the GPU's
-/// own (sm_50 for an older GPU, the oldest ptxas 12 builds), or None where
-/// the GPU is older than the PTX's target and cannot run it.
-pub fn own_arch(gpu: &Gpu, ptx_arch: &str) -> Option<String> {
+/// The architecture code is built for on `gpu`: its compute capability, or
+/// [`OLDEST_ARCH`] where that is older (the K20m's sm_35 gets sm_50).
+pub fn gpu_arch(gpu: &Gpu) -> SmArch {
     let cc = gpu.compute_capability;
-    let own = SmArch::new(cc.major, cc.minor).max(OLDEST_PTXAS_ARCH);
+    SmArch::new(cc.major, cc.minor).max(OLDEST_ARCH)
+}
+
+/// The architecture ptxas builds `ptx_arch`'s PTX for on `gpu`
+/// ([`gpu_arch`]), or None where the GPU is older than the PTX's target
+/// and cannot run it.
+pub fn own_arch(gpu: &Gpu, ptx_arch: &str) -> Option<String> {
+    let own = gpu_arch(gpu);
     match SmArch::parse(ptx_arch) {
         Some(target) if target > own => None,
         _ => Some(own.to_string()),
     }
 }
 
-/// The oldest architecture ptxas 12 builds for.
-const OLDEST_PTXAS_ARCH: SmArch = SmArch::new(5, 0);
+/// NVRTC 12 and ptxas 12 build for sm_50 and newer only.
+pub const OLDEST_ARCH: SmArch = SmArch::new(5, 0);
 
 /// [`predict_on_gpus`] for a ready (hand-written) profile.
 pub fn predict_profile_on_gpus(

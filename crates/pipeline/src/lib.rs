@@ -61,8 +61,8 @@ pub mod trace;
 pub mod warmup;
 
 pub use compare::{
-    ComparisonRow, GpuPredictions, RECOMMENDED_MODEL, compare, own_arch, predict_on_gpus,
-    predict_profile_on_gpus, predict_spec_on_gpus,
+    ComparisonRow, GpuPredictions, OLDEST_ARCH, RECOMMENDED_MODEL, compare, gpu_arch, own_arch,
+    predict_on_gpus, predict_profile_on_gpus, predict_spec_on_gpus,
 };
 pub use error::PipelineError;
 pub use load::{

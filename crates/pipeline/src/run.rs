@@ -432,10 +432,12 @@ impl Profiled {
         if resources.registers_source != RegisterSource::Ptxas {
             return false;
         }
-        self.profile.resources.registers_per_thread = resources.registers_per_thread;
-        self.profile.resources.static_shared_per_block = resources.static_shared_per_block;
-        self.profile.resources.ptxas_arch = resources.ptxas_arch;
-        self.profile.resources.compiler = resources.compiler.or(self.profile.resources.compiler);
+        // A compiler the caller set (`predict --compiler`) stays.
+        let compiler = self.profile.resources.compiler.or(resources.compiler);
+        self.profile.resources = Resources {
+            compiler,
+            ..resources
+        };
         self.profile.analysis.spills = spills;
         true
     }

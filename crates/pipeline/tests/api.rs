@@ -603,3 +603,38 @@ fn the_same_program_differs_only_in_its_target() {
         assert_eq!(pipeline::same_program(&b, &a), same, "symmetric");
     }
 }
+
+#[test]
+fn retargeting_takes_ptxas_s_figures_for_the_architecture_and_keeps_a_set_compiler() {
+    if arch::ptxas::find_ptxas(None).is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ptxas is required in CI (run scripts/setup.sh)"
+        );
+        eprintln!("skipping: ptxas not found (run scripts/setup.sh)");
+        return;
+    }
+    let loaded = load_checked_in("matmul_tiled");
+    let mut p = match profile(&loaded, &Options::default()) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let r = p.profile.resources;
+    assert_eq!(r.ptxas_arch, profile::SmArch::parse("sm_80"), "{r:?}");
+    let sm80_code = p.profile.analysis.spills.sass_bytes;
+    assert!(sm80_code > 0 && sm80_code.is_multiple_of(16), "{sm80_code}");
+    // `predict --compiler 13.0` sets the compiler before the retarget.
+    let set = profile::CompilerVersion::new(13, 0);
+    p.profile.resources.compiler = Some(set);
+    let mut times = pipeline::StageTimes::default();
+    assert!(p.retarget_arch(&loaded, "sm_90", &mut times));
+    let r = p.profile.resources;
+    assert_eq!(r.ptxas_arch, profile::SmArch::parse("sm_90"), "{r:?}");
+    assert_eq!(r.compiler, Some(set), "{r:?}");
+    assert_eq!(r.registers_source, profile::RegisterSource::Ptxas);
+    assert!(p.profile.analysis.spills.sass_bytes > 0);
+    // An architecture ptxas does not build for leaves the figures as they were.
+    let before = p.profile.clone();
+    assert!(!p.retarget_arch(&loaded, "sm_5", &mut times));
+    assert_eq!(p.profile, before);
+}

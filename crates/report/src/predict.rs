@@ -179,8 +179,8 @@ fn registers_note(profile: &KernelProfile) -> String {
 fn newer_target_note(profile: &KernelProfile, gpu: &Gpu) -> Option<String> {
     let built = profile.resources.ptxas_arch?;
     let cc = gpu.compute_capability;
-    // NVRTC 12 compiles for sm_50 and newer: the closest an older GPU gets.
-    let own = profile::SmArch::new(cc.major, cc.minor).max(profile::SmArch::new(5, 0));
+    // sm_50 at the oldest: the closest NVRTC 12 builds for an older GPU.
+    let own = pipeline::gpu_arch(gpu);
     (built > own).then(|| {
         format!(
             "note: the PTX targets {built}, newer than this GPU ({cc}), which cannot run it: \

@@ -22,14 +22,17 @@ use crate::error::TargetError;
 use crate::launch_spec::spec_of_launch;
 
 /// NVRTC 12 compiles for sm_50 and newer only; an older GPU (the GTX 280 is
-/// CC 1.3, the K20m sm_35) gets sm_50 code, the closest NVRTC can make.
-pub(crate) const OLDEST_ARCH: (u32, u32) = (5, 0);
+/// CC 1.3, the K20m sm_35) gets sm_50 code, the closest NVRTC can make
+/// ([`pipeline::OLDEST_ARCH`]).
+pub(crate) const OLDEST_ARCH: (u32, u32) =
+    (pipeline::OLDEST_ARCH.major, pipeline::OLDEST_ARCH.minor);
 
 /// The (major, minor) of the architecture to compile for on `gpu`: its
-/// compute capability, or [`OLDEST_ARCH`] where that is older.
+/// compute capability, or [`OLDEST_ARCH`] where that is older
+/// ([`pipeline::gpu_arch`]).
 pub(crate) fn arch_version(gpu: &arch::Gpu) -> (u32, u32) {
-    let cc = gpu.compute_capability;
-    (cc.major, cc.minor).max(OLDEST_ARCH)
+    let own = pipeline::gpu_arch(gpu);
+    (own.major, own.minor)
 }
 
 /// The architecture to compile for on `gpu`, unless the spec names one
