@@ -9,12 +9,14 @@
 #                spec around its first kernel)
 #   experiment_data  experiments/*.toml, NUL, each measured-data fixture of
 #                crates/validate/tests/fixtures (and each experiment alone)
+#   cubin        each kernel's sm_80.ptx built by ptxas (where ptxas is on
+#                PATH or in .venv), a newline and its first entry's name
 # Safe to run again: seeds are rewritten, whatever the fuzzer added is kept.
 # Then, e.g.: cd fuzz && cargo +nightly fuzz run -s none emulate -- -max_total_time=600
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus"/{parse,launch_spec,gpu_catalog,emulate,experiment_data}
+mkdir -p "$corpus"/{parse,launch_spec,gpu_catalog,emulate,experiment_data,cubin}
 for dir in "$root"/kernels/*/; do
   name=$(basename "$dir")
   for ptx in "$dir"*.ptx; do
@@ -42,6 +44,20 @@ for exp in "$root"/experiments/*.toml; do
     { cat "$exp"; printf '\0'; cat "$data"; } > "$corpus/experiment_data/seed-$e+$(basename "$data")"
   done
 done
-for t in parse launch_spec gpu_catalog emulate experiment_data; do
+# Cubins ptxas builds, each followed by the line naming its first entry.
+ptxas=$(command -v ptxas || ls "$root"/.venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas 2>/dev/null | head -n 1 || true)
+if [ -n "$ptxas" ]; then
+  for dir in "$root"/kernels/*/; do
+    ptx="$dir/sm_80.ptx"
+    entry=$(sed -n 's/^\.visible \.entry \([A-Za-z0-9_$]*\).*/\1/p' "$ptx" | head -n 1)
+    out="$corpus/cubin/seed-$(basename "$dir").cubin"
+    if [ -n "$entry" ] && "$ptxas" -arch sm_80 "$ptx" -o "$out" 2>/dev/null; then
+      printf '\n%s' "$entry" >> "$out"
+    fi
+  done
+else
+  echo "fuzz-seed: no ptxas (bash scripts/setup.sh installs it): fuzz/corpus/cubin gets no seeds" >&2
+fi
+for t in parse launch_spec gpu_catalog emulate experiment_data cubin; do
   echo "fuzz/corpus/$t: $(find "$corpus/$t" -type f | wc -l) files"
 done

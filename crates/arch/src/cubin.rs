@@ -8,7 +8,8 @@
 //! bytes per instruction stands in.
 //!
 //! Only the section headers are read, with every offset checked against
-//! the file: a truncated or foreign file gives `None`, never a panic.
+//! the file: a truncated or foreign file gives `None`, never a panic, and a
+//! code size is given only for a section whose bytes lie in the file.
 
 /// Little-endian reader over the file's bytes; `None` past its end.
 struct Bytes<'a>(&'a [u8]);
@@ -71,9 +72,28 @@ const ELF64: Layout = Layout {
     sh_size: (32, true),
 };
 
-/// The sections of an ELF file: (name, size in bytes). `None` for a file
-/// that is not a little-endian ELF or whose headers run past its end.
-pub fn sections(elf: &[u8]) -> Option<Vec<(String, u64)>> {
+/// One section header of an ELF file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub name: String,
+    /// Where its bytes start in the file.
+    pub offset: u64,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+impl Section {
+    /// Whether `offset..offset + size` lies within a file of `len` bytes.
+    pub fn fits(&self, len: usize) -> bool {
+        self.offset
+            .checked_add(self.size)
+            .is_some_and(|end| end <= len as u64)
+    }
+}
+
+/// The sections of an ELF file. `None` for a file that is not a
+/// little-endian ELF or whose headers run past its end.
+pub fn sections(elf: &[u8]) -> Option<Vec<Section>> {
     let b = Bytes(elf);
     if b.get(0, 4)? != b"\x7fELF" || *b.get(5, 1)?.first()? != 1 {
         return None;
@@ -106,20 +126,24 @@ pub fn sections(elf: &[u8]) -> Option<Vec<(String, u64)>> {
         let h = header(i)?;
         let name_at = usize::try_from(b.u32(h.checked_add(layout.sh_name)?)?).ok()?;
         let name = b.name(strtab.checked_add(name_at)?)?;
-        let size = word(layout.sh_size, h)?;
-        out.push((String::from_utf8_lossy(name).into_owned(), size));
+        out.push(Section {
+            name: String::from_utf8_lossy(name).into_owned(),
+            offset: word(layout.sh_offset, h)?,
+            size: word(layout.sh_size, h)?,
+        });
     }
     Some(out)
 }
 
 /// Bytes of SASS of the function `name` (its `.text.<name>` section), if
-/// the cubin holds it.
+/// the cubin holds it and the section's bytes lie in the file.
 pub fn code_bytes(elf: &[u8], name: &str) -> Option<u64> {
     let wanted = format!(".text.{name}");
     sections(elf)?
         .into_iter()
-        .find(|(n, _)| *n == wanted)
-        .map(|(_, size)| size)
+        .find(|s| s.name == wanted)
+        .filter(|s| s.fits(elf.len()))
+        .map(|s| s.size)
 }
 
 #[cfg(test)]
@@ -127,8 +151,7 @@ mod tests {
     use super::*;
 
     /// A minimal ELF: a null section, `.shstrtab` and the named sections
-    /// of the given sizes (their contents are not written; only headers
-    /// are read).
+    /// of the given sizes (their bytes zeros, after the headers).
     fn elf(wide: bool, named: &[(&str, u64)]) -> Vec<u8> {
         let mut strtab = vec![0u8];
         let mut names = Vec::new();
@@ -141,6 +164,16 @@ mod tests {
         let strtab_at = ehsize as u64;
         let shoff = strtab_at + strtab.len() as u64;
         let count = named.len() + 2;
+        // Each named section's bytes, one after another past the headers.
+        let mut data_end = shoff + (count * entsize) as u64;
+        let data_at: Vec<u64> = named
+            .iter()
+            .map(|(_, size)| {
+                let at = data_end;
+                data_end += size;
+                at
+            })
+            .collect();
         let mut out = vec![0u8; ehsize];
         out[..4].copy_from_slice(b"\x7fELF");
         out[4] = if wide { 2 } else { 1 };
@@ -161,10 +194,11 @@ mod tests {
             let h = out.len();
             out.extend(std::iter::repeat_n(0u8, entsize));
             put(&mut out, h + l.sh_name, names[i], 4);
-            let offset = if i == 0 { strtab_at } else { 0 };
+            let offset = if i == 0 { strtab_at } else { data_at[i - 1] };
             put(&mut out, h + l.sh_offset.0, offset, w);
             put(&mut out, h + l.sh_size.0, size, w);
         }
+        out.resize(data_end as usize, 0);
         out
     }
 
@@ -199,8 +233,19 @@ mod tests {
         let mut far = f.clone();
         far[0x28..0x30].copy_from_slice(&u64::MAX.to_le_bytes());
         check(&far, "kernel", None);
-        let mut no_strtab = f;
+        let mut no_strtab = f.clone();
         no_strtab[0x3E] = 9;
         check(&no_strtab, "kernel", None);
+        // Headers whole, the code itself cut short, or a size past the end.
+        let headers_end = f.len() - 4096;
+        check(&f[..headers_end + 4095], "kernel", None);
+        check(&f[..headers_end], "kernel", None);
+        let mut oversized = elf(false, &[(".text.kernel", 16)]);
+        check(&oversized, "kernel", Some(16));
+        let at = oversized.len() - 16 - 40 + 20; // the last header's sh_size
+        oversized[at..at + 4].copy_from_slice(&17u32.to_le_bytes());
+        check(&oversized, "kernel", None);
+        oversized[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        check(&oversized, "kernel", None);
     }
 }

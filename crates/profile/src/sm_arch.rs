@@ -18,10 +18,11 @@ impl SmArch {
         SmArch { major, minor }
     }
 
-    /// `sm_61`, `sm_90`, `sm_90a` (a suffix such as `a` or `f` is ignored);
-    /// `None` for anything else.
+    /// `sm_61`, `sm_90`, `sm_90a` (one suffix `a` or `f` is ignored: see
+    /// [`SmArch::is_specific`]); `None` for anything else.
     pub fn parse(text: &str) -> Option<SmArch> {
-        let digits = text.strip_prefix("sm_")?.trim_end_matches(['a', 'f']);
+        let name = text.strip_prefix("sm_")?;
+        let digits = name.strip_suffix(['a', 'f']).unwrap_or(name);
         if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
@@ -30,6 +31,15 @@ impl SmArch {
             major: major.parse().ok()?,
             minor: minor.parse().ok()?,
         })
+    }
+}
+
+impl SmArch {
+    /// Whether `text` names an architecture-specific (`sm_90a`) or
+    /// family-specific (`sm_100f`) target: PTX for it builds for that one
+    /// architecture (or family) only, not for every newer one.
+    pub fn is_specific(text: &str) -> bool {
+        SmArch::parse(text).is_some() && text.ends_with(['a', 'f'])
     }
 }
 
@@ -78,6 +88,12 @@ mod tests {
         check("sm_6", None);
         check("compute_80", None);
         check("sm_8x", None);
+        check("sm_90aa", None);
+        check("sm_90fa", None);
         check("", None);
+        assert!(SmArch::is_specific("sm_90a"));
+        assert!(SmArch::is_specific("sm_100f"));
+        assert!(!SmArch::is_specific("sm_90"));
+        assert!(!SmArch::is_specific("sm_9a"));
     }
 }

@@ -21,29 +21,12 @@ use tune::Config;
 use crate::error::TargetError;
 use crate::launch_spec::spec_of_launch;
 
-/// NVRTC 12 compiles for sm_50 and newer only; an older GPU (the GTX 280 is
-/// CC 1.3, the K20m sm_35) gets sm_50 code, the closest NVRTC can make
-/// ([`pipeline::OLDEST_ARCH`]).
-pub(crate) const OLDEST_ARCH: (u32, u32) =
-    (pipeline::OLDEST_ARCH.major, pipeline::OLDEST_ARCH.minor);
-
-/// The (major, minor) of the architecture to compile for on `gpu`: its
-/// compute capability, or [`OLDEST_ARCH`] where that is older
-/// ([`pipeline::gpu_arch`]).
-pub(crate) fn arch_version(gpu: &arch::Gpu) -> (u32, u32) {
-    let own = pipeline::gpu_arch(gpu);
-    (own.major, own.minor)
-}
-
 /// The architecture to compile for on `gpu`, unless the spec names one
-/// (`validate` compiles every configuration for it too).
+/// (`validate` compiles every configuration for it too): its compute
+/// capability, or sm_50 where that is older, NVRTC's oldest
+/// ([`pipeline::gpu_arch`]).
 pub fn arch_for(gpu: &arch::Gpu) -> String {
-    sm_name(arch_version(gpu))
-}
-
-/// `sm_NN` of a (major, minor) architecture.
-pub(crate) fn sm_name((major, minor): (u32, u32)) -> String {
-    format!("sm_{major}{minor}")
+    pipeline::gpu_arch(gpu).to_string()
 }
 
 pub enum Target {

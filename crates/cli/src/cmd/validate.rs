@@ -197,8 +197,8 @@ pub struct Args {
     /// for every architecture but its `.target` (Kernel Tuner's
     /// convolution: docs/validation/schoonhoven.md), this gives the same
     /// figures for one NVRTC compile instead of one per architecture.
-    /// ARCH must be no newer than any GPU's. Default: compile for each
-    /// GPU's own architecture.
+    /// ARCH (sm_NN, not an architecture-specific sm_90a) must be no newer
+    /// than any GPU's. Default: compile for each GPU's own architecture.
     #[arg(long, value_name = "ARCH", conflicts_with = "profiles")]
     pub ptx_arch: Option<String>,
 }

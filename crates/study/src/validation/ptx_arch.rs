@@ -3,19 +3,10 @@
 //! anything is compiled.
 
 use arch::Gpu;
+use pipeline::{OLDEST_ARCH, gpu_arch};
+use profile::SmArch;
 
 use crate::error::StudyError;
-use crate::target::{OLDEST_ARCH, arch_version, sm_name};
-
-/// The (major, minor) of an `sm_NN` architecture name, `None` if it is not one.
-fn sm_version(arch: &str) -> Option<(u32, u32)> {
-    let digits = arch.strip_prefix("sm_")?;
-    if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let (major, minor) = digits.split_at(digits.len() - 1);
-    Some((major.parse().ok()?, minor.parse().ok()?))
-}
 
 /// `arch` (`Options::ptx_arch`) names an architecture NVRTC compiles for
 /// and is no newer than any of `gpus`' (ptxas builds PTX for its own target
@@ -28,24 +19,25 @@ pub(super) fn check_ptx_arch<'g>(
         arch: arch.to_string(),
         why,
     };
-    let Some(wanted) = sm_version(arch) else {
+    let Some(wanted) = SmArch::parse(arch) else {
         return Err(fail(
             "not an architecture name: write sm_ and its compute capability's digits (sm_50, sm_75, sm_86)".to_string(),
         ));
     };
-    if wanted < OLDEST_ARCH {
+    if SmArch::is_specific(arch) {
         return Err(fail(format!(
-            "NVRTC compiles for {} and newer",
-            sm_name(OLDEST_ARCH)
+            "PTX for an architecture-specific target builds for that architecture only, not for every GPU of a run: give {wanted}"
         )));
     }
+    if wanted < OLDEST_ARCH {
+        return Err(fail(format!("NVRTC compiles for {OLDEST_ARCH} and newer")));
+    }
     for gpu in gpus {
-        let own = arch_version(gpu);
+        let own = gpu_arch(gpu);
         if wanted > own {
             return Err(fail(format!(
-                "newer than {} ({}): ptxas builds PTX only for its own target or a newer one; give the oldest architecture of the run",
-                gpu.id,
-                sm_name(own)
+                "newer than {} ({own}): ptxas builds PTX only for its own target or a newer one; give the oldest architecture of the run",
+                gpu.id
             )));
         }
     }
@@ -114,14 +106,11 @@ mod tests {
             &["geforce-rtx-3090"],
             Err("not an architecture name"),
         );
-    }
-
-    #[test]
-    fn sm_versions() {
-        assert_eq!(sm_version("sm_50"), Some((5, 0)));
-        assert_eq!(sm_version("sm_86"), Some((8, 6)));
-        assert_eq!(sm_version("sm_100"), Some((10, 0)));
-        assert_eq!(sm_version("sm_9"), None);
-        assert_eq!(sm_version("sm_90a"), None);
+        check("sm_86a", &["geforce-rtx-3090"], Err("give sm_86"));
+        check(
+            "sm_100",
+            &["geforce-rtx-3090"],
+            Err("newer than geforce-rtx-3090"),
+        );
     }
 }
