@@ -158,19 +158,23 @@ impl Catalog {
         })
     }
 
-    /// Up to three ids close to `wanted`: those containing it or contained in
-    /// it first, then by edit distance (at most a third of the length).
+    /// Up to three ids close to `wanted`: those containing it first, then
+    /// those contained in it (`a10` for `a100`), then by edit distance (at
+    /// most a third of the length).
     fn suggestions(&self, wanted: &str) -> Vec<String> {
         let mut scored: Vec<(usize, &str)> = self
             .gpus
             .iter()
             .filter_map(|g| {
                 let id = g.id.as_str();
-                if !wanted.is_empty() && (id.contains(wanted) || wanted.contains(id)) {
+                if !wanted.is_empty() && id.contains(wanted) {
                     return Some((0, id));
                 }
+                if !wanted.is_empty() && wanted.contains(id) {
+                    return Some((1, id));
+                }
                 let d = edit_distance(wanted, id);
-                (d <= wanted.chars().count().max(3) / 3).then_some((d, id))
+                (d <= wanted.chars().count().max(3) / 3).then_some((d + 1, id))
             })
             .collect();
         scored.sort();

@@ -110,6 +110,10 @@ fn spot_values() {
         64,
     );
     check("tesla-t4", (7, 5), 40, 64, 1590.0, 320.0, 4_194_304, 32);
+    // Data-center boards of cloud instances (secondary sources, unverified).
+    check("a10", (8, 6), 72, 128, 1695.0, 600.0, 6_291_456, 48);
+    check("a40", (8, 6), 84, 128, 1740.0, 696.0, 6_291_456, 48);
+    check("l4", (8, 9), 58, 128, 2040.0, 300.0, 50_331_648, 48);
     check(
         "a100-pcie-40gb",
         (8, 0),
@@ -236,7 +240,8 @@ fn lookup_suggests_close_ids() {
         Err(ArchError::UnknownGpu { suggestions, .. }) => assert_eq!(suggestions, expected, "{id}"),
         other => panic!("{id}: {other:?}"),
     };
-    check("a100", &["a100-pcie-40gb", "a100-sxm4-80gb"]);
+    check("a100", &["a100-pcie-40gb", "a100-sxm4-80gb", "a10"]);
+    check("a10-24gb", &["a10"]);
     check(
         "geforce-gtx-208",
         &["geforce-gtx-280", "geforce-gtx-680", "geforce-gtx-960m"],
