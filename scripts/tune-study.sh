@@ -93,8 +93,11 @@ import csv, gzip, json, statistics, sys
 # Markdown table per run of `ptxperf tune --json --measured ...`, a row per
 # GPU, a column per model: "rank of the measured best in the model's top 10
 # (or `>10 (rank)`) / measured time of the model's pick over the measured
-# best". Baseline column: the median over the sampled configurations of
-# measured time over the best, i.e. what a random pick gives half the time.
+# best", and where several configurations tie for the model's first place
+# (within 0.5 %), "(N tied)": the ratio is then their mean measured time over
+# the best, what picking any of them gives on average. Baseline column: the
+# median over the sampled configurations of measured time over the best,
+# i.e. what a random pick gives half the time.
 
 def measured_times(path):
     """identity (sorted name=value) -> mean ms, from a KT cache or a CSV."""
@@ -138,7 +141,8 @@ for path in sys.argv[1:]:
                 continue
             rank = m["best_rank_in_top_k"]
             shown = str(rank) if rank is not None else f">10 ({m['best_rank']})"
-            cells.append(f"{shown} / {m['pick_ratio']:.2f}")
+            tied = f" ({m['tied']} tied)" if m["tied"] > 1 else ""
+            cells.append(f"{shown} / {m['pick_ratio']:.2f}{tied}")
         compared = max(m["compared"] for m in r["measured"]["metrics"])
         print(f"| {r['gpu']} | {compared} | {base:.2f} | " + " | ".join(cells) + " |")
     c = v.get("counters", {})
