@@ -13,6 +13,10 @@ fuzz_target!(|data: &[u8]| {
         .map(String::from_utf8_lossy)
         .unwrap_or_default();
     if let Some(size) = arch::cubin::code_bytes(data, &name) {
-        assert!(size <= data.len() as u64, "a section of {size} B in {} B", data.len());
+        assert!(
+            size <= data.len() as u64,
+            "a section of {size} B in {} B",
+            data.len()
+        );
     }
 });
