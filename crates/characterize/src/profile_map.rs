@@ -218,6 +218,7 @@ impl Characterization {
                 integer_convert_fraction: None,
                 int32_to_f32_convert_fraction: None,
                 narrow_uint_to_f32_convert_fraction: None,
+                float64_convert_fraction: None,
             },
             tensor: {
                 use crate::tensor_work::TensorKind as K;

@@ -39,13 +39,20 @@ pub struct ConvertSplit {
     /// sm_89 and sm_90, where ptxas 12.9 keeps `I2F.U8`/`I2F.U16`; both keep
     /// `I2F` on sm_80, and both keep signed sources and `.rm`/`.rp` on `I2F`.
     pub narrow_uint_to_f32: f64,
+    /// A conversion between a float and a 64-bit type (`cvt.f64.f32`,
+    /// `cvt.rn.f32.f64`, `cvt.rzi.s32.f64`, `cvt.rn.f32.s64`, ...): the CUDA
+    /// C++ Programming Guide's "type conversions from and to 64-bit types",
+    /// which run at the FP64 unit's rate where that rate is below the
+    /// conversion unit's (docs/timing-model.md, "Conversions from and to
+    /// 64-bit types"). Integer-to-integer widenings are [`Self::integer`].
+    pub float64: f64,
 }
 
 /// The [`ConvertSplit`] of the executed `cvt` of `func`; `executions(pc)`
 /// gives the warp executions of the instruction at `pc`. `None` when no
 /// `cvt` was executed.
 pub fn convert_split(func: &Function, executions: impl Fn(u32) -> f64) -> Option<ConvertSplit> {
-    let (mut int, mut i2fp, mut narrow, mut all) = (0.0, 0.0, 0.0, 0.0);
+    let (mut int, mut i2fp, mut narrow, mut wide, mut all) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for (pc, inst) in func.instructions.as_slice().iter().enumerate() {
         if inst.opcode != Opcode::Cvt {
             continue;
@@ -58,12 +65,15 @@ pub fn convert_split(func: &Function, executions: impl Fn(u32) -> f64) -> Option
             i2fp += n;
         } else if is_int_to_f32(inst, &[Type::U8, Type::U16]) {
             narrow += n;
+        } else if inst.types.iter().any(|t| t.bits() == 64) {
+            wide += n;
         }
     }
     (all > 0.0).then(|| ConvertSplit {
         integer: int / all,
         int32_to_f32: i2fp / all,
         narrow_uint_to_f32: narrow / all,
+        float64: wide / all,
     })
 }
 
@@ -150,6 +160,35 @@ mod tests {
         check_cvt(
             "cvt.s64.s32 %rd1, %r1;\ncvt.rzi.s32.f32 %r2, %f1;\ncvt.u64.u32 %rd2, %r2;",
             Some((4.0 / 6.0, 0.0)),
+        );
+    }
+
+    /// `body`'s executed `cvt` ([`split_of`]) against the expected fraction
+    /// from or to a 64-bit type with a float on one side.
+    fn check_float64(body: &str, expected: Option<f64>) {
+        let got = split_of(body).map(|s| s.float64);
+        assert_eq!(got, expected, "for {body:?}");
+    }
+
+    #[test]
+    fn conversions_from_and_to_64_bit_types_are_counted_apart() {
+        check_float64("cvt.f64.f32 %fd1, %f1;", Some(1.0));
+        check_float64("cvt.rn.f32.f64 %f1, %fd1;", Some(1.0));
+        check_float64("cvt.rzi.s32.f64 %r1, %fd1;", Some(1.0));
+        check_float64("cvt.rn.f64.s32 %fd1, %r1;", Some(1.0));
+        check_float64("cvt.rn.f32.s64 %f1, %rd1;", Some(1.0));
+        check_float64("cvt.rzi.u64.f32 %rd1, %f1;", Some(1.0));
+        // Not: 32-bit conversions, and 64-bit integer widenings (the
+        // integer fraction).
+        check_float64("cvt.rzi.s32.f32 %r1, %f1;", Some(0.0));
+        check_float64("cvt.rn.f32.s32 %f1, %r1;", Some(0.0));
+        check_float64("cvt.s64.s32 %rd1, %r1;", Some(0.0));
+        check_float64("add.f64 %fd1, %fd1, %fd1;", None);
+        // Weighted: f32 -> f64 at pc 0 (1), widening at pc 1 (2), f64 ->
+        // f32 at pc 2 (3).
+        check_float64(
+            "cvt.f64.f32 %fd1, %f1;\ncvt.u64.u32 %rd1, %r1;\ncvt.rn.f32.f64 %f2, %fd1;",
+            Some(4.0 / 6.0),
         );
     }
 

@@ -144,6 +144,7 @@ pub fn profile_timed(
     profile.workload.integer_convert_fraction = split.map(|s| s.integer);
     profile.workload.int32_to_f32_convert_fraction = split.map(|s| s.int32_to_f32);
     profile.workload.narrow_uint_to_f32_convert_fraction = split.map(|s| s.narrow_uint_to_f32);
+    profile.workload.float64_convert_fraction = split.map(|s| s.float64);
     times.add(Stage::Characterization, analysed.elapsed());
     let warmup = match (&run.trace, opts.neighbour_warmup) {
         (Some(trace), true) if run.characterization.ctas_emulated < spec.ctas() => {

@@ -56,6 +56,12 @@ pub struct Workload {
     /// `I2FP.F32.U32` on the integer ALU; ptxas 12.9 keeps the conversion
     /// unit's `I2F.U8`/`I2F.U16`. Ratio in [0, 1].
     pub narrow_uint_to_f32_convert_fraction: Option<f64>,
+    /// Executed `cvt` between a float and a 64-bit type (`cvt.f64.f32`,
+    /// `cvt.rn.f32.f64`, `cvt.rn.f32.s64`, ...) over all executed `cvt`. They
+    /// run at the FP64 unit's rate where it is below the conversion unit's
+    /// (the CUDA C++ Programming Guide's "type conversions from and to 64-bit
+    /// types"). Ratio in [0, 1].
+    pub float64_convert_fraction: Option<f64>,
 }
 
 impl Workload {
@@ -96,6 +102,7 @@ impl Workload {
                 "narrow_uint_to_f32_convert_fraction",
                 self.narrow_uint_to_f32_convert_fraction,
             ),
+            ("float64_convert_fraction", self.float64_convert_fraction),
         ];
         fields
             .into_iter()

@@ -46,6 +46,24 @@ const CONV_KEYS: [&str; 8] = [
     "use_padding",
 ];
 
+/// A 15x15 convolution's buffers: output 4096*4096, input (4096+14)^2,
+/// filter 15*15; the constant d_filter 15*15.
+fn check_conv_buffers(launch: &validate::Launch) {
+    assert_eq!(
+        arg_lens(launch),
+        vec![
+            ("output".to_string(), 16_777_216),
+            ("input".to_string(), 4110 * 4110),
+            ("filter".to_string(), 225)
+        ]
+    );
+    assert_eq!(launch.constants.len(), 1);
+    assert_eq!(
+        (launch.constants[0].name.as_str(), launch.constants[0].len),
+        ("d_filter", 225)
+    );
+}
+
 /// One convolution configuration (15x15 filter) and the grid computed by
 /// hand; checks grid, block, every define in order, and the buffer sizes.
 fn check_conv(bx: i64, by: i64, tx: i64, ty: i64, read_only: i64, padding: i64, grid: [u64; 2]) {
@@ -79,20 +97,7 @@ fn check_conv(bx: i64, by: i64, tx: i64, ty: i64, read_only: i64, padding: i64, 
         mac("kernel_tuner", 1),
     ];
     assert_eq!(launch.defines, expected, "{case}");
-    // output 4096*4096, input (4096+14)^2, filter 15*15; d_filter 15*15.
-    assert_eq!(
-        arg_lens(&launch),
-        vec![
-            ("output".to_string(), 16_777_216),
-            ("input".to_string(), 4110 * 4110),
-            ("filter".to_string(), 225)
-        ]
-    );
-    assert_eq!(launch.constants.len(), 1);
-    assert_eq!(
-        (launch.constants[0].name.as_str(), launch.constants[0].len),
-        ("d_filter", 225)
-    );
+    check_conv_buffers(&launch);
 }
 
 #[test]
@@ -335,4 +340,114 @@ fn hotspot_restrictions_are_the_scripts() {
     // is 35,360 B; the power tile beside them makes it 53,040 B.
     assert!(!admits([64, 16, 2, 2, 1, 1, 1]));
     assert!(admits([64, 16, 2, 1, 1, 1, 1])); // (130 * 18) * 3 * 4 = 28,080 B
+}
+
+/// convolution_milo.py's parameters, in its `tune_params` order.
+const CONV_MILO_KEYS: [&str; 10] = [
+    "block_size_x",
+    "block_size_y",
+    "tile_size_x",
+    "tile_size_y",
+    "read_only",
+    "use_padding",
+    "use_shmem",
+    "use_cmem",
+    "filter_height",
+    "filter_width",
+];
+
+/// Whether convolution-milo.toml admits (bx, by, tx, ty, read_only,
+/// use_padding, use_shmem) with the script's use_cmem 1 and 15 x 15 filter.
+fn conv_milo_admits(exp: &Experiment, v: [i64; 7]) -> bool {
+    let [bx, by, tx, ty, ro, pad, sh] = v;
+    let values = [bx, by, tx, ty, ro, pad, sh, 1, 15, 15].map(ParamValue::Int);
+    let params: Vec<(&str, &ParamValue)> =
+        CONV_MILO_KEYS.iter().copied().zip(values.iter()).collect();
+    exp.admits(&params).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The script's four restrictions, each rejecting a configuration the
+/// others admit, and the space they leave: its values enumerated and
+/// checked against the restrictions written out here (4,362 of 10,240,
+/// what experiments/convolution-milo-space.toml says).
+#[test]
+fn convolution_milo_restrictions_are_the_scripts() {
+    let exp = experiment("convolution-milo.toml");
+    assert!(conv_milo_admits(&exp, [48, 4, 2, 2, 1, 1, 1]));
+    // use_padding==0 or block_size_x % 32 != 0
+    assert!(!conv_milo_admits(&exp, [64, 4, 2, 2, 1, 1, 1]));
+    // block_size_x*block_size_y<=1024
+    assert!(!conv_milo_admits(&exp, [128, 16, 1, 1, 0, 0, 0]));
+    assert!(conv_milo_admits(&exp, [64, 16, 1, 1, 0, 0, 0]));
+    // use_padding==0 or use_shmem != 0
+    assert!(!conv_milo_admits(&exp, [48, 4, 2, 2, 1, 1, 0]));
+    // use_shmem == 0 or (bx*tx + 14) * (by*ty + 14) < 12*1024:
+    // (64*2 + 14) * (16*4 + 14) = 11,076 fits, (64*4 + 14) * 78 = 21,060 not;
+    // without shared memory the size is not restricted.
+    assert!(conv_milo_admits(&exp, [64, 16, 2, 4, 0, 0, 1]));
+    assert!(!conv_milo_admits(&exp, [64, 16, 4, 4, 0, 0, 1]));
+    assert!(conv_milo_admits(&exp, [64, 16, 4, 4, 0, 0, 0]));
+
+    let oracle = |[bx, by, tx, ty, _, pad, sh]: [i64; 7]| {
+        (pad == 0 || bx % 32 != 0)
+            && bx * by <= 1024
+            && (pad == 0 || sh != 0)
+            && (sh == 0 || (bx * tx + 14) * (by * ty + 14) < 12 * 1024)
+    };
+    let (mut all, mut admitted) = (0, 0);
+    for bx in (1..=16).map(|i| 16 * i) {
+        for by in [1, 2, 4, 8, 16] {
+            for tx in 1..=4 {
+                for ty in 1..=4 {
+                    for flags in 0..8 {
+                        let v = [bx, by, tx, ty, flags & 1, (flags >> 1) & 1, flags >> 2];
+                        let got = conv_milo_admits(&exp, v);
+                        assert_eq!(got, oracle(v), "{v:?}");
+                        all += 1;
+                        admitted += i64::from(got);
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!((all, admitted), (10_240, 4_362));
+}
+
+/// benchmark_hub's convolution_milo.cu is Kernel Tuner's convolution.cu:
+/// the experiment compiles the same copy, with the same arguments.
+#[test]
+fn convolution_milo_launches_kernel_tuners_convolution() {
+    let exp = experiment("convolution-milo.toml");
+    let values = [48, 4, 3, 2, 1, 1, 1, 1, 15, 15].map(ParamValue::Int);
+    let params: Vec<(&str, &ParamValue)> =
+        CONV_MILO_KEYS.iter().copied().zip(values.iter()).collect();
+    let launch = exp.launch(&params).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        launch
+            .source
+            .main
+            .ends_with("third_party/kernel_tuner/convolution.cu")
+    );
+    assert_eq!(launch.kernel, "convolution_kernel");
+    // 4096/144 = 28.44 -> 29; 4096/8 = 512.
+    assert_eq!(launch.grid, [29, 512, 1]);
+    assert_eq!(launch.block, [48, 4, 1]);
+    assert_eq!(
+        launch.defines[3..],
+        [
+            mac("block_size_x", 48),
+            mac("block_size_y", 4),
+            mac("block_size_z", 1),
+            mac("tile_size_x", 3),
+            mac("tile_size_y", 2),
+            mac("read_only", 1),
+            mac("use_padding", 1),
+            mac("use_shmem", 1),
+            mac("use_cmem", 1),
+            mac("filter_height", 15),
+            mac("filter_width", 15),
+            mac("kernel_tuner", 1),
+        ]
+    );
+    check_conv_buffers(&launch);
 }

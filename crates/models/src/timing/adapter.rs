@@ -18,6 +18,7 @@
 //! | ILP | `analysis.parallelism.ilp` (static dependence graph, `ptx::analysis::ilp`), else `analysis.gpuperf.ilp`, else 1 |
 //! | MLP (global, shared) | `analysis.parallelism.mlp_global` / `mlp_shared`, else (global) `analysis.gpuperf.mlp`, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
 //! | integer conversions | `workload.integer_convert_fraction` of `convert` moved to the integer pipe, plus `workload.int32_to_f32_convert_fraction` from CC 8.6 on ([`runs_i2fp`]), plus `workload.narrow_uint_to_f32_convert_fraction` from CC 8.6 on when `resources.compiler` is 13.0 or later ([`runs_narrow_i2fp`]) |
+//! | conversions from and to 64-bit types | `workload.float64_convert_fraction` of `convert` moved to the FP64 pipe where the GPU's FP64 rate is below its conversion rate ([`float64_converts_on_fp64`]) |
 //! | register spills | `analysis.spills` (ptxas's spill bytes) spread over the executed code ([`spill_instructions_per_warp`]): added to the LSU instructions, the L1 sectors and (misses) the L2 bytes |
 //! | GPU figures | [`super::params::arch_params`] with the bundled calibration of `gpu.id`, if any |
 
@@ -57,6 +58,25 @@ pub fn runs_i2fp(gpu: &Gpu) -> bool {
     gpu.compute_capability >= arch::ComputeCapability::new(8, 6)
 }
 
+/// Whether a conversion from or to a 64-bit type (`cvt.f64.f32`,
+/// `cvt.rn.f32.f64`, ...) runs on `gpu`'s FP64 unit: where the FP64 rate per
+/// clock per SM is below the conversion unit's. In every column of the CUDA
+/// C++ Programming Guide's throughput table that was read (CC 2.x to 8.6),
+/// "type conversions from and to 64-bit types" run at the lower of the two
+/// rates: 2 per clock on 8.6 (FP64 2, other conversions 16), 4 on 5.x and
+/// 6.1, 8 on 3.0, 16 on 6.0, 7.0 and 8.0 (FP64 32), 32 on 3.5 (FP64 64,
+/// other conversions 32). So on a GPU of few FP64 units they share the FP64
+/// pipe with `add.f64`, `fma.rn.f64` (docs: "Conversions from and to 64-bit
+/// types").
+pub fn float64_converts_on_fp64(gpu: &Gpu) -> bool {
+    let fp64 = gpu.throughput.fp64.unwrap_or(f64::from(gpu.sm.fp64_lanes));
+    let convert = gpu
+        .cc_figures
+        .convert_per_clock
+        .min(f64::from(gpu.sm.fp32_lanes).max(1.0));
+    fp64 < convert
+}
+
 /// Whether ptxas also emits `cvt.{rn,rz}.f32.{u8,u16}` as `I2FP.F32.U32`
 /// (integer ALU) for `gpu` when `compiler` built the code: from CC 8.6 on
 /// with ptxas 13 (the SASS of ptxas 13.0 for sm_86 and sm_90; ptxas 12.9
@@ -91,16 +111,23 @@ pub fn inputs(
         i2fp += fraction(wl.narrow_uint_to_f32_convert_fraction);
     }
     let int_cvt = w.convert * (fraction(wl.integer_convert_fraction) + i2fp).min(1.0);
+    // Conversions from and to 64-bit types take the FP64 unit on GPUs of few
+    // of them (docs: "Conversions from and to 64-bit types").
+    let fp64_cvt = if float64_converts_on_fp64(gpu) {
+        (w.convert - int_cvt).min(w.convert * fraction(wl.float64_convert_fraction))
+    } else {
+        0.0
+    };
     let spill = spill_instructions_per_warp(profile, warps);
     let mut mix = WarpMix {
         fp32: per(w.fp32 + w.fp32_fma + w.fp16),
         fp32_div: per(w.fp32_div + w.sfu_ieee),
-        fp64: per(w.fp64 + w.fp64_fma),
+        fp64: per(w.fp64 + w.fp64_fma + fp64_cvt),
         sfu: per(w.sfu),
         int_add: per(w.int_add + w.control + w.other + int_cvt),
         int_mul: per(w.int_mul),
         int_div: per(w.int_div),
-        convert: per(w.convert - int_cvt),
+        convert: per(w.convert - int_cvt - fp64_cvt),
         const_loads: per(w.constant_indexed),
         global: per(w.global() + w.local),
         global_stores: per(w.global_store + profile.local.stores.requests.min(w.local)),

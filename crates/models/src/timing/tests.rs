@@ -1171,6 +1171,45 @@ fn narrow_unsigned_to_f32_leaves_the_conversion_pipe_with_ptxas_13_from_cc_8_6()
     check_narrow_i2fp("a100-sxm4-80gb", Some((13, 0)), 32.0);
 }
 
+/// (conversion-pipe, FP64-pipe) instructions per warp on `gpu_id` of a
+/// kernel with 30 conversions per warp, of which `float64` are from or to a
+/// 64-bit type and 6 integer widenings, and 3 FP64 instructions per warp.
+fn check_float64_converts(gpu_id: &str, float64: Option<f64>, expected: (f64, f64)) {
+    let (gpu, occ) = gpu_and_occupancy(gpu_id);
+    let mut p = profile(160, 10.0, 1.0, 0.0, 0.0);
+    p.warp_instructions.convert = 30.0 * 160.0 * 8.0;
+    p.warp_instructions.fp64 = 3.0 * 160.0 * 8.0;
+    p.workload.integer_convert_fraction = Some(0.2);
+    p.workload.float64_convert_fraction = float64.map(|n| n / 30.0);
+    let got = match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => (i.mix.convert, i.mix.fp64),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(got, expected, "{gpu_id} {float64:?}");
+}
+
+#[test]
+fn float64_conversions_take_the_fp64_pipe_where_it_is_the_slower() {
+    // FP64 2 per clock against 16 conversions (GA10x, Ada, Turing), 4
+    // against 32 (GP102): the 12 conversions from and to 64-bit types
+    // join the 3 FP64 instructions.
+    check_float64_converts("geforce-rtx-3090", Some(12.0), (12.0, 15.0));
+    check_float64_converts("rtx-a4000", Some(12.0), (12.0, 15.0));
+    check_float64_converts("geforce-rtx-4090", Some(12.0), (12.0, 15.0));
+    check_float64_converts("titan-rtx", Some(12.0), (12.0, 15.0));
+    check_float64_converts("geforce-gtx-1080-ti", Some(12.0), (12.0, 15.0));
+    // FP64 32 or 64 per clock (GV100, GA100, GH100, GK110): they stay on the
+    // conversion unit.
+    check_float64_converts("tesla-v100-sxm2-16gb", Some(12.0), (24.0, 3.0));
+    check_float64_converts("a100-sxm4-80gb", Some(12.0), (24.0, 3.0));
+    check_float64_converts("h100-sxm5-80gb", Some(12.0), (24.0, 3.0));
+    check_float64_converts("tesla-k20m", Some(12.0), (24.0, 3.0));
+    // An older profile (no fraction) keeps every conversion where it was;
+    // never more than the conversions left after the integer ones.
+    check_float64_converts("geforce-rtx-3090", None, (24.0, 3.0));
+    check_float64_converts("geforce-rtx-3090", Some(30.0), (0.0, 27.0));
+}
+
 fn check_lsu_lanes(shared_bytes_per_clock: f64, lanes: f64) {
     let got = super::params::lsu_lanes(shared_bytes_per_clock, 32.0);
     assert_eq!(got, lanes, "{shared_bytes_per_clock} B/clk");
