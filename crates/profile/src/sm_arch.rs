@@ -32,9 +32,7 @@ impl SmArch {
             minor: minor.parse().ok()?,
         })
     }
-}
 
-impl SmArch {
     /// Whether `text` names an architecture-specific (`sm_90a`) or
     /// family-specific (`sm_100f`) target: PTX for it builds for that one
     /// architecture (or family) only, not for every newer one.

@@ -4,6 +4,7 @@
 //! temporary name and renamed, so concurrent workers (and concurrent runs)
 //! never see half a file.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -63,6 +64,11 @@ pub struct PtxCache {
     /// Opened on first use: a run that compiles nothing (every
     /// configuration measured as failed, or profiles rescored) needs none.
     compiler: Mutex<Option<Arc<Compiler>>>,
+    /// One lock per entry being looked up or compiled in this process, so
+    /// that two workers that need the same PTX at once (twin configurations,
+    /// [`validate::defines_read_by`]) compile it once: the second waits for
+    /// the first's file instead of compiling it again.
+    entry_locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
 impl PtxCache {
@@ -84,6 +90,7 @@ impl PtxCache {
             hits: AtomicUsize::new(0),
             compiled: AtomicUsize::new(0),
             compiler: Mutex::new(None),
+            entry_locks: Mutex::new(HashMap::new()),
         })
     }
 
@@ -175,7 +182,20 @@ impl PtxCache {
         timings: &mut Timings,
         compile: impl FnOnce() -> Result<String, E>,
     ) -> Result<String, E> {
-        let path = self.dir.as_ref().map(|d| d.join(entry_name(key)));
+        let name = entry_name(key);
+        let path = self.dir.as_ref().map(|d| d.join(&name));
+        // Held until the file is written (a cache without a folder shares
+        // nothing, so it takes no lock).
+        let entry_lock = path.as_ref().map(|_| {
+            let mut locks = self
+                .entry_locks
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(locks.entry(name).or_default())
+        });
+        let _held = entry_lock
+            .as_ref()
+            .map(|l| l.lock().unwrap_or_else(PoisonError::into_inner));
         if let Some(p) = &path
             && let Ok(ptx) = std::fs::read_to_string(p)
         {
@@ -268,6 +288,39 @@ mod tests {
         assert_eq!(miss, Ok("PTX 2".to_string()));
         assert_eq!(t.ptx_cache_hits, 0);
         assert!(t.stage(Stage::Nvrtc) >= Duration::from_millis(2));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn two_workers_that_need_the_same_ptx_compile_it_once() {
+        let dir = std::env::temp_dir().join(format!(
+            "ptxperf-cache-single-flight-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = PtxCache::open(Some(&dir)).expect("temp dir is writable");
+        let compiles = AtomicUsize::new(0);
+        let results: Vec<Result<String, String>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        cache.get_or_compile("twin", || {
+                            compiles.fetch_add(1, Ordering::SeqCst);
+                            // Long enough that the others ask while it runs.
+                            std::thread::sleep(Duration::from_millis(50));
+                            Ok::<_, String>("PTX".to_string())
+                        })
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("no panic"))
+                .collect()
+        });
+        assert!(results.iter().all(|r| r.as_deref() == Ok("PTX")));
+        assert_eq!(compiles.load(Ordering::SeqCst), 1);
+        assert_eq!(cache.counts(), (3, 1));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use emu::spec::{LaunchSpec, SourceKind};
-use validate::{Experiment, instantiate_source};
+use validate::{Experiment, defines_read_by, instantiate_source};
 
 use tune::Config;
 
@@ -213,7 +213,9 @@ impl Target {
                 ..
             } => {
                 let launch = experiment.launch(&config.pairs())?;
-                let plain = instantiate_source(source, &launch.defines);
+                // Parameters the source never reads leave the text NVRTC
+                // compiles, so their values share one PTX (as `validate`).
+                let plain = instantiate_source(source, &defines_read_by(source, &launch.defines));
                 let instantiated = inline_includes(&plain, &launch.include_dirs);
                 // The spec names the source with a .cu extension so pipeline compiles it.
                 let mut spec = spec_of_launch(&launch, &launch.source.main, values_dir)?;

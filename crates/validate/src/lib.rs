@@ -50,7 +50,9 @@ pub use experiment::Experiment;
 pub use kt_cache::{import_kt_cache, parse_kt_cache};
 pub use launch::{Init, Launch, LaunchArg, LaunchConstant, ScalarType, ScalarValue};
 pub use schoonhoven::{import_schoonhoven_csv, parse_schoonhoven_csv};
-pub use source::{Define, ReadSourceError, Replace, SourceFiles, instantiate_source};
+pub use source::{
+    Define, ReadSourceError, Replace, SourceFiles, defines_read_by, instantiate_source,
+};
 pub use t4::{import_t4, parse_t4};
 
 use std::path::Path;

@@ -230,6 +230,45 @@ pub fn kernel_tuner_defines(
         .collect()
 }
 
+/// The defines of a configuration that can change what `text` (the joined
+/// source, [`SourceFiles::read`]) compiles to: every one but a `#define` or
+/// `constexpr` whose name `text` never spells. A tunable parameter the
+/// source does not read (`use_shmem` and `use_cmem` of benchmark_hub's
+/// convolution_milo) then leaves the text NVRTC compiles, and the PTX
+/// cache serves its configurations' twins (the same configuration but
+/// that value) without compiling again. The prefix is followed by `#line 1`,
+/// so no line number of the source moves. Where the text has `#include`
+/// (a file not scanned here could read the name) or `##` (token pasting
+/// could build it), every define stays. Comments and strings count as
+/// spelling a name: that can only keep a define, never drop a used one.
+pub fn defines_read_by(text: &str, defines: &[Define]) -> Vec<Define> {
+    if text.contains("#include") || text.contains("##") {
+        return defines.to_vec();
+    }
+    let mut spelled = std::collections::HashSet::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        let word = &rest[start..];
+        let len = word
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(word.len());
+        // A run that starts inside a number (`1e5f`, `0x1f`) is no name;
+        // counting it anyway only keeps more defines.
+        spelled.insert(&word[..len]);
+        rest = &word[len..];
+    }
+    defines
+        .iter()
+        .filter(|d| match d {
+            Define::Macro { name, .. } | Define::Constexpr { name, .. } => {
+                spelled.contains(name.as_str())
+            }
+            Define::DropUnrollPragma { .. } => true,
+        })
+        .cloned()
+        .collect()
+}
+
 /// The exact text Kernel Tuner compiles: the prefix, `#line 1`, then the
 /// source with the unroll pragmas of zero factors deleted.
 pub fn instantiate_source(source: &str, defines: &[Define]) -> String {

@@ -2,7 +2,9 @@
 //! (kernel_tuner 1.5.0 util.prepare_kernel_string).
 
 use validate::ParamValue;
-use validate::source::{Define, drop_unroll_pragmas, instantiate_source, kernel_tuner_defines};
+use validate::source::{
+    Define, defines_read_by, drop_unroll_pragmas, instantiate_source, kernel_tuner_defines,
+};
 
 fn check_classify(name: &str, value: &str, expected: Define) {
     assert_eq!(Define::classify(name, value), expected);
@@ -205,5 +207,81 @@ fn defines_come_in_kernel_tuners_order() {
     assert_eq!(
         lines,
         "#define grid_size_x 10\n#define grid_size_y 20\n#define grid_size_z 1\n#define block_size_x 64\n#define block_size_y 1\n#define block_size_z 1\n#define tile 2\n#define mode fast\n#define kernel_tuner 1\n"
+    );
+}
+
+/// The names of the defines `defines_read_by` keeps for `text`, of
+/// `#define`s `a`, `use_shmem`, `kernel_tuner`, a constexpr
+/// `loop_unroll_factor_t` and a dropped unroll pragma `loop_unroll_factor_x`.
+fn check_read_by(text: &str, expect: &[&str]) {
+    let defines = vec![
+        Define::classify("a", "1"),
+        Define::classify("use_shmem", "0"),
+        Define::classify("kernel_tuner", "1"),
+        Define::classify("loop_unroll_factor_t", "2"),
+        Define::classify("loop_unroll_factor_x", "0"),
+    ];
+    let kept: Vec<String> = defines_read_by(text, &defines)
+        .into_iter()
+        .map(|d| match d {
+            Define::Macro { name, .. }
+            | Define::Constexpr { name, .. }
+            | Define::DropUnrollPragma { name } => name,
+        })
+        .collect();
+    assert_eq!(kept, expect, "for {text:?}");
+}
+
+#[test]
+fn defines_the_source_never_spells_leave_the_compiled_text() {
+    let kept_always = "loop_unroll_factor_x";
+    check_read_by("int x = a;", &["a", kept_always]);
+    check_read_by(
+        "#pragma unroll loop_unroll_factor_t\nfor (;;) {} // a",
+        &["a", "loop_unroll_factor_t", kept_always],
+    );
+    check_read_by(
+        "#ifdef kernel_tuner\n#endif",
+        &["kernel_tuner", kept_always],
+    );
+    // A name inside a longer one is not spelled; a run inside a number is
+    // taken as one (the `a` of `2a`), which only keeps more.
+    check_read_by("int use_shmem_x = ba;", &[kept_always]);
+    check_read_by("int x = 2a;", &["a", kept_always]);
+    // In a comment or a string it counts (that only keeps more).
+    check_read_by("/* use_shmem */ \"a\"", &["a", "use_shmem", kept_always]);
+    // An include or token pasting could spell anything: every define stays.
+    let all = [
+        "a",
+        "use_shmem",
+        "kernel_tuner",
+        "loop_unroll_factor_t",
+        kept_always,
+    ];
+    check_read_by("#include \"k.h\"\nint x;", &all);
+    check_read_by("#define CAT(x, y) x##y\nint z;", &all);
+}
+
+/// Two configurations that differ in a parameter the source never reads
+/// compile the same text: the PTX cache serves the second.
+#[test]
+fn twins_in_an_unread_parameter_instantiate_alike() {
+    let text = "__global__ void k(float *o) { o[0] = block_size_x; }\n";
+    let twin = |shmem: i64| {
+        let values = [ParamValue::Int(32), ParamValue::Int(shmem)];
+        let params = [("block_size_x", &values[0]), ("use_shmem", &values[1])];
+        let defines = kernel_tuner_defines(
+            [4, 1, 1],
+            [32, 1, 1],
+            ["block_size_x", "block_size_y", "block_size_z"],
+            &params,
+        );
+        instantiate_source(text, &defines_read_by(text, &defines))
+    };
+    assert_eq!(twin(0), twin(1));
+    assert!(
+        twin(0).starts_with("#define block_size_x 32\n#line 1\n"),
+        "{}",
+        twin(0)
     );
 }

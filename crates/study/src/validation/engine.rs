@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arch::Gpu;
 use pipeline::Stage;
-use validate::{Launch, instantiate_source};
+use validate::{Launch, defines_read_by, instantiate_source};
 
 use super::replay::Replay;
 use super::runner::ModelTimes;
@@ -200,7 +200,9 @@ impl Engine {
     ) -> Result<(String, String), PredictError> {
         let file = launch.source.main.display().to_string();
         let text = launch.source.read()?;
-        let instantiated = instantiate_source(&text, &launch.defines);
+        // Parameters the source never reads leave the text NVRTC compiles
+        // (`validate::defines_read_by`): their configurations share a PTX.
+        let instantiated = instantiate_source(&text, &defines_read_by(&text, &launch.defines));
         let ptx = self.cache.compile_configuration(
             &instantiated,
             &file,
