@@ -219,6 +219,8 @@ impl Characterization {
                 int32_to_f32_convert_fraction: None,
                 narrow_uint_to_f32_convert_fraction: None,
                 float64_convert_fraction: None,
+                fp64_div_sqrt_fraction: None,
+                fp64_rcp_fraction: None,
             },
             tensor: {
                 use crate::tensor_work::TensorKind as K;

@@ -77,6 +77,42 @@ pub fn convert_split(func: &Function, executions: impl Fn(u32) -> f64) -> Option
     })
 }
 
+/// The IEEE FP64 operations ptxas builds as a sequence, as fractions of
+/// the executed FP64 instructions (class `fp64`) of an entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fp64Sequences {
+    /// `div.rn.f64` (any rounding) and `sqrt.rn.f64`: 8 FP64 operations on
+    /// their fast path in ptxas 12.9's SASS for sm_86 (a division: 7 `DFMA`
+    /// and a `DMUL` after `MUFU.RCP64H`; a square root: 5 `DFMA` and 3
+    /// `DMUL` after `MUFU.RSQ64H`).
+    pub div_sqrt: f64,
+    /// `rcp.rn.f64` (any rounding): 5 `DFMA` after `MUFU.RCP64H`.
+    pub rcp: f64,
+}
+
+/// The [`Fp64Sequences`] of the executed FP64 instructions of `func`
+/// (`executions(pc)` as for [`convert_split`]); `None` when no FP64
+/// instruction was executed.
+pub fn fp64_sequences(func: &Function, executions: impl Fn(u32) -> f64) -> Option<Fp64Sequences> {
+    let (mut div_sqrt, mut rcp, mut all) = (0.0, 0.0, 0.0);
+    for (pc, inst) in func.instructions.as_slice().iter().enumerate() {
+        if ptx::analysis::class_of(inst) != ptx::analysis::InstClass::Fp64 {
+            continue;
+        }
+        let n = u32::try_from(pc).map_or(0.0, &executions);
+        all += n;
+        match inst.opcode {
+            Opcode::Div | Opcode::Sqrt => div_sqrt += n,
+            Opcode::Rcp => rcp += n,
+            _ => {}
+        }
+    }
+    (all > 0.0).then(|| Fp64Sequences {
+        div_sqrt: div_sqrt / all,
+        rcp: rcp / all,
+    })
+}
+
 /// `cvt.{rn,rz}.f32.<source>` without saturation, for a source in `sources`
 /// (see [`ConvertSplit::int32_to_f32`] and
 /// [`ConvertSplit::narrow_uint_to_f32`]).
@@ -168,6 +204,33 @@ mod tests {
     fn check_float64(body: &str, expected: Option<f64>) {
         let got = split_of(body).map(|s| s.float64);
         assert_eq!(got, expected, "for {body:?}");
+    }
+
+    /// `body`'s executed FP64 instructions ([`split_of`]'s weights) against
+    /// the expected (division and square root, reciprocal) fractions.
+    fn check_fp64_sequences(body: &str, expected: Option<(f64, f64)>) {
+        let decls = ".reg .f64 %fd<4>;\n.reg .f32 %f<2>;";
+        let got = with_entry(&format!("{decls}\n{body}"), |func| {
+            fp64_sequences(func, |pc| f64::from(pc + 1))
+        });
+        assert_eq!(got.map(|s| (s.div_sqrt, s.rcp)), expected, "for {body:?}");
+    }
+
+    #[test]
+    fn fp64_divisions_square_roots_and_reciprocals_are_counted_apart() {
+        check_fp64_sequences("div.rn.f64 %fd1, %fd2, %fd3;", Some((1.0, 0.0)));
+        check_fp64_sequences("sqrt.rn.f64 %fd1, %fd2;", Some((1.0, 0.0)));
+        check_fp64_sequences("rcp.rn.f64 %fd1, %fd2;", Some((0.0, 1.0)));
+        check_fp64_sequences("fma.rn.f64 %fd1, %fd2, %fd3, %fd1;", Some((0.0, 0.0)));
+        // The approximate reciprocal is the SFU's, not a sequence; FP32 is
+        // not counted.
+        check_fp64_sequences("rcp.approx.ftz.f64 %fd1, %fd2;", None);
+        check_fp64_sequences("div.rn.f32 %f1, %f1, %f1;", None);
+        // Weighted: add at pc 0 (1), div at pc 1 (2), rcp at pc 2 (3).
+        check_fp64_sequences(
+            "add.f64 %fd1, %fd2, %fd3;\ndiv.rn.f64 %fd1, %fd1, %fd3;\nrcp.rn.f64 %fd2, %fd1;",
+            Some((2.0 / 6.0, 3.0 / 6.0)),
+        );
     }
 
     #[test]

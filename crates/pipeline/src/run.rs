@@ -145,6 +145,9 @@ pub fn profile_timed(
     profile.workload.int32_to_f32_convert_fraction = split.map(|s| s.int32_to_f32);
     profile.workload.narrow_uint_to_f32_convert_fraction = split.map(|s| s.narrow_uint_to_f32);
     profile.workload.float64_convert_fraction = split.map(|s| s.float64);
+    let sequences = fp64_sequences(loaded, &run.characterization);
+    profile.workload.fp64_div_sqrt_fraction = sequences.map(|s| s.div_sqrt);
+    profile.workload.fp64_rcp_fraction = sequences.map(|s| s.rcp);
     times.add(Stage::Characterization, analysed.elapsed());
     let warmup = match (&run.trace, opts.neighbour_warmup) {
         (Some(trace), true) if run.characterization.ctas_emulated < spec.ctas() => {
@@ -398,13 +401,24 @@ fn resources_from(
 /// executions per instruction.
 fn convert_split(loaded: &LoadedSpec, ch: &Characterization) -> Option<registers::ConvertSplit> {
     let entry = loaded.entry()?;
-    let executions: HashMap<u32, f64> = ch
-        .lines
+    let executions = entry_executions(entry, ch);
+    registers::convert_split(entry, |pc| executions.get(&pc).copied().unwrap_or(0.0))
+}
+
+/// [`registers::fp64_sequences`] of the entry, weighted likewise.
+fn fp64_sequences(loaded: &LoadedSpec, ch: &Characterization) -> Option<registers::Fp64Sequences> {
+    let entry = loaded.entry()?;
+    let executions = entry_executions(entry, ch);
+    registers::fp64_sequences(entry, |pc| executions.get(&pc).copied().unwrap_or(0.0))
+}
+
+/// This run's warp executions of each instruction of `entry`, by pc.
+fn entry_executions(entry: &ptx::ir::Function, ch: &Characterization) -> HashMap<u32, f64> {
+    ch.lines
         .iter()
         .filter(|row| row.function == entry.name)
         .map(|row| (row.pc, row.executions))
-        .collect();
-    registers::convert_split(entry, |pc| executions.get(&pc).copied().unwrap_or(0.0))
+        .collect()
 }
 
 impl Profiled {

@@ -312,7 +312,7 @@ mod tests {
         check(
             "[workload]\nactivity = 1.0\n",
             Err(
-                "2:1: unknown field `activity`, expected one of `activity_factor`, `divergent_branch_ratio`, `max_reconvergence_depth`, `memory_intensity`, `memory_efficiency`, `memory_efficiency_sectors`, `inter_thread_data_flow`, `mimd_parallelism`, `simd_parallelism`, `shared_conflict_ways_16banks`, `footprint_sector_bytes`, `footprint_line_bytes`, `sector_reuse`, `ctas_emulated`, `sampling_error`, `integer_convert_fraction`, `int32_to_f32_convert_fraction`, `narrow_uint_to_f32_convert_fraction`, `float64_convert_fraction`",
+                "2:1: unknown field `activity`, expected one of `activity_factor`, `divergent_branch_ratio`, `max_reconvergence_depth`, `memory_intensity`, `memory_efficiency`, `memory_efficiency_sectors`, `inter_thread_data_flow`, `mimd_parallelism`, `simd_parallelism`, `shared_conflict_ways_16banks`, `footprint_sector_bytes`, `footprint_line_bytes`, `sector_reuse`, `ctas_emulated`, `sampling_error`, `integer_convert_fraction`, `int32_to_f32_convert_fraction`, `narrow_uint_to_f32_convert_fraction`, `float64_convert_fraction`, `fp64_div_sqrt_fraction`, `fp64_rcp_fraction`",
             ),
         );
     }

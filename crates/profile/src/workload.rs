@@ -62,6 +62,13 @@ pub struct Workload {
     /// (the CUDA C++ Programming Guide's "type conversions from and to 64-bit
     /// types"). Ratio in [0, 1].
     pub float64_convert_fraction: Option<f64>,
+    /// Executed `div.rn.f64` and `sqrt.rn.f64` over all executed FP64
+    /// instructions: ptxas builds each as a sequence of FP64 operations.
+    /// Ratio in [0, 1].
+    pub fp64_div_sqrt_fraction: Option<f64>,
+    /// Executed `rcp.rn.f64` over all executed FP64 instructions (a shorter
+    /// sequence). Ratio in [0, 1].
+    pub fp64_rcp_fraction: Option<f64>,
 }
 
 impl Workload {
@@ -103,6 +110,8 @@ impl Workload {
                 self.narrow_uint_to_f32_convert_fraction,
             ),
             ("float64_convert_fraction", self.float64_convert_fraction),
+            ("fp64_div_sqrt_fraction", self.fp64_div_sqrt_fraction),
+            ("fp64_rcp_fraction", self.fp64_rcp_fraction),
         ];
         fields
             .into_iter()

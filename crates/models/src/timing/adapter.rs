@@ -19,6 +19,7 @@
 //! | MLP (global, shared) | `analysis.parallelism.mlp_global` / `mlp_shared`, else (global) `analysis.gpuperf.mlp`, else loads per warp / (barriers per warp + 1): the loads of one barrier interval are taken as independent (tiled codes load a tile, then sync) |
 //! | integer conversions | `workload.integer_convert_fraction` of `convert` moved to the integer pipe, plus `workload.int32_to_f32_convert_fraction` from CC 8.6 on ([`runs_i2fp`]), plus `workload.narrow_uint_to_f32_convert_fraction` from CC 8.6 on when `resources.compiler` is 13.0 or later ([`runs_narrow_i2fp`]) |
 //! | conversions from and to 64-bit types | `workload.float64_convert_fraction` of `convert` moved to the FP64 pipe where the GPU's FP64 rate is below its conversion rate ([`float64_converts_on_fp64`]) |
+//! | FP64 sequences | `workload.fp64_div_sqrt_fraction` of the FP64 instructions x [`FP64_DIV_SQRT_EXTRA`] and `workload.fp64_rcp_fraction` x [`FP64_RCP_EXTRA`] added to the FP64 pipe (ptxas's fast paths) |
 //! | register spills | `analysis.spills` (ptxas's spill bytes) spread over the executed code ([`spill_instructions_per_warp`]): added to the LSU instructions, the L1 sectors and (misses) the L2 bytes |
 //! | GPU figures | [`super::params::arch_params`] with the bundled calibration of `gpu.id`, if any |
 
@@ -77,6 +78,16 @@ pub fn float64_converts_on_fp64(gpu: &Gpu) -> bool {
     fp64 < convert
 }
 
+/// FP64 operations a `div.rn.f64` or `sqrt.rn.f64` adds to the one it is
+/// counted as: ptxas 12.9 builds both as 8 on their fast path for sm_86
+/// (a division 7 `DFMA` and a `DMUL`, a square root 5 `DFMA` and 3 `DMUL`;
+/// nvdisasm 13), the slow path called aside (docs: "FP64 division, square
+/// root and reciprocal").
+pub const FP64_DIV_SQRT_EXTRA: f64 = 7.0;
+
+/// FP64 operations a `rcp.rn.f64` adds: 5 `DFMA` on its fast path.
+pub const FP64_RCP_EXTRA: f64 = 4.0;
+
 /// Whether ptxas also emits `cvt.{rn,rz}.f32.{u8,u16}` as `I2FP.F32.U32`
 /// (integer ALU) for `gpu` when `compiler` built the code: from CC 8.6 on
 /// with ptxas 13 (the SASS of ptxas 13.0 for sm_86 and sm_90; ptxas 12.9
@@ -85,6 +96,15 @@ pub fn float64_converts_on_fp64(gpu: &Gpu) -> bool {
 /// installs.
 pub fn runs_narrow_i2fp(gpu: &Gpu, compiler: Option<profile::CompilerVersion>) -> bool {
     runs_i2fp(gpu) && compiler.is_some_and(|c| c >= profile::CompilerVersion::new(13, 0))
+}
+
+/// The FP64 operations ptxas's sequences for IEEE division, square root and
+/// reciprocal add beyond the one instruction each is counted as.
+fn fp64_sequence_ops(w: &profile::ClassMix, wl: &profile::Workload) -> f64 {
+    let fraction = |f: Option<f64>| f.filter(|f| f.is_finite()).unwrap_or(0.0).clamp(0.0, 1.0);
+    (w.fp64 + w.fp64_fma)
+        * (fraction(wl.fp64_div_sqrt_fraction) * FP64_DIV_SQRT_EXTRA
+            + fraction(wl.fp64_rcp_fraction) * FP64_RCP_EXTRA)
 }
 
 /// Fill [`TimingInputs`] from the profile and the occupancy.
@@ -122,7 +142,7 @@ pub fn inputs(
     let mut mix = WarpMix {
         fp32: per(w.fp32 + w.fp32_fma + w.fp16),
         fp32_div: per(w.fp32_div + w.sfu_ieee),
-        fp64: per(w.fp64 + w.fp64_fma + fp64_cvt),
+        fp64: per(w.fp64 + w.fp64_fma + fp64_cvt + fp64_sequence_ops(w, wl)),
         sfu: per(w.sfu),
         int_add: per(w.int_add + w.control + w.other + int_cvt),
         int_mul: per(w.int_mul),

@@ -1210,6 +1210,33 @@ fn float64_conversions_take_the_fp64_pipe_where_it_is_the_slower() {
     check_float64_converts("geforce-rtx-3090", Some(30.0), (0.0, 27.0));
 }
 
+/// FP64-pipe instructions per warp of a kernel with 10 FP64 instructions
+/// per warp, of which the shares `div_sqrt` and `rcp` are given.
+fn check_fp64_sequences(div_sqrt: Option<f64>, rcp: Option<f64>, expected: f64) {
+    let (gpu, occ) = gpu_and_occupancy("rtx-a4000");
+    let mut p = profile(160, 10.0, 1.0, 0.0, 0.0);
+    p.warp_instructions.fp64 = 10.0 * 160.0 * 8.0;
+    p.workload.fp64_div_sqrt_fraction = div_sqrt;
+    p.workload.fp64_rcp_fraction = rcp;
+    let got = match adapter::inputs(&p, &gpu, &occ) {
+        Ok(i) => i.mix.fp64,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(got, expected, "{div_sqrt:?} {rcp:?}");
+}
+
+#[test]
+fn fp64_divisions_count_the_operations_of_their_sequence() {
+    check_fp64_sequences(None, None, 10.0);
+    // 2 divisions or square roots: 8 operations each, 2 x 7 more.
+    check_fp64_sequences(Some(0.2), None, 24.0);
+    // 5 reciprocals: 5 operations each, 5 x 4 more.
+    check_fp64_sequences(None, Some(0.5), 30.0);
+    check_fp64_sequences(Some(0.25), Some(0.5), 47.5);
+    // Out of range or not finite: clamped or ignored.
+    check_fp64_sequences(Some(2.0), Some(f64::NAN), 80.0);
+}
+
 fn check_lsu_lanes(shared_bytes_per_clock: f64, lanes: f64) {
     let got = super::params::lsu_lanes(shared_bytes_per_clock, 32.0);
     assert_eq!(got, lanes, "{shared_bytes_per_clock} B/clk");
