@@ -4,6 +4,10 @@
 //! against ptxas is measured there). Also how executed `cvt` split between
 //! the conversion unit and the integer ALU.
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
 use ptx::ir::{Function, Instruction, Opcode, Rounding, Type};
 
 /// Registers of `entry` (mangled name) as ptxas reports them for `sm`, or
@@ -15,8 +19,43 @@ pub fn ptxas_registers(ptx: &str, sm: &str, entry: &str) -> Option<(u32, u64)> {
 /// Everything ptxas reports for `entry` (registers, static shared bytes,
 /// spill bytes), or `None` as for [`ptxas_registers`].
 pub fn ptxas_kernel(ptx: &str, sm: &str, entry: &str) -> Option<arch::ptxas::KernelResources> {
-    let kernels = arch::ptxas::ptxas_resources(None, ptx, sm).ok()?;
+    let kernels = ptxas_report(ptx, sm)?;
     kernels.into_iter().find(|k| k.name == entry)
+}
+
+/// Entries [`ptxas_report`] keeps before it starts afresh (a report is a
+/// few hundred bytes; this bounds a run over a whole space).
+const PTXAS_MEMO_ENTRIES: usize = 1 << 16;
+
+/// ptxas's report of `ptx` built for `sm`, `None` where it fails. Each PTX
+/// text and architecture is built once per process: a configuration
+/// predicted on several GPUs of one architecture, and configurations that
+/// compile to the same PTX (a parameter the source never reads), take the
+/// first build's report. Keyed by two 64-bit hashes of both.
+fn ptxas_report(ptx: &str, sm: &str) -> Option<Vec<arch::ptxas::KernelResources>> {
+    type Memo = HashMap<(u64, u64), Option<Vec<arch::ptxas::KernelResources>>>;
+    static MEMO: OnceLock<Mutex<Memo>> = OnceLock::new();
+    let hash = |salt: &str| {
+        let mut h = std::hash::DefaultHasher::new();
+        (salt, sm, ptx).hash(&mut h);
+        h.finish()
+    };
+    let key = (hash("ptxas"), hash("report"));
+    let memo = MEMO.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(report) = memo
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return report.clone();
+    }
+    let report = arch::ptxas::ptxas_resources(None, ptx, sm).ok();
+    let mut memo = memo.lock().unwrap_or_else(PoisonError::into_inner);
+    if memo.len() >= PTXAS_MEMO_ENTRIES {
+        memo.clear();
+    }
+    memo.insert(key, report.clone());
+    report
 }
 
 /// How the executed `cvt` warp instructions of an entry split between the

@@ -604,14 +604,23 @@ fn the_same_program_differs_only_in_its_target() {
     }
 }
 
+/// Whether ptxas is installed; in CI it must be (the test fails there),
+/// elsewhere a test that needs it says it is skipped.
+fn ptxas_installed() -> bool {
+    if arch::ptxas::find_ptxas(None).is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "ptxas is required in CI (run scripts/setup.sh)"
+    );
+    eprintln!("skipping: ptxas not found (run scripts/setup.sh)");
+    false
+}
+
 #[test]
 fn retargeting_takes_ptxas_s_figures_for_the_architecture_and_keeps_a_set_compiler() {
-    if arch::ptxas::find_ptxas(None).is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "ptxas is required in CI (run scripts/setup.sh)"
-        );
-        eprintln!("skipping: ptxas not found (run scripts/setup.sh)");
+    if !ptxas_installed() {
         return;
     }
     let loaded = load_checked_in("matmul_tiled");
@@ -637,4 +646,29 @@ fn retargeting_takes_ptxas_s_figures_for_the_architecture_and_keeps_a_set_compil
     let before = p.profile.clone();
     assert!(!p.retarget_arch(&loaded, "sm_5", &mut times));
     assert_eq!(p.profile, before);
+}
+
+/// ptxas runs once per PTX text and architecture in a process; a report
+/// served again is the one a fresh ptxas run gives, for each architecture.
+#[test]
+fn ptxas_reports_are_kept_per_ptx_and_architecture() {
+    if !ptxas_installed() {
+        return;
+    }
+    let loaded = load_checked_in("matmul_tiled");
+    let entry = loaded.spec.kernel.clone();
+    for sm in ["sm_80", "sm_90", "sm_80", "sm_86", "sm_90"] {
+        let fresh = arch::ptxas::ptxas_resources(None, &loaded.ptx, sm)
+            .unwrap_or_else(|e| panic!("{sm}: {e}"))
+            .into_iter()
+            .find(|k| k.name == entry);
+        assert!(fresh.is_some(), "{sm}: no entry {entry}");
+        let served = pipeline::registers::ptxas_kernel(&loaded.ptx, sm, &entry);
+        assert_eq!(served, fresh, "{sm}");
+    }
+    // The code differs by architecture, so a report keyed by the PTX alone
+    // would have failed above.
+    let code =
+        |sm| pipeline::registers::ptxas_kernel(&loaded.ptx, sm, &entry).and_then(|k| k.code_bytes);
+    assert_ne!(code("sm_80"), code("sm_90"));
 }
