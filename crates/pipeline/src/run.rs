@@ -140,12 +140,23 @@ pub fn profile_timed(
     (profile.resources, profile.analysis.spills) = resources(loaded, opts.ptxas, times);
     let analysed = Instant::now();
     profile.analysis.parallelism = parallelism(loaded, &run.characterization);
-    let split = convert_split(loaded, &run.characterization);
+    // The entry's executed instructions split by how SASS runs them (one
+    // table of executions per pc serves both splits).
+    let (split, sequences) = match loaded.entry() {
+        Some(entry) => {
+            let executions = entry_executions(entry, &run.characterization);
+            let of = |pc: u32| executions.get(&pc).copied().unwrap_or(0.0);
+            (
+                registers::convert_split(entry, of),
+                registers::fp64_sequences(entry, of),
+            )
+        }
+        None => (None, None),
+    };
     profile.workload.integer_convert_fraction = split.map(|s| s.integer);
     profile.workload.int32_to_f32_convert_fraction = split.map(|s| s.int32_to_f32);
     profile.workload.narrow_uint_to_f32_convert_fraction = split.map(|s| s.narrow_uint_to_f32);
     profile.workload.float64_convert_fraction = split.map(|s| s.float64);
-    let sequences = fp64_sequences(loaded, &run.characterization);
     profile.workload.fp64_div_sqrt_fraction = sequences.map(|s| s.div_sqrt);
     profile.workload.fp64_rcp_fraction = sequences.map(|s| s.rcp);
     times.add(Stage::Characterization, analysed.elapsed());
@@ -395,21 +406,6 @@ fn resources_from(
             SpillInputs::default(),
         ),
     }
-}
-
-/// [`registers::convert_split`] of the entry, weighted by this run's warp
-/// executions per instruction.
-fn convert_split(loaded: &LoadedSpec, ch: &Characterization) -> Option<registers::ConvertSplit> {
-    let entry = loaded.entry()?;
-    let executions = entry_executions(entry, ch);
-    registers::convert_split(entry, |pc| executions.get(&pc).copied().unwrap_or(0.0))
-}
-
-/// [`registers::fp64_sequences`] of the entry, weighted likewise.
-fn fp64_sequences(loaded: &LoadedSpec, ch: &Characterization) -> Option<registers::Fp64Sequences> {
-    let entry = loaded.entry()?;
-    let executions = entry_executions(entry, ch);
-    registers::fp64_sequences(entry, |pc| executions.get(&pc).copied().unwrap_or(0.0))
 }
 
 /// This run's warp executions of each instruction of `entry`, by pc.
