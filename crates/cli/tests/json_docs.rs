@@ -499,20 +499,7 @@ fn validate_by_param_prints_errors_by_parameter_value() {
     }
     let dir = validate_workdir("validate-by-param");
     let run = |extra: &[&str]| {
-        let mut args = vec![
-            "validate",
-            "twice.exp.toml",
-            "--data",
-            "times.csv",
-            "--gpu",
-            "rtx-a4000",
-            "--model",
-            "roofline",
-            "--no-cache",
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let (out, err, code) = run_in(&dir, &args);
+        let (out, err, code) = validate_roofline(&dir, extra);
         assert_eq!(code, Some(0), "{err}");
         out
     };
@@ -539,6 +526,71 @@ fn validate_by_param_prints_errors_by_parameter_value() {
     // Without the flag, no such table.
     let plain = run(&[]);
     assert!(!plain.contains("errors by parameter"), "{plain}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--by EXPR` groups the errors by the value of an expression of the
+/// parameters, printed with the parameters' (it implies `--by-param`) and
+/// written into the JSON under its text.
+#[test]
+fn validate_by_groups_errors_by_an_expression_of_the_parameters() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = validate_workdir("validate-by-expression");
+    let (out, err, code) = validate_roofline(&dir, &["--by", "block_size_x/64"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("errors by parameter"), "{out}");
+    // 64 / 64 and 128 / 64: the groups 1 and 2.
+    assert!(out.contains("block_size_x/64"), "{out}");
+    assert!(out.contains("1: ") && out.contains("2: "), "{out}");
+    let (out, err, code) = validate_roofline(&dir, &["--by", "block_size_x/64", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let params = first(&v["by_parameter"], "by_parameter")["parameters"]
+        .as_array()
+        .expect("parameters")
+        .clone();
+    let names: Vec<&str> = params.iter().filter_map(|p| p["name"].as_str()).collect();
+    assert!(names.contains(&"block_size_x"), "{names:?}");
+    assert!(names.contains(&"block_size_x/64"), "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `validate` of the work folder's kernel and times on the RTX A4000 with
+/// the roofline model, no cache, quiet, and `extra`: stdout, stderr, code.
+fn validate_roofline(dir: &Path, extra: &[&str]) -> (String, String, Option<i32>) {
+    let mut args = vec![
+        "validate",
+        "twice.exp.toml",
+        "--data",
+        "times.csv",
+        "--gpu",
+        "rtx-a4000",
+        "--model",
+        "roofline",
+        "--no-cache",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    run_in(dir, &args)
+}
+
+/// A `--by` expression that names no parameter of the data, or does not
+/// parse, is refused before anything is compiled or run.
+#[test]
+fn validate_by_refuses_names_that_are_not_parameters() {
+    let dir = validate_workdir("validate-by-unknown");
+    let run = |expr: &str| validate_roofline(&dir, &["--by", expr]);
+    let (_, err, code) = run("tile_size_x*block_size_x");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("times.csv: --by 'tile_size_x*block_size_x': `tile_size_x` is not a tunable parameter of this data (its parameters: block_size_x)"),
+        "{err}"
+    );
+    let (_, err, code) = run("block_size_x*");
+    assert_ne!(code, Some(0), "{err}");
+    assert!(err.contains("--by 'block_size_x*': column 14:"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

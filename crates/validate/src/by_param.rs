@@ -79,76 +79,90 @@ fn scored_times(o: &Outcome, model: &str) -> Option<(f64, f64)> {
 /// rest come in order of the share of the error they explain
 /// ([`ParamErrors::explained`]; ties in column order).
 pub fn by_parameter(dataset: &Dataset, outcomes: &[Outcome], model: &str) -> Vec<ParamErrors> {
-    // (row, predicted, measured) of every scored outcome.
-    let scored: Vec<(usize, f64, f64)> = outcomes
+    let scored = scored_rows(dataset, outcomes, model);
+    let mut params: Vec<ParamErrors> = dataset
+        .params
         .iter()
-        .filter_map(|o| {
-            let (p, m) = scored_times(o, model)?;
-            (o.index < dataset.rows.len()).then_some((o.index, p, m))
+        .enumerate()
+        .filter_map(|(column, name)| {
+            errors_by_value(name, &scored, &|row| {
+                dataset.rows[row].values.get(column).cloned()
+            })
         })
         .collect();
-    let mut params: Vec<ParamErrors> = Vec::new();
-    for (column, name) in dataset.params.iter().enumerate() {
-        let mut by_value: Vec<(ParamValue, Vec<f64>, Vec<f64>)> = Vec::new();
-        for &(row, p, m) in &scored {
-            let Some(value) = dataset.rows[row].values.get(column) else {
-                continue;
-            };
-            match by_value.iter_mut().find(|(v, _, _)| v == value) {
-                Some((_, ps, ms)) => {
-                    ps.push(p);
-                    ms.push(m);
-                }
-                None => by_value.push((value.clone(), vec![p], vec![m])),
-            }
-        }
-        if by_value.len() < 2 {
-            continue;
-        }
-        by_value.sort_by(|a, b| a.0.cmp(&b.0));
-        let values: Vec<ValueErrors> = by_value
-            .into_iter()
-            .filter_map(|(value, ps, ms)| {
-                Some(ValueErrors {
-                    value,
-                    scored: ps.len(),
-                    median_ratio: stats::median_ratio(&ps, &ms).ok()?,
-                    mape: stats::mape(&ps, &ms).ok()?,
-                })
-            })
-            .collect();
-        let explained = explained_share(&by_value_logs(&scored, dataset, column));
-        let mut p = ParamErrors {
-            param: name.clone(),
-            values,
-            spread: 1.0,
-            explained,
-        };
-        if let Some((low, high)) = p.extremes() {
-            p.spread = high.median_ratio / low.median_ratio;
-        }
-        params.push(p);
-    }
     // Stable: equal shares keep the data file's column order.
     params.sort_by(|a, b| b.explained.total_cmp(&a.explained));
     params
 }
 
-/// ln(predicted / measured) of the scored configurations, grouped by the
-/// value of the parameter in `column` (groups in first-seen order).
-fn by_value_logs(scored: &[(usize, f64, f64)], dataset: &Dataset, column: usize) -> Vec<Vec<f64>> {
-    let mut groups: Vec<(&ParamValue, Vec<f64>)> = Vec::new();
+/// (row, predicted, measured) of every outcome of `model` that counts in
+/// the scores and names a row of `dataset`, in outcome order.
+pub(crate) fn scored_rows(
+    dataset: &Dataset,
+    outcomes: &[Outcome],
+    model: &str,
+) -> Vec<(usize, f64, f64)> {
+    outcomes
+        .iter()
+        .filter_map(|o| {
+            let (p, m) = scored_times(o, model)?;
+            (o.index < dataset.rows.len()).then_some((o.index, p, m))
+        })
+        .collect()
+}
+
+/// The errors of the scored rows grouped by `value_of(row)` (a row without
+/// a value is left out), under `name`; `None` where fewer than two values
+/// occur. The groups are built in first-seen order, which the explained
+/// share is summed in, and listed in ascending order of value.
+pub(crate) fn errors_by_value(
+    name: &str,
+    scored: &[(usize, f64, f64)],
+    value_of: &dyn Fn(usize) -> Option<ParamValue>,
+) -> Option<ParamErrors> {
+    let mut by_value: Vec<(ParamValue, Vec<f64>, Vec<f64>)> = Vec::new();
     for &(row, p, m) in scored {
-        let Some(value) = dataset.rows[row].values.get(column) else {
+        let Some(value) = value_of(row) else {
             continue;
         };
-        let x = (p / m).ln();
-        match groups.iter_mut().find(|(v, _)| *v == value) {
-            Some((_, xs)) => xs.push(x),
-            None => groups.push((value, vec![x])),
+        match by_value.iter_mut().find(|(v, _, _)| *v == value) {
+            Some((_, ps, ms)) => {
+                ps.push(p);
+                ms.push(m);
+            }
+            None => by_value.push((value, vec![p], vec![m])),
         }
     }
-    groups.into_iter().map(|(_, xs)| xs).collect()
+    if by_value.len() < 2 {
+        return None;
+    }
+    let logs: Vec<Vec<f64>> = by_value
+        .iter()
+        .map(|(_, ps, ms)| ps.iter().zip(ms).map(|(p, m)| (p / m).ln()).collect())
+        .collect();
+    let explained = explained_share(&logs);
+    by_value.sort_by(|a, b| a.0.cmp(&b.0));
+    let values: Vec<ValueErrors> = by_value
+        .into_iter()
+        .filter_map(|(value, ps, ms)| {
+            Some(ValueErrors {
+                value,
+                scored: ps.len(),
+                median_ratio: stats::median_ratio(&ps, &ms).ok()?,
+                mape: stats::mape(&ps, &ms).ok()?,
+            })
+        })
+        .collect();
+    let mut p = ParamErrors {
+        param: name.to_string(),
+        values,
+        spread: 1.0,
+        explained,
+    };
+    if let Some((low, high)) = p.extremes() {
+        p.spread = high.median_ratio / low.median_ratio;
+    }
+    Some(p)
 }
 
 /// The adjusted R² of one-way groups: 1 - (1 - R²)(n - 1)/(n - k), R² the
@@ -229,12 +243,13 @@ pub fn headline(model: &str, params: &[ParamErrors]) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::dataset::{Measured, Row, Timing};
     use crate::score::{NoTime, Predicted};
 
-    fn dataset(params: &[&str], rows: &[&[i64]]) -> Dataset {
+    /// A dataset of integer parameters, every row measured at 1 ms.
+    pub(crate) fn dataset(params: &[&str], rows: &[&[i64]]) -> Dataset {
         Dataset {
             gpu: "GPU".into(),
             kernel: "k".into(),
@@ -258,7 +273,8 @@ mod tests {
         }
     }
 
-    fn predicted(index: usize, predicted: f64, measured: f64) -> Outcome {
+    /// Row `index` predicted by model `m`.
+    pub(crate) fn predicted(index: usize, predicted: f64, measured: f64) -> Outcome {
         Outcome {
             index,
             measured_ms: Some(measured),

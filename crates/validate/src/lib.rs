@@ -27,6 +27,7 @@
 
 pub mod blend;
 pub mod bootstrap;
+pub mod by_expression;
 pub mod by_param;
 pub mod dataset;
 pub mod error;

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use study::ptx_cache;
 use study::validation::{self, Progress};
+use validate::by_expression::{Grouping, by_expression};
 use validate::by_param::{ByParameter, Part, by_parameter};
 use validate::{Dataset, Experiment, import_dataset};
 
@@ -181,6 +182,16 @@ pub struct Args {
     /// explains most (`<kernel>-<gpu>-<model>-by-<parameter>.svg`).
     #[arg(long)]
     pub by_param: bool,
+    /// Also group each model's errors by the value of EXPR, an integer
+    /// expression over the tunable parameters, listed and ranked with the
+    /// parameters of --by-param (which it implies) and in the JSON's
+    /// `by_parameter` under its text: `--by 'block_size_x*tile_size_x'`
+    /// groups the dedispersion by the samples a block covers. The
+    /// experiment files' arithmetic: + - * / % (integer, truncating),
+    /// parentheses, min(...) and max(...). Repeatable; a name that is not a
+    /// parameter of the data is an error before anything runs.
+    #[arg(long = "by", value_name = "EXPR")]
+    pub by: Vec<String>,
     /// Go on with a run that was interrupted: with --save-profiles DIR (or
     /// $PTXPERF_VALIDATE_DUMP), a configuration whose profile DIR/<gpu>/
     /// already holds for every GPU of the run (or the reason it failed) is
@@ -211,7 +222,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             Some(dir) => write_plots(dir, &ev.plot_stem, &ev.summary, &ev.scores)?,
             None => Vec::new(),
         };
-        if let (Some(dir), true) = (&args.svg, args.by_param) {
+        if let (Some(dir), true) = (&args.svg, by_param_wanted(&args)) {
             write_by_param_plots(dir, &ev.plot_stem, &ev.summary, &ev.by_param)?;
         }
         if let Some(md) = &args.markdown {
@@ -268,7 +279,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map(|ev| {
                 let width = crate::table::width();
                 let mut text = render::text(&ev.summary, &ev.scores, &ev.intervals, width);
-                if args.by_param {
+                if by_param_wanted(&args) {
                     text.push('\n');
                     text.push_str(&report::by_param::text(&ev.by_param, width));
                 }
@@ -343,6 +354,14 @@ struct Loaded<'a> {
     rows: Option<Vec<usize>>,
     /// The split file found (--split, or the default places) and what it says.
     split: Option<(PathBuf, validate::split::Split)>,
+    /// Each --by grouping with its value for every row of the data.
+    by: Vec<(Grouping, Vec<validate::dataset::ParamValue>)>,
+}
+
+/// Whether the errors by parameter are printed: --by-param, or a --by
+/// grouping, which is read with them.
+fn by_param_wanted(args: &Args) -> bool {
+    args.by_param || !args.by.is_empty()
 }
 
 /// Loads every pair, samples, runs every configuration once per
@@ -391,10 +410,23 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
     };
     models::registry::check_names(&models).map_err(|e| CliError::usage_of(&e))?;
 
+    let groupings = args
+        .by
+        .iter()
+        .map(|text| Grouping::parse(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::usage)?;
     let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
     let mut loaded = Vec::with_capacity(args.data.len());
     for (data, gpu_id) in args.data.iter().zip(&args.gpu) {
-        loaded.push(load_pair(args, data, gpu_id, &experiment.kernel)?);
+        let mut l = load_pair(args, data, gpu_id, &experiment.kernel)?;
+        for g in &groupings {
+            let values = g
+                .values(&l.dataset)
+                .map_err(|e| CliError::user(format!("{}: {e}", data.display())))?;
+            l.by.push((g.clone(), values));
+        }
+        loaded.push(l);
     }
     let cache_dir = match (&args.cache, args.no_cache) {
         (_, true) => None,
@@ -505,6 +537,7 @@ fn load_pair<'a>(
         part,
         rows,
         split,
+        by: Vec::new(),
     })
 }
 
@@ -651,7 +684,13 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
             .scores
             .iter()
             .map(|s| {
-                let errors = by_parameter(dataset, &by_param_outcomes, &s.model);
+                let mut errors = by_parameter(dataset, &by_param_outcomes, &s.model);
+                errors.extend(l.by.iter().filter_map(|(g, values)| {
+                    by_expression(dataset, &by_param_outcomes, &s.model, g, values)
+                }));
+                // Stable: the parameters, in their order, before the
+                // groupings of equal share.
+                errors.sort_by(|a, b| b.explained.total_cmp(&a.explained));
                 (s.model.clone(), errors)
             })
             .collect(),
