@@ -947,7 +947,7 @@ fn tune_learned(extra: &[&str]) -> std::process::Output {
         .arg(root().join("experiments/seed002/conv2d.toml"))
         .args([
             "--gpu",
-            "rtx-a6000",
+            "h100-sxm5-80gb",
             "--param",
             "N=2048",
             "--param",
@@ -1037,11 +1037,11 @@ fn learned_ranks_by_the_upper_end_of_its_interval() {
     let by_high: Vec<usize> = expected.iter().map(|e| e.0).take(10).collect();
     assert_eq!(order, by_high, "{l}");
     // The space is one where the two orders differ (with the committed
-    // model on the RTX A6000 the estimate ranks BS=32, BS=16 and BS=20
-    // first, the upper end BS=32, BS=20 and BS=12), so an estimate ranking
-    // fails. A retrained model can make them agree (on the RTX 3090 they
-    // did since 2026-11-30, on the RTX A4000 since 2026-12-01): then pick a
-    // space where they differ (`tune ... --model learned --json` shows `ms`
+    // model on the H100 the estimate ranks BS=16, BS=32, BS=20 and BS=24
+    // first, the upper end BS=16, BS=32, BS=24 and BS=20), so an estimate
+    // ranking fails. A retrained model can make them agree (on the RTX
+    // 3090 they did since 2026-11-30, on the RTX A4000 since 2026-12-01, on
+    // the RTX A6000 since 2026-12-06): then pick a space where they differ (`tune ... --model learned --json` shows `ms`
     // and `interval_ms` per configuration); 11 block sizes make that likely.
     let mut by_estimate = learned.clone();
     by_estimate.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));

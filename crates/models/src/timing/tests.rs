@@ -476,6 +476,38 @@ fn a_barrier_puts_a_blocks_tile_loads_before_its_own_work() {
     );
 }
 
+#[test]
+fn with_barriers_the_blocks_not_their_warps_queue_for_the_sm() {
+    // One block of 32 warps per SM (8 per scheduler), the warps of the test
+    // above: the block loads its tile (5000 cycles), then its FFMAs keep
+    // the FP32 pipe busy 32 x 4000 / 2 = 64000 cycles; the barrier lets
+    // nothing overlap them, so the wave takes 5000 + 64000 = 69000 cycles.
+    // Taking the block's 8 warps per scheduler as the queue's customers
+    // counted the other warps' FFMAs as each warp's waiting time, and
+    // charged the pipe again: 64000 / 0.7855 = 81500 cycles.
+    let mut inp = base();
+    inp.warps_per_block = 32.0;
+    inp.mix.global = 10.0;
+    inp.mix.fp32 = 4000.0;
+    inp.mix.barrier = 1.0;
+    inp.ilp = 8.0;
+    check(&inp, 69e-6 + 1e-7, Limit::Latency);
+    let bd = evaluate(&inp, &arch())
+        .map(|t| t.breakdown)
+        .unwrap_or_default();
+    // The blocks' queue: 1 block, served 64000 per 5000 of loads,
+    // utilisation 12.8 / 13.8, so 64000 / (12.8 / 13.8) = 69000.
+    let u = bd.get("queue_utilisation").copied().unwrap_or(0.0);
+    assert!((u - 12.8 / 13.8).abs() < 1e-12, "{bd:?}");
+    // Two such blocks per SM overlap one's loads with the other's FFMAs:
+    // 128000 cycles of pipe, the two blocks the customers, ratio 64000 /
+    // 5000 = 12.8: utilisation 1 - 1 / (1 + 2 x 12.8 + 2 x 12.8^2).
+    inp.resident_blocks_per_sm = 2.0;
+    inp.blocks = 20.0;
+    let u2 = 1.0 - 1.0 / (1.0 + 2.0 * 12.8 + 2.0 * 12.8 * 12.8);
+    check(&inp, 128000.0 / u2 * 1e-9 + 1e-7, Limit::ComputeIssue);
+}
+
 /// `scheduler_imbalance(warps, schedulers)` against the hand-dealt count.
 fn check_imbalance(warps: f64, schedulers: f64, expect: f64) {
     let got = scheduler_imbalance(warps, schedulers);
