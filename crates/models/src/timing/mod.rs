@@ -233,11 +233,10 @@ pub struct WaveCycles {
     pub warp_chain: f64,
     /// Resident warps per warp scheduler in this wave (docs: "Few warps").
     pub warps_per_scheduler: f64,
-    /// With barriers, the resident blocks of the wave and one block's share
-    /// of the throughput limit (its compute phase, when the blocks queue
-    /// for the SM); 0 blocks without barriers (docs: "Few warps").
+    /// With barriers, the resident blocks of the wave, which queue for the
+    /// SM each served its share of the throughput limit (its compute
+    /// phase); 0 without barriers (docs: "Few warps").
     pub barrier_blocks: f64,
-    pub block_service: f64,
 }
 
 impl WaveCycles {
@@ -267,11 +266,12 @@ impl WaveCycles {
         // compute phase; counting its warps as customers would take the
         // block's own service for think time and charge it twice.
         if self.barrier_blocks >= 1.0 && tp > 0.0 {
-            let think = self.latency - self.block_service;
-            if think <= 0.0 || self.block_service <= 0.0 {
+            let service = tp / self.barrier_blocks;
+            let think = self.latency - service;
+            if think <= 0.0 {
                 return 1.0;
             }
-            return closed_queue_utilisation(self.barrier_blocks, self.block_service / think);
+            return closed_queue_utilisation(self.barrier_blocks, service / think);
         }
         let w = self.warps_per_scheduler;
         if tp <= 0.0 || w <= 1.0 {
@@ -462,16 +462,15 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // cannot overlap the block's own work after it: one block takes at least
     // its load chain plus its own throughput time, and no other resident
     // block can shorten that (docs: T_block).
-    let (latency, barrier_blocks, block_service) = if m.barrier > 0.0 {
+    let (latency, barrier_blocks) = if m.barrier > 0.0 {
         let one_block = issue.max(pipe).max(shared).max(l1) / b.max(1.0);
         let loads = global_chain_cycles(inp, arch);
         (
             chain.max(loads + (chain - loads).max(one_block)),
             b.max(1.0),
-            one_block,
         )
     } else {
-        (chain, 0.0, 0.0)
+        (chain, 0.0)
     };
     WaveCycles {
         issue,
@@ -486,7 +485,6 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         warp_chain: chain,
         warps_per_scheduler: warps / arch.schedulers.max(1.0),
         barrier_blocks,
-        block_service,
     }
 }
 
