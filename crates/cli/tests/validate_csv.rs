@@ -39,15 +39,16 @@ fn the_csv_holds_every_sampled_configuration_as_the_json_does() {
     assert_eq!(
         lines.first().copied(),
         Some(
-            "data,gpu,index,block_size_x,part,measured_ms,status,error,timing_ms,learned_ms,\
-             learned_low_ms,learned_high_ms"
+            "data,gpu,index,block_size_x,part,measured_ms,status,error,timing_ms,\
+             timing_bottleneck,learned_ms,learned_low_ms,learned_high_ms,learned_bottleneck"
         )
     );
     let results = v["results"].as_array().expect("results");
     assert_eq!(lines.len(), 1 + results.len(), "{text}");
     assert_eq!(results.len(), 15, "the 15 block sizes");
     for (line, r) in lines[1..].iter().zip(results) {
-        let cells: Vec<&str> = line.split(',').collect();
+        let cells = csv_cells(line);
+        let cells: Vec<&str> = cells.iter().map(String::as_str).collect();
         assert_eq!(cells[0], data);
         assert_eq!(cells[1], "h200-sxm-141gb");
         assert_eq!(cells[2], r["index"].to_string());
@@ -67,9 +68,44 @@ fn the_csv_holds_every_sampled_configuration_as_the_json_does() {
         same(cells[5], &r["measured_ms"]);
         assert_eq!(cells[6], "predicted");
         same(cells[8], &r["predicted_ms"]["timing"]);
-        same(cells[9], &r["predicted_ms"]["learned"]);
-        same(cells[10], &r["interval_ms"]["learned"][0]);
-        same(cells[11], &r["interval_ms"]["learned"][1]);
+        same(cells[10], &r["predicted_ms"]["learned"]);
+        same(cells[11], &r["interval_ms"]["learned"][0]);
+        same(cells[12], &r["interval_ms"]["learned"][1]);
+        // Each model's bottleneck, in its words: the timing model's names
+        // its limit first, the learned model's its factor on timing.
+        assert_eq!(Some(cells[9]), r["bottleneck"]["timing"].as_str(), "{line}");
+        assert_eq!(
+            Some(cells[13]),
+            r["bottleneck"]["learned"].as_str(),
+            "{line}"
+        );
+        assert!(
+            ["compute issue", "DRAM bandwidth", "latency", "L2 bandwidth"]
+                .iter()
+                .any(|l| cells[9].starts_with(l)),
+            "{line}"
+        );
+        assert!(cells[13].starts_with("timing x "), "{line}");
     }
     let _ = std::fs::remove_dir_all(&profiles);
+}
+
+/// The cells of one CSV line: a quoted cell may hold commas, and `""` in it
+/// is one quote (the learned model's bottleneck text has commas).
+fn csv_cells(line: &str) -> Vec<String> {
+    let mut cells = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                cells.last_mut().expect("a cell").push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => cells.push(String::new()),
+            (c, _) => cells.last_mut().expect("a cell").push(c),
+        }
+    }
+    cells
 }

@@ -1,8 +1,8 @@
 //! `ptxperf validate --csv FILE`: every sampled configuration of a run as
 //! one CSV row per data file, for a spreadsheet or a data frame: which data
 //! file and GPU, the configuration's parameters, its part of the split, the
-//! measured time, and per model the predicted time (and interval), or why
-//! there is none.
+//! measured time, and per model the predicted time (and interval) and the
+//! bottleneck it names, or why there is none.
 
 use validate::Dataset;
 use validate::score::{Attempt, ModelScore, Outcome};
@@ -56,6 +56,7 @@ impl Csv {
                 header.push(format!("{m}_low_ms"));
                 header.push(format!("{m}_high_ms"));
             }
+            header.push(format!("{m}_bottleneck"));
         }
         Self {
             params,
@@ -117,6 +118,7 @@ impl Csv {
                     row.push(lo);
                     row.push(hi);
                 }
+                row.push(time.and_then(|t| t.bottleneck.clone()).unwrap_or_default());
             }
             self.text.push_str(&csv::line(&row));
         }

@@ -30,7 +30,7 @@ pub enum Attempt {
 }
 
 /// One model's prediction for one configuration.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Predicted {
     /// The predicted kernel time, milliseconds.
     pub ms: f64,
@@ -41,6 +41,9 @@ pub struct Predicted {
     /// share of a correction (`learned`): [`share_familiarity`] gives the
     /// configurations scored together one share.
     pub blend: Option<Blend>,
+    /// What limits the kernel according to the model, in its own words
+    /// (`validate --csv`'s `MODEL_bottleneck`); `None` in tests' fakes.
+    pub bottleneck: Option<String>,
 }
 
 impl From<f64> for Predicted {
@@ -50,6 +53,7 @@ impl From<f64> for Predicted {
             ms,
             interval_ms: None,
             blend: None,
+            bottleneck: None,
         }
     }
 }
@@ -192,7 +196,7 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
             Attempt::NotRun => Err("not run".to_string()),
             Attempt::Failed(why) => Err(why.clone()),
             Attempt::Predicted(preds) => match preds.iter().find(|(n, _)| n == model) {
-                Some((_, Ok(p))) if p.ms.is_finite() && p.ms > 0.0 => Ok(*p),
+                Some((_, Ok(p))) if p.ms.is_finite() && p.ms > 0.0 => Ok(p),
                 Some((_, Ok(p))) => Err(format!("predicted time {} ms is not positive", p.ms)),
                 Some((_, Err(e))) => Err(e.to_string()),
                 None => Err("the model gave no prediction".to_string()),
@@ -393,6 +397,7 @@ mod tests {
                                 ms: t,
                                 interval_ms: Some([lo * t, hi * t]),
                                 blend: None,
+                                bottleneck: None,
                             }),
                         ),
                         ("plain".to_string(), Ok(t.into())),
@@ -427,6 +432,7 @@ mod tests {
                     near_ms: [near, near / 2.0, near * 2.0],
                     far_ms: [far, far / 2.0, far * 2.0],
                 }),
+                bottleneck: None,
             })
         };
         let outcome = |index: usize, familiarity: f64, far: f64| Outcome {

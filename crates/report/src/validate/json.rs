@@ -86,9 +86,21 @@ pub fn json(
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            let (status, predicted, ranges, error) = match &o.attempt {
-                Attempt::NotRun => ("measured_failed", Value::Null, Value::Null, Value::Null),
-                Attempt::Failed(e) => ("ptxperf_failed", Value::Null, Value::Null, json!(e)),
+            let (status, predicted, ranges, limits, error) = match &o.attempt {
+                Attempt::NotRun => (
+                    "measured_failed",
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                ),
+                Attempt::Failed(e) => (
+                    "ptxperf_failed",
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    json!(e),
+                ),
                 Attempt::Predicted(p) => {
                     let map: serde_json::Map<String, Value> = p
                         .iter()
@@ -112,7 +124,19 @@ pub fn json(
                     } else {
                         Value::Object(ranges)
                     };
-                    ("predicted", Value::Object(map), ranges, Value::Null)
+                    let limits: serde_json::Map<String, Value> = p
+                        .iter()
+                        .filter_map(|(n, r)| {
+                            Some((n.clone(), json!(r.as_ref().ok()?.bottleneck.as_ref()?)))
+                        })
+                        .collect();
+                    (
+                        "predicted",
+                        Value::Object(map),
+                        ranges,
+                        Value::Object(limits),
+                        Value::Null,
+                    )
                 }
             };
             let parameters = dataset.rows.get(o.index).map(|row| {
@@ -130,6 +154,7 @@ pub fn json(
                 "status": status,
                 "predicted_ms": predicted,
                 "interval_ms": ranges,
+                "bottleneck": limits,
                 "error": error,
                 "timings": timings.get(i).copied().flatten().as_ref().map(crate::timings::json),
             })

@@ -470,6 +470,7 @@ pub fn model_times(
                             ms: pr.seconds * 1e3,
                             interval_ms: crate::evaluate::interval_ms(pr),
                             blend: crate::evaluate::blend(pr),
+                            bottleneck: Some(pr.bottleneck.clone()),
                         })
                         .ok_or(NoTime::NoPrediction)
                 });
