@@ -109,3 +109,74 @@ fn csv_cells(line: &str) -> Vec<String> {
     }
     cells
 }
+
+/// `--by-bottleneck` groups each model's errors by the limit its own
+/// prediction names, the limits of the CSV's `timing_bottleneck` column:
+/// the H100 convolution's 135 configurations are bound by three.
+#[test]
+fn by_bottleneck_groups_the_configurations_by_the_limit_each_names() {
+    let profiles =
+        common::unpacked_archive("docs/validation/profiles-h100.tar.xz", "by-bottleneck");
+    let csv_path = profiles.join("out.csv");
+    let csv_arg = csv_path.to_str().expect("utf-8 path");
+    let args = common::rescore_args(
+        "experiments/convolution.toml",
+        "data/measured/h100-sxm5-80gb/convolution.json.gz",
+        "h100-sxm5-80gb",
+        profiles.to_str().expect("utf-8 path"),
+    );
+    let run = |extra: &[&str]| {
+        let mut a = args.clone();
+        a.extend(["--model", "timing", "--json"]);
+        a.extend(extra);
+        let out = common::ptxperf_in(&root(), &a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).expect("JSON")
+    };
+    let groups_of = |v: &Value| -> Option<Vec<(String, u64)>> {
+        let params = v["by_parameter"][0]["parameters"].as_array()?;
+        let b = params.iter().find(|p| p["name"] == "bottleneck")?;
+        b["values"].as_array().map(|values| {
+            values
+                .iter()
+                .map(|x| {
+                    let name = x["value"].as_str().expect("a limit").to_string();
+                    (name, x["scored"].as_u64().expect("scored"))
+                })
+                .collect()
+        })
+    };
+    assert_eq!(groups_of(&run(&[])), None, "only with the flag");
+    let got = groups_of(&run(&["--by-bottleneck", "--csv", csv_arg])).expect("bottleneck groups");
+    // The CSV's own column, counted by its words before the parenthesis.
+    let text = std::fs::read_to_string(&csv_path).expect("the CSV was written");
+    let mut lines = text.lines();
+    let header = csv_cells(lines.next().expect("header"));
+    let column = header
+        .iter()
+        .position(|h| h == "timing_bottleneck")
+        .expect("timing_bottleneck column");
+    let status = header
+        .iter()
+        .position(|h| h == "status")
+        .expect("status column");
+    let mut expect: Vec<(String, u64)> = Vec::new();
+    // Configurations measured as failed name nothing.
+    for cells in lines.map(csv_cells).filter(|c| c[status] == "predicted") {
+        let cell = cells[column].clone();
+        let limit = cell.split('(').next().unwrap_or("").trim().to_string();
+        match expect.iter_mut().find(|(l, _)| *l == limit) {
+            Some((_, n)) => *n += 1,
+            None => expect.push((limit, 1)),
+        }
+    }
+    expect.sort();
+    assert_eq!(got, expect);
+    assert!(got.len() >= 2, "{got:?}");
+    assert_eq!(got.iter().map(|(_, n)| n).sum::<u64>(), 135);
+    let _ = std::fs::remove_dir_all(&profiles);
+}

@@ -27,6 +27,7 @@
 
 pub mod blend;
 pub mod bootstrap;
+pub mod by_bottleneck;
 pub mod by_expression;
 pub mod by_param;
 pub mod dataset;

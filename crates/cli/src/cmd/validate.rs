@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use study::ptx_cache;
 use study::validation::{self, Progress};
+use validate::by_bottleneck::by_bottleneck;
 use validate::by_expression::{Grouping, by_expression};
 use validate::by_param::{ByParameter, Part, by_parameter};
 use validate::{Dataset, Experiment, import_dataset};
@@ -192,6 +193,15 @@ pub struct Args {
     /// parameter of the data is an error before anything runs.
     #[arg(long = "by", value_name = "EXPR")]
     pub by: Vec<String>,
+    /// Also group each model's errors by the limit its own prediction
+    /// names (`compute issue`, `shared memory`, `L1 bandwidth`, `latency`,
+    /// ...; the `bottleneck` column of --csv), listed and ranked with the
+    /// parameters of --by-param (which it implies) under `bottleneck`: a
+    /// limit whose configurations sit at a median well below the others'
+    /// is a term that is optimistic. Models that name more than 12 limits
+    /// (`learned`) are left out
+    #[arg(long)]
+    pub by_bottleneck: bool,
     /// Go on with a run that was interrupted: with --save-profiles DIR (or
     /// $PTXPERF_VALIDATE_DUMP), a configuration whose profile DIR/<gpu>/
     /// already holds for every GPU of the run (or the reason it failed) is
@@ -361,7 +371,7 @@ struct Loaded<'a> {
 /// Whether the errors by parameter are printed: --by-param, or a --by
 /// grouping, which is read with them.
 fn by_param_wanted(args: &Args) -> bool {
-    args.by_param || !args.by.is_empty()
+    args.by_param || args.by_bottleneck || !args.by.is_empty()
 }
 
 /// Loads every pair, samples, runs every configuration once per
@@ -688,6 +698,9 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
                 errors.extend(l.by.iter().filter_map(|(g, values)| {
                     by_expression(dataset, &by_param_outcomes, &s.model, g, values)
                 }));
+                if args.by_bottleneck {
+                    errors.extend(by_bottleneck(dataset, &by_param_outcomes, &s.model));
+                }
                 // Stable: the parameters, in their order, before the
                 // groupings of equal share.
                 errors.sort_by(|a, b| b.explained.total_cmp(&a.explained));

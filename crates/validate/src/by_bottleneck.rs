@@ -1,0 +1,176 @@
+//! Errors by the model's own bottleneck: a model's median predicted/measured
+//! and MAPE over the scored configurations grouped by the limit its
+//! prediction names (`validate --by-bottleneck`).
+//!
+//! Where one limit's configurations sit at a median well below the others',
+//! that limit's term is optimistic (or a cost the model does not charge
+//! rides with it): on CLBlast's GEMM on the RTX 2080 Ti the timing model's
+//! configurations bound by the L1 data path were at 1.14 and those bound by
+//! latency at 0.80 (docs/validation/gemm.md). Listed and ranked with the
+//! parameters of [`crate::by_param`], under [`NAME`].
+
+use crate::by_param::{ParamErrors, errors_by_value, scored_rows};
+use crate::dataset::{Dataset, ParamValue};
+use crate::score::{Attempt, Outcome};
+
+/// The name the groups are listed under.
+pub const NAME: &str = "bottleneck";
+
+/// Most distinct limits a model may name for its errors to be grouped by
+/// them: a model whose bottleneck text differs per configuration (the
+/// `learned` model's names its factor on `timing`) has no groups to read.
+pub const MAX_GROUPS: usize = 12;
+
+/// The limit a bottleneck text names: its words before a parenthesis or a
+/// semicolon ("compute issue (datasheet bandwidths)" -> "compute issue").
+pub fn limit_of(bottleneck: &str) -> &str {
+    bottleneck
+        .split([';', '('])
+        .next()
+        .unwrap_or(bottleneck)
+        .trim()
+}
+
+/// Errors of `model` over the scored outcomes grouped by the limit its
+/// prediction of each names; `None` where they name fewer than two limits
+/// or more than [`MAX_GROUPS`], or the model names none.
+pub fn by_bottleneck(dataset: &Dataset, outcomes: &[Outcome], model: &str) -> Option<ParamErrors> {
+    let mut limit_of_row: Vec<Option<ParamValue>> = vec![None; dataset.rows.len()];
+    let mut names: Vec<&str> = Vec::new();
+    for o in outcomes {
+        let Attempt::Predicted(preds) = &o.attempt else {
+            continue;
+        };
+        let Some((_, Ok(p))) = preds.iter().find(|(n, _)| n == model) else {
+            continue;
+        };
+        let (Some(text), Some(slot)) = (p.bottleneck.as_deref(), limit_of_row.get_mut(o.index))
+        else {
+            continue;
+        };
+        let limit = limit_of(text);
+        if !names.contains(&limit) {
+            if names.len() == MAX_GROUPS {
+                return None;
+            }
+            names.push(limit);
+        }
+        *slot = Some(ParamValue::Str(limit.to_string()));
+    }
+    let scored = scored_rows(dataset, outcomes, model);
+    errors_by_value(NAME, &scored, &|row| {
+        limit_of_row.get(row).cloned().flatten()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::by_param::tests::dataset;
+    use crate::score::Predicted;
+
+    /// Row `index` predicted by model `m` at `ratio` of a measured 1 ms,
+    /// naming `bottleneck`.
+    fn outcome(index: usize, ratio: f64, bottleneck: &str) -> Outcome {
+        Outcome {
+            index,
+            measured_ms: Some(1.0),
+            attempt: Attempt::Predicted(vec![(
+                "m".into(),
+                Ok(Predicted {
+                    bottleneck: Some(bottleneck.to_string()),
+                    ..Predicted::from(ratio)
+                }),
+            )]),
+        }
+    }
+
+    /// Groups (ratio, bottleneck) outcomes and compares (limit, scored,
+    /// median ratio) of each group in the order listed, or `None`.
+    fn check(outcomes: &[(f64, &str)], expect: Option<Vec<(&str, usize, f64)>>) {
+        let rows: Vec<Vec<i64>> = (0..outcomes.len() as i64).map(|i| vec![i]).collect();
+        let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
+        let d = dataset(&["a"], &rows);
+        let o: Vec<Outcome> = outcomes
+            .iter()
+            .enumerate()
+            .map(|(i, (r, b))| outcome(i, *r, b))
+            .collect();
+        let got = by_bottleneck(&d, &o, "m").map(|e| {
+            assert_eq!(e.param, NAME);
+            e.values
+                .iter()
+                .map(|v| {
+                    let ParamValue::Str(s) = &v.value else {
+                        panic!("{:?}", v.value)
+                    };
+                    (
+                        s.clone(),
+                        v.scored,
+                        (v.median_ratio * 1000.0).round() / 1000.0,
+                    )
+                })
+                .collect::<Vec<_>>()
+        });
+        let expect = expect.map(|e| {
+            e.into_iter()
+                .map(|(s, n, r)| (s.to_string(), n, r))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn the_limit_is_the_words_before_the_details() {
+        assert_eq!(
+            limit_of("compute issue (datasheet bandwidths)"),
+            "compute issue"
+        );
+        assert_eq!(
+            limit_of("timing x 0.87 (interval 0.68 to 1.13); the trees"),
+            "timing x 0.87"
+        );
+        assert_eq!(limit_of("DRAM bandwidth"), "DRAM bandwidth");
+        assert_eq!(limit_of(" latency ; x"), "latency");
+    }
+
+    #[test]
+    fn configurations_group_by_the_limit_their_prediction_names() {
+        // Two limits, listed in the order of their names: the details in
+        // parentheses do not split a group.
+        check(
+            &[
+                (0.8, "shared memory (datasheet bandwidths)"),
+                (1.2, "L1 bandwidth (datasheet bandwidths)"),
+                (0.6, "shared memory (calibrated)"),
+                (1.0, "L1 bandwidth (datasheet bandwidths)"),
+            ],
+            Some(vec![("L1 bandwidth", 2, 1.1), ("shared memory", 2, 0.7)]),
+        );
+        // One limit: nothing to compare.
+        check(&[(0.8, "latency"), (0.9, "latency (x)")], None);
+    }
+
+    #[test]
+    fn a_model_that_names_too_many_limits_has_no_groups() {
+        let texts: Vec<String> = (0..=MAX_GROUPS).map(|i| format!("limit {i}")).collect();
+        let outcomes: Vec<(f64, &str)> = texts.iter().map(|t| (1.0, t.as_str())).collect();
+        check(&outcomes, None);
+        // Each of the 12 a group of one, listed in the order of its name.
+        let mut names: Vec<&str> = texts[..MAX_GROUPS].iter().map(String::as_str).collect();
+        names.sort_unstable();
+        check(
+            &outcomes[..MAX_GROUPS],
+            Some(names.into_iter().map(|n| (n, 1, 1.0)).collect()),
+        );
+    }
+
+    #[test]
+    fn a_model_without_a_bottleneck_has_no_groups() {
+        let d = dataset(&["a"], &[&[1], &[2]]);
+        let o: Vec<Outcome> = (0..2)
+            .map(|i| crate::by_param::tests::predicted(i, 1.0, 1.0))
+            .collect();
+        assert_eq!(by_bottleneck(&d, &o, "m"), None);
+    }
+}
