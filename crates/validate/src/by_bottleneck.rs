@@ -166,6 +166,26 @@ mod tests {
     }
 
     #[test]
+    fn the_headline_says_the_limits_are_the_models_own() {
+        let d = dataset(&["a"], &[&[1], &[2], &[3], &[4], &[5], &[6]]);
+        let o: Vec<Outcome> = [(0.5, "latency"), (1.0, "shared memory")]
+            .iter()
+            .flat_map(|&(r, b)| [r; 3].map(|r| (r, b)))
+            .enumerate()
+            .map(|(i, (r, b))| outcome(i, r, b))
+            .collect();
+        let groups = by_bottleneck(&d, &o, "m").expect("two limits");
+        assert_eq!(
+            crate::by_param::headline("m", &[groups]).as_deref(),
+            Some(
+                "m's error depends most on the limit its prediction names (bottleneck) (100 % of \
+                 the variance of ln(predicted/measured)): median predicted/measured 0.50 at \
+                 latency (3 configurations) to 1.00 at shared memory (3)"
+            )
+        );
+    }
+
+    #[test]
     fn a_model_without_a_bottleneck_has_no_groups() {
         let d = dataset(&["a"], &[&[1], &[2]]);
         let o: Vec<Outcome> = (0..2)

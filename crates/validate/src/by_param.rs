@@ -229,9 +229,14 @@ pub struct ByParameter {
 pub fn headline(model: &str, params: &[ParamErrors]) -> Option<String> {
     let p = params.first()?;
     let (low, high) = p.extremes()?;
+    // The model's own limits are not a parameter of the data: say what they are.
+    let subject = if p.param == crate::by_bottleneck::NAME {
+        "the limit its prediction names (bottleneck)"
+    } else {
+        p.param.as_str()
+    };
     Some(format!(
-        "{model}'s error depends most on {} ({:.0} % of the variance of ln(predicted/measured)): median predicted/measured {:.2} at {} ({} configurations) to {:.2} at {} ({})",
-        p.param,
+        "{model}'s error depends most on {subject} ({:.0} % of the variance of ln(predicted/measured)): median predicted/measured {:.2} at {} ({} configurations) to {:.2} at {} ({})",
         100.0 * p.explained,
         low.median_ratio,
         low.value,
