@@ -36,7 +36,6 @@ pub fn limit_of(bottleneck: &str) -> &str {
 /// or more than [`MAX_GROUPS`], or the model names none.
 pub fn by_bottleneck(dataset: &Dataset, outcomes: &[Outcome], model: &str) -> Option<ParamErrors> {
     let mut limit_of_row: Vec<Option<ParamValue>> = vec![None; dataset.rows.len()];
-    let mut names: Vec<&str> = Vec::new();
     for o in outcomes {
         let Attempt::Predicted(preds) = &o.attempt else {
             continue;
@@ -44,23 +43,15 @@ pub fn by_bottleneck(dataset: &Dataset, outcomes: &[Outcome], model: &str) -> Op
         let Some((_, Ok(p))) = preds.iter().find(|(n, _)| n == model) else {
             continue;
         };
-        let (Some(text), Some(slot)) = (p.bottleneck.as_deref(), limit_of_row.get_mut(o.index))
-        else {
-            continue;
-        };
-        let limit = limit_of(text);
-        if !names.contains(&limit) {
-            if names.len() == MAX_GROUPS {
-                return None;
-            }
-            names.push(limit);
+        if let (Some(text), Some(slot)) = (p.bottleneck.as_deref(), limit_of_row.get_mut(o.index)) {
+            *slot = Some(ParamValue::Str(limit_of(text).to_string()));
         }
-        *slot = Some(ParamValue::Str(limit.to_string()));
     }
     let scored = scored_rows(dataset, outcomes, model);
     errors_by_value(NAME, &scored, &|row| {
         limit_of_row.get(row).cloned().flatten()
     })
+    .filter(|e| e.values.len() <= MAX_GROUPS)
 }
 
 #[cfg(test)]

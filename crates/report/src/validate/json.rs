@@ -86,21 +86,9 @@ pub fn json(
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            let (status, predicted, ranges, limits, error) = match &o.attempt {
-                Attempt::NotRun => (
-                    "measured_failed",
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                ),
-                Attempt::Failed(e) => (
-                    "ptxperf_failed",
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    json!(e),
-                ),
+            let (status, predicted, ranges, error) = match &o.attempt {
+                Attempt::NotRun => ("measured_failed", Value::Null, Value::Null, Value::Null),
+                Attempt::Failed(e) => ("ptxperf_failed", Value::Null, Value::Null, json!(e)),
                 Attempt::Predicted(p) => {
                     let map: serde_json::Map<String, Value> = p
                         .iter()
@@ -124,20 +112,19 @@ pub fn json(
                     } else {
                         Value::Object(ranges)
                     };
-                    let limits: serde_json::Map<String, Value> = p
-                        .iter()
+                    ("predicted", Value::Object(map), ranges, Value::Null)
+                }
+            };
+            // Each model's own words for what limits the kernel.
+            let limits = match &o.attempt {
+                Attempt::Predicted(p) => Value::Object(
+                    p.iter()
                         .filter_map(|(n, r)| {
                             Some((n.clone(), json!(r.as_ref().ok()?.bottleneck.as_ref()?)))
                         })
-                        .collect();
-                    (
-                        "predicted",
-                        Value::Object(map),
-                        ranges,
-                        Value::Object(limits),
-                        Value::Null,
-                    )
-                }
+                        .collect(),
+                ),
+                _ => Value::Null,
             };
             let parameters = dataset.rows.get(o.index).map(|row| {
                 dataset
