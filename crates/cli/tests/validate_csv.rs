@@ -110,6 +110,17 @@ fn csv_cells(line: &str) -> Vec<String> {
     cells
 }
 
+/// `validate`'s arguments that rescore the H100 convolution's 135
+/// configurations from the committed archive unpacked at `profiles`.
+fn h100_convolution(profiles: &Path) -> Vec<&str> {
+    common::rescore_args(
+        "experiments/convolution.toml",
+        "data/measured/h100-sxm5-80gb/convolution.json.gz",
+        "h100-sxm5-80gb",
+        profiles.to_str().expect("utf-8 path"),
+    )
+}
+
 /// `--by-bottleneck` groups each model's errors by the limit its own
 /// prediction names, the limits of the CSV's `timing_bottleneck` column:
 /// the H100 convolution's 135 configurations are bound by three.
@@ -119,12 +130,7 @@ fn by_bottleneck_groups_the_configurations_by_the_limit_each_names() {
         common::unpacked_archive("docs/validation/profiles-h100.tar.xz", "by-bottleneck");
     let csv_path = profiles.join("out.csv");
     let csv_arg = csv_path.to_str().expect("utf-8 path");
-    let args = common::rescore_args(
-        "experiments/convolution.toml",
-        "data/measured/h100-sxm5-80gb/convolution.json.gz",
-        "h100-sxm5-80gb",
-        profiles.to_str().expect("utf-8 path"),
-    );
+    let args = h100_convolution(&profiles);
     let run = |extra: &[&str]| {
         let mut a = args.clone();
         a.extend(["--model", "timing", "--json"]);
@@ -178,5 +184,128 @@ fn by_bottleneck_groups_the_configurations_by_the_limit_each_names() {
     assert_eq!(got, expect);
     assert!(got.len() >= 2, "{got:?}");
     assert_eq!(got.iter().map(|(_, n)| n).sum::<u64>(), 135);
+    let _ = std::fs::remove_dir_all(&profiles);
+}
+
+/// `--by-term` groups each model's errors by the quintiles of a term of its
+/// own breakdown (or a ratio of two): on the H100 convolution's 135
+/// configurations, every configuration in one group, the groups in
+/// ascending order of the term; a key no model holds is said, and one that
+/// cannot be a key is refused before anything runs.
+#[test]
+fn by_term_groups_the_configurations_by_quintiles_of_a_breakdown_term() {
+    let profiles = common::unpacked_archive("docs/validation/profiles-h100.tar.xz", "by-term");
+    let args = h100_convolution(&profiles);
+    let run = |extra: &[&str]| {
+        let mut a = args.clone();
+        a.extend(["--model", "timing"]);
+        a.extend(extra);
+        common::ptxperf_in(&root(), &a)
+    };
+    let csv_path = profiles.join("terms.csv");
+    let csv_arg = csv_path.to_str().expect("utf-8 path");
+    let out = run(&[
+        "--json",
+        "--by-term",
+        "l2_seconds/sm_seconds",
+        "--csv",
+        csv_arg,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let params = v["by_parameter"][0]["parameters"]
+        .as_array()
+        .expect("by_parameter");
+    let term = params
+        .iter()
+        .find(|p| p["name"] == "term:l2_seconds/sm_seconds")
+        .expect("the term's groups");
+    let groups: Vec<(String, u64)> = term["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .map(|x| {
+            (
+                x["value"].as_str().expect("a label").to_string(),
+                x["scored"].as_u64().expect("scored"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups.iter().map(|(_, n)| n).sum::<u64>(),
+        135,
+        "{groups:?}"
+    );
+    assert!((2..=5).contains(&groups.len()), "{groups:?}");
+    // "k: low to high", k counting up, each group's range from the last's end.
+    let mut last_high = f64::NEG_INFINITY;
+    for (k, (label, n)) in groups.iter().enumerate() {
+        let (index, range) = label.split_once(": ").expect("k: range");
+        assert_eq!(index, (k + 1).to_string(), "{label}");
+        let (low, high) = range.split_once(" to ").expect("low to high");
+        let (low, high): (f64, f64) = (low.parse().expect("low"), high.parse().expect("high"));
+        // Three digits each: the next group may start at the last one's shown end.
+        assert!(low >= last_high && low <= high, "{groups:?}");
+        assert!(
+            *n >= 135 / 5 / 2,
+            "quintiles hold about a fifth each: {groups:?}"
+        );
+        last_high = high;
+    }
+    // The CSV holds both keys per configuration: the least and the greatest
+    // share are the ends of the first and the last group.
+    let text = std::fs::read_to_string(&csv_path).expect("the CSV was written");
+    let mut lines = text.lines();
+    let header = csv_cells(lines.next().expect("header"));
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name} column in {header:?}"))
+    };
+    let (l2, sm) = (column("timing_l2_seconds"), column("timing_sm_seconds"));
+    let status = column("status");
+    // Configurations measured as failed are not predicted: no terms.
+    let mut shares: Vec<f64> = lines
+        .map(csv_cells)
+        .filter(|c| c[status] == "predicted")
+        .map(|c| c[l2].parse::<f64>().expect("l2") / c[sm].parse::<f64>().expect("sm"))
+        .collect();
+    shares.sort_by(f64::total_cmp);
+    assert_eq!(shares.len(), 135);
+    let three = |v: f64| format!("{v:.*}", (2 - v.log10().floor() as i32).max(0) as usize);
+    let end = |label: &str, first: bool| -> String {
+        let range = label.split_once(": ").expect("k: range").1;
+        let (low, high) = range.split_once(" to ").expect("low to high");
+        (if first { low } else { high }).to_string()
+    };
+    assert_eq!(end(&groups[0].0, true), three(shares[0]), "{groups:?}");
+    assert_eq!(
+        end(&groups[groups.len() - 1].0, false),
+        three(shares[134]),
+        "{groups:?}"
+    );
+    // A key that no model computes is said, not silently empty.
+    let out = run(&["--by-term", "no_such_term"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::assert_contains_all(
+        &String::from_utf8_lossy(&out.stdout),
+        &["note: --by-term no_such_term: no model's predictions hold it"],
+    );
+    // Not a key at all: a usage error before anything runs.
+    let out = run(&["--by-term", "l2_seconds-sm_seconds"]);
+    assert_eq!(out.status.code(), Some(2));
+    common::assert_contains_all(
+        &String::from_utf8_lossy(&out.stderr),
+        &["`l2_seconds-sm_seconds` is not a breakdown key"],
+    );
     let _ = std::fs::remove_dir_all(&profiles);
 }

@@ -1,8 +1,9 @@
 //! `ptxperf validate --csv FILE`: every sampled configuration of a run as
 //! one CSV row per data file, for a spreadsheet or a data frame: which data
 //! file and GPU, the configuration's parameters, its part of the split, the
-//! measured time, and per model the predicted time (and interval) and the
-//! bottleneck it names, or why there is none.
+//! measured time, and per model the predicted time (and interval), the
+//! bottleneck it names and the breakdown terms `--by-term` kept, or why
+//! there is none.
 
 use validate::Dataset;
 use validate::score::{Attempt, ModelScore, Outcome};
@@ -18,6 +19,9 @@ pub struct Csv {
     models: Vec<String>,
     /// Per model: whether it gives an interval (columns `_low_ms`, `_high_ms`).
     interval: Vec<bool>,
+    /// Per model: the breakdown keys its predictions kept (`--by-term`), in
+    /// the order first met; a column `MODEL_KEY` each.
+    terms: Vec<Vec<String>>,
     text: String,
 }
 
@@ -47,21 +51,45 @@ impl Csv {
                 })
             })
             .collect();
+        let terms: Vec<Vec<String>> = models
+            .iter()
+            .map(|m| {
+                let mut keys: Vec<String> = Vec::new();
+                for o in outcomes {
+                    let Attempt::Predicted(p) = &o.attempt else {
+                        continue;
+                    };
+                    let kept = p
+                        .iter()
+                        .filter(|(n, _)| n == m)
+                        .filter_map(|(_, r)| r.as_ref().ok())
+                        .flat_map(|t| t.terms.iter().map(|(k, _)| k));
+                    for k in kept {
+                        if !keys.contains(k) {
+                            keys.push(k.clone());
+                        }
+                    }
+                }
+                keys
+            })
+            .collect();
         let mut header: Vec<String> = vec!["data".into(), "gpu".into(), "index".into()];
         header.extend(params.iter().cloned());
         header.extend(["part", "measured_ms", "status", "error"].map(String::from));
-        for (m, has_interval) in models.iter().zip(&interval) {
+        for ((m, has_interval), keys) in models.iter().zip(&interval).zip(&terms) {
             header.push(format!("{m}_ms"));
             if *has_interval {
                 header.push(format!("{m}_low_ms"));
                 header.push(format!("{m}_high_ms"));
             }
             header.push(format!("{m}_bottleneck"));
+            header.extend(keys.iter().map(|k| format!("{m}_{k}")));
         }
         Self {
             params,
             models,
             interval,
+            terms,
             text: csv::line(&header),
         }
     }
@@ -98,7 +126,8 @@ impl Csv {
             };
             row.push(status.to_string());
             row.push(error);
-            for (m, has_interval) in self.models.iter().zip(&self.interval) {
+            for ((m, has_interval), keys) in self.models.iter().zip(&self.interval).zip(&self.terms)
+            {
                 let predicted = match &o.attempt {
                     Attempt::Predicted(p) => p.iter().find(|(n, _)| n == m).map(|(_, r)| r),
                     _ => None,
@@ -119,6 +148,11 @@ impl Csv {
                     row.push(hi);
                 }
                 row.push(time.and_then(|t| t.bottleneck.clone()).unwrap_or_default());
+                row.extend(keys.iter().map(|k| {
+                    time.and_then(|t| t.terms.iter().find(|(n, _)| n == k))
+                        .map(|(_, v)| format!("{v}"))
+                        .unwrap_or_default()
+                }));
             }
             self.text.push_str(&csv::line(&row));
         }

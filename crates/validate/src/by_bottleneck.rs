@@ -9,9 +9,9 @@
 //! latency at 0.80 (docs/validation/gemm.md). Listed and ranked with the
 //! parameters of [`crate::by_param`], under [`NAME`].
 
-use crate::by_param::{ParamErrors, errors_by_value, scored_rows};
+use crate::by_param::{ParamErrors, errors_by_value, per_row, scored_rows};
 use crate::dataset::{Dataset, ParamValue};
-use crate::score::{Attempt, Outcome};
+use crate::score::Outcome;
 
 /// The name the groups are listed under.
 pub const NAME: &str = "bottleneck";
@@ -35,18 +35,10 @@ pub fn limit_of(bottleneck: &str) -> &str {
 /// prediction of each names; `None` where they name fewer than two limits
 /// or more than [`MAX_GROUPS`], or the model names none.
 pub fn by_bottleneck(dataset: &Dataset, outcomes: &[Outcome], model: &str) -> Option<ParamErrors> {
-    let mut limit_of_row: Vec<Option<ParamValue>> = vec![None; dataset.rows.len()];
-    for o in outcomes {
-        let Attempt::Predicted(preds) = &o.attempt else {
-            continue;
-        };
-        let Some((_, Ok(p))) = preds.iter().find(|(n, _)| n == model) else {
-            continue;
-        };
-        if let (Some(text), Some(slot)) = (p.bottleneck.as_deref(), limit_of_row.get_mut(o.index)) {
-            *slot = Some(ParamValue::Str(limit_of(text).to_string()));
-        }
-    }
+    let limit_of_row = per_row(dataset, outcomes, model, |p| {
+        let text = p.bottleneck.as_deref()?;
+        Some(ParamValue::Str(limit_of(text).to_string()))
+    });
     let scored = scored_rows(dataset, outcomes, model);
     errors_by_value(NAME, &scored, &|row| {
         limit_of_row.get(row).cloned().flatten()
@@ -63,52 +55,30 @@ mod tests {
     /// Row `index` predicted by model `m` at `ratio` of a measured 1 ms,
     /// naming `bottleneck`.
     fn outcome(index: usize, ratio: f64, bottleneck: &str) -> Outcome {
-        Outcome {
-            index,
-            measured_ms: Some(1.0),
-            attempt: Attempt::Predicted(vec![(
-                "m".into(),
-                Ok(Predicted {
-                    bottleneck: Some(bottleneck.to_string()),
-                    ..Predicted::from(ratio)
-                }),
-            )]),
-        }
+        let p = Predicted {
+            bottleneck: Some(bottleneck.to_string()),
+            ..Predicted::from(ratio)
+        };
+        crate::by_param::tests::measured_once(index, p)
     }
 
     /// Groups (ratio, bottleneck) outcomes and compares (limit, scored,
     /// median ratio) of each group in the order listed, or `None`.
     fn check(outcomes: &[(f64, &str)], expect: Option<Vec<(&str, usize, f64)>>) {
-        let rows: Vec<Vec<i64>> = (0..outcomes.len() as i64).map(|i| vec![i]).collect();
-        let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
-        let d = dataset(&["a"], &rows);
-        let o: Vec<Outcome> = outcomes
-            .iter()
-            .enumerate()
+        let d = crate::by_param::tests::indexed(outcomes.len());
+        let o: Vec<Outcome> = (outcomes.iter().enumerate())
             .map(|(i, (r, b))| outcome(i, *r, b))
             .collect();
-        let got = by_bottleneck(&d, &o, "m").map(|e| {
+        let got = by_bottleneck(&d, &o, "m");
+        if let Some(e) = &got {
             assert_eq!(e.param, NAME);
-            e.values
-                .iter()
-                .map(|v| {
-                    let ParamValue::Str(s) = &v.value else {
-                        panic!("{:?}", v.value)
-                    };
-                    (
-                        s.clone(),
-                        v.scored,
-                        (v.median_ratio * 1000.0).round() / 1000.0,
-                    )
-                })
-                .collect::<Vec<_>>()
-        });
-        let expect = expect.map(|e| {
-            e.into_iter()
-                .map(|(s, n, r)| (s.to_string(), n, r))
-                .collect::<Vec<_>>()
-        });
-        assert_eq!(got, expect);
+            assert!(
+                e.values
+                    .iter()
+                    .all(|v| matches!(v.value, ParamValue::Str(_)))
+            );
+        }
+        crate::by_param::tests::assert_groups(got.as_ref(), expect);
     }
 
     #[test]

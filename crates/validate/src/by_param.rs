@@ -10,7 +10,7 @@
 //! tested on synthetic outcomes.
 
 use crate::dataset::{Dataset, ParamValue};
-use crate::score::{Attempt, Outcome};
+use crate::score::{Attempt, Outcome, Predicted};
 use crate::stats;
 
 /// Values scored on fewer configurations than this are listed but left out
@@ -72,6 +72,30 @@ fn scored_times(o: &Outcome, model: &str) -> Option<(f64, f64)> {
         return None;
     };
     (p.ms.is_finite() && p.ms > 0.0).then_some((p.ms, measured))
+}
+
+/// Per row of `dataset`, what `of` takes from `model`'s prediction of it:
+/// `None` where the row was not predicted by it or `of` gives nothing (the
+/// model's own groupings, [`crate::by_bottleneck`] and [`crate::by_term`]).
+pub(crate) fn per_row<T: Clone>(
+    dataset: &Dataset,
+    outcomes: &[Outcome],
+    model: &str,
+    of: impl Fn(&Predicted) -> Option<T>,
+) -> Vec<Option<T>> {
+    let mut values: Vec<Option<T>> = vec![None; dataset.rows.len()];
+    for o in outcomes {
+        let Attempt::Predicted(preds) = &o.attempt else {
+            continue;
+        };
+        let Some((_, Ok(p))) = preds.iter().find(|(n, _)| n == model) else {
+            continue;
+        };
+        if let (Some(v), Some(slot)) = (of(p), values.get_mut(o.index)) {
+            *slot = Some(v);
+        }
+    }
+    values
 }
 
 /// Errors of `model` by each parameter of `dataset`, over the outcomes it
@@ -231,9 +255,11 @@ pub fn headline(model: &str, params: &[ParamErrors]) -> Option<String> {
     let (low, high) = p.extremes()?;
     // The model's own limits are not a parameter of the data: say what they are.
     let subject = if p.param == crate::by_bottleneck::NAME {
-        "the limit its prediction names (bottleneck)"
+        "the limit its prediction names (bottleneck)".to_string()
+    } else if let Some(term) = p.param.strip_prefix(crate::by_term::PREFIX) {
+        format!("the term {term} of its own breakdown")
     } else {
-        p.param.as_str()
+        p.param.clone()
     };
     Some(format!(
         "{model}'s error depends most on {subject} ({:.0} % of the variance of ln(predicted/measured)): median predicted/measured {:.2} at {} ({} configurations) to {:.2} at {} ({})",
@@ -285,6 +311,46 @@ pub(crate) mod tests {
             measured_ms: Some(measured),
             attempt: Attempt::Predicted(vec![("m".into(), Ok(Predicted::from(predicted)))]),
         }
+    }
+
+    /// Row `index`, measured at 1 ms, predicted by model `m` as `p`.
+    pub(crate) fn measured_once(index: usize, p: Predicted) -> Outcome {
+        Outcome {
+            index,
+            measured_ms: Some(1.0),
+            attempt: Attempt::Predicted(vec![("m".into(), Ok(p))]),
+        }
+    }
+
+    /// A dataset of `n` rows of one parameter `a` holding 0 to n - 1.
+    pub(crate) fn indexed(n: usize) -> Dataset {
+        let rows: Vec<Vec<i64>> = (0..n as i64).map(|i| vec![i]).collect();
+        let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
+        dataset(&["a"], &rows)
+    }
+
+    /// Compares the (value as text, scored, median ratio to 3 decimals) of
+    /// each group of `got`, in the order listed, with `expect`; the
+    /// groupings' tests (`by_bottleneck`, `by_term`) check with it.
+    pub(crate) fn assert_groups(
+        got: Option<&ParamErrors>,
+        expect: Option<Vec<(&str, usize, f64)>>,
+    ) {
+        let got = got.map(|e| {
+            e.values
+                .iter()
+                .map(|v| {
+                    let ratio = (v.median_ratio * 1000.0).round() / 1000.0;
+                    (v.value.to_string(), v.scored, ratio)
+                })
+                .collect::<Vec<_>>()
+        });
+        let expect = expect.map(|e| {
+            e.into_iter()
+                .map(|(s, n, r)| (s.to_string(), n, r))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(got, expect);
     }
 
     /// (value, scored, median ratio, MAPE) of one value.

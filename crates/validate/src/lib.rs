@@ -30,6 +30,7 @@ pub mod bootstrap;
 pub mod by_bottleneck;
 pub mod by_expression;
 pub mod by_param;
+pub mod by_term;
 pub mod dataset;
 pub mod error;
 pub mod experiment;

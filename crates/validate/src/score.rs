@@ -44,6 +44,10 @@ pub struct Predicted {
     /// What limits the kernel according to the model, in its own words
     /// (`validate --csv`'s `MODEL_bottleneck`); `None` in tests' fakes.
     pub bottleneck: Option<String>,
+    /// The terms of the model's breakdown that `validate --by-term` asked
+    /// for, as (key, value), where the model computed them; empty unless
+    /// asked (a breakdown per configuration and model would not be small).
+    pub terms: Vec<(String, f64)>,
 }
 
 impl From<f64> for Predicted {
@@ -54,6 +58,7 @@ impl From<f64> for Predicted {
             interval_ms: None,
             blend: None,
             bottleneck: None,
+            terms: Vec::new(),
         }
     }
 }
@@ -398,6 +403,7 @@ mod tests {
                                 interval_ms: Some([lo * t, hi * t]),
                                 blend: None,
                                 bottleneck: None,
+                                terms: Vec::new(),
                             }),
                         ),
                         ("plain".to_string(), Ok(t.into())),
@@ -433,6 +439,7 @@ mod tests {
                     far_ms: [far, far / 2.0, far * 2.0],
                 }),
                 bottleneck: None,
+                terms: Vec::new(),
             })
         };
         let outcome = |index: usize, familiarity: f64, far: f64| Outcome {

@@ -25,6 +25,7 @@ use study::validation::{self, Progress};
 use validate::by_bottleneck::by_bottleneck;
 use validate::by_expression::{Grouping, by_expression};
 use validate::by_param::{ByParameter, Part, by_parameter};
+use validate::by_term::{TermGrouping, by_term};
 use validate::{Dataset, Experiment, import_dataset};
 
 use crate::cmd::report::{command_line, progress_bar};
@@ -53,10 +54,13 @@ use report::validate as render;
       --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_3060_laptop.json.gz --gpu geforce-rtx-3060-laptop
   ptxperf validate experiments/convolution.toml --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_Titan.json.gz \
       --gpu titan-rtx --sample 200 --model timing --by-param
+  ptxperf validate experiments/convolution.toml --data ../shared/data/groundtruth/kt-convolution/KT_convolution_RTX_Titan.json.gz \
+      --gpu titan-rtx --sample 200 --model timing --by-term l2_seconds/sm_seconds --by-term resident_blocks_per_sm
 
 --bootstrap and --transfer-from: docs/json.md (`validate`) and docs/validation/transfer.md.
 
---by-param: which parameter the error moves with (docs/validation/by-parameter.md).
+--by-param, --by-bottleneck, --by-term: which parameter, limit or term the error moves with
+(docs/validation/by-parameter.md; `predict --json` lists each model's breakdown terms).
 
 --part: which configurations are check data: docs/validation/split.md.
 The experiment and data formats: docs/experiments.md.
@@ -202,6 +206,17 @@ pub struct Args {
     /// (`learned`) are left out
     #[arg(long)]
     pub by_bottleneck: bool,
+    /// Also group each model's errors by the quintile of a term of its own
+    /// breakdown (the keys `predict --json` lists under `breakdown`), or of
+    /// the ratio of two: `--by-term l2_seconds/sm_seconds` groups the
+    /// timing model's errors by the share of its SM time the L2 traffic
+    /// would take. Listed and ranked with the parameters of --by-param
+    /// (which it implies) under `term:TERM`; a model whose breakdown lacks
+    /// the term is left out, and a term with at most 5 values is grouped by
+    /// value. With --csv, each key it reads is also a column per model
+    /// (`timing_l2_seconds`). Repeatable
+    #[arg(long = "by-term", value_name = "TERM")]
+    pub by_term: Vec<String>,
     /// Go on with a run that was interrupted: with --save-profiles DIR (or
     /// $PTXPERF_VALIDATE_DUMP), a configuration whose profile DIR/<gpu>/
     /// already holds for every GPU of the run (or the reason it failed) is
@@ -279,6 +294,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
             [single] => single.clone(),
             _ => render::json_multi(&command_line(), values, &shared),
         };
+        for note in evs
+            .iter()
+            .flat_map(|ev| ungrouped_terms(&args, &ev.by_param))
+        {
+            eprintln!("{note}");
+        }
         let mut text = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::diagnostic(format!("error: cannot write JSON: {e}")))?;
         text.push('\n');
@@ -292,6 +313,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 if by_param_wanted(&args) {
                     text.push('\n');
                     text.push_str(&report::by_param::text(&ev.by_param, width));
+                }
+                for note in ungrouped_terms(&args, &ev.by_param) {
+                    text.push_str(&note);
+                    text.push('\n');
                 }
                 text
             })
@@ -368,10 +393,55 @@ struct Loaded<'a> {
     by: Vec<(Grouping, Vec<validate::dataset::ParamValue>)>,
 }
 
+/// The --by-term groupings, parsed; an error names the one that is not a
+/// breakdown key before anything runs.
+fn term_groupings(args: &Args) -> Result<Vec<TermGrouping>, CliError> {
+    args.by_term
+        .iter()
+        .map(|text| TermGrouping::parse(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::usage)
+}
+
+/// A note for each --by-term grouping that no model's errors were grouped
+/// by: a key no model's breakdown holds (a misspelling) reads otherwise
+/// as if the term explained nothing.
+fn ungrouped_terms(args: &Args, by_param: &ByParameter) -> Vec<String> {
+    term_groupings(args)
+        .unwrap_or_default()
+        .iter()
+        .filter(|g| {
+            let name = g.name();
+            !by_param
+                .models
+                .iter()
+                .any(|(_, errors)| errors.iter().any(|e| e.param == name))
+        })
+        .map(|g| {
+            format!(
+                "note: --by-term {}: no model's predictions hold it with two values or more \
+                 (`predict --json` lists each model's breakdown keys)",
+                g.text()
+            )
+        })
+        .collect()
+}
+
+/// The breakdown keys the groupings read, each once, in order.
+fn term_keys(groupings: &[TermGrouping]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for k in groupings.iter().flat_map(TermGrouping::keys) {
+        if !keys.iter().any(|x| x == k) {
+            keys.push(k.to_string());
+        }
+    }
+    keys
+}
+
 /// Whether the errors by parameter are printed: --by-param, or a --by
 /// grouping, which is read with them.
 fn by_param_wanted(args: &Args) -> bool {
-    args.by_param || args.by_bottleneck || !args.by.is_empty()
+    args.by_param || args.by_bottleneck || !args.by.is_empty() || !args.by_term.is_empty()
 }
 
 /// Loads every pair, samples, runs every configuration once per
@@ -426,6 +496,7 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         .map(|text| Grouping::parse(text))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
+    let term_groupings = term_groupings(args)?;
     let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
     let mut loaded = Vec::with_capacity(args.data.len());
     for (data, gpu_id) in args.data.iter().zip(&args.gpu) {
@@ -459,6 +530,7 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         profiles: args.profiles.clone(),
         resume: args.resume,
         ptx_arch: args.ptx_arch.clone(),
+        terms: term_keys(&term_groupings),
     };
     let pairs: Vec<validation::Pair<'_>> = loaded
         .iter()
@@ -566,6 +638,8 @@ fn load_split(args: &Args) -> Result<Option<(PathBuf, validate::split::Split)>, 
 /// One GPU's study as the report shows it: bootstrap intervals, the
 /// transferred-best baseline and the header.
 fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> Evaluation {
+    // Parsed before the run (`evaluate`): none fails here.
+    let term_groupings = term_groupings(args).unwrap_or_default();
     let (data, dataset, gpu) = (l.data, &l.dataset, &l.gpu);
     let part = l.part;
     let split_parts = l.split.as_ref().map(|(path, split)| {
@@ -701,6 +775,11 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
                 if args.by_bottleneck {
                     errors.extend(by_bottleneck(dataset, &by_param_outcomes, &s.model));
                 }
+                errors.extend(
+                    term_groupings
+                        .iter()
+                        .filter_map(|g| by_term(dataset, &by_param_outcomes, &s.model, g)),
+                );
                 // Stable: the parameters, in their order, before the
                 // groupings of equal share.
                 errors.sort_by(|a, b| b.explained.total_cmp(&a.explained));

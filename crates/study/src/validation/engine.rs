@@ -32,6 +32,8 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 4;
 pub struct Engine {
     sample_ctas: u64,
     models: Vec<String>,
+    /// Breakdown keys each prediction keeps ([`Engine::with_terms`]).
+    terms: Vec<String>,
     cache: PtxCache,
     /// Where each configuration's profile and PTX are saved (`--save-profiles`).
     save_profiles: Option<PathBuf>,
@@ -90,6 +92,7 @@ impl Engine {
         Engine {
             sample_ctas,
             models,
+            terms: Vec::new(),
             cache,
             save_profiles,
             save_error: Mutex::new(None),
@@ -99,6 +102,14 @@ impl Engine {
             resume: false,
             ptx_arch: None,
         }
+    }
+
+    /// Keep these keys of each model's breakdown with its time
+    /// (`validate --by-term`); none by default, a breakdown per
+    /// configuration and model being the size of a profile.
+    pub fn with_terms(mut self, terms: Vec<String>) -> Engine {
+        self.terms = terms;
+        self
     }
 
     /// Compile every configuration for `arch` only (`--ptx-arch`; see
@@ -132,8 +143,9 @@ impl Engine {
         let dir = self.save_profiles.as_ref().filter(|_| self.resume)?;
         let mut loaded = Vec::with_capacity(gpus.len());
         for &(gpu, compiler) in gpus {
-            let replay =
-                Replay::new(dir.clone(), gpu, self.models.clone()).with_measured_compiler(compiler);
+            let replay = Replay::new(dir.clone(), gpu, self.models.clone())
+                .with_terms(self.terms.clone())
+                .with_measured_compiler(compiler);
             match replay.resumable_profile(launch) {
                 Ok(profile) => loaded.push((replay, Ok(profile))),
                 Err(PredictError::FailedWhenSaved { reason, .. }) => {
@@ -327,7 +339,9 @@ impl Engine {
                 .get_or_insert(e);
         }
         Ok(timings.stages.time(Stage::Models, || {
-            model_times(&self.models, |one| pipeline::predict(&profiled, gpu, one))
+            model_times(&self.models, &self.terms, |one| {
+                pipeline::predict(&profiled, gpu, one)
+            })
         }))
     }
 
@@ -453,9 +467,10 @@ pub fn profile_file_stem(launch: &Launch) -> String {
 
 /// Each model's time in milliseconds from `predict` (a prediction of the
 /// models named), one model at a time, so one model's refusal does not hide
-/// the others.
+/// the others; each keeps the `terms` of its breakdown that it computed.
 pub fn model_times(
     models: &[String],
+    terms: &[String],
     predict: impl Fn(&[String]) -> Result<pipeline::Predictions, pipeline::PipelineError>,
 ) -> ModelTimes {
     models
@@ -471,6 +486,10 @@ pub fn model_times(
                             interval_ms: crate::evaluate::interval_ms(pr),
                             blend: crate::evaluate::blend(pr),
                             bottleneck: Some(pr.bottleneck.clone()),
+                            terms: terms
+                                .iter()
+                                .filter_map(|k| Some((k.clone(), *pr.breakdown.get(k)?)))
+                                .collect(),
                         })
                         .ok_or(NoTime::NoPrediction)
                 });

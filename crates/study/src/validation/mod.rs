@@ -72,6 +72,9 @@ pub struct Options {
     /// architecture ([`crate::target::arch_for`]). It must be no newer than
     /// any GPU's architecture.
     pub ptx_arch: Option<String>,
+    /// Keys of each model's breakdown kept with its time, for
+    /// `validate --by-term` (`validate::score::Predicted::terms`).
+    pub terms: Vec<String>,
 }
 
 /// Progress of a study, for a progress bar.
@@ -209,6 +212,7 @@ pub fn run_many(
     .with_work_budget(opts.work_budget)
     .with_resume(opts.resume)
     .with_ptx_arch(opts.ptx_arch.clone())
+    .with_terms(opts.terms.clone())
     .for_gpus(&pairs.iter().map(|p| p.gpu).collect::<Vec<_>>());
     // The models assume the SASS of the compiler that built the measured
     // kernels where the data name it (this project's measurements do).
@@ -231,6 +235,7 @@ pub fn run_many(
             let mut runs = Vec::with_capacity(pairs.len());
             for ((pair, indices), compiler) in pairs.iter().zip(&sampled).zip(&measured_compilers) {
                 let replay = Replay::new(dir.clone(), pair.gpu, opts.models.clone())
+                    .with_terms(opts.terms.clone())
                     .with_measured_compiler(*compiler);
                 let run = runner::run_configurations(
                     pair.dataset,

@@ -177,6 +177,7 @@ pub(super) fn options(sample: Option<usize>, seed: u64, jobs: usize) -> Options 
         profiles: None,
         resume: false,
         ptx_arch: None,
+        terms: Vec::new(),
     }
 }
 

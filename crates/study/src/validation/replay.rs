@@ -23,6 +23,8 @@ pub struct Replay {
     dir: PathBuf,
     gpu: Gpu,
     models: Vec<String>,
+    /// As [`super::engine::Engine::with_terms`].
+    terms: Vec<String>,
     /// As [`super::engine::Engine::with_measured_compiler`].
     measured_compiler: Option<profile::CompilerVersion>,
     /// How many profiles were read under each profile rules (`None`:
@@ -37,9 +39,16 @@ impl Replay {
             dir: dir.join(&gpu.id),
             gpu: gpu.clone(),
             models,
+            terms: Vec::new(),
             measured_compiler: None,
             rules_read: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// As [`super::engine::Engine::with_terms`].
+    pub fn with_terms(mut self, terms: Vec<String>) -> Replay {
+        self.terms = terms;
+        self
     }
 
     /// As [`super::engine::Engine::with_measured_compiler`].
@@ -116,7 +125,7 @@ impl Replay {
             profile.resources.compiler = Some(c);
         }
         timings.stages.time(Stage::Models, || {
-            model_times(&self.models, |one| {
+            model_times(&self.models, &self.terms, |one| {
                 pipeline::predict_profile(&profile, &self.gpu, one)
             })
         })
