@@ -307,5 +307,50 @@ fn by_term_groups_the_configurations_by_quintiles_of_a_breakdown_term() {
         &String::from_utf8_lossy(&out.stderr),
         &["`l2_seconds-sm_seconds` is not a breakdown key"],
     );
+    // `timing:` gives the timing model's term to every model: the roofline
+    // model's errors fall into the same groups as the timing model's.
+    let shared = |models: &[&str]| {
+        let mut a = args.clone();
+        for m in models {
+            a.extend(["--model", m]);
+        }
+        a.extend(["--json", "--by-term", "timing:l2_seconds/sm_seconds"]);
+        common::ptxperf_in(&root(), &a)
+    };
+    let out = shared(&["timing", "roofline"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let groups_of = |model: &str| -> Vec<(String, u64)> {
+        let models = v["by_parameter"].as_array().expect("by_parameter");
+        let m = models
+            .iter()
+            .find(|m| m["model"] == model)
+            .unwrap_or_else(|| panic!("{model} in {models:?}"));
+        let p = m["parameters"]
+            .as_array()
+            .expect("parameters")
+            .iter()
+            .find(|p| p["name"] == "term:timing:l2_seconds/sm_seconds")
+            .unwrap_or_else(|| panic!("{model}'s groups by timing's term"));
+        p["values"]
+            .as_array()
+            .expect("values")
+            .iter()
+            .map(|x| (x["value"].to_string(), x["scored"].as_u64().expect("n")))
+            .collect()
+    };
+    assert_eq!(groups_of("roofline"), groups_of("timing"));
+    assert_eq!(groups_of("timing").iter().map(|(_, n)| n).sum::<u64>(), 135);
+    // The model that gives the term must run.
+    let out = shared(&["roofline"]);
+    assert_eq!(out.status.code(), Some(2));
+    common::assert_contains_all(
+        &String::from_utf8_lossy(&out.stderr),
+        &["the model `timing` is not among those run (roofline): add --model timing"],
+    );
     let _ = std::fs::remove_dir_all(&profiles);
 }

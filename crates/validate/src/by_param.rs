@@ -257,7 +257,10 @@ pub fn headline(model: &str, params: &[ParamErrors]) -> Option<String> {
     let subject = if p.param == crate::by_bottleneck::NAME {
         "the limit its prediction names (bottleneck)".to_string()
     } else if let Some(term) = p.param.strip_prefix(crate::by_term::PREFIX) {
-        format!("the term {term} of its own breakdown")
+        match term.split_once(':') {
+            Some((source, key)) => format!("the term {key} of {source}'s breakdown"),
+            None => format!("the term {term} of its own breakdown"),
+        }
     } else {
         p.param.clone()
     };

@@ -11,7 +11,10 @@
 //! holds alone. On CLBlast's GEMM the timing model's predicted/measured
 //! falls with the L2 traffic's share of its time on all four GPUs
 //! (docs/validation/gemm.md), which took a hand analysis of the
-//! breakdowns before this grouping existed.
+//! breakdowns before this grouping existed. `MODEL:TERM` takes the term
+//! from one model's predictions for every model's errors, a shared axis:
+//! whether the `learned` model, whose breakdown holds none of the timing
+//! model's terms, still misses what the timing model's L2 share shows.
 
 use crate::by_param::{ParamErrors, errors_by_value, per_row, scored_rows};
 use crate::dataset::{Dataset, ParamValue};
@@ -25,18 +28,38 @@ pub const BINS: usize = 5;
 /// parameter of the data.
 pub const PREFIX: &str = "term:";
 
-/// A parsed `--by-term` text: one breakdown key, or two divided.
+/// A parsed `--by-term` text: one breakdown key, or two divided, of each
+/// model's own breakdown or of one model's for every model (`MODEL:`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TermGrouping {
     text: String,
+    /// The model whose predictions give the term for every model's errors
+    /// (a shared axis); `None`: each model its own.
+    model: Option<String>,
     numerator: String,
     denominator: Option<String>,
 }
 
 impl TermGrouping {
-    /// Parses `KEY` or `KEY/KEY` (keys of letters, digits and `_`); the
-    /// error says what is wrong.
+    /// Parses `[MODEL:]KEY` or `[MODEL:]KEY/KEY` (keys of letters, digits
+    /// and `_`; a model name also holds `-`); the error says what is wrong.
     pub fn parse(text: &str) -> Result<TermGrouping, String> {
+        let (model, terms) = match text.split_once(':') {
+            Some((m, rest)) => {
+                let m = m.trim();
+                if m.is_empty()
+                    || !m
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                {
+                    return Err(format!(
+                        "--by-term '{text}': `{m}` is not a model name (`ptxperf predict --help` lists them)"
+                    ));
+                }
+                (Some(m.to_string()), rest)
+            }
+            None => (None, text),
+        };
         let key = |k: &str| -> Result<String, String> {
             let k = k.trim();
             if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -48,7 +71,7 @@ impl TermGrouping {
                 ))
             }
         };
-        let mut parts = text.split('/');
+        let mut parts = terms.split('/');
         let numerator = key(parts.next().unwrap_or(""))?;
         let denominator = parts.next().map(key).transpose()?;
         if parts.next().is_some() {
@@ -58,6 +81,7 @@ impl TermGrouping {
         }
         Ok(TermGrouping {
             text: text.trim().to_string(),
+            model,
             numerator,
             denominator,
         })
@@ -72,6 +96,12 @@ impl TermGrouping {
     /// (no parameter or `--by` expression holds a colon).
     pub fn name(&self) -> String {
         format!("{PREFIX}{}", self.text)
+    }
+
+    /// The model whose predictions give the term to every model's errors;
+    /// `None`: each model its own.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
     }
 
     /// The breakdown keys a prediction must keep for this grouping.
@@ -92,16 +122,18 @@ impl TermGrouping {
 }
 
 /// Errors of `model` over the scored outcomes grouped by the quintile of
-/// `grouping`'s value in its predictions (a term with at most [`BINS`]
-/// distinct values is grouped by value); `None` where its predictions
-/// carry the term for fewer than two groups.
+/// `grouping`'s value in its predictions, or in those of the model the
+/// grouping names (a term with at most [`BINS`] distinct values is grouped
+/// by value); `None` where those predictions carry the term for fewer than
+/// two groups of `model`'s scored configurations.
 pub fn by_term(
     dataset: &Dataset,
     outcomes: &[Outcome],
     model: &str,
     grouping: &TermGrouping,
 ) -> Option<ParamErrors> {
-    let value_of_row = per_row(dataset, outcomes, model, |p| grouping.value(&p.terms));
+    let source = grouping.model().unwrap_or(model);
+    let value_of_row = per_row(dataset, outcomes, source, |p| grouping.value(&p.terms));
     let scored = scored_rows(dataset, outcomes, model);
     let mut values: Vec<f64> = scored
         .iter()
@@ -310,6 +342,59 @@ mod tests {
     }
 
     #[test]
+    fn a_named_model_gives_every_model_its_term() {
+        // Model `m` is grouped by the term `t` of model `n`'s predictions,
+        // which `m`'s own do not hold; `n`'s configuration 2 is missing.
+        let outcome = |index: usize, ratio: f64, term: Option<f64>| {
+            let mut preds = vec![("m".to_string(), Ok(Predicted::from(ratio)))];
+            if let Some(v) = term {
+                let n = Predicted {
+                    terms: vec![("t".to_string(), v)],
+                    ..Predicted::from(1.0)
+                };
+                preds.push(("n".to_string(), Ok(n)));
+            }
+            Outcome {
+                index,
+                measured_ms: Some(1.0),
+                attempt: crate::score::Attempt::Predicted(preds),
+            }
+        };
+        // Three configurations at each of two values (a headline needs
+        // three), and one without `n`'s prediction.
+        let d = crate::by_param::tests::indexed(7);
+        let o: Vec<Outcome> = (0..7)
+            .map(|i| match i {
+                0..3 => outcome(i, 0.5, Some(2.0)),
+                3..6 => outcome(i, 2.0, Some(1.0)),
+                _ => outcome(i, 9.0, None),
+            })
+            .collect();
+        let shared = TermGrouping::parse("n:t").expect("n:t");
+        assert_eq!(shared.model(), Some("n"));
+        assert_eq!(shared.keys().collect::<Vec<_>>(), ["t"]);
+        let got = by_term(&d, &o, "m", &shared);
+        assert_eq!(got.as_ref().map(|e| e.param.as_str()), Some("term:n:t"));
+        crate::by_param::tests::assert_groups(
+            got.as_ref(),
+            Some(vec![("1: 1.00", 3, 2.0), ("2: 2.00", 3, 0.5)]),
+        );
+        // Its own: `m` holds no `t`.
+        assert_eq!(
+            by_term(&d, &o, "m", &TermGrouping::parse("t").expect("t")),
+            None
+        );
+        // The headline says whose term it is.
+        let headline = crate::by_param::headline("m", &[got.expect("groups")]);
+        assert!(
+            headline
+                .as_deref()
+                .is_some_and(|h| h.contains("on the term t of n's breakdown")),
+            "{headline:?}"
+        );
+    }
+
+    #[test]
     fn a_model_without_the_term_has_no_groups() {
         check(
             "t",
@@ -325,6 +410,9 @@ mod tests {
             ("a/", "`` is not a breakdown key"),
             ("a-b", "`a-b` is not a breakdown key"),
             ("a/b/c", "one key, or two divided"),
+            (":a", "`` is not a model name"),
+            ("my model:a", "`my model` is not a model name"),
+            ("timing:a:b", "`a:b` is not a breakdown key"),
         ] {
             let e = TermGrouping::parse(text).expect_err(text);
             assert!(e.contains(says), "{text}: {e}");

@@ -210,10 +210,13 @@ pub struct Args {
     /// breakdown (the keys `predict --json` lists under `breakdown`), or of
     /// the ratio of two: `--by-term l2_seconds/sm_seconds` groups the
     /// timing model's errors by the share of its SM time the L2 traffic
-    /// would take. Listed and ranked with the parameters of --by-param
-    /// (which it implies) under `term:TERM`; a model whose breakdown lacks
-    /// the term is left out, and a term with at most 5 values is grouped by
-    /// value. With --csv, each key it reads is also a column per model
+    /// would take. `MODEL:TERM` takes the term from MODEL's predictions for
+    /// every model's errors (`timing:l2_seconds/sm_seconds` with
+    /// `--model learned --model timing`: does the learned model still miss
+    /// what the timing model's L2 share shows?). Listed and ranked with the
+    /// parameters of --by-param (which it implies) under `term:TERM`; a
+    /// model whose breakdown lacks the term is left out, and a term with at
+    /// most 5 values is grouped by value. With --csv, each key it reads is also a column per model
     /// (`timing_l2_seconds`). Repeatable
     #[arg(long = "by-term", value_name = "TERM")]
     pub by_term: Vec<String>,
@@ -497,6 +500,17 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
     let term_groupings = term_groupings(args)?;
+    if let Some((g, m)) = term_groupings.iter().find_map(|g| {
+        g.model()
+            .filter(|m| !models.iter().any(|x| x == m))
+            .map(|m| (g, m))
+    }) {
+        return Err(CliError::usage(format!(
+            "--by-term '{}': the model `{m}` is not among those run ({}): add --model {m}",
+            g.text(),
+            models.join(", ")
+        )));
+    }
     let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
     let mut loaded = Vec::with_capacity(args.data.len());
     for (data, gpu_id) in args.data.iter().zip(&args.gpu) {
