@@ -19,6 +19,7 @@
 pub mod adapter;
 pub mod calibration;
 pub mod fetch;
+pub mod interference;
 pub mod lines;
 pub mod params;
 
@@ -217,6 +218,12 @@ pub struct WaveCycles {
     /// The LSU pipe's time, the part of it its shared requests take, and
     /// the part the sectors between L1 and L2 take (Volta and later).
     pub lsu: f64,
+    /// The busiest arithmetic pipe alone (the LSU pipe left out).
+    pub alu: f64,
+    /// How much longer the scheduler's dispatch and pipes take together
+    /// than the busiest of them alone, at least 1 (docs: "Dispatch and
+    /// pipes share the warps"; [`interference::interference`]).
+    pub interference: f64,
     pub lsu_shared: f64,
     pub lsu_l2: f64,
     /// The L1's data stage: shared-memory bank passes and, from Volta on,
@@ -240,9 +247,12 @@ pub struct WaveCycles {
 }
 
 impl WaveCycles {
-    /// The largest throughput limit: issue, a pipe, the banks or L1.
+    /// The largest throughput limit: issue or a pipe (with what they lose
+    /// to each other), the banks or L1.
     pub fn throughput(&self) -> f64 {
-        self.issue.max(self.pipe).max(self.shared).max(self.l1)
+        (self.issue.max(self.pipe) * self.interference)
+            .max(self.shared)
+            .max(self.l1)
     }
 
     /// The wave's time (docs: "Few warps"). Each limit alone bounds it
@@ -431,7 +441,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     let lsu_l2 = l1tex_l2_cycles(inp, arch) * warps;
     let lsu = (m.global + m.load_replays + m.atomic + m.shared) / arch.rate_lsu * warps + lsu_l2;
     let lsu_shared = m.shared / arch.rate_lsu * warps;
-    let even_pipe = [
+    let arithmetic = [
         (m.fp32 + div_fp32) / arch.rate_fp32,
         m.fp64 / arch.rate_fp64,
         (m.sfu + m.fp32_div) / arch.rate_sfu,
@@ -439,12 +449,21 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         m.int_mul / arch.rate_int_mul,
         m.convert / arch.rate_convert,
         m.tensor_cycles,
-    ]
-    .into_iter()
-    .fold(0.0, f64::max)
-        * warps;
+    ];
+    let even_pipe = arithmetic.into_iter().fold(0.0, f64::max) * warps;
+    let alu = busiest * even_pipe;
     let even_pipe = even_pipe.max(lsu);
     let pipe = busiest * even_pipe;
+    // The scheduler's dispatch, each of its arithmetic pipes and its LSU
+    // pipe, as servers its warps queue for (docs: "Dispatch and pipes
+    // share the warps").
+    let mut resources = [0.0; 9];
+    resources[0] = issue;
+    for (r, t) in resources[1..8].iter_mut().zip(arithmetic) {
+        *r = busiest * t * warps;
+    }
+    resources[8] = busiest * lsu;
+    let interference = interference::interference(warps / arch.schedulers.max(1.0), &resources);
     // Global loads leave the L1 through the same banks as shared accesses,
     // a wavefront per pass (docs: "The L1 data stage").
     let shared_global = warps * inp.global_load_wavefronts / arch.shared_passes_per_clock;
@@ -463,7 +482,7 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
     // its load chain plus its own throughput time, and no other resident
     // block can shorten that (docs: T_block).
     let (latency, barrier_blocks) = if m.barrier > 0.0 {
-        let one_block = issue.max(pipe).max(shared).max(l1) / b.max(1.0);
+        let one_block = (issue.max(pipe) * interference).max(shared).max(l1) / b.max(1.0);
         let loads = global_chain_cycles(inp, arch);
         (
             chain.max(loads + (chain - loads).max(one_block)),
@@ -476,6 +495,8 @@ pub fn wave_cycles(inp: &TimingInputs, arch: &ArchParams, b: f64) -> WaveCycles 
         issue,
         pipe,
         lsu: busiest * lsu,
+        alu,
+        interference,
         lsu_shared: busiest * lsu_shared,
         lsu_l2: busiest * lsu_l2,
         shared_global,
@@ -717,6 +738,9 @@ pub fn evaluate(inp: &TimingInputs, arch: &ArchParams) -> Result<Timing, ModelEr
     );
     put("wave_issue_cycles", full.issue.max(tail.issue));
     put("wave_pipe_cycles", full.pipe.max(tail.pipe));
+    put("wave_lsu_cycles", full.lsu.max(tail.lsu));
+    put("wave_alu_cycles", full.alu.max(tail.alu));
+    put("dispatch_interference", full.interference);
     put("wave_shared_cycles", full.shared.max(tail.shared));
     if inp.global_load_wavefronts > 0.0 {
         // The global loads' part of the data stage (docs: "The L1 data stage").

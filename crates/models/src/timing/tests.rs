@@ -4,6 +4,7 @@ use arch::{Catalog, OccupancyInput, occupancy};
 use profile::KernelProfile;
 
 use super::calibration::{self, Calibration};
+use super::interference::interference;
 use super::params::{DEFAULT_LAUNCH_SECONDS, FP32_DIV_SLOTS, arch_params};
 use super::*;
 
@@ -351,14 +352,18 @@ fn code_beyond_the_instruction_caches_slows_a_lone_warp_and_the_sm() {
         check_on(&a, &inp, cycles * 1e-9 + 1e-7, Limit::Latency);
     }
     // 16 warps of 4000 integer adds: issue 16 x 4000 / 4 = 16,000 cycles
-    // (as the pipe); on 128 KB 16 x 4000 / (4 x 4.04 / 5.73) = 22,693,
-    // above the pipe and the chain (4000 x 2.4 = 9600). There the four warps
-    // of a scheduler queue ("Few warps"): 22,693 / 4 cycles of issue each
-    // per 9600 - 22,693 / 4 of waiting for fetch, utilisation 0.995.
+    // (as the pipe; the four warps of a scheduler, queueing for dispatch
+    // and pipe alike, lose a little: "Dispatch and pipes share the warps");
+    // on 128 KB 16 x 4000 / (4 x 4.04 / 5.73) = 22,693, above the pipe and
+    // the chain (4000 x 2.4 = 9600). There the four warps of a scheduler
+    // queue ("Few warps"): 22,693 / 4 cycles of issue each per 9600 -
+    // 22,693 / 4 of waiting for fetch, utilisation 0.995.
+    let even = 16000.0 * interference(4.0, &[16000.0, 16000.0]);
     let slow_issue = 16.0 * 4000.0 / (4.0 * 4.04 / 5.73);
+    let slow_issue = slow_issue * interference(4.0, &[slow_issue, 16000.0]);
     let ratio = (slow_issue / 4.0) / (9600.0 - slow_issue / 4.0);
     for (code, cycles) in [
-        (0.0, 16000.0),
+        (0.0, even),
         (131072.0, slow_issue / closed_queue_utilisation(4.0, ratio)),
     ] {
         let mut inp = warps(16.0, code);
@@ -1853,4 +1858,45 @@ fn tensor_work_is_charged_at_the_catalogs_rate_of_its_kind() {
         ),
         Err(e) => panic!("{e}"),
     }
+}
+
+#[test]
+fn dispatch_fp32_and_lsu_all_busy_take_longer_than_the_busiest() {
+    // 16 warps (4 per scheduler), each 2000 FFMA and 1000 conflict-free
+    // shared loads: dispatch 16 x 3000 / 4 = 12,000 cycles, the FP32 pipe
+    // 16 x 2000 / 2 = 16,000, the LSU pipe 16 x 1000 = 16,000; the banks
+    // (2 passes a clock here) 8,000. Three resources near full with four
+    // warps a scheduler: the wave takes the busiest's time times the
+    // queueing loss of the three ("Dispatch and pipes share the warps").
+    let mut a = arch();
+    a.shared_passes_per_clock = 2.0;
+    let wave = |fp32: f64, shared: f64| {
+        let mut inp = base();
+        inp.warps_per_block = 16.0;
+        inp.ilp = 64.0;
+        inp.mlp_shared = 1000.0;
+        inp.mix.fp32 = fp32;
+        inp.mix.shared = shared;
+        inp.shared_passes = shared;
+        match evaluate(&inp, &a) {
+            Ok(t) => (
+                t.breakdown["full_wave_cycles"],
+                t.breakdown["dispatch_interference"],
+            ),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let (cycles, loss) = wave(2000.0, 1000.0);
+    let expect = interference(4.0, &[12000.0, 16000.0, 16000.0]);
+    assert!(expect > 1.1, "three balanced resources lose only {expect}");
+    assert!((loss - expect).abs() < 1e-12, "{loss} against {expect}");
+    assert!(
+        (cycles - 16000.0 * expect).abs() < 1e-6 * cycles,
+        "{cycles} against {}",
+        16000.0 * expect
+    );
+    // The FP32 pipe alone, with a dispatch half as busy, loses nothing.
+    let (cycles, loss) = wave(2000.0, 0.0);
+    assert_eq!(loss, 1.0);
+    assert!((cycles - 16000.0).abs() < 1e-6 * cycles, "{cycles}");
 }
