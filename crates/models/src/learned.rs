@@ -232,11 +232,36 @@ pub fn features(
         v.push(ln(ratio(s, t.seconds)));
     }
     for x in &mut v {
-        if !x.is_finite() {
-            *x = 0.0;
-        }
+        *x = if x.is_finite() {
+            significant(*x, FEATURE_DIGITS)
+        } else {
+            0.0
+        };
     }
     Ok((v, t))
+}
+
+/// Significant decimal digits a feature keeps. Trees split between the
+/// values they saw, so a change in a feature's last bits (a reordered sum
+/// in a model term, another libm) could move a split and, through it, a
+/// retrained model's every figure; six digits keep every difference that
+/// means anything (the finest feature, ln of the timing model's seconds,
+/// to 1e-5) and drop the bits that do not.
+pub const FEATURE_DIGITS: usize = 6;
+
+/// Significant decimal digits a training target's timing time keeps
+/// ([`significant`]), for the same reason.
+pub const TIMING_DIGITS: usize = 9;
+
+/// `x` rounded to `digits` significant decimal digits (at least 1), by
+/// Rust's decimal formatting and parsing, which are exact and the same on
+/// every platform (no `log10` or `powi`, whose last bits are the libm's).
+/// Non-finite values and 0 come back as they are.
+pub fn significant(x: f64, digits: usize) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    format!("{:.*e}", digits.max(1) - 1, x).parse().unwrap_or(x)
 }
 
 /// The model file to read: `PTXPERF_LEARNED_MODEL`, else
@@ -465,6 +490,42 @@ mod tests {
             expect,
             "{old}"
         );
+    }
+
+    fn check_significant(x: f64, digits: usize, expect: f64) {
+        let got = significant(x, digits);
+        assert!(
+            got == expect || (got.is_nan() && expect.is_nan()),
+            "significant({x:e}, {digits}) = {got:e}, expected {expect:e}"
+        );
+    }
+
+    #[test]
+    fn features_keep_six_significant_digits() {
+        check_significant(0.0, 6, 0.0);
+        check_significant(-0.0, 6, 0.0);
+        check_significant(1.0, 6, 1.0);
+        check_significant(123_456.7, 6, 123_457.0);
+        check_significant(-6.907_755_278_982_137, 6, -6.907_76);
+        check_significant(0.000_123_456_789, 6, 0.000_123_457);
+        check_significant(1.5e300, 6, 1.5e300);
+        // An exact tie goes to the even digit, as Rust's formatting does.
+        check_significant(2.5, 1, 2.0);
+        check_significant(3.5, 1, 4.0);
+        check_significant(3.5, 0, 4.0);
+        check_significant(f64::INFINITY, 6, f64::INFINITY);
+        check_significant(f64::NAN, 6, f64::NAN);
+        // A value and its neighbour one bit away keep one feature value:
+        // what retraining on last-bit changes needs.
+        for x in [0.1_f64, -6.907_755_278_982_137, 2.718_281_9, 1.0e-7, 42.0] {
+            let next = f64::from_bits(x.to_bits() + 1);
+            let prev = f64::from_bits(x.to_bits() - 1);
+            assert_eq!(significant(next, 6), significant(x, 6), "{x:e}");
+            assert_eq!(significant(prev, 6), significant(x, 6), "{x:e}");
+            // Rounding again changes nothing.
+            let r = significant(x, 6);
+            assert_eq!(significant(r, 6), r, "{x:e}");
+        }
     }
 
     #[test]

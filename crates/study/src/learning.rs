@@ -216,7 +216,10 @@ pub fn sample_features(
             message: e.to_string(),
         }
     })?;
-    Ok((x, t.seconds))
+    // The target divides by this: its last bits are dropped as the
+    // features' are (models::learned::FEATURE_DIGITS).
+    let timing = models::learned::significant(t.seconds, models::learned::TIMING_DIGITS);
+    Ok((x, timing))
 }
 
 /// How the training rows are weighted.

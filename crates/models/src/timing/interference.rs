@@ -36,50 +36,69 @@ pub fn interference(warps: f64, times: &[f64]) -> f64 {
     let w = warps.min(MAX_WARPS);
     let lo = w.floor();
     let frac = w - lo;
-    // `lo` is a whole number in [1, 4096]: the casts are exact.
-    let at = |n: f64| {
-        if n <= 1.0 {
-            1.0
-        } else {
-            wave_over_busiest(n as u32, times, busiest)
-        }
-    };
+    // `lo` is a whole number in [1, 4096]: the casts are exact. One warp
+    // counts as 1, however the analysis would price it.
+    let last = if frac == 0.0 { lo } else { lo + 1.0 };
+    let [at_lo, at_next] = cycles_over_busiest(lo as u32, last as u32, times, busiest);
+    let at_lo = if lo <= 1.0 { 1.0 } else { at_lo };
     let f = if frac == 0.0 {
-        at(lo)
+        at_lo
     } else {
-        (1.0 - frac) * at(lo) + frac * at(lo + 1.0)
+        (1.0 - frac) * at_lo + frac * at_next
     };
     if f.is_finite() { f.max(1.0) } else { 1.0 }
 }
 
-/// Mean value analysis with `n` customers and no think time: the cycle
-/// time of all `n` over the busiest resource's time.
-fn wave_over_busiest(n: u32, times: &[f64], busiest: f64) -> f64 {
-    let per_warp = f64::from(n);
+/// Resources a scheduler's analysis holds on the stack; more (no caller
+/// has them) go to the heap.
+const STACK_STATIONS: usize = 16;
+
+/// Mean value analysis with no think time, once up to `last` customers:
+/// the wave's time over the busiest resource's at `lo` and at `last`
+/// customers. The analysis is linear in the demands (queue lengths and
+/// utilisations do not change when every demand is scaled), so one pass
+/// with the whole wave's times as demands gives every population: with
+/// `n` customers each demands `times / n`, and the wave takes
+/// `cycle(n) / n`.
+fn cycles_over_busiest(lo: u32, last: u32, times: &[f64], busiest: f64) -> [f64; 2] {
     // Demand of one customer per station, its queue length and utilisation.
-    let mut stations: Vec<(f64, f64, f64)> = times
-        .iter()
-        .filter(|t| **t > 0.0 && t.is_finite())
-        .map(|t| (t / per_warp, 0.0, 0.0))
-        .collect();
-    let mut throughput = 0.0;
-    for m in 1..=n {
+    let used = || times.iter().copied().filter(|t| *t > 0.0 && t.is_finite());
+    let count = used().count();
+    let mut stack = [(0.0, 0.0, 0.0); STACK_STATIONS];
+    let mut heap = Vec::new();
+    let stations: &mut [(f64, f64, f64)] = if count <= STACK_STATIONS {
+        for (s, t) in stack.iter_mut().zip(used()) {
+            s.0 = t;
+        }
+        &mut stack[..count]
+    } else {
+        heap.extend(used().map(|t| (t, 0.0, 0.0)));
+        &mut heap
+    };
+    let mut out = [f64::NAN; 2];
+    for m in 1..=last {
         let mut cycle = 0.0;
-        for (demand, queue, busy) in &mut stations {
+        for (demand, queue, busy) in stations.iter_mut() {
             // Wait for the customers queued ahead, less the half of a
             // service the one being served has already done.
             let residence = *demand * (1.0 + *queue - 0.5 * *busy);
             *queue = residence;
             cycle += residence;
         }
-        throughput = f64::from(m) / cycle;
-        for (demand, queue, busy) in &mut stations {
+        let throughput = f64::from(m) / cycle;
+        for (demand, queue, busy) in stations.iter_mut() {
             *queue *= throughput;
             *busy = throughput * *demand;
         }
+        let wave = cycle / f64::from(m) / busiest;
+        if m == lo {
+            out[0] = wave;
+        }
+        if m == last {
+            out[1] = wave;
+        }
     }
-    // The n customers each pass once per wave.
-    per_warp / throughput / busiest
+    out
 }
 
 #[cfg(test)]
@@ -141,6 +160,63 @@ mod tests {
         // Far from balance the approximation would fall below the busiest
         // resource's time, which no schedule beats: it is held at 1.
         check(3.0, &[100.0, 30.0], 1.0);
+    }
+
+    /// The analysis as first written: a separate run per population, each
+    /// with its own demands (`times / n`).
+    fn two_runs(n: u32, times: &[f64]) -> f64 {
+        let busiest = times.iter().copied().fold(0.0, f64::max);
+        let per_warp = f64::from(n);
+        let mut st: Vec<(f64, f64, f64)> = times
+            .iter()
+            .filter(|t| **t > 0.0)
+            .map(|t| (t / per_warp, 0.0, 0.0))
+            .collect();
+        let mut x = 0.0;
+        for m in 1..=n {
+            let mut cycle = 0.0;
+            for (d, q, u) in &mut st {
+                let r = *d * (1.0 + *q - 0.5 * *u);
+                *q = r;
+                cycle += r;
+            }
+            x = f64::from(m) / cycle;
+            for (d, q, u) in &mut st {
+                *q *= x;
+                *u = x * *d;
+            }
+        }
+        per_warp / x / busiest
+    }
+
+    #[test]
+    fn one_pass_gives_what_a_run_per_population_gives() {
+        let few = [100.0, 80.0, 35.0, 0.0, 60.0];
+        // More resources than the stack holds: the heap path.
+        let many: Vec<f64> = (1..=20).map(|k| 10.0 + f64::from(k * 7 % 13)).collect();
+        for times in [&few[..], &many[..]] {
+            for w in [2.0, 3.0, 2.5, 4.25, 7.0, 16.0] {
+                let lo = f64::floor(w);
+                let frac = w - lo;
+                let want = if frac == 0.0 {
+                    two_runs(lo as u32, times)
+                } else {
+                    let at_lo = if lo <= 1.0 {
+                        1.0
+                    } else {
+                        two_runs(lo as u32, times)
+                    };
+                    (1.0 - frac) * at_lo + frac * two_runs(lo as u32 + 1, times)
+                }
+                .max(1.0);
+                let got = interference(w, times);
+                assert!(
+                    (got - want).abs() <= 1e-12 * want,
+                    "{w} warps over {} resources: {got} against {want}",
+                    times.len()
+                );
+            }
+        }
     }
 
     #[test]
