@@ -449,3 +449,41 @@ fn the_reports_summary_is_what_its_profiles_give() {
     let _ = std::fs::remove_dir_all(&schoon_dir);
     let _ = std::fs::remove_dir_all(&h100_dir);
 }
+
+/// The report's hand-written notes are `docs/validation/timing-effects.md`,
+/// which `scripts/validation-report.sh` copies in whole: a note written
+/// into README.md alone is lost at the next regeneration (it happened on
+/// 2026-12-06: a section and a table lived only in the report until a
+/// regeneration dropped them). So the report must hold the file verbatim.
+#[test]
+fn the_reports_notes_are_timing_effects_as_it_is() {
+    let read = |p: &str| {
+        std::fs::read_to_string(root().join(p)).unwrap_or_else(|e| panic!("read {p}: {e}"))
+    };
+    let report = read("docs/validation/README.md");
+    let notes = read("docs/validation/timing-effects.md");
+    let notes = notes.trim_end_matches('\n');
+    let first = notes.lines().next().expect("timing-effects.md is empty");
+    let Some(start) = report.find(first) else {
+        panic!("docs/validation/README.md has no line `{first}` of timing-effects.md")
+    };
+    // Where the report leaves the file, for the message.
+    let held = &report[start..];
+    let at = notes
+        .lines()
+        .zip(held.lines())
+        .position(|(a, b)| a != b)
+        .map_or(String::new(), |k| {
+            format!(
+                " (first difference at line {} of timing-effects.md: `{}`)",
+                k + 1,
+                notes.lines().nth(k).unwrap_or_default()
+            )
+        });
+    assert!(
+        held.starts_with(notes),
+        "docs/validation/README.md does not hold docs/validation/timing-effects.md as it is{at}: \
+         write hand-written notes into timing-effects.md, which scripts/validation-report.sh \
+         copies into the report, and regenerate (or copy) it"
+    );
+}
