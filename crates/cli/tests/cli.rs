@@ -585,6 +585,77 @@ fn convert_profile(name: &str, workload: &str) -> String {
     path.display().to_string()
 }
 
+/// A profile with ptxas's spills gets a line that gives them and says how
+/// far the timing model's charge for them goes; one without gets none.
+#[test]
+fn predict_says_where_spills_may_cost_more() {
+    let spills = "[analysis.spills]\nstore_bytes = 640\nload_bytes = 572\n\
+                  static_instructions = 2715\nstack_frame_bytes = 240\n";
+    let file = convert_profile("spills.toml", spills);
+    let o = predict_h100(
+        &file,
+        &[],
+        false,
+        0,
+        &[
+            "register spills (ptxas): 640 B of spill stores and 572 B of spill loads",
+            "stack frame 240 B",
+            "inside a hot",
+        ],
+    );
+    assert!(!o.stdout.contains("error"), "{}", o.stdout);
+    let plain = convert_profile("no-spills.toml", "");
+    let o = predict_h100(&plain, &[], false, 0, &["timing"]);
+    assert!(!o.stdout.contains("register spills"), "{}", o.stdout);
+}
+
+/// Machine code past what issues at full rate gets a line that gives the
+/// rate the timing model leaves it and says whether the GPU's fetch was
+/// measured; code that fits gets none.
+#[test]
+fn predict_says_how_far_its_fetch_rate_goes() {
+    let big = convert_profile("big-code.toml", "[analysis.spills]\nsass_bytes = 204800\n");
+    predict_h100(
+        &big,
+        &[],
+        false,
+        0,
+        &[
+            "machine code: 200.0 KB (ptxas), past the 32 KB that issue at full rate",
+            "(measured)",
+        ],
+    );
+    let on = |file: &str, gpu: &str, needles: &[&str]| {
+        check(
+            &[
+                "predict",
+                "--profile",
+                file,
+                "--gpu",
+                gpu,
+                "--model",
+                "timing",
+            ],
+            0,
+            needles,
+        )
+    };
+    on(
+        &big,
+        "geforce-gtx-1080-ti",
+        &[
+            "this GPU's instruction fetch was not measured",
+            "at 4.00x the size",
+            "on Maxwell and Pascal",
+        ],
+    );
+    let ampere = on(&big, "geforce-rtx-3090", &["was not measured", "at 1.00x"]);
+    assert!(!ampere.stdout.contains("Maxwell"), "{}", ampere.stdout);
+    let small = convert_profile("small-code.toml", "[analysis.spills]\nsass_bytes = 4096\n");
+    let o = on(&small, "geforce-gtx-1080-ti", &["timing"]);
+    assert!(!o.stdout.contains("machine code"), "{}", o.stdout);
+}
+
 /// `predict --profile FILE --gpu h100-sxm5-80gb --model timing` with `extra`
 /// flags: the JSON with `json`, else the table (exit status `code`).
 fn predict_h100(

@@ -260,6 +260,28 @@ fn inits() {
     }
 }
 
+/// A kernel source given where a launch spec goes: the TOML error says so
+/// and points to the spec's documentation and the command that takes it.
+fn check_source_given(file: &str, text: &str, msg: &str) {
+    let err = parse(text, Path::new(file), &[]).expect_err(text);
+    assert!(err.message.contains(msg), "{err} lacks {msg}");
+    assert!(err.message.contains("docs/launch-spec.md"), "{err}");
+    assert!(err.line >= 1, "{err} has no position");
+}
+
+#[test]
+fn a_kernel_source_given_as_a_spec_says_so() {
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n";
+    check_source_given("k.ptx", ptx, "this is PTX, not a launch spec");
+    check_source_given("k.ptx", ptx, "`ptxperf check FILE.ptx`");
+    let cu = "__global__ void k(float *x) { x[0] = 1.0f; }\n";
+    check_source_given("k.cu", cu, "this is a kernel source, not a launch spec");
+    check_source_given("k.cuh", cu, "`ptxperf compile FILE.cu`");
+    // A spec file with a syntax error gets the parser's message alone.
+    let err = parse("[launch\n", Path::new("k.toml"), &[]).expect_err("unclosed table");
+    assert!(!err.message.contains("launch spec:"), "{err}");
+}
+
 #[test]
 fn errors_have_positions() {
     check_err(

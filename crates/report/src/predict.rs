@@ -173,6 +173,86 @@ fn registers_note(profile: &KernelProfile) -> String {
     }
 }
 
+/// ptxas's register spills, and how far the timing model's charge for them
+/// can be trusted: it runs the spill code as often as the code around it on
+/// average, so spills that sit in a hot loop cost more than it charges
+/// (docs/timing-model.md, "Register spills"). `None` without spills.
+fn spill_note(profile: &KernelProfile) -> Option<String> {
+    let s = &profile.analysis.spills;
+    if s.store_bytes == 0 && s.load_bytes == 0 {
+        return None;
+    }
+    let frame = if s.stack_frame_bytes > 0 {
+        format!(", stack frame {} B", s.stack_frame_bytes)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "register spills (ptxas): {} B of spill stores and {} B of spill loads in the code{frame}; \
+         the timing model runs them as often as the code around them, so spills inside a hot \
+         loop can cost several times its charge (docs/timing-model.md, \"Register spills\")",
+        s.store_bytes, s.load_bytes
+    ))
+}
+
+/// Machine code beyond what the GPU's instruction caches hold at full rate:
+/// how much of its issue rate the timing model leaves it, and whether that
+/// curve was measured on this architecture or is the H100's read at a
+/// larger size (docs/timing-model.md, "Instruction fetch"). `None` where the
+/// timing model did not run, the code size is unknown or the code fits.
+fn fetch_note(r: &Report) -> Option<String> {
+    let timing = r.predictions.iter().find(|p| p.model == "timing")?;
+    let code = *timing.breakdown.get("code_bytes")?;
+    let scale = timing
+        .breakdown
+        .get("fetch_code_scale")
+        .copied()
+        .unwrap_or(1.0);
+    let cc = &r.gpu.cc_figures;
+    let curve = &cc.instruction_fetch;
+    let read_at = code * scale;
+    if !(code > 0.0 && read_at > curve.full_rate_up_to_bytes) {
+        return None;
+    }
+    let fraction = models::timing::fetch::issue_fraction(curve, read_at);
+    let measured = cc
+        .sources
+        .get("instruction_fetch")
+        .is_none_or(|s| s.status != arch::SourceStatus::Assumption);
+    let name = &cc.instruction_fetch_name;
+    let kb = |b: f64| b / 1024.0;
+    let line = if measured {
+        format!(
+            "machine code: {:.1} KB (ptxas), past the {:.0} KB that issue at full rate on {name} \
+             (measured): the timing model issues at {fraction:.2} of the full rate",
+            kb(code),
+            kb(curve.full_rate_up_to_bytes)
+        )
+    } else {
+        let own = cc
+            .instruction_cache_bytes
+            .map(|b| format!("this GPU's {:.0} KB", kb(b)))
+            .unwrap_or_else(|| "this GPU's".to_string());
+        // Seen in the ground truth on Maxwell and Pascal only.
+        let seen = if matches!(r.gpu.compute_capability.major, 5 | 6) {
+            "; code this large has run slower than that on Maxwell and Pascal (GTX 1080 Ti, \
+             GTX TITAN X: up to 2.1x per output past about 40 KB)"
+        } else {
+            ""
+        };
+        format!(
+            "machine code: {:.1} KB (ptxas); this GPU's instruction fetch was not measured, so the \
+             timing model reads {name}'s curve at {scale:.2}x the size ({:.0} KB of instruction \
+             cache over {own}: an assumption) and issues at {fraction:.2} of the full rate{seen}",
+            kb(code),
+            kb(curve.instruction_cache_bytes)
+        )
+    };
+    Some(format!(
+        "{line} (docs/timing-model.md, \"Instruction fetch\")"
+    ))
+}
+
 /// Where ptxas built the kernel for a newer architecture than the GPU's:
 /// the PTX targets it, so this GPU cannot run it, and the registers,
 /// spills and code size are not those of a build for this GPU.
@@ -308,6 +388,12 @@ pub fn text(r: &Report, width: u16) -> String {
     }
     if let Some(line) = newer_target_note(&r.profile, &r.gpu) {
         let _ = writeln!(out, "{line}");
+    }
+    if let Some(line) = spill_note(&r.profile) {
+        let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
+    }
+    if let Some(line) = fetch_note(r) {
+        let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
     }
     let c = &r.profile.cache;
     if !c.gpu.is_empty() {

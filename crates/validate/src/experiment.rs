@@ -223,6 +223,22 @@ pub struct Experiment {
     constants: Vec<ConstantSpec>,
 }
 
+/// What to add to a TOML error when `file` names a kernel source (a common
+/// slip: `validate k.cu` where the experiment file was meant); the parser's
+/// own message says nothing of the mix-up.
+fn kernel_source_hint(file: &str) -> &'static str {
+    let ext = Path::new(file)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    if matches!(ext, "ptx" | "cu" | "cuh" | "cl" | "opencl") {
+        "; this is a kernel source, not an experiment file: an experiment is a TOML \
+         file that names the source and Kernel Tuner's launch (docs/experiments.md)"
+    } else {
+        ""
+    }
+}
+
 impl Experiment {
     /// Reads and checks an experiment file.
     pub fn load(path: &Path) -> Result<Experiment, FileError> {
@@ -246,7 +262,8 @@ impl Experiment {
     ) -> Result<Experiment, FileError> {
         let raw: RawExperiment = toml::from_str(text).map_err(|e| {
             let at = e.span().map_or(Location::File, |s| line_col(text, s.start));
-            FileError::new(file, at, e.message().to_string())
+            let message = e.message().trim();
+            FileError::new(file, at, format!("{message}{}", kernel_source_hint(file)))
         })?;
         let key_err = |key: String, msg: String| FileError::new(file, Location::Key(key), msg);
         let size = |key: String, v: &IntOrExpr| -> Result<Size, FileError> {

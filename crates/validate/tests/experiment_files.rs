@@ -23,6 +23,20 @@ fn check_parse_error(text: &str, at: Location, needle: &str) {
 }
 
 #[test]
+fn a_kernel_source_given_as_an_experiment_says_so() {
+    let cu = "__global__ void k(float *x) { x[0] = 1.0f; }\n";
+    for file in ["k.cu", "k.ptx", "k.opencl"] {
+        let e = Experiment::parse(file, cu, Path::new("/base"), "k").expect_err(file);
+        assert!(matches!(e.at, Location::LineCol(1, _)), "{e}");
+        assert!(e.message.contains("not an experiment file"), "{e}");
+        assert!(e.message.contains("docs/experiments.md"), "{e}");
+    }
+    // A TOML file's syntax error gets the parser's message alone.
+    let e = parse("[[arg]\n").expect_err("unclosed array of tables");
+    assert!(!e.message.contains("not an experiment file"), "{e}");
+}
+
+#[test]
 fn parse_errors_name_their_place() {
     check_parse_error(
         "source = \"k.cu\"\nkernel = 3\n",

@@ -45,6 +45,26 @@ pub fn parse(
     parse_with(text, path, overrides, Limits::Checked)
 }
 
+/// What to add to a TOML syntax error when `path` names a kernel source
+/// (a common slip: `predict k.ptx` where `predict k.toml` was meant): the
+/// TOML parser's own message says nothing of the mix-up.
+fn kernel_source_hint(path: &Path) -> &'static str {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match ext {
+        "ptx" => {
+            "; this is PTX, not a launch spec: a launch spec is a TOML file that names \
+             the source, the kernel and its launch (docs/launch-spec.md); \
+             `ptxperf check FILE.ptx` checks a PTX file"
+        }
+        "cu" | "cuh" | "cl" | "opencl" => {
+            "; this is a kernel source, not a launch spec: a launch spec is a TOML file \
+             that names the source, the kernel and its launch (docs/launch-spec.md); \
+             `ptxperf compile FILE.cu` compiles CUDA C++ to PTX"
+        }
+        _ => "",
+    }
+}
+
 /// Whether [`parse_with`] holds the block and grid to what any GPU allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limits {
@@ -70,8 +90,13 @@ pub fn parse_with(
         file,
         defines: Vec::new(),
     };
-    let root =
-        DeTable::parse(text).map_err(|e| cx.error(e.span().unwrap_or(0..0), e.message().trim()))?;
+    let root = DeTable::parse(text).map_err(|e| {
+        let hint = kernel_source_hint(path);
+        cx.error(
+            e.span().unwrap_or(0..0),
+            &format!("{}{hint}", e.message().trim()),
+        )
+    })?;
     let root_span = root.span();
     let table = root.into_inner();
     let dir = path.parent().unwrap_or(Path::new(""));
