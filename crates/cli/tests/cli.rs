@@ -604,9 +604,23 @@ fn predict_says_where_spills_may_cost_more() {
         ],
     );
     assert!(!o.stdout.contains("error"), "{}", o.stdout);
+    // The JSON holds the same sentence, unwrapped.
+    let v = json(&predict_h100(&file, &[], true, 0, &[]).stdout);
+    let notes = v["notes"].as_array().cloned().unwrap_or_default();
+    let note = notes
+        .iter()
+        .filter_map(|n| n.as_str())
+        .find(|n| n.starts_with("register spills (ptxas): 640 B"))
+        .unwrap_or_else(|| panic!("no spill note in {v}"));
+    assert!(
+        note.contains("inside a hot loop can cost several times"),
+        "{note}"
+    );
     let plain = convert_profile("no-spills.toml", "");
     let o = predict_h100(&plain, &[], false, 0, &["timing"]);
     assert!(!o.stdout.contains("register spills"), "{}", o.stdout);
+    let v = json(&predict_h100(&plain, &[], true, 0, &[]).stdout);
+    assert_eq!(v["notes"], serde_json::json!([]), "{v}");
 }
 
 /// Machine code past what issues at full rate gets a line that gives the

@@ -552,7 +552,23 @@ pub fn json(r: &Report) -> Value {
             "sentence": e.sentence,
         })),
         "hot_lines": r.hot_lines,
+        "notes": notes(r),
     })
+}
+
+/// The notes the table prints beside the predictions, in its order: a PTX
+/// target newer than the GPU, register spills, machine code past the
+/// instruction caches' full rate (where the timing model's charge is known
+/// to fall short). Unwrapped, one string each.
+fn notes(r: &Report) -> Vec<String> {
+    [
+        newer_target_note(&r.profile, &r.gpu),
+        spill_note(&r.profile),
+        fetch_note(r),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The hierarchical roofline of the GPU with the kernel placed at its DRAM
