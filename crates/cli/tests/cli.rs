@@ -665,6 +665,12 @@ fn predict_says_how_far_its_fetch_rate_goes() {
     );
     let ampere = on(&big, "geforce-rtx-3090", &["was not measured", "at 1.00x"]);
     assert!(!ampere.stdout.contains("Maxwell"), "{}", ampere.stdout);
+    // Fermi: the catalog gives no instruction-cache size, and says so.
+    on(
+        &big,
+        "tesla-c2075",
+        &["at 1.00x the size (this GPU's instruction cache is not in the catalog"],
+    );
     let small = convert_profile("small-code.toml", "[analysis.spills]\nsass_bytes = 4096\n");
     let o = on(&small, "geforce-gtx-1080-ti", &["timing"]);
     assert!(!o.stdout.contains("machine code"), "{}", o.stdout);

@@ -229,10 +229,14 @@ fn fetch_note(r: &Report) -> Option<String> {
             kb(curve.full_rate_up_to_bytes)
         )
     } else {
-        let own = cc
-            .instruction_cache_bytes
-            .map(|b| format!("this GPU's {:.0} KB", kb(b)))
-            .unwrap_or_else(|| "this GPU's".to_string());
+        let sizes = match cc.instruction_cache_bytes {
+            Some(b) => format!(
+                "{:.0} KB of instruction cache over this GPU's {:.0} KB",
+                kb(curve.instruction_cache_bytes),
+                kb(b)
+            ),
+            None => "this GPU's instruction cache is not in the catalog".to_string(),
+        };
         // Seen in the ground truth on Maxwell and Pascal only.
         let seen = if matches!(r.gpu.compute_capability.major, 5 | 6) {
             "; code this large has run slower than that on Maxwell and Pascal (GTX 1080 Ti, \
@@ -242,10 +246,9 @@ fn fetch_note(r: &Report) -> Option<String> {
         };
         format!(
             "machine code: {:.1} KB (ptxas); this GPU's instruction fetch was not measured, so the \
-             timing model reads {name}'s curve at {scale:.2}x the size ({:.0} KB of instruction \
-             cache over {own}: an assumption) and issues at {fraction:.2} of the full rate{seen}",
-            kb(code),
-            kb(curve.instruction_cache_bytes)
+             timing model reads {name}'s curve at {scale:.2}x the size ({sizes}: an assumption) \
+             and issues at {fraction:.2} of the full rate{seen}",
+            kb(code)
         )
     };
     Some(format!(
