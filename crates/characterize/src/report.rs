@@ -61,6 +61,10 @@ pub struct LineRow {
     /// issue cost; not serialised).
     #[serde(skip)]
     pub fp32_div: bool,
+    /// The kind of a `cvt` (which pipe it takes on which GPU; not
+    /// serialised).
+    #[serde(skip)]
+    pub convert: Option<ptx::analysis::ConvertKind>,
     /// The line's cost in GPU cycles under the timing model (see
     /// [`CudaLine`]); 0 until a cost is attached.
     pub cost_cycles: f64,
@@ -97,6 +101,14 @@ pub struct CudaLine {
     pub l1_cycles: f64,
     pub dram_cycles: f64,
     pub divergence_cycles: f64,
+    /// The busiest arithmetic pipe's time and its name (0 and None where
+    /// the line runs on none).
+    pub pipe_cycles: f64,
+    pub pipe: Option<String>,
+    /// Every pipe's time, in the order of `models::timing::lines::Pipe::ALL`
+    /// (for what binds a whole kernel); not serialised.
+    #[serde(skip)]
+    pub pipe_terms: [f64; 6],
     /// The largest term: the line's cost.
     pub cost_cycles: f64,
     /// Its share of the summed cost of all lines, 0 to 1.
@@ -128,6 +140,9 @@ impl CudaLine {
             l1_cycles: 0.0,
             dram_cycles: 0.0,
             divergence_cycles: 0.0,
+            pipe_cycles: 0.0,
+            pipe: None,
+            pipe_terms: [0.0; 6],
             cost_cycles: 0.0,
             cost_share: 0.0,
             rows: Vec::new(),
@@ -533,6 +548,7 @@ fn line_rows(c: &Collector<'_>, k: f64) -> Vec<LineRow> {
                 fp32_div: info.is_some_and(|i| {
                     i.specials.has(Special::Fp32Div) || i.specials.has(Special::SfuIeee)
                 }),
+                convert: info.and_then(|i| i.convert),
                 cost_cycles: 0.0,
             });
         }

@@ -16,7 +16,7 @@
 //! emulator tracks the actual dynamic writer).
 
 use crate::wide_shared::{WideGroup, WideSlots, function_groups};
-use ptx::analysis::{Cfg, InstClass, class_of};
+use ptx::analysis::{Cfg, ConvertKind, InstClass, class_of, convert_kind};
 use ptx::{AddrBase, Address, Function, Instruction, Module, Opcode, Operand, Reg, Type};
 
 /// Instructions counted apart as well as in their class, because ptxas
@@ -76,6 +76,8 @@ pub struct InstInfo {
     pub class: InstClass,
     /// `fma`/`mad` on a float type (two flops).
     pub fused: bool,
+    /// What kind of conversion a `cvt` is (None for the rest).
+    pub convert: Option<ConvertKind>,
     /// The [`Special`]s it is.
     pub specials: Specials,
     /// A warp-wide matrix multiply: its kind and multiply-adds
@@ -184,6 +186,7 @@ fn function_info(
             InstInfo {
                 class,
                 fused: float && matches!(inst.opcode, Opcode::Fma | Opcode::Mad),
+                convert: convert_kind(inst),
                 specials: Specials::default()
                     .with(
                         Special::IntDiv,

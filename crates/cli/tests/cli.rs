@@ -676,6 +676,41 @@ fn predict_says_how_far_its_fetch_rate_goes() {
     assert!(!o.stdout.contains("machine code"), "{}", o.stdout);
 }
 
+/// Atomics whose lanes meet on one word get a line that says the timing
+/// row is a lower bound; atomics on different words get none.
+#[test]
+fn predict_says_where_contended_atomics_cost_more() {
+    let atomics = |ways: f64| {
+        format!(
+            "[atomics]\nglobal_instructions = 32768\nthread_operations = 1048576\n\
+             mean_conflict_ways = {ways}\n"
+        )
+    };
+    let one_word = convert_profile("atomics-one-word.toml", &atomics(32.0));
+    let o = predict_h100(&one_word, &[], false, 0, &["atomics on one word"]);
+    let text = o.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    for needle in [
+        "atomics on one word: a warp's atomic sends 32.0 of its lanes to the same word",
+        "(1048576 thread-level operations)",
+        "read its time as a lower bound",
+    ] {
+        assert!(text.contains(needle), "no {needle:?} in:\n{}", o.stdout);
+    }
+    assert!(!o.stdout.contains("error"), "{}", o.stdout);
+    let v = json(&predict_h100(&one_word, &[], true, 0, &[]).stdout);
+    let notes = v["notes"].as_array().cloned().unwrap_or_default();
+    assert!(
+        notes
+            .iter()
+            .filter_map(|n| n.as_str())
+            .any(|n| n.contains("434.7 us measured on an H100")),
+        "{v}"
+    );
+    let spread = convert_profile("atomics-spread.toml", &atomics(1.2));
+    let o = predict_h100(&spread, &[], false, 0, &["timing"]);
+    assert!(!o.stdout.contains("atomics on one word"), "{}", o.stdout);
+}
+
 /// `predict --profile FILE --gpu h100-sxm5-80gb --model timing` with `extra`
 /// flags: the JSON with `json`, else the table (exit status `code`).
 fn predict_h100(

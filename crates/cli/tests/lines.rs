@@ -508,3 +508,140 @@ fn predict_names_the_uncoalesced_access_and_its_line() {
     assert_eq!(v["hot_lines"][0]["line"], 17, "{json}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Four independent multiply-add chains per thread in `REAL`: arithmetic
+/// only, on one pipe.
+const CHAINS_CU: &str = "extern \"C\" __global__ void chains(const REAL *x, REAL *y, int iters)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    REAL a = x[i], b = a + 1, c = a + 2, d = a + 3;
+    for (int k = 0; k < iters; ++k) {
+        a = a * (REAL)0.999 + (REAL)0.001;
+        b = b * (REAL)0.998 + (REAL)0.002;
+        c = c * (REAL)0.997 + (REAL)0.003;
+        d = d * (REAL)0.996 + (REAL)0.004;
+    }
+    y[i] = a + b + c + d;
+}
+";
+
+/// The chains' spec in `real` (`double` or `float`, buffers of `ty`).
+fn chains_spec(real: &str, ty: &str) -> String {
+    format!(
+        r#"source = "chains.cu"
+kernel = "chains"
+defines = {{ REAL = "{real}", N = 110592, ITERS = 64 }}
+grid = ["N/256", 1, 1]
+block = [256, 1, 1]
+
+[[arg]]
+name = "x"
+type = "{ty}*"
+len = "N"
+init = "iota"
+
+[[arg]]
+name = "y"
+type = "{ty}*"
+len = "N"
+
+[[arg]]
+name = "iters"
+type = "i32"
+value = "ITERS"
+"#
+    )
+}
+
+#[test]
+fn predict_names_the_pipe_that_binds_and_its_lines() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = workdir("pipes");
+    write(&dir.join("chains.cu"), CHAINS_CU);
+    write(&dir.join("double.toml"), &chains_spec("double", "f64"));
+    write(&dir.join("float.toml"), &chains_spec("float", "f32"));
+    let spec = |name: &str| dir.join(name).display().to_string();
+    // FP64 on a GeForce card (2 FP64 lanes an SM against 128 FP32): the
+    // FP64 pipe, at the four chain lines (chains.cu:6-9).
+    let double = spec("double.toml");
+    let text = unwrapped(&check(
+        &[
+            "predict",
+            &double,
+            "--gpu",
+            "geforce-rtx-3090",
+            "--model",
+            "timing",
+        ],
+        0,
+        &[],
+    ));
+    assert!(
+        text.contains(
+            "why (timing model): compute issue: the FP64 pipe binds: FP64 arithmetic at chains.cu:6-9 keeps it busiest"
+        ),
+        "{text}"
+    );
+    let first = text
+        .split("hot CUDA lines")
+        .nth(1)
+        .and_then(|t| t.split("chains.cu:").nth(1))
+        .unwrap_or_default();
+    assert!(first.contains("FP64 pipe"), "{text}");
+    let json = check(
+        &["predict", &double, "--gpu", "geforce-rtx-3090", "--json"],
+        0,
+        &[],
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&json).unwrap_or_else(|e| panic!("not JSON ({e}):\n{json}"));
+    assert_eq!(v["explanation"]["limit"], "compute issue", "{json}");
+    let hot = &v["hot_lines"][0];
+    assert_eq!(hot["pipe"], "FP64 pipe", "{json}");
+    let (pipe, issue) = (
+        hot["pipe_cycles"].as_f64().unwrap_or(0.0),
+        hot["issue_cycles"].as_f64().unwrap_or(f64::INFINITY),
+    );
+    // 2 FP64 warp instructions a clock against 4 issued: at least twice.
+    assert!(pipe >= 2.0 * issue, "{json}");
+    assert_eq!(hot["cost_cycles"].as_f64(), Some(pipe), "{json}");
+    // The same chains in FP32 on an A100 (64 FP32 lanes an SM, 4 issue
+    // slots a clock): the FP32 pipe.
+    check(
+        &[
+            "predict",
+            &spec("float.toml"),
+            "--gpu",
+            "a100-sxm4-80gb",
+            "--model",
+            "timing",
+        ],
+        0,
+        &["compute issue: the FP32 pipe binds: FP32 arithmetic at chains.cu:6-9"],
+    );
+    // characterize prices the pipe in its CSV.
+    let csv = check(
+        &[
+            "characterize",
+            &double,
+            "--gpu",
+            "geforce-rtx-3090",
+            "--csv",
+        ],
+        0,
+        &[],
+    );
+    assert!(
+        cuda_field(&csv, "chains.cu:6", "pipe_cycles") > 0.0,
+        "{csv}"
+    );
+    assert_eq!(
+        cuda_field(&csv, "chains.cu:6", "pipe_cycles"),
+        cuda_field(&csv, "chains.cu:6", "cost_cycles"),
+        "{csv}"
+    );
+    assert!(csv.contains(",FP64 pipe,"), "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

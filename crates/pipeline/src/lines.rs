@@ -9,9 +9,10 @@
 use arch::Gpu;
 use characterize::{Characterization, CudaLine, LineRow};
 use models::Prediction;
-use models::timing::adapter::wide_passes_of;
-use models::timing::lines::{LineCost, LineLoad, limit_of, line_cost};
+use models::timing::adapter::{float64_converts_on_fp64, runs_i2fp, wide_passes_of};
+use models::timing::lines::{LineCost, LineLoad, Pipe, limit_of, line_cost};
 use models::timing::{Limit, calibration, params::arch_params};
+use ptx::analysis::{ConvertKind, InstClass};
 
 use crate::load::LoadedSpec;
 
@@ -34,7 +35,43 @@ pub fn default_gpu_for(ptx_arch: &str) -> &'static str {
     }
 }
 
-fn load_of(r: &LineRow) -> LineLoad {
+/// Where a GPU runs the conversions whose unit depends on it
+/// (models::timing::adapter: `runs_i2fp`, `float64_converts_on_fp64`).
+#[derive(Clone, Copy)]
+struct ConvertPipes {
+    int32_to_f32: Pipe,
+    float64: Pipe,
+}
+
+impl ConvertPipes {
+    fn of(gpu: &Gpu) -> ConvertPipes {
+        ConvertPipes {
+            int32_to_f32: if runs_i2fp(gpu) {
+                Pipe::Int
+            } else {
+                Pipe::Convert
+            },
+            float64: if float64_converts_on_fp64(gpu) {
+                Pipe::Fp64
+            } else {
+                Pipe::Convert
+            },
+        }
+    }
+
+    /// The pipe of a `cvt` of `kind` (8/16-bit sources as ptxas 12.x, the
+    /// one the set-up installs, builds them: the conversion unit).
+    fn pipe(self, kind: Option<ConvertKind>) -> Pipe {
+        match kind {
+            Some(ConvertKind::Integer) => Pipe::Int,
+            Some(ConvertKind::Int32ToF32) => self.int32_to_f32,
+            Some(ConvertKind::Float64) => self.float64,
+            Some(ConvertKind::NarrowUintToF32 | ConvertKind::Other) | None => Pipe::Convert,
+        }
+    }
+}
+
+fn load_of(r: &LineRow, converts: ConvertPipes) -> LineLoad {
     LineLoad {
         warp_instructions: r.executions,
         int_div: if r.int_div { r.executions } else { 0.0 },
@@ -45,6 +82,29 @@ fn load_of(r: &LineRow) -> LineLoad {
         shared_wide_passes: wide_passes_of(r.shared_requests, r.shared_bytes),
         sectors: r.transactions_sectors,
         lane_bytes: r.global_bytes,
+        pipe: match InstClass::from_name(&r.class) {
+            Some(InstClass::Convert) => Some(converts.pipe(r.convert)),
+            Some(class) => pipe_of(class),
+            None => None,
+        },
+    }
+}
+
+/// The arithmetic pipe an instruction class runs on, as the timing model's
+/// mix folds the classes (`characterize::profile_map`: integer ALU, moves,
+/// compares, logic, control and the rest issue as integer work).
+fn pipe_of(class: InstClass) -> Option<Pipe> {
+    use InstClass::*;
+    match class {
+        Fp32 | Fp16 => Some(Pipe::Fp32),
+        Fp64 => Some(Pipe::Fp64),
+        Sfu => Some(Pipe::Sfu),
+        IntMul => Some(Pipe::IntMul),
+        Convert => Some(Pipe::Convert),
+        IntAlu | Move | Compare | Logic | Branch | CallRet | Exit | Warp | Tensor | Fence
+        | AsyncCopy | Other => Some(Pipe::Int),
+        LdGlobal | LdShared | LdLocal | LdParam | LdConst | LdGeneric | StGlobal | StShared
+        | StLocal | StParam | StGeneric | AtomGlobal | AtomShared | AtomGeneric | Barrier => None,
     }
 }
 
@@ -65,10 +125,11 @@ pub fn attach_costs(
 ) {
     let arch = arch_params(gpu, calibration::bundled(&gpu.id).as_ref());
     let (h1, h2) = (l1_hit_rate.unwrap_or(0.0), l2_hit_rate.unwrap_or(0.0));
+    let converts = ConvertPipes::of(gpu);
     let costs: Vec<LineCost> = ch
         .lines
         .iter()
-        .map(|r| line_cost(&load_of(r), &arch, h1, h2))
+        .map(|r| line_cost(&load_of(r, converts), &arch, h1, h2))
         .collect();
     for (r, c) in ch.lines.iter_mut().zip(&costs) {
         r.cost_cycles = c.cycles();
@@ -100,6 +161,10 @@ fn set_cost(l: &mut CudaLine, c: &LineCost) {
     l.l1_cycles = c.l1_cycles;
     l.dram_cycles = c.dram_cycles;
     l.divergence_cycles = c.divergence_cycles;
+    l.pipe_terms = c.pipe_cycles;
+    let busiest = c.busiest_pipe();
+    l.pipe_cycles = busiest.map_or(0.0, |(_, t)| t);
+    l.pipe = busiest.map(|(p, _)| p.name().to_string());
     l.cost_cycles = c.cycles();
 }
 
@@ -111,6 +176,7 @@ fn cost_of(l: &CudaLine) -> LineCost {
         l1_cycles: l.l1_cycles,
         dram_cycles: l.dram_cycles,
         divergence_cycles: l.divergence_cycles,
+        pipe_cycles: l.pipe_terms,
     }
 }
 
@@ -138,10 +204,17 @@ pub fn explain(ch: &Characterization, timing: &Prediction) -> Option<Explanation
         return None;
     }
     let limit = limit_of(&timing.bottleneck)?;
+    let pipe = binding_pipe(limit, ch, timing);
     let mut lines: Vec<(&CudaLine, f64)> = ch
         .cuda_lines
         .iter()
-        .map(|l| (l, cost_of(l).term(relevant(limit, ch))))
+        .map(|l| {
+            let c = cost_of(l);
+            (
+                l,
+                pipe.map_or_else(|| c.term(relevant(limit, ch)), |p| c.pipe(p)),
+            )
+        })
         .filter(|(_, t)| *t > 0.0)
         .collect();
     lines.sort_by(|a, b| {
@@ -157,12 +230,88 @@ pub fn explain(ch: &Characterization, timing: &Prediction) -> Option<Explanation
         .map(|(l, _)| *l)
         .collect();
     let place = places(&named);
-    let sentence = sentence(limit, &named, &place, ch);
+    let sentence = match pipe {
+        Some(p) => pipe_sentence(p, &place),
+        None => sentence(limit, &named, &place, ch),
+    };
     Some(Explanation {
         limit: limit.name().to_string(),
         lines: named.iter().map(|l| (l.file.clone(), l.line)).collect(),
         sentence,
     })
+}
+
+/// The arithmetic pipe that holds a "compute issue" kernel back, where one
+/// does: the timing model's busiest pipe outlasts its dispatch
+/// (`wave_alu_cycles` over `wave_issue_cycles`), and the lines' summed
+/// times say which pipe that is.
+fn binding_pipe(limit: Limit, ch: &Characterization, timing: &Prediction) -> Option<Pipe> {
+    let term = |k: &str| timing.breakdown.get(k).copied().unwrap_or(0.0);
+    if limit != Limit::ComputeIssue || term("wave_alu_cycles") <= term("wave_issue_cycles") {
+        return None;
+    }
+    let total = |p: Pipe| -> f64 { ch.cuda_lines.iter().map(|l| l.pipe_terms[p.index()]).sum() };
+    Pipe::ALL
+        .into_iter()
+        .map(|p| (p, total(p)))
+        .filter(|(_, t)| *t > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(p, _)| p)
+}
+
+/// What to change where the arithmetic pipe `p` binds.
+fn pipe_sentence(p: Pipe, place: &str) -> String {
+    let (work, keeps, advice) = match p {
+        Pipe::Fp64 => (
+            "FP64 arithmetic",
+            "keeps",
+            "(this GPU runs FP64 at a fraction of its FP32 rate); use float where the precision allows, or a GPU with more FP64 units",
+        ),
+        Pipe::Sfu => (
+            "special functions",
+            "keep",
+            "(transcendentals, reciprocals, square roots; an SM has a quarter of its FP32 lanes or fewer there); call fewer: hoist them out of loops, reuse results, use algebra",
+        ),
+        Pipe::Fp32 => (
+            "FP32 arithmetic",
+            "keeps",
+            ", near the GPU's FP32 peak; what is left is fewer operations per element (algebra, reuse) or tensor cores",
+        ),
+        Pipe::Int => (
+            "integer, logic and compare instructions",
+            "keep",
+            "(index arithmetic, loop control); hoist index computations out of loops, unroll, or index with fewer operations",
+        ),
+        Pipe::IntMul => (
+            "integer multiplies",
+            "keep",
+            "; replace them with shifts or increments (strength reduction), or hoist the products out of loops",
+        ),
+        Pipe::Convert => (
+            "type conversions",
+            "keep",
+            "; convert once, outside loops, or keep the data in the type it is computed in",
+        ),
+    };
+    let sep = if advice.starts_with([';', ',']) {
+        ""
+    } else {
+        " "
+    };
+    format!(
+        "compute issue: the {} binds: {work}{} {keeps} it busiest{sep}{advice}",
+        p.name(),
+        at(place)
+    )
+}
+
+/// ` at PLACE`, or nothing where no line is named.
+fn at(place: &str) -> String {
+    if place.is_empty() {
+        String::new()
+    } else {
+        format!(" at {place}")
+    }
 }
 
 /// The term lines are ranked by: the limit's own, except for latency,
@@ -208,11 +357,7 @@ fn sum(lines: &[&CudaLine], f: impl Fn(&CudaLine) -> f64) -> f64 {
 }
 
 fn sentence(limit: Limit, lines: &[&CudaLine], place: &str, ch: &Characterization) -> String {
-    let at = if place.is_empty() {
-        String::new()
-    } else {
-        format!(" at {place}")
-    };
+    let at = at(place);
     match limit {
         Limit::SharedMemory | Limit::ComputeIssue
             if sum(lines, |l| l.bank_replays) > 0.0 && sum(lines, |l| l.shared_requests) > 0.0 =>
@@ -266,8 +411,9 @@ fn sentence(limit: Limit, lines: &[&CudaLine], place: &str, ch: &Characterizatio
             limit.name()
         ),
         Limit::LaunchTail => format!(
-            "launch/tail: the grid ({} blocks) is too small or ends in a thin last wave; give each launch more work or more blocks",
-            ch.ctas_total
+            "launch/tail: the grid ({} block{}) is too small or ends in a thin last wave; give each launch more work or more blocks",
+            ch.ctas_total,
+            if ch.ctas_total == 1 { "" } else { "s" }
         ),
     }
 }

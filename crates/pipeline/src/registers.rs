@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use ptx::ir::{Function, Instruction, Opcode, Rounding, Type};
+use ptx::analysis::{ConvertKind, convert_kind};
+use ptx::ir::{Function, Opcode};
 
 /// Registers of `entry` (mangled name) as ptxas reports them for `sm`, or
 /// `None` when ptxas is not installed, fails, or does not list the entry.
@@ -93,19 +94,17 @@ pub struct ConvertSplit {
 pub fn convert_split(func: &Function, executions: impl Fn(u32) -> f64) -> Option<ConvertSplit> {
     let (mut int, mut i2fp, mut narrow, mut wide, mut all) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for (pc, inst) in func.instructions.as_slice().iter().enumerate() {
-        if inst.opcode != Opcode::Cvt {
+        let Some(kind) = convert_kind(inst) else {
             continue;
-        }
+        };
         let n = u32::try_from(pc).map_or(0.0, &executions);
         all += n;
-        if inst.types.len() == 2 && inst.types.iter().all(|t| t.is_integer_or_bits()) {
-            int += n;
-        } else if is_int_to_f32(inst, &[Type::S32, Type::U32]) {
-            i2fp += n;
-        } else if is_int_to_f32(inst, &[Type::U8, Type::U16]) {
-            narrow += n;
-        } else if inst.types.iter().any(|t| t.bits() == 64) {
-            wide += n;
+        match kind {
+            ConvertKind::Integer => int += n,
+            ConvertKind::Int32ToF32 => i2fp += n,
+            ConvertKind::NarrowUintToF32 => narrow += n,
+            ConvertKind::Float64 => wide += n,
+            ConvertKind::Other => {}
         }
     }
     (all > 0.0).then(|| ConvertSplit {
@@ -150,15 +149,6 @@ pub fn fp64_sequences(func: &Function, executions: impl Fn(u32) -> f64) -> Optio
         div_sqrt: div_sqrt / all,
         rcp: rcp / all,
     })
-}
-
-/// `cvt.{rn,rz}.f32.<source>` without saturation, for a source in `sources`
-/// (see [`ConvertSplit::int32_to_f32`] and
-/// [`ConvertSplit::narrow_uint_to_f32`]).
-fn is_int_to_f32(inst: &Instruction, sources: &[Type]) -> bool {
-    matches!(inst.types.as_slice(), [Type::F32, source] if sources.contains(source))
-        && matches!(inst.mods.rounding, Some(Rounding::Rn | Rounding::Rz))
-        && !inst.mods.sat
 }
 
 #[cfg(test)]

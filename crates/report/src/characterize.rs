@@ -112,6 +112,7 @@ fn cuda_lines_table(c: &Characterization, n: usize, width: u16) -> String {
         "share",
         "issue",
         "replays",
+        "pipe",
         "shared",
         "L1",
         "DRAM",
@@ -119,6 +120,11 @@ fn cuda_lines_table(c: &Characterization, n: usize, width: u16) -> String {
         "conflict\nways",
         "ptx\nlines",
     ]);
+    // The place stays whole (`kernel.cu:44` is what the reader looks for);
+    // the numbers' headers wrap instead.
+    if let Some(c) = t.column_mut(0) {
+        c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+    }
     let mut sources = String::new();
     for r in c.hot_cuda_lines(n) {
         let ptx = match (r.ptx_lines.first(), r.ptx_lines.last()) {
@@ -132,6 +138,7 @@ fn cuda_lines_table(c: &Characterization, n: usize, width: u16) -> String {
             format!("{:.1}%", 100.0 * r.cost_share),
             format!("{:.0}", r.issue_cycles),
             format!("{:.0}", r.replay_cycles),
+            pipe_cell(r),
             format!("{:.0}", r.shared_cycles),
             format!("{:.0}", r.l1_cycles),
             format!("{:.0}", r.dram_cycles),
@@ -144,6 +151,22 @@ fn cuda_lines_table(c: &Characterization, n: usize, width: u16) -> String {
         sources.push_str(&crate::table::wrap(&line, width));
     }
     format!("{t}{sources}")
+}
+
+/// A line's busiest arithmetic pipe: its cycles and a short name.
+fn pipe_cell(r: &characterize::CudaLine) -> String {
+    match r.pipe.as_deref() {
+        Some(name) if r.pipe_cycles > 0.0 => {
+            let short = match name {
+                "integer pipe" => "int",
+                "integer multiply pipe" => "imul",
+                "conversion pipe" => "cvt",
+                other => other.trim_end_matches(" pipe"),
+            };
+            format!("{:.0} {short}", r.pipe_cycles)
+        }
+        _ => "0".to_string(),
+    }
 }
 
 fn lines_table(c: &Characterization, n: usize, width: u16) -> Table {
@@ -203,11 +226,11 @@ pub fn csv(runs: &[Characterization], n: usize, ptx_lines: bool) -> String {
         .first()
         .filter(|c| !ptx_lines && !c.cuda_lines.is_empty())
     {
-        out.push_str("\nreconvergence,cuda_file,cuda_line,cost_cycles,cost_share,issue_cycles,replay_cycles,shared_cycles,l1_cycles,dram_cycles,divergence_cycles,executions,mean_active_threads,divergent,shared_requests,bank_replays,conflict_ways,global_sectors,global_bytes,ptx_lines,text\n");
+        out.push_str("\nreconvergence,cuda_file,cuda_line,cost_cycles,cost_share,issue_cycles,replay_cycles,shared_cycles,l1_cycles,dram_cycles,divergence_cycles,pipe_cycles,pipe,executions,mean_active_threads,divergent,shared_requests,bank_replays,conflict_ways,global_sectors,global_bytes,ptx_lines,text\n");
         for r in c.hot_cuda_lines(n) {
             let ptx: Vec<String> = r.ptx_lines.iter().map(u32::to_string).collect();
             out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 c.reconvergence,
                 r.file,
                 r.line,
@@ -219,6 +242,8 @@ pub fn csv(runs: &[Characterization], n: usize, ptx_lines: bool) -> String {
                 r.l1_cycles,
                 r.dram_cycles,
                 r.divergence_cycles,
+                r.pipe_cycles,
+                r.pipe.as_deref().unwrap_or(""),
                 r.executions,
                 r.mean_active_threads,
                 r.divergent,

@@ -195,6 +195,37 @@ fn spill_note(profile: &KernelProfile) -> Option<String> {
     ))
 }
 
+/// `1 block`, `512 blocks`.
+fn blocks(n: u64) -> String {
+    if n == 1 {
+        "1 block".to_string()
+    } else {
+        format!("{n} blocks")
+    }
+}
+
+/// Atomics whose lanes meet on one word: they serialize where the word
+/// lives, which the timing model does not charge (one pass per warp
+/// instruction), and a retry loop (`atomicCAS`) runs far more often under
+/// contention than the emulator, which runs one warp at a time, counts.
+/// `None` without atomics, or where a warp's lanes mostly hit different
+/// words (mean under 2 lanes on the busiest word).
+fn atomic_note(profile: &KernelProfile) -> Option<String> {
+    let a = &profile.atomics;
+    if a.global_instructions + a.shared_instructions <= 0.0 || a.mean_conflict_ways < 2.0 {
+        return None;
+    }
+    Some(format!(
+        "atomics on one word: a warp's atomic sends {:.1} of its lanes to the same word on average \
+         ({:.0} thread-level operations); those serialize where the word lives, and under \
+         contention a retry loop (atomicCAS) runs more rounds than the emulator, which runs one \
+         warp at a time, counts; the timing model charges neither: read its time as a lower bound \
+         (kernels/atomics_global, a retry loop on one word over 2,048 threads: 434.7 us measured \
+         on an H100, 7.2 us predicted; docs/timing-model.md, \"Known gaps\")",
+        a.mean_conflict_ways, a.thread_operations
+    ))
+}
+
 /// Machine code beyond what the GPU's instruction caches hold at full rate:
 /// how much of its issue rate the timing model leaves it, and whether that
 /// curve was measured on this architecture or is the H100's read at a
@@ -374,8 +405,8 @@ pub fn text(r: &Report, width: u16) -> String {
     );
     let _ = writeln!(
         out,
-        "launch: {} blocks x {} threads; occupancy {} blocks/SM, {} warps/SM ({:.0} %), limited by {}; {}",
-        r.profile.launch.blocks(),
+        "launch: {} x {} threads; occupancy {} blocks/SM, {} warps/SM ({:.0} %), limited by {}; {}",
+        blocks(r.profile.launch.blocks()),
         r.profile.launch.threads_per_block(),
         o.active_blocks_per_sm,
         o.active_warps_per_sm,
@@ -396,6 +427,9 @@ pub fn text(r: &Report, width: u16) -> String {
         let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
     }
     if let Some(line) = fetch_note(r) {
+        let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
+    }
+    if let Some(line) = atomic_note(&r.profile) {
         let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
     }
     let c = &r.profile.cache;
@@ -458,7 +492,7 @@ pub fn text(r: &Report, width: u16) -> String {
                 place(&l.file, l.line),
                 format!("{:.0}", l.cost_cycles),
                 format!("{:.1}%", 100.0 * l.cost_share),
-                largest_term(l).to_string(),
+                largest_term(l),
                 snippet(l.text.as_deref()),
             ]);
         }
@@ -470,10 +504,13 @@ pub fn text(r: &Report, width: u16) -> String {
     out
 }
 
-/// The name of a line's largest cost term.
-fn largest_term(l: &characterize::CudaLine) -> &'static str {
+/// The name of a line's largest cost term (the busiest arithmetic pipe by
+/// name where it outlasts the line's issue).
+fn largest_term(l: &characterize::CudaLine) -> String {
+    let pipe = l.pipe.as_deref().unwrap_or("pipe");
     let terms = [
         (l.issue_cycles + l.replay_cycles, "issue"),
+        (l.pipe_cycles, pipe),
         (l.shared_cycles, "shared"),
         (l.l1_cycles, "L1"),
         (l.dram_cycles, "DRAM"),
@@ -485,9 +522,9 @@ fn largest_term(l: &characterize::CudaLine) -> &'static str {
         }
     }
     if best.1 == "issue" && l.replay_cycles > 0.0 {
-        "issue (bank replays)"
+        "issue (bank replays)".to_string()
     } else {
-        best.1
+        best.1.to_string()
     }
 }
 
@@ -568,6 +605,7 @@ fn notes(r: &Report) -> Vec<String> {
         newer_target_note(&r.profile, &r.gpu),
         spill_note(&r.profile),
         fetch_note(r),
+        atomic_note(&r.profile),
     ]
     .into_iter()
     .flatten()

@@ -11,6 +11,65 @@
 
 use super::{ArchParams, Limit};
 
+/// The arithmetic pipes of the wave's `arithmetic` terms
+/// ([`super::wave_cycles`]), each at its rate per SM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pipe {
+    /// FP32 add, multiply, FMA (FP16 too, as the wave issues it).
+    Fp32,
+    /// FP64 arithmetic.
+    Fp64,
+    /// Special functions (MUFU): the SFU.
+    Sfu,
+    /// Integer ALU, logic, compares, moves and control.
+    Int,
+    /// Integer multiply and multiply-add.
+    IntMul,
+    /// Type conversions.
+    Convert,
+}
+
+impl Pipe {
+    /// Every pipe, in the order of [`LineCost::pipe_cycles`].
+    pub const ALL: [Pipe; 6] = [
+        Pipe::Fp32,
+        Pipe::Fp64,
+        Pipe::Sfu,
+        Pipe::Int,
+        Pipe::IntMul,
+        Pipe::Convert,
+    ];
+
+    /// How tables and sentences name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pipe::Fp32 => "FP32 pipe",
+            Pipe::Fp64 => "FP64 pipe",
+            Pipe::Sfu => "SFU",
+            Pipe::Int => "integer pipe",
+            Pipe::IntMul => "integer multiply pipe",
+            Pipe::Convert => "conversion pipe",
+        }
+    }
+
+    /// Warp instructions per clock per SM.
+    pub fn rate(self, arch: &ArchParams) -> f64 {
+        match self {
+            Pipe::Fp32 => arch.rate_fp32,
+            Pipe::Fp64 => arch.rate_fp64,
+            Pipe::Sfu => arch.rate_sfu,
+            Pipe::Int => arch.rate_int,
+            Pipe::IntMul => arch.rate_int_mul,
+            Pipe::Convert => arch.rate_convert,
+        }
+    }
+
+    /// Position in [`Pipe::ALL`] and [`LineCost::pipe_cycles`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// The work of one line over the whole kernel (warp-level counts).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LineLoad {
@@ -34,6 +93,9 @@ pub struct LineLoad {
     /// Bytes those accesses hand to or take from the lanes, a byte once per
     /// active lane ([`super::TimingInputs::lane_bytes`]).
     pub lane_bytes: f64,
+    /// The arithmetic pipe its instructions run on (None: memory, barriers;
+    /// the divisions above take the pipes their sequences use).
+    pub pipe: Option<Pipe>,
 }
 
 /// The cost terms of one line, cycles over the whole kernel.
@@ -53,12 +115,39 @@ pub struct LineCost {
     /// The issue cycles spent on inactive lanes (divergence, guarded-off
     /// tails): part of `issue_cycles`, shown apart.
     pub divergence_cycles: f64,
+    /// Each arithmetic pipe's time, in the order of [`Pipe::ALL`].
+    pub pipe_cycles: [f64; 6],
 }
 
 impl LineCost {
-    /// The line's cost: the largest of its limits (issue includes its replays).
+    /// The busiest arithmetic pipe and its time (None where no pipe is used).
+    pub fn busiest_pipe(&self) -> Option<(Pipe, f64)> {
+        let mut best: Option<(Pipe, f64)> = None;
+        for p in Pipe::ALL {
+            let t = self.pipe_cycles[p.index()];
+            if t > 0.0 && best.is_none_or(|(_, b)| t > b) {
+                best = Some((p, t));
+            }
+        }
+        best
+    }
+
+    /// One pipe's time.
+    pub fn pipe(&self, p: Pipe) -> f64 {
+        self.pipe_cycles[p.index()]
+    }
+
+    /// Issue (with its replays) or the busiest pipe, whichever is longer:
+    /// the line's share of the "compute issue" limit.
+    pub fn compute_cycles(&self) -> f64 {
+        let pipe = self.busiest_pipe().map_or(0.0, |(_, t)| t);
+        (self.issue_cycles + self.replay_cycles).max(pipe)
+    }
+
+    /// The line's cost: the largest of its limits (issue includes its
+    /// replays; the pipes are compute too).
     pub fn cycles(&self) -> f64 {
-        (self.issue_cycles + self.replay_cycles)
+        self.compute_cycles()
             .max(self.shared_cycles)
             .max(self.l1_cycles)
             .max(self.dram_cycles)
@@ -72,6 +161,9 @@ impl LineCost {
         self.l1_cycles += o.l1_cycles;
         self.dram_cycles += o.dram_cycles;
         self.divergence_cycles += o.divergence_cycles;
+        for (a, b) in self.pipe_cycles.iter_mut().zip(o.pipe_cycles) {
+            *a += b;
+        }
     }
 
     /// The term of the model's binding limit (how much of what bounds the
@@ -79,7 +171,7 @@ impl LineCost {
     /// (latency, launch/tail).
     pub fn term(&self, limit: Limit) -> f64 {
         match limit {
-            Limit::ComputeIssue => self.issue_cycles + self.replay_cycles,
+            Limit::ComputeIssue => self.compute_cycles(),
             Limit::SharedMemory => self.shared_cycles,
             Limit::L1Bandwidth => self.l1_cycles,
             Limit::DramBandwidth | Limit::L2Bandwidth | Limit::PcieBandwidth => {
@@ -122,6 +214,28 @@ pub fn line_cost(
     } else {
         0.0
     };
+    // The pipes, as the wave charges them: an FP32 division (or IEEE
+    // reciprocal, square root) is one SFU instruction and FP32-pipe
+    // refinement, an integer division integer-pipe slots; the rest run
+    // on the instruction's own pipe.
+    let mut pipe_cycles = [0.0; 6];
+    let mut charge = |p: Pipe, n: f64| {
+        if n > 0.0 {
+            pipe_cycles[p.index()] += per_sm(n / p.rate(arch).max(f64::MIN_POSITIVE));
+        }
+    };
+    charge(Pipe::Sfu, load.fp32_div);
+    charge(
+        Pipe::Fp32,
+        load.fp32_div * (arch.fp32_div_slots - 1.0).max(0.0),
+    );
+    charge(Pipe::Int, load.int_div * arch.int_div_slots);
+    if let Some(p) = load.pipe {
+        charge(
+            p,
+            (load.warp_instructions - load.int_div - load.fp32_div).max(0.0),
+        );
+    }
     LineCost {
         issue_cycles: issue,
         replay_cycles: per_sm(replays / passes_per_clock),
@@ -139,6 +253,7 @@ pub fn line_cost(
             0.0
         },
         divergence_cycles: issue * inactive,
+        pipe_cycles,
     }
 }
 

@@ -1371,7 +1371,7 @@ fn a_sustained_clock_scales_the_sms_time_and_leaves_dram_alone() {
 
 mod lines {
     use crate::timing::Limit;
-    use crate::timing::lines::{LineLoad, limit_of, line_cost};
+    use crate::timing::lines::{LineCost, LineLoad, Pipe, limit_of, line_cost};
 
     use super::*;
 
@@ -1505,6 +1505,84 @@ mod lines {
         check_shared_line(false, 400.0, 400.0, (0.0, 500.0));
         // And 32-bit ones as before: one pass at the 32-bit rate.
         check_shared_line(false, 100.0, 100.0, (0.0, 200.0));
+    }
+
+    /// 100 full warp executions of one instruction on `pipe` (`int_div` or
+    /// `fp32_div` of them divisions): its nonzero pipe times and its cost,
+    /// each times the SM count.
+    fn check_pipes(pipe: Option<Pipe>, divs: (f64, f64), expect: &[(Pipe, f64)], cost: f64) {
+        let arch = arch();
+        let c = line_cost(
+            &LineLoad {
+                warp_instructions: 100.0,
+                int_div: divs.0,
+                fp32_div: divs.1,
+                mean_active_threads: 32.0,
+                pipe,
+                ..LineLoad::default()
+            },
+            &arch,
+            0.0,
+            0.0,
+        );
+        let got: Vec<(Pipe, f64)> = Pipe::ALL
+            .into_iter()
+            .map(|p| (p, c.pipe(p) * arch.sm_count))
+            .filter(|(_, t)| *t > 0.0)
+            .collect();
+        assert_eq!(got, expect, "{pipe:?}, divisions {divs:?}");
+        assert_eq!(c.cycles() * arch.sm_count, cost, "{pipe:?}");
+    }
+
+    #[test]
+    fn pipes_take_their_instructions_at_their_rates() {
+        use Pipe::*;
+        // Issue is 100 / 4 per clock = 25 without divisions. FP64 at 1 per
+        // clock: 100, the cost; FP32 at 2: 50; the SFU at 0.5: 200.
+        check_pipes(Some(Fp64), (0.0, 0.0), &[(Fp64, 100.0)], 100.0);
+        check_pipes(Some(Fp32), (0.0, 0.0), &[(Fp32, 50.0)], 50.0);
+        check_pipes(Some(Sfu), (0.0, 0.0), &[(Sfu, 200.0)], 200.0);
+        // IEEE FP32 divisions: one SFU instruction each (100 at 0.5 per
+        // clock: 200) and 12 on the FP32 pipe (1,200 at 2: 600, the
+        // largest; issue is 1,300 slots at 4: 325).
+        check_pipes(
+            Some(Fp32),
+            (0.0, 100.0),
+            &[(Fp32, 600.0), (Sfu, 200.0)],
+            600.0,
+        );
+        // Integer divisions: 12 integer slots each at 2 per clock: 600.
+        check_pipes(Some(IntMul), (100.0, 0.0), &[(Int, 600.0)], 600.0);
+        // No pipe (a load without sectors): issue alone.
+        check_pipes(None, (0.0, 0.0), &[], 25.0);
+    }
+
+    #[test]
+    fn the_busiest_pipe_binds_compute_and_is_named() {
+        let arch = arch();
+        let on = |pipe: Pipe, n: f64| {
+            line_cost(
+                &LineLoad {
+                    warp_instructions: n,
+                    mean_active_threads: 32.0,
+                    pipe: Some(pipe),
+                    ..LineLoad::default()
+                },
+                &arch,
+                0.0,
+                0.0,
+            )
+        };
+        // A CUDA line of 100 FP32 and 60 conversion instructions: the
+        // conversions' 120 outlast the FP32 pipe's 50 and the issue's 40.
+        let mut line = on(Pipe::Fp32, 100.0);
+        line.add(&on(Pipe::Convert, 60.0));
+        let (pipe, t) = line.busiest_pipe().unwrap_or((Pipe::Fp32, 0.0));
+        assert_eq!(pipe, Pipe::Convert);
+        assert_eq!(t * arch.sm_count, 120.0);
+        assert_eq!(line.term(Limit::ComputeIssue) * arch.sm_count, 120.0);
+        assert_eq!(line.pipe(Pipe::Fp32) * arch.sm_count, 50.0);
+        assert_eq!(LineCost::default().busiest_pipe(), None);
     }
 
     #[test]

@@ -29,7 +29,7 @@
 //! | `async_copy` | `cp.async cp.async.commit_group cp.async.wait_group cp.async.wait_all` |
 //! | `other` | `prefetch prefetchu nanosleep pmevent brkpt`, and memory ops on a space not listed above |
 
-use crate::ir::{Function, Instruction, Opcode, Precision, StateSpace, Type, WmmaOp};
+use crate::ir::{Function, Instruction, Opcode, Precision, Rounding, StateSpace, Type, WmmaOp};
 
 macro_rules! classes {
     ($($(#[$m:meta])* $var:ident = $name:literal,)*) => {
@@ -254,6 +254,54 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         GriddepcontrolWait | GriddepcontrolLaunchDependents => C::Other,
         Prefetch | Prefetchu | Createpolicy | Nanosleep | Pmevent | Brkpt => C::Other,
     }
+}
+
+/// What a `cvt` becomes in ptxas's machine code, where that differs by
+/// kind (the timing model's split of the `convert` class; docs/timing-model.md,
+/// "Integer conversions" and "Conversions from and to 64-bit types").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvertKind {
+    /// Destination and source both integer types (`cvt.u64.u32`,
+    /// `cvt.s32.s8`, ...): integer moves and extensions on the integer ALU
+    /// on every architecture.
+    Integer,
+    /// `cvt.{rn,rz}.f32.{s32,u32}` without saturation: `I2FP` on the integer
+    /// ALU from CC 8.6 on, the conversion unit's `I2F` before.
+    Int32ToF32,
+    /// `cvt.{rn,rz}.f32.{u8,u16}` without saturation: `I2FP` from CC 8.6 on
+    /// with ptxas 13.0 and later.
+    NarrowUintToF32,
+    /// A float to or from a 64-bit type (`cvt.f64.f32`, `cvt.rn.f32.s64`,
+    /// ...): at the FP64 unit's rate where that is below the conversion
+    /// unit's.
+    Float64,
+    /// Any other conversion: the conversion unit.
+    Other,
+}
+
+/// The [`ConvertKind`] of `inst`, `None` when it is not a `cvt`.
+pub fn convert_kind(inst: &Instruction) -> Option<ConvertKind> {
+    if inst.opcode != Opcode::Cvt {
+        return None;
+    }
+    let to_f32_from = |sources: &[Type]| {
+        matches!(inst.types.as_slice(), [Type::F32, source] if sources.contains(source))
+            && matches!(inst.mods.rounding, Some(Rounding::Rn | Rounding::Rz))
+            && !inst.mods.sat
+    };
+    Some(
+        if inst.types.len() == 2 && inst.types.iter().all(|t| t.is_integer_or_bits()) {
+            ConvertKind::Integer
+        } else if to_f32_from(&[Type::S32, Type::U32]) {
+            ConvertKind::Int32ToF32
+        } else if to_f32_from(&[Type::U8, Type::U16]) {
+            ConvertKind::NarrowUintToF32
+        } else if inst.types.iter().any(|t| t.bits() == 64) {
+            ConvertKind::Float64
+        } else {
+            ConvertKind::Other
+        },
+    )
 }
 
 /// Instruction counts per class.

@@ -24,7 +24,7 @@ pub use cfg::{BasicBlock, BlockId, Cfg, CfgError};
 pub use flow::{FunctionFlow, Reconvergence};
 pub use flowgraph::PostDom;
 pub use kernel::{KernelLookup, SelectError, find_kernel, select_function};
-pub use mix::{InstClass, InstMix, class_of};
+pub use mix::{ConvertKind, InstClass, InstMix, class_of, convert_kind};
 pub use resources::{RegisterUsage, SharedUsage, declared_registers, shared_memory};
 pub use source::{SourceLine, SourceLines, source_line};
 
