@@ -160,6 +160,9 @@ pub struct ModelScore {
     pub top1_overlap: Option<f64>,
     /// Measured time of the predicted-best configuration over the measured best.
     pub best_ratio: Option<f64>,
+    /// The best measured time among the [`stats::TOP_K_MEASURED`]
+    /// configurations predicted fastest, over the measured best.
+    pub best_of_top_k: Option<f64>,
     /// Why figures are missing, and the first ptxperf failure (one line each).
     pub notes: Vec<String>,
     /// For a model that gives an interval (`learned`): the share (0 to 1) of
@@ -259,6 +262,10 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
         s.best_ratio = figure(
             "best ratio",
             stats::best_config_ratio(&predicted, &measured),
+        );
+        s.best_of_top_k = figure(
+            "best of the fastest-ranked",
+            stats::best_of_top_k(&predicted, &measured, stats::TOP_K_MEASURED),
         );
     } else {
         notes.push("no configuration was both measured and predicted".to_string());
@@ -601,5 +608,7 @@ mod tests {
         let s = score_model(&outcomes, "m");
         assert!(close(s.top1_overlap, 0.5), "{:?}", s.top1_overlap);
         assert!(close(s.best_ratio, 3.0), "{:?}", s.best_ratio);
+        // Its five fastest-ranked: measured 3, 1 (the best), 2, 4, 5.
+        assert!(close(s.best_of_top_k, 1.0), "{:?}", s.best_of_top_k);
     }
 }

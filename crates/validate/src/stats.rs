@@ -354,3 +354,50 @@ pub fn best_config_ratio(predicted: &[f64], measured: &[f64]) -> Result<f64, Sta
     let mean = picked.iter().map(|&i| measured[i]).sum::<f64>() / picked.len() as f64;
     Ok(mean / measured[best])
 }
+
+/// How many of the fastest-ranked configurations [`best_of_top_k`] measures
+/// in the validation figures: what a user who times the model's first few
+/// picks gets.
+pub const TOP_K_MEASURED: usize = 5;
+
+/// The best measured time among the `k` configurations the prediction ranks
+/// fastest, over the best measured time (1.0: the optimum is among them).
+/// What a user who times the model's first `k` picks and keeps the fastest
+/// gets. Configurations tied ([`within_tie`]) with the `k`-th prediction
+/// are a draw: the figure is the expectation over which of them fill the
+/// places left, so that, as for [`best_config_ratio`] (its `k` = 1 case),
+/// no place in the data decides it.
+pub fn best_of_top_k(predicted: &[f64], measured: &[f64], k: usize) -> Result<f64, StatsError> {
+    check(predicted, measured)?;
+    let n = predicted.len();
+    let k = k.clamp(1, n);
+    let best = best_k(measured, 1)[0];
+    if measured[best] <= 0.0 {
+        return Err(StatsError::NonPositive(best));
+    }
+    let kth = predicted[best_k(predicted, k)[k - 1]];
+    // Ranked ahead of the k-th and not tied with it: always among the k.
+    let ahead: Vec<f64> = (0..n)
+        .filter(|&i| predicted[i] < kth && !within_tie(predicted[i], kth))
+        .map(|i| measured[i])
+        .collect();
+    let certain = ahead.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut tied: Vec<f64> = (0..n)
+        .filter(|&i| within_tie(predicted[i], kth))
+        .map(|i| measured[i])
+        .collect();
+    tied.sort_by(f64::total_cmp);
+    // `places` of the tied ones are drawn at random: the j-th fastest of
+    // the g tied is the fastest drawn with probability
+    // C(g - 1 - j, places - 1) / C(g, places).
+    let (g, places) = (tied.len(), (k - ahead.len()).min(tied.len()).max(1));
+    let mut p = places as f64 / g as f64;
+    let mut expected = 0.0;
+    for (j, &m) in tied.iter().enumerate() {
+        expected += p * certain.min(m);
+        if j + 1 < g {
+            p *= (g - j - places) as f64 / (g - 1 - j) as f64;
+        }
+    }
+    Ok(expected / measured[best])
+}

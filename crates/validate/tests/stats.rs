@@ -2,8 +2,8 @@
 
 use validate::sample::sample_indices;
 use validate::stats::{
-    StatsError, average_ranks, best_config_ratio, kendall_tau_b, kendall_tau_b_direct, mape,
-    median_ape, median_ratio, spearman, top_fraction_overlap,
+    StatsError, average_ranks, best_config_ratio, best_of_top_k, kendall_tau_b,
+    kendall_tau_b_direct, mape, median_ape, median_ratio, spearman, top_fraction_overlap,
 };
 
 fn close(a: Result<f64, StatsError>, b: f64) {
@@ -155,6 +155,45 @@ fn top_fraction_and_best_ratio() {
         best_config_ratio(&[1.0, 1.0, 3.0, 1.0], &[2.0, 4.0, 1.5, 6.0]),
         4.0 / 1.5,
     );
+}
+
+/// `best_of_top_k(predicted, measured, k)` is `expect`.
+fn check_top_k(predicted: &[f64], measured: &[f64], k: usize, expect: f64) {
+    close(best_of_top_k(predicted, measured, k), expect);
+}
+
+#[test]
+fn the_best_of_the_fastest_ranked() {
+    let measured = [5.0, 4.0, 3.0, 2.0, 1.0];
+    // Ranked in the measured order: the optimum comes first.
+    check_top_k(
+        &[1.0, 2.0, 3.0, 4.0, 5.0],
+        &[1.0, 2.0, 3.0, 4.0, 5.0],
+        2,
+        1.0,
+    );
+    // Ranked backwards: the two fastest-ranked are measured 5 and 4; the
+    // best of them over the optimum, 1.
+    check_top_k(&[1.0, 2.0, 3.0, 4.0, 5.0], &measured, 2, 4.0);
+    check_top_k(&[1.0, 2.0, 3.0, 4.0, 5.0], &measured, 4, 2.0);
+    // k = 1 is the best ratio; k past the count is all of them.
+    check_top_k(&[3.0, 1.0, 2.0], &[1.0, 2.0, 3.0], 1, 2.0);
+    check_top_k(&[3.0, 1.0, 2.0], &[1.0, 2.0, 3.0], 9, 1.0);
+    // A tie at the second place: one of the three tied (measured 4, 3 or
+    // 2) joins the certain first (5): expected best (4 + 3 + 2) / 3 = 3.
+    check_top_k(&[1.0, 2.0, 2.0, 2.0, 9.0], &measured, 2, 3.0);
+    // Two of the three: the best of a random pair of {4, 3, 2} is 3
+    // ({4, 3}), 2 ({4, 2}) or 2 ({3, 2}): 7 / 3.
+    check_top_k(&[1.0, 2.0, 2.0, 2.0, 9.0], &measured, 3, 7.0 / 3.0);
+    // The certain first (measured 2) beats both tied for the second place
+    // (5 and 4): 2 whatever is drawn.
+    check_top_k(&[2.0, 2.0, 9.0, 1.0, 9.0], &measured, 2, 2.0);
+    // The certain first is the optimum.
+    check_top_k(&[9.0, 2.0, 2.0, 3.0, 1.0], &measured, 2, 1.0);
+    // k = 1 with ties agrees with best_config_ratio.
+    let (p, m) = ([1.0, 1.0, 3.0, 1.0], [2.0, 4.0, 1.5, 6.0]);
+    close(best_of_top_k(&p, &m, 1), 4.0 / 1.5);
+    assert!(best_of_top_k(&[], &[], 5).is_err());
 }
 
 #[test]

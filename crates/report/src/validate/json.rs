@@ -66,6 +66,7 @@ pub fn json(
                 "kendall_tau_b": s.kendall,
                 "top1_percent_overlap": s.top1_overlap,
                 "best_config_ratio": s.best_ratio,
+                "best_of_top5_ratio": s.best_of_top_k,
                 "interval_coverage": s.interval_coverage,
                 "interval_width": s.interval_width,
                 "familiarity": s.familiarity,

@@ -190,6 +190,7 @@ fn score() -> ModelScore {
         kendall: Some(1.0),
         top1_overlap: Some(1.0),
         best_ratio: Some(1.0),
+        best_of_top_k: Some(1.0),
         interval_coverage: None,
         interval_width: None,
         familiarity: None,
