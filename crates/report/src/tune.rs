@@ -322,6 +322,7 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
             "in top 10",
             "pick",
             "pick / best (measured)",
+            "best of its first 5 / best",
         ]);
         for p in metrics {
             let label = r
@@ -345,6 +346,7 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
                 } else {
                     format!("{:.3}", p.pick_ratio)
                 },
+                format!("{:.3}", p.best_of_first5_ratio),
             ]);
         }
         out.push_str(&t.to_string());

@@ -299,6 +299,11 @@ pub struct PickMetrics {
     /// perfect); where several tie for it, their mean measured time, what
     /// choosing any of them gives on average.
     pub pick_ratio: f64,
+    /// The fastest measured time among the model's first five over the
+    /// measured best: what timing five picks gives
+    /// (`validate::stats::best_of_top_k`, ties with the fifth drawn in
+    /// expectation).
+    pub best_of_first5_ratio: f64,
 }
 
 /// Metrics of `model` against `measured`, over the configurations that have
@@ -326,6 +331,11 @@ pub fn pick_metrics(model: &ModelTimes, measured: &[Option<f64>], k: usize) -> O
         .filter_map(|i| finite(measured, i))
         .collect();
     let pick_time = tied.iter().sum::<f64>() / tied.len().max(1) as f64;
+    let (p, m): (Vec<f64>, Vec<f64>) = order
+        .iter()
+        .filter_map(|&i| Some((finite(&both, i)?, finite(measured, i)?)))
+        .unzip();
+    let first5 = validate::stats::best_of_top_k(&p, &m, validate::stats::TOP_K_MEASURED).ok()?;
     Some(PickMetrics {
         model: model.model.clone(),
         compared: order.len(),
@@ -336,5 +346,6 @@ pub fn pick_metrics(model: &ModelTimes, measured: &[Option<f64>], k: usize) -> O
         pick,
         tied: tied.len(),
         pick_ratio: pick_time / best_time,
+        best_of_first5_ratio: first5,
     })
 }

@@ -215,6 +215,30 @@ fn ground_truth_metrics() {
     );
 }
 
+#[test]
+fn the_best_of_the_first_five_picks() {
+    // Measured 7, 6, ..., 1 ms; the model ranks them in index order, so
+    // its first five are measured 7 to 3: 3 over the best, 1.
+    let measured: Vec<Option<f64>> = (0..7).map(|i| Some(7.0 - f64::from(i))).collect();
+    let predicted: Vec<Option<f64>> = (0..7).map(|i| Some(1.0 + f64::from(i))).collect();
+    let m = pick_metrics(&model("m", &predicted), &measured, 10);
+    assert_eq!(
+        m.as_ref().map(|m| m.best_of_first5_ratio),
+        Some(3.0),
+        "{m:?}"
+    );
+    // Configurations without a measurement are not among the five: the
+    // model's first (unmeasured) is skipped, and the five are 6 to 2.
+    let mut measured = measured;
+    measured[0] = None;
+    let m = pick_metrics(&model("m", &predicted), &measured, 10);
+    assert_eq!(
+        m.as_ref().map(|m| m.best_of_first5_ratio),
+        Some(2.0),
+        "{m:?}"
+    );
+}
+
 /// `estimates` with `intervals` ranked `by`: the bound that ranked, the
 /// order, and the winner (with its ties).
 fn check_rank_by(
