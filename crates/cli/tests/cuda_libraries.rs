@@ -248,6 +248,53 @@ fn standard_headers_compile_without_a_host_library() {
     assert_eq!(ints, vec![7 + 1 + 10 + 100; 64]);
 }
 
+/// `<math.h>`'s macros, which nvcc's kernels get from the host library.
+const MATH_MACROS_SOURCE: &str = r#"
+#include <math.h>
+extern "C" __global__ void consts(float* out, double* wide) {
+    out[0] = INFINITY;
+    out[1] = -HUGE_VALF;
+    out[2] = isnan(NAN) ? 1.0f : 0.0f;
+    out[3] = (float)M_PI;
+    wide[0] = M_SQRT2;
+    wide[1] = HUGE_VAL;
+}
+"#;
+
+#[test]
+fn the_math_header_macros_are_defined_and_named_where_missing() {
+    if !nvrtc_available() {
+        return;
+    }
+    let spec = spec(
+        r#"kernel = "consts"; grid = [1]; block = [1]"#,
+        &[("out", "f32*", "len = 4"), ("wide", "f64*", "len = 2")],
+    );
+    let (dir, _) = run_kernel("math-macros", MATH_MACROS_SOURCE, &spec);
+    let out = dumped(&dir, "out", f32::from_le_bytes);
+    assert_eq!(
+        out,
+        vec![f32::INFINITY, f32::NEG_INFINITY, 1.0, std::f32::consts::PI]
+    );
+    // The doubles as pairs of 32-bit words, low word first.
+    let words = dumped(&dir, "wide", u32::from_le_bytes);
+    let wide: Vec<f64> = words
+        .chunks_exact(2)
+        .map(|w| f64::from_bits(u64::from(w[0]) | (u64::from(w[1]) << 32)))
+        .collect();
+    assert_eq!(wide, vec![std::f64::consts::SQRT_2, f64::INFINITY]);
+    // Without the include, NVRTC knows none of them, as nvcc would: the
+    // error says where they come from.
+    let bare = MATH_MACROS_SOURCE.replace("#include <math.h>", "");
+    let err = run_refused("math-macros-bare", &bare, &spec);
+    assert!(
+        err.contains(
+            "note: `INFINITY`, `NAN`, `HUGE_VAL`, `HUGE_VALF`, `M_PI`, `M_SQRT2` come from <math.h>"
+        ),
+        "{err}"
+    );
+}
+
 /// `cuda::barrier` (mbarrier.init, arrive, test_wait on sm_80 and try_wait
 /// on sm_90): each round, every thread writes its slot, the block meets at
 /// the barrier, and each thread reads its neighbour's slot.

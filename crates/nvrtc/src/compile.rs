@@ -134,16 +134,25 @@ impl Compiler {
     }
 }
 
-/// The note that ends a failed compilation's message when one of the
-/// `options`' defines likely broke a header ([`crate::define_collisions`]),
-/// for the log NVRTC gave on compiling `source` (the program's name).
+/// The notes that end a failed compilation's message, one a line: one of
+/// the `options`' defines likely broke a header
+/// ([`crate::define_collisions`]), or the source uses a `<math.h>` macro
+/// without including it ([`crate::math_macro_note`]); for the log NVRTC
+/// gave on compiling `source` (the program's name). `None` without either.
 pub fn define_note(
     diagnostics: &[crate::Diagnostic],
     source: &str,
     options: &CompileOptions,
 ) -> Option<String> {
     let names: Vec<&str> = options.defines.iter().map(|(n, _)| n.as_str()).collect();
-    crate::define_collision_note(&crate::define_collisions(diagnostics, source, &names))
+    let notes: Vec<String> = [
+        crate::define_collision_note(&crate::define_collisions(diagnostics, source, &names)),
+        crate::math_macro_note(diagnostics),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!notes.is_empty()).then(|| notes.join("\n"))
 }
 
 /// The wheels split the headers a CUDA toolkit keeps in one `include`: beside

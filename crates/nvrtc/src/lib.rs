@@ -38,7 +38,8 @@ pub use error::{INSTALL_HINT, NvrtcError};
 pub use library::{Nvrtc, builtins_beside};
 pub use locate::{Located, SearchContext, SearchStep, locate_headers, locate_library};
 pub use log::{
-    Diagnostic, Severity, define_collision_note, define_collisions, parse_log, render_log,
+    Diagnostic, Severity, define_collision_note, define_collisions, math_macro_note, parse_log,
+    render_log,
 };
 pub use names::{ResolveError, plain_name, resolve_kernel};
 pub use options::CompileOptions;

@@ -176,6 +176,52 @@ pub fn define_collision_note(names: &[&str]) -> Option<String> {
     ))
 }
 
+/// The macros a kernel built by nvcc gets from the host's `<math.h>`, which
+/// nvcc includes implicitly and NVRTC does not (ptxperf's `<math.h>` and
+/// `<cmath>` define them: crate::std_headers).
+const MATH_MACROS: [&str; 17] = [
+    "INFINITY",
+    "NAN",
+    "HUGE_VAL",
+    "HUGE_VALF",
+    "M_E",
+    "M_LOG2E",
+    "M_LOG10E",
+    "M_LN2",
+    "M_LN10",
+    "M_PI",
+    "M_PI_2",
+    "M_PI_4",
+    "M_1_PI",
+    "M_2_PI",
+    "M_2_SQRTPI",
+    "M_SQRT2",
+    "M_SQRT1_2",
+];
+
+/// The note for errors that name one of `<math.h>`'s macros as an undefined
+/// identifier, or `None` when none does.
+pub fn math_macro_note(diagnostics: &[Diagnostic]) -> Option<String> {
+    let names: Vec<String> = MATH_MACROS
+        .iter()
+        .filter(|n| {
+            let message = format!("identifier \"{n}\" is undefined");
+            diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error && d.message == message)
+        })
+        .map(|n| format!("`{n}`"))
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let verb = if names.len() == 1 { "comes" } else { "come" };
+    Some(format!(
+        "note: {} {verb} from <math.h>, which nvcc includes in every .cu file and NVRTC does not: add `#include <math.h>` (or `<cmath>`; ptxperf provides both)",
+        names.join(", ")
+    ))
+}
+
 fn is_caret_line(line: &str) -> bool {
     line.contains('^') && line.chars().all(|c| c == ' ' || c == '^' || c == '~')
 }

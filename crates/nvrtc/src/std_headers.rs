@@ -50,6 +50,42 @@ const FLOAT_LIMITS: &str = "#ifndef FLT_MAX
 #endif
 ";
 
+/// The macros of `<math.h>` that nvcc's kernels get from the host's C
+/// library (nvcc includes it implicitly; NVRTC has none of them): C99's
+/// `INFINITY`, `NAN`, `HUGE_VAL` and `HUGE_VALF` (C11, 7.12), as the bits
+/// glibc gives (an infinity, the quiet NaN 0x7fc00000 of `nanf("")`), built
+/// with the CUDA math API's bit casts as NVIDIA's `math_constants.h` builds
+/// `CUDART_INF_F`; and the POSIX constants `M_E` to `M_SQRT1_2` with glibc's
+/// digits (glibc `math.h`, which g++ exposes by default).
+const MATH_MACROS: &str = "#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000U)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fc00000U)
+#endif
+#ifndef HUGE_VALF
+#define HUGE_VALF __int_as_float(0x7f800000U)
+#endif
+#ifndef HUGE_VAL
+#define HUGE_VAL __longlong_as_double(0x7ff0000000000000LL)
+#endif
+#ifndef M_PI
+#define M_E 2.7182818284590452354
+#define M_LOG2E 1.4426950408889634074
+#define M_LOG10E 0.43429448190325182765
+#define M_LN2 0.69314718055994530942
+#define M_LN10 2.30258509299404568402
+#define M_PI 3.14159265358979323846
+#define M_PI_2 1.57079632679489661923
+#define M_PI_4 0.78539816339744830962
+#define M_1_PI 0.31830988618379067154
+#define M_2_PI 0.63661977236758134308
+#define M_2_SQRTPI 1.12837916709551257390
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.70710678118654752440
+#endif
+";
+
 /// The C math functions NVRTC declares in the global namespace (the CUDA
 /// math API, float and double overloads), each checked present with
 /// NVRTC 12.9. `<cmath>` makes these same functions `std::` names, as a host
@@ -217,6 +253,8 @@ const ATOMIC: &str = "atomic atomic_ref atomic_flag memory_order memory_order_re
 enum Body {
     /// `std::` names for functions NVRTC declares globally.
     Global(&'static [&'static str]),
+    /// As `Global`, then text of its own (`<math.h>`'s macros).
+    GlobalAnd(&'static [&'static str], &'static str),
     /// `#include <cuda/std/H>`, then these of its names (separated by
     /// blanks) as `std::` names.
     Using(&'static str, &'static str),
@@ -238,8 +276,8 @@ const HEADERS: [(&str, Body); 30] = [
     ("limits.h", Body::CudaStdMacros("climits")),
     ("cfloat", Body::Text(FLOAT_LIMITS)),
     ("float.h", Body::Text(FLOAT_LIMITS)),
-    ("cmath", Body::Global(MATH_GLOBAL)),
-    ("math.h", Body::Global(MATH_GLOBAL)),
+    ("cmath", Body::GlobalAnd(MATH_GLOBAL, MATH_MACROS)),
+    ("math.h", Body::GlobalAnd(MATH_GLOBAL, MATH_MACROS)),
     ("cstdlib", Body::Global(STDLIB_GLOBAL)),
     ("stdlib.h", Body::Global(STDLIB_GLOBAL)),
     ("cassert", Body::CudaStdMacros("cassert")),
@@ -279,12 +317,10 @@ pub fn standard_header(name: &str) -> Option<String> {
     );
     match body {
         Body::CudaStdMacros(h) => text.push_str(&format!("#include <cuda/std/{h}>\n")),
-        Body::Global(names) => {
-            text.push_str("namespace std {\n");
-            for n in *names {
-                text.push_str(&format!("using ::{n};\n"));
-            }
-            text.push_str("}\n");
+        Body::Global(names) => global_names(&mut text, names),
+        Body::GlobalAnd(names, more) => {
+            global_names(&mut text, names);
+            text.push_str(more);
         }
         Body::Using(header, names) => {
             text.push_str(&format!("#include <cuda/std/{header}>\nnamespace std {{\n"));
@@ -297,6 +333,15 @@ pub fn standard_header(name: &str) -> Option<String> {
         Body::Empty => {}
     }
     Some(text)
+}
+
+/// `names`, declared globally, as `std::` names.
+fn global_names(text: &mut String, names: &[&str]) {
+    text.push_str("namespace std {\n");
+    for n in names {
+        text.push_str(&format!("using ::{n};\n"));
+    }
+    text.push_str("}\n");
 }
 
 /// Every provided header, (name, text), in a fixed order.
@@ -360,8 +405,15 @@ mod tests {
         check("limits", Some(&["using ::cuda::std::numeric_limits;"]));
         check(
             "math.h",
-            Some(&["namespace std {", "using ::abs;", "using ::isnan;"]),
+            Some(&[
+                "namespace std {",
+                "using ::abs;",
+                "using ::isnan;",
+                "#define INFINITY __int_as_float(0x7f800000U)",
+                "#define M_PI 3.14159265358979323846",
+            ]),
         );
+        check("cmath", Some(&["#define NAN __int_as_float(0x7fc00000U)"]));
         check("cstdlib", Some(&["using ::malloc;"]));
         check("climits", Some(&["<cuda/std/climits>"]));
         check(

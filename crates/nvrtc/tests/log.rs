@@ -177,3 +177,31 @@ fn the_collision_note_names_the_defines() {
         "{note}"
     );
 }
+
+/// `math_macro_note` of a log: the `<math.h>` macros named as undefined.
+fn check_math_note(log: &str, expect: Option<&str>) {
+    let note = nvrtc::math_macro_note(&parse_log(log));
+    match (note.as_deref(), expect) {
+        (Some(n), Some(e)) => assert!(n.starts_with(e), "{n}"),
+        (n, e) => assert_eq!(n, e, "{log}"),
+    }
+}
+
+#[test]
+fn math_macros_used_without_math_h_are_named() {
+    // Other undefined identifiers: no note.
+    check_math_note(TWO_ERRORS, None);
+    check_math_note(
+        "k.cu(3): error: identifier \"INFINITY\" is undefined\n    float m = -INFINITY;\n               ^\n\n1 error detected in the compilation of \"k.cu\".\n",
+        Some("note: `INFINITY` comes from <math.h>, which nvcc includes"),
+    );
+    check_math_note(
+        "k.cu(3): error: identifier \"M_PI\" is undefined\n    x = M_PI;\n        ^\n\nk.cu(4): error: identifier \"NAN\" is undefined\n    y = NAN;\n        ^\n\n2 errors detected in the compilation of \"k.cu\".\n",
+        Some("note: `NAN`, `M_PI` come from <math.h>"),
+    );
+    // A warning that names one is not an error to explain.
+    check_math_note(
+        "k.cu(3): warning #20: identifier \"M_PI\" is undefined\n    x = M_PI;\n        ^\n\n",
+        None,
+    );
+}

@@ -390,14 +390,19 @@ pub fn best_of_top_k(predicted: &[f64], measured: &[f64], k: usize) -> Result<f6
     // `places` of the tied ones are drawn at random: the j-th fastest of
     // the g tied is the fastest drawn with probability
     // C(g - 1 - j, places - 1) / C(g, places).
-    let (g, places) = (tied.len(), (k - ahead.len()).min(tied.len()).max(1));
+    // The ratio of consecutive probabilities is (g - j - places) / (g - 1 - j):
+    // 0 once fewer than `places` are left after the j-th, and so after it.
+    let g = tied.len();
+    let places = k.saturating_sub(ahead.len()).clamp(1, g.max(1));
     let mut p = places as f64 / g as f64;
     let mut expected = 0.0;
     for (j, &m) in tied.iter().enumerate() {
         expected += p * certain.min(m);
-        if j + 1 < g {
-            p *= (g - j - places) as f64 / (g - 1 - j) as f64;
+        let after = g - 1 - j;
+        if after == 0 {
+            break;
         }
+        p *= (after + 1).saturating_sub(places) as f64 / after as f64;
     }
     Ok(expected / measured[best])
 }

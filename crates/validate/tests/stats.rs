@@ -190,6 +190,10 @@ fn the_best_of_the_fastest_ranked() {
     check_top_k(&[2.0, 2.0, 9.0, 1.0, 9.0], &measured, 2, 2.0);
     // The certain first is the optimum.
     check_top_k(&[9.0, 2.0, 2.0, 3.0, 1.0], &measured, 2, 1.0);
+    // Every one tied and all of them taken (k past the count): the best of
+    // all, with no probability left over for the later ones.
+    check_top_k(&[1.0, 1.0, 1.0], &[3.0, 2.0, 1.0], 5, 1.0);
+    check_top_k(&[1.0, 1.0, 1.0, 2.0], &[3.0, 2.0, 4.0, 1.0], 3, 2.0);
     // k = 1 with ties agrees with best_config_ratio.
     let (p, m) = ([1.0, 1.0, 3.0, 1.0], [2.0, 4.0, 1.5, 6.0]);
     close(best_of_top_k(&p, &m, 1), 4.0 / 1.5);

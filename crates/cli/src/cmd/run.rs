@@ -100,9 +100,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
     } else {
         0.0
     };
+    let plural = |n: u64, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
     println!(
-        "kernel {}: {} CTAs x {} threads, {} warps",
-        loaded.kernel_name, s.ctas, threads, s.warps
+        "kernel {}: {} x {} threads, {}",
+        loaded.kernel_name,
+        plural(s.ctas, "CTA", "CTAs"),
+        threads,
+        plural(s.warps, "warp", "warps")
     );
     println!(
         "warp instructions {}, thread instructions {} with a true guard ({:.1}% of issue slots; `characterize` counts guarded-off lanes as active)",
