@@ -423,13 +423,7 @@ pub fn text(r: &Report, width: u16) -> String {
     if let Some(line) = newer_target_note(&r.profile, &r.gpu) {
         let _ = writeln!(out, "{line}");
     }
-    if let Some(line) = spill_note(&r.profile) {
-        let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
-    }
-    if let Some(line) = fetch_note(r) {
-        let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
-    }
-    if let Some(line) = atomic_note(&r.profile) {
+    for line in charge_notes(r) {
         let _ = writeln!(out, "{}", crate::table::wrap(&line, width));
     }
     let c = &r.profile.cache;
@@ -597,12 +591,21 @@ pub fn json(r: &Report) -> Value {
 }
 
 /// The notes the table prints beside the predictions, in its order: a PTX
-/// target newer than the GPU, register spills, machine code past the
-/// instruction caches' full rate (where the timing model's charge is known
-/// to fall short). Unwrapped, one string each.
+/// target newer than the GPU, then [`charge_notes`]. Unwrapped, one string
+/// each.
 fn notes(r: &Report) -> Vec<String> {
+    newer_target_note(&r.profile, &r.gpu)
+        .into_iter()
+        .chain(charge_notes(r))
+        .collect()
+}
+
+/// Where the timing model's charge is known to fall short, in the table's
+/// order: register spills, machine code past the instruction caches' full
+/// rate, atomics that meet on one word. The table wraps them; the JSON
+/// ([`notes`]) keeps them whole.
+fn charge_notes(r: &Report) -> Vec<String> {
     [
-        newer_target_note(&r.profile, &r.gpu),
         spill_note(&r.profile),
         fetch_note(r),
         atomic_note(&r.profile),
