@@ -215,10 +215,11 @@ fn function_info(
                 exempt_store: class == InstClass::StShared
                     && stored_from_global(&insts, block_start, pc),
                 source: inst.loc.as_ref().map(|loc| {
+                    let (number, line) = ptx::analysis::user_position(module, loc);
                     let file = module
-                        .file(loc.file)
-                        .map_or_else(|| format!("file{}", loc.file), |e| e.name.clone());
-                    (file, loc.line)
+                        .file(number)
+                        .map_or_else(|| format!("file{number}"), |e| e.name.clone());
+                    (file, line)
                 }),
             }
         })

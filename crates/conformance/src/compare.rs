@@ -41,6 +41,7 @@ pub fn run_emulator(ptx: &str, file: &str, outputs: usize) -> Result<Vec<Vec<u64
             init: Init::Zeros,
             order_dependent: false,
             host_mapped: false,
+            texture: None,
         })],
         constants: Vec::new(),
         fuel: None,

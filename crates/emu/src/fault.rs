@@ -38,6 +38,9 @@ pub enum FaultKind {
     },
     /// An instruction or form the emulator does not execute.
     Unsupported(String),
+    /// A texture fetch through a handle that is no texture object of the
+    /// launch, or in a type its texels cannot be read as.
+    Texture(String),
     /// The launch itself is wrong (missing argument, unknown kernel, ...).
     Launch(String),
     /// The emulator contradicts itself (a register outside its frame, ...):
@@ -81,6 +84,7 @@ impl fmt::Display for FaultKind {
             }
             Self::CallStackOverflow { depth } => write!(f, "call stack overflow at depth {depth}"),
             Self::Unsupported(what) => write!(f, "unsupported: {what}"),
+            Self::Texture(what) => write!(f, "texture fetch: {what}"),
             Self::Launch(what) => write!(f, "{what}"),
             Self::Internal(what) => write!(f, "internal emulator error: {what}"),
         }

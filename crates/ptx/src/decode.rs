@@ -530,6 +530,7 @@ impl<'a> Decoder<'a> {
         let mut counter = 0u32;
         self.layout(&mut func, &mut fs, body, None, &mut counter);
         let mut ctx = BodyCtx {
+            pending_locs: Vec::new(),
             loc: None,
             index: 0,
             next_scope: 0,
@@ -795,6 +796,7 @@ impl<'a> Decoder<'a> {
                     });
                     func.instructions.append(inst, i.span);
                     ctx.index += 1;
+                    ctx.pending_locs.clear();
                 }
                 Stmt::Loc {
                     file,
@@ -804,7 +806,7 @@ impl<'a> Decoder<'a> {
                     span,
                 } => {
                     self.loc_files.push((*file, *span));
-                    ctx.loc = Some(SourceLoc {
+                    let loc = SourceLoc {
                         file: *file,
                         line: *line,
                         col: *col,
@@ -814,9 +816,29 @@ impl<'a> Decoder<'a> {
                                 file: *a,
                                 line: *b,
                                 col: *c,
+                                outer: ctx
+                                    .pending_locs
+                                    .iter()
+                                    .rev()
+                                    .find(|o| (o.file, o.line, o.col) == (*a, *b, *c))
+                                    .filter(|o| {
+                                        (o.file, o.line, o.col) != (*file, *line, *col)
+                                            && o.inline_depth() < MAX_INLINE_DEPTH
+                                    })
+                                    .cloned()
+                                    .map(Box::new),
                             })
                         }),
-                    });
+                    };
+                    if loc.inlined_at.is_some() {
+                        // A window of the last few: a chain is shorter, and
+                        // a run of directives stays linear to decode.
+                        if ctx.pending_locs.len() >= 2 * MAX_INLINE_DEPTH {
+                            ctx.pending_locs.remove(0);
+                        }
+                        ctx.pending_locs.push(loc.clone());
+                    }
+                    ctx.loc = Some(loc);
                 }
                 Stmt::Pragma(text, _) => func.pragmas.push(BodyPragma {
                     at: ctx.index,
@@ -857,8 +879,19 @@ impl<'a> Decoder<'a> {
     }
 }
 
+/// The longest chain of inlined `.loc`s kept ([`InlinedAt::outer`]): deeper
+/// inlining than compilers produce, and a bound on what a run of `.loc`s
+/// each inlined at the one before could build.
+const MAX_INLINE_DEPTH: usize = 32;
+
 pub(crate) struct BodyCtx {
     loc: Option<SourceLoc>,
+    /// The inlined `.loc`s since the last instruction, in order: a `.loc`
+    /// inlined at the position of one of them hangs its chain of call
+    /// sites on the last such ([`InlinedAt::outer`]). Compilers write a
+    /// chain as consecutive directives before the instruction, and the
+    /// printer writes it back so, which keeps a reparse the same.
+    pending_locs: Vec<SourceLoc>,
     index: u32,
     next_scope: ScopeId,
 }

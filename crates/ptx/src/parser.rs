@@ -878,12 +878,18 @@ impl<'a> Parser<'a> {
         // decoder says what the instruction is.
         let tensor_copy = matches!(&self.src[op.span.range()], "cp" | "prefetch")
             && mods.iter().any(|m| m.text == ".tensor");
-        if tensor_copy || TEXTURE_OPCODES.contains(&&self.src[op.span.range()]) {
+        let opname = &self.src[op.span.range()];
+        if opname == "tex" && !self.at(K::Semi) {
+            // `tex d, [t, {x}]`: the destination, then the texture handle and
+            // the coordinate vector as operands of their own; the decoder
+            // says which forms run.
+            operands = self.texture_operands()?;
+        } else if tensor_copy || TEXTURE_OPCODES.contains(&opname) {
             while !self.at(K::Semi) && !self.at(K::Eof) {
                 self.bump();
             }
         }
-        if !self.at(K::Semi) {
+        if operands.is_empty() && !self.at(K::Semi) {
             loop {
                 operands.push(self.operand()?);
                 if !self.eat(K::Comma) {
@@ -932,6 +938,36 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(w)
+    }
+
+    /// The operands of `tex`: `d, [t, {x, ...}]` as `d`, `t`, `{x, ...}`; a
+    /// separate sampler (`[t, s, {x}]`) adds `s` before the vector, and
+    /// anything after the bracket (an offset, a depth) follows it.
+    fn texture_operands(&mut self) -> PResult<Vec<Op<'a>>> {
+        let mut ops = vec![self.operand()?];
+        if self.at(K::Pipe) {
+            let t = self.peek();
+            self.diags.push(Diagnostic::error(
+                t.span,
+                "`tex` with a predicate destination (`d|p`) is not supported by ptxperf yet",
+            ));
+            return Err(Fail);
+        }
+        self.expect(K::Comma, "`,` after the destination of `tex`")?;
+        self.expect(K::LBracket, "`[` before the texture of `tex`")?;
+        loop {
+            if self.at(K::LBrace) {
+                ops.push(self.operand()?);
+                break;
+            }
+            ops.push(Op::Name(self.name()?));
+            self.expect(K::Comma, "`,` after the texture of `tex`")?;
+        }
+        self.expect(K::RBracket, "`]` after the coordinates of `tex`")?;
+        while self.eat(K::Comma) {
+            ops.push(self.operand()?);
+        }
+        Ok(ops)
     }
 
     fn operand(&mut self) -> PResult<Op<'a>> {

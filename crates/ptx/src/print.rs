@@ -443,15 +443,7 @@ fn body(f: &mut fmt::Formatter<'_>, m: &Module, func: &Function) -> fmt::Result 
             && last_loc != Some(loc)
         {
             let ind = p.indent();
-            write!(p.out, "{ind}.loc {} {} {}", loc.file, loc.line, loc.col)?;
-            if let Some(ia) = &loc.inlined_at {
-                write!(
-                    p.out,
-                    ", function_name {}, inlined_at {} {} {}",
-                    ia.function_name, ia.file, ia.line, ia.col
-                )?;
-            }
-            p.out.push('\n');
+            loc_directives(&mut p.out, &ind, loc)?;
             last_loc = Some(loc);
         }
         let ind = p.indent();
@@ -462,6 +454,24 @@ fn body(f: &mut fmt::Formatter<'_>, m: &Module, func: &Function) -> fmt::Result 
     p.enter(None)?;
     p.out.push_str("}\n");
     f.write_str(&p.out)
+}
+
+/// The `.loc` directives of `loc`: the chain of call sites it was inlined
+/// through first (outermost first), then its own, a line each.
+fn loc_directives(out: &mut String, ind: &str, loc: &SourceLoc) -> fmt::Result {
+    if let Some(outer) = loc.inlined_at.as_ref().and_then(|ia| ia.outer.as_deref()) {
+        loc_directives(out, ind, outer)?;
+    }
+    write!(out, "{ind}.loc {} {} {}", loc.file, loc.line, loc.col)?;
+    if let Some(ia) = &loc.inlined_at {
+        write!(
+            out,
+            ", function_name {}, inlined_at {} {} {}",
+            ia.function_name, ia.file, ia.line, ia.col
+        )?;
+    }
+    out.push('\n');
+    Ok(())
 }
 
 /// Prints one instruction (without indentation or newline).
@@ -477,6 +487,16 @@ pub fn instruction(
     }
     f.write_str(inst.opcode.name())?;
     mods(f, inst)?;
+    if let (true, [d, t, x]) = (inst.opcode.is_texture_fetch(), inst.operands.as_slice()) {
+        // `tex.2d.v4.f32.f32 d, [t, {x, y}]`: handle and coordinates in brackets.
+        f.write_str(" ")?;
+        operand(f, m, func, d)?;
+        f.write_str(", [")?;
+        operand(f, m, func, t)?;
+        f.write_str(", ")?;
+        operand(f, m, func, x)?;
+        return f.write_str("];");
+    }
     for (k, o) in inst.operands.iter().enumerate() {
         f.write_str(if k == 0 { " " } else { ", " })?;
         if k > 0 && inst.mods.video_neg.get(k - 1) == Some(&true) {

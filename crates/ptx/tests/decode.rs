@@ -437,9 +437,47 @@ fn features_not_supported_yet_say_so() {
         "wgmma.fence.sync.aligned;",
         "warpgroup matrix multiply-accumulate",
     );
+    // Fetches of one to three dimensions run (below); layered textures,
+    // mipmap levels, separate samplers and surfaces say so.
     reject(
-        "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];",
+        "tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %f5, %f6, %f6}];",
+        "a texture fetch other than `tex1Dfetch`, `tex1D`, `tex2D` or `tex3D` on a texture object (`tex.{1d,2d,3d}.v4` with `.s32` or `.f32` coordinates) is not supported",
+    );
+    reject(
+        "tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}], %f7;",
+        "a texture fetch other than `tex1Dfetch`",
+    );
+    check(
+        "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
+        "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
+    );
+    check(
+        "tex.3d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f5, %f6, %f7, %f7}];",
+        "tex.3d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%f5, %f6, %f7, %f7}];",
+    );
+    reject(
+        "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, %rd2, {%r1}];",
+        "a texture fetch other than `tex1Dfetch`",
+    );
+    reject(
+        "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%r1}];",
+        "`tex` with a predicate destination (`d|p`) is not supported by ptxperf yet",
+    );
+    reject(
+        "suld.b.1d.v4.b32.trap {%r1, %r2, %r3, %r4}, [%rd1, {%r5}];",
         "a texture or surface instruction is not supported",
+    );
+    check(
+        "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];",
+        "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];",
+    );
+    check(
+        "tex.1d.v4.u32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r5}];",
+        "tex.1d.v4.u32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r5}];",
+    );
+    reject(
+        "tex.1d.v2.f32.s32 {%f1, %f2}, [%rd1, {%r1}];",
+        "a texture fetch other than `tex1Dfetch`",
     );
     // What is supported is not caught: cp.async itself, bulk copies of
     // contiguous bytes, barrier.sync.

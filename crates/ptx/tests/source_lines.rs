@@ -78,6 +78,91 @@ fn inlined_loc_names_the_callee_line() {
     );
 }
 
+/// NVRTC's `tex1Dfetch<float>`: its body sits in the built-in header, two
+/// levels deep (4584 inlined at 4590, inlined at the kernel's line 3).
+const TEX_FILES: &str = ".file 1 \"t.cu\"\n.file 2 \"<builtin>/__nv_nvrtc_builtin_header.h\"";
+const TEX_BODY: &str = ".loc 1 3 5\nmov.u32 %r1, 1;\n\
+    .loc 2 4590 1, function_name $L__info_string0, inlined_at 1 3 5\n\
+    .loc 2 4584 1, function_name $L__info_string1, inlined_at 2 4590 1\n\
+    mov.u32 %r2, 2;\n.loc 1 4 1\nret;";
+
+#[test]
+fn code_of_nvrtcs_builtin_header_is_given_its_call_site() {
+    check(TEX_FILES, TEX_BODY, &["t.cu:3", "t.cu:3", "t.cu:4"]);
+    // One level: the call site of the inlined_at.
+    check(
+        TEX_FILES,
+        ".loc 2 77 1, function_name $L__info_string0, inlined_at 1 9 2\nmov.u32 %r1, 1;\nret;",
+        &["t.cu:9", "t.cu:9"],
+    );
+    // A chain that never leaves the header keeps the header's line.
+    check(
+        TEX_FILES,
+        ".loc 2 77 1, function_name $L__info_string0, inlined_at 2 80 2\nmov.u32 %r1, 1;\nret;",
+        &["<builtin>/__nv_nvrtc_builtin_header.h:77"; 2],
+    );
+    // A header a user can open keeps its own line.
+    check(
+        ".file 1 \"t.cu\"\n.file 2 \"include/cuda_fp16.hpp\"",
+        ".loc 2 4590 1, function_name $L__info_string0, inlined_at 1 3 5\n\
+         .loc 2 4584 1, function_name $L__info_string1, inlined_at 2 4590 1\n\
+         mov.u32 %r1, 1;\nret;",
+        &["include/cuda_fp16.hpp:4584"; 2],
+    );
+}
+
+#[test]
+fn a_chain_of_inlined_locs_prints_and_parses_back_the_same() {
+    let text = module(TEX_FILES, TEX_BODY);
+    let m = ptx::parse("t.ptx", &text).unwrap_or_else(|d| panic!("{}", d.render("t.ptx", &text)));
+    let printed = m.to_string();
+    assert!(
+        printed.contains(".loc 2 4590 1, function_name $L__info_string0, inlined_at 1 3 5"),
+        "{printed}"
+    );
+    let again = ptx::parse("printed.ptx", &printed)
+        .unwrap_or_else(|d| panic!("{}", d.render("printed.ptx", &printed)));
+    assert!(again == m, "{printed}");
+    assert_eq!(again.to_string(), printed);
+}
+
+#[test]
+fn a_loc_inlined_at_itself_over_and_over_stays_bounded() {
+    // `.loc`s that name each other's position as their call site, one that
+    // names its own, and a run of 2,000 each inlined at the one before: the
+    // chain must not grow with the number of directives (nor overflow the
+    // stack), and the module must print and parse back the same.
+    let mut body = String::new();
+    for _ in 0..2000 {
+        body.push_str(".loc 1 5 1, function_name $L__info_string0, inlined_at 1 6 1\n");
+        body.push_str(".loc 1 6 1, function_name $L__info_string0, inlined_at 1 5 1\n");
+        body.push_str(".loc 1 7 1, function_name $L__info_string0, inlined_at 1 7 1\n");
+        body.push_str(".loc 1 6 1, function_name $L__info_string0, inlined_at 1 5 1\n");
+    }
+    body.push_str("mov.u32 %r1, 1;\n");
+    for k in 0..2000 {
+        body.push_str(&format!(
+            ".loc 1 {} 1, function_name $L__info_string0, inlined_at 1 {k} 1\n",
+            k + 1
+        ));
+    }
+    body.push_str("mov.u32 %r1, 1;\n");
+    body.push_str("ret;");
+    let text = module(".file 1 \"k.cu\"", &body);
+    let m = ptx::parse("t.ptx", &text).unwrap_or_else(|d| panic!("{}", d.render("t.ptx", &text)));
+    let (_, f) = m.entries().next().expect("kernel");
+    let deepest = f
+        .instructions
+        .iter()
+        .filter_map(|(_, i)| i.loc.as_ref())
+        .map(|l| l.inline_depth())
+        .max();
+    assert!(deepest.is_some_and(|d| d <= 33), "{deepest:?}");
+    let printed = m.to_string();
+    let again = ptx::parse("printed.ptx", &printed).expect("reparses");
+    assert!(again == m);
+}
+
 #[test]
 fn corpus_kernel_maps_to_its_cu_lines() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");

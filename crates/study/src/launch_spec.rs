@@ -50,6 +50,7 @@ pub fn spec_of_launch(
                 // The emulator's memory is one space; where the buffer lives
                 // matters only to the timing (the profile's PCIe bytes).
                 host_mapped: *host_mapped,
+                texture: None,
             }),
         });
     }

@@ -12,7 +12,7 @@ use super::launch::launch_err;
 use super::layout::{ModuleLayout, Placed};
 use crate::fault::Fault;
 use crate::mem::Space;
-use crate::spec::{ArgSpec, LaunchSpec, ScalarType};
+use crate::spec::{ArgSpec, LaunchSpec, ScalarType, TextureView};
 
 /// One kernel argument as the launch binds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +25,9 @@ pub enum HostArg {
         name: String,
         elem: ScalarType,
         bytes: Vec<u8>,
+        /// A texture object over the buffer: the parameter holds the
+        /// object's handle (8 bytes), not the address.
+        texture: Option<TextureView>,
     },
     /// A struct with pointer members: its bytes, each pointer member's
     /// buffer, and where the launch writes that buffer's address.
@@ -104,6 +107,20 @@ pub fn host_launch(
     {
         return Err(launch_err(format!(
             "argument `{}`: a struct with pointer members runs on the emulator but cannot be launched on a GPU yet (give the pointers as arguments of their own)",
+            b.arg.name()
+        )));
+    }
+    if let Some(b) = args.iter().find(|b| {
+        matches!(
+            b.arg,
+            HostArg::Buffer {
+                texture: Some(_),
+                ..
+            }
+        )
+    }) {
+        return Err(launch_err(format!(
+            "argument `{}`: a texture object runs on the emulator but cannot be launched on a GPU yet",
             b.arg.name()
         )));
     }
@@ -219,7 +236,12 @@ pub(super) fn bind_args(
                 }
             }
             ArgSpec::Buffer(bs) => {
-                let want = pointer_bytes(module);
+                // A texture object is a 64-bit handle in every module.
+                let want = if bs.texture.is_some() {
+                    8
+                } else {
+                    pointer_bytes(module)
+                };
                 if let Some(pt) = ptype
                     && pt.is_float()
                 {
@@ -230,8 +252,13 @@ pub(super) fn bind_args(
                     )));
                 }
                 if size != want {
+                    let what = if bs.texture.is_some() {
+                        "texture argument"
+                    } else {
+                        "pointer argument"
+                    };
                     return Err(launch_err(format!(
-                        "pointer argument `{}` needs a {}-bit parameter; `{pname}` has {size} bytes",
+                        "{what} `{}` needs a {}-bit parameter; `{pname}` has {size} bytes",
                         bs.name,
                         want * 8
                     )));
@@ -243,6 +270,7 @@ pub(super) fn bind_args(
                     name: bs.name.clone(),
                     elem: bs.elem,
                     bytes,
+                    texture: bs.texture,
                 }
             }
         };

@@ -11,7 +11,7 @@ use super::cta::{CtaStats, run_cta};
 use super::decode::Program;
 use super::layout::ModuleLayout;
 use super::ops::{MemSpace, Op};
-use super::warp::LaunchCtx;
+use super::warp::{LaunchCtx, Texture};
 use crate::fault::Fault;
 use crate::mem::{GlobalMemory, Region, Space};
 use crate::observer::{NoObserver, Observer};
@@ -225,6 +225,8 @@ pub(super) struct Code {
     pub(super) shared_template: Region,
     /// The device heap's (base, bytes), where the kernel calls malloc.
     heap: Option<(u64, u64)>,
+    /// The launch's texture objects; object `k`'s handle is `k + 1`.
+    textures: Vec<Texture>,
 }
 
 /// A launch error where a 32-bit module's global memory, after placing
@@ -361,6 +363,7 @@ fn prepare_entry(
     let param_size = bound.iter().map(|b| b.offset + b.size).max().unwrap_or(0);
     let mut params = Region::new(Space::Param, param_size as usize, false);
     let mut buffers = Vec::new();
+    let mut textures = Vec::new();
     for b in bound {
         params.add_symbol(&b.param, b.offset, b.size);
         // A buffer's address, as wide as the module's pointers: a 32-bit
@@ -381,7 +384,29 @@ fn prepare_entry(
         };
         let bytes = match b.arg {
             HostArg::Scalar { bytes, .. } => bytes,
-            HostArg::Buffer { name, elem, bytes } => place(name, elem, bytes, b.size)?,
+            HostArg::Buffer {
+                name,
+                elem,
+                bytes,
+                texture: Some(view),
+            } => {
+                let label = name.clone();
+                let base = u64::from_le_bytes(
+                    place(name, elem, bytes, 8)?
+                        .try_into()
+                        .map_err(|_| launch_err("internal: a texture's address is not 8 bytes"))?,
+                );
+                textures.push(Texture {
+                    name: label,
+                    base,
+                    elem,
+                    view,
+                });
+                (textures.len() as u64).to_le_bytes().to_vec()
+            }
+            HostArg::Buffer {
+                name, elem, bytes, ..
+            } => place(name, elem, bytes, b.size)?,
             HostArg::Struct {
                 mut bytes,
                 pointers,
@@ -449,6 +474,7 @@ fn prepare_entry(
             consts: layout.const_bank,
             shared_template,
             heap,
+            textures,
         },
         global: layout.global,
         buffers,
@@ -672,6 +698,7 @@ pub(super) fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions
         dynamic_shared: spec.dynamic_shared,
         shared_total: p.shared_template.len() as u64,
         heap: p.heap,
+        textures: &p.textures,
     }
 }
 

@@ -411,6 +411,19 @@ pub enum Op {
         d: P,
         a: Src,
     },
+    /// `tex.{1d,2d,3d}.v4.{f32,s32,u32}.{s32,f32} d, [t, {x, ...}]`: the
+    /// texel (or the filtered texels) of texture object `t` at the
+    /// coordinates, its channels in `d` as `out` says.
+    Tex {
+        rank: u8,
+        /// `.f32` coordinates (`tex2D`), else texel indices (`tex1Dfetch`).
+        float_coords: bool,
+        out: TexOut,
+        d: Vec<Option<R>>,
+        handle: Src,
+        /// One per dimension.
+        coords: Vec<Src>,
+    },
     Ld {
         space: MemSpace,
         bytes: u8,
@@ -956,4 +969,13 @@ pub enum TensorOp {
         regs: Vec<Src>,
         addr: Addr,
     },
+}
+
+/// The destination type of a texture fetch: floats (a float texture, or
+/// integer channels read normalized) or 32-bit integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexOut {
+    F32,
+    S32,
+    U32,
 }

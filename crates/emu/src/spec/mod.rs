@@ -201,12 +201,77 @@ pub struct BufferSpec {
     /// The emulator's memory is one space; only the timing reads it (the
     /// profile's PCIe bytes).
     pub host_mapped: bool,
+    /// A `type = "texture"` argument: the buffer is the linear memory of a
+    /// texture object, and the kernel's parameter gets the object's handle,
+    /// not the buffer's address. `elem` is the channel type, `len` counts
+    /// channels (texels x channels).
+    pub texture: Option<TextureView>,
 }
 
 impl BufferSpec {
     pub fn bytes(&self) -> u64 {
         self.len.saturating_mul(self.elem.size() as u64)
     }
+}
+
+/// How a texture object reads its memory (a `cudaResourceDesc` with a
+/// `cudaChannelFormatDesc`, and a `cudaTextureDesc`): the channels of one
+/// texel, the shape, the read mode, the addressing and the filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureView {
+    /// Channels per texel: 1, 2 or 4 (`float`, `float2`, `uchar4` ...).
+    pub channels: u8,
+    /// `cudaReadModeNormalizedFloat`: 8- and 16-bit integer channels read
+    /// as floats in [0, 1] (unsigned) or [-1, 1] (signed).
+    pub normalized: bool,
+    /// Texels along x, y, z (1 past the texture's rank); the texels lie
+    /// row after row, x fastest.
+    pub dims: [u64; 3],
+    /// Dimensions: 1, 2 or 3.
+    pub rank: u8,
+    /// What a texel index outside the texture reads.
+    pub address: AddressMode,
+    pub filter: FilterMode,
+    /// `normalizedCoords`: float coordinates in [0, 1) span the texture.
+    pub normalized_coords: bool,
+}
+
+/// `cudaTextureAddressMode`, applied to texel indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressMode {
+    /// Zeros outside the texture (`cudaAddressModeBorder`).
+    Border,
+    /// The nearest edge texel (`cudaAddressModeClamp`).
+    Clamp,
+    /// The texture repeats (`cudaAddressModeWrap`; normalized coordinates).
+    Wrap,
+    /// The texture repeats mirrored (`cudaAddressModeMirror`; normalized
+    /// coordinates).
+    Mirror,
+}
+
+/// `cudaTextureFilterMode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterMode {
+    /// The texel the coordinate falls in.
+    Point,
+    /// The weighted mean of the 2, 4 or 8 nearest texels (float reads only).
+    Linear,
+}
+
+impl TextureView {
+    /// The channel types a texture's texels may have (CUDA's channel
+    /// formats of 8, 16 and 32 bits).
+    pub const CHANNEL_TYPES: [ScalarType; 8] = [
+        ScalarType::I8,
+        ScalarType::U8,
+        ScalarType::I16,
+        ScalarType::U16,
+        ScalarType::I32,
+        ScalarType::U32,
+        ScalarType::F16,
+        ScalarType::F32,
+    ];
 }
 
 /// Initial data of a `__constant__` or `__device__` symbol of the module.

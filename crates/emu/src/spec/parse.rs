@@ -10,8 +10,8 @@ use super::expr;
 use super::init::Init;
 use super::types::{Number, ScalarType};
 use super::{
-    ArgSpec, BufferSpec, ConstantSpec, DefineValue, LaunchSpec, SourceKind, SpecError, StructField,
-    StructSpec,
+    AddressMode, ArgSpec, BufferSpec, ConstantSpec, DefineValue, FilterMode, LaunchSpec,
+    SourceKind, SpecError, StructField, StructSpec, TextureView,
 };
 
 /// Keys of an experiment file (`validate::Experiment`) that a launch spec
@@ -33,6 +33,16 @@ type Value<'i> = Spanned<DeValue<'i>>;
 const MAX_BUFFER_BYTES: u64 = 1 << 34;
 /// Threads per CTA allowed by every GPU since compute capability 2.0.
 const MAX_BLOCK_THREADS: u64 = 1024;
+
+/// The keys only a `type = "texture"` argument takes.
+const TEXTURE_KEYS: &[&str] = &[
+    "texel",
+    "read",
+    "dims",
+    "address",
+    "filter",
+    "normalized_coords",
+];
 
 /// Parse a launch spec. `path` is the spec file (used for messages and to
 /// resolve relative paths); `overrides` are `--set NAME=VALUE` pairs, applied
@@ -258,6 +268,49 @@ impl Ctx<'_> {
         table
             .get(key)
             .ok_or_else(|| self.error(at, &format!("missing key `{key}`")))
+    }
+
+    /// The string key `key` of `t`, one of `options` (`default` where it is
+    /// absent), and where it is written (the table's span where absent).
+    fn choice<T: Copy>(
+        &self,
+        t: &DeTable<'_>,
+        key: &str,
+        default: T,
+        options: &[(&str, T)],
+    ) -> Result<(T, Range<usize>), SpecError> {
+        let Some(v) = t.get(key) else {
+            return Ok((default, 0..0));
+        };
+        let text = self.string(v)?;
+        match options.iter().find(|(name, _)| *name == text) {
+            Some((_, value)) => Ok((*value, v.span())),
+            None => {
+                let names: Vec<String> = options.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+                let expected = match names.split_last() {
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                    None => String::new(),
+                };
+                Err(self.error(
+                    v.span(),
+                    &format!("unknown {key} `{text}` (expected {expected})"),
+                ))
+            }
+        }
+    }
+
+    /// An error at the first of `keys` that `t` has: the message names it.
+    fn refuse_keys(
+        &self,
+        t: &DeTable<'_>,
+        keys: &[&str],
+        message: impl Fn(&str) -> String,
+    ) -> Result<(), SpecError> {
+        match keys.iter().find_map(|k| t.get(*k).map(|v| (*k, v))) {
+            Some((key, v)) => Err(self.error(v.span(), &message(key))),
+            None => Ok(()),
+        }
     }
 
     fn string(&self, v: &Value<'_>) -> Result<String, SpecError> {
@@ -527,7 +580,11 @@ impl Ctx<'_> {
                 "host_mapped",
                 "fields",
                 "align",
-            ],
+            ]
+            .iter()
+            .chain(TEXTURE_KEYS)
+            .copied()
+            .collect::<Vec<_>>(),
             "[[arg]]",
         )?;
         let name = self.string(self.required(t, "name", item.span())?)?;
@@ -537,14 +594,17 @@ impl Ctx<'_> {
                 .struct_arg(t, name, item.span(), dir)
                 .map(ArgSpec::Struct);
         }
-        for key in ["fields", "align"] {
-            if let Some(v) = t.get(key) {
-                return Err(self.error(
-                    v.span(),
-                    &format!("only a `type = \"struct\"` argument takes {key}"),
-                ));
-            }
+        self.refuse_keys(t, &["fields", "align"], |key| {
+            format!("only a `type = \"struct\"` argument takes {key}")
+        })?;
+        if self.string(type_v)? == "texture" {
+            return self
+                .texture_arg(t, name, item.span(), dir)
+                .map(ArgSpec::Buffer);
         }
+        self.refuse_keys(t, TEXTURE_KEYS, |key| {
+            format!("only a `type = \"texture\"` argument takes {key}")
+        })?;
         let (ty, pointer) = self.type_of(type_v)?;
         if pointer {
             if let Some(v) = t.get("value") {
@@ -569,22 +629,151 @@ impl Ctx<'_> {
                 init,
                 order_dependent,
                 host_mapped,
+                texture: None,
             }));
         }
-        for key in ["len", "init", "order_dependent", "host_mapped"] {
-            if let Some(v) = t.get(key) {
-                return Err(self.error(
-                    v.span(),
-                    &format!("a scalar argument takes value, not {key}"),
-                ));
-            }
-        }
+        self.refuse_keys(
+            t,
+            &["len", "init", "order_dependent", "host_mapped"],
+            |key| format!("a scalar argument takes value, not {key}"),
+        )?;
         let value_v = self.required(t, "value", item.span())?;
         let value = self.number(value_v)?;
         // Check the value fits the type now, so the error points at it.
         ty.encode(value, &mut Vec::new())
             .map_err(|m| self.error(value_v.span(), &m.to_string()))?;
         Ok(ArgSpec::Scalar { name, ty, value })
+    }
+
+    /// A texture object: `texel = "f32"` (or `"u8x4"`, `"f32x2"` ...), `len`
+    /// texels or `dims = [W, H(, D)]`, `init` per channel, `read`,
+    /// `address`, `filter` and `normalized_coords` as `cudaTextureDesc`.
+    fn texture_arg(
+        &self,
+        t: &DeTable<'_>,
+        name: String,
+        at: Range<usize>,
+        dir: &Path,
+    ) -> Result<BufferSpec, SpecError> {
+        self.refuse_keys(t, &["value", "order_dependent", "host_mapped", "fields", "align"], |key| format!("a texture argument takes texel, len or dims, init, read, address, filter and normalized_coords, not {key}"))?;
+        let texel_v = self.required(t, "texel", at.clone())?;
+        let texel = self.string(texel_v)?;
+        let (base, channels) = match texel.split_once('x') {
+            Some((b, n)) => (b, n.parse::<u8>().ok()),
+            None => (texel.as_str(), Some(1)),
+        };
+        let (elem, channels) = ScalarType::parse(base)
+            .filter(|e| TextureView::CHANNEL_TYPES.contains(e))
+            .zip(channels.filter(|c| matches!(c, 1 | 2 | 4)))
+            .ok_or_else(|| {
+                let names: Vec<&str> = TextureView::CHANNEL_TYPES
+                    .iter()
+                    .map(|t| t.name())
+                    .collect();
+                self.error(
+                    texel_v.span(),
+                    &format!(
+                        "unknown texel `{texel}` (expected a channel type, {}, alone or with x2 or x4: \"f32\", \"u8x4\")",
+                        names.join(" ")
+                    ),
+                )
+            })?;
+        let (normalized, read_at) = self.choice(
+            t,
+            "read",
+            false,
+            &[("element", false), ("normalized", true)],
+        )?;
+        if normalized && (elem.size() > 2 || elem.is_float()) {
+            return Err(self.error(
+                read_at,
+                &format!("read = \"normalized\" needs 8- or 16-bit integer channels, not {elem} (CUDA reads other formats as they are)"),
+            ));
+        }
+        let (dims, rank, shape_v) = match (t.get("len"), t.get("dims")) {
+            (Some(_), Some(d)) => {
+                return Err(self.error(d.span(), "a texture takes len (1D) or dims, not both"));
+            }
+            (None, None) => {
+                return Err(self.error(
+                    at,
+                    "a texture needs len (texels, 1D) or dims = [W, H] or [W, H, D]",
+                ));
+            }
+            (Some(l), None) => ([self.ranged(l, 0, i64::MAX)? as u64, 1, 1], 1, l),
+            (None, Some(d)) => {
+                let items = self.array(d)?;
+                if !(1..=3).contains(&items.len()) {
+                    return Err(self.error(
+                        d.span(),
+                        "dims has 1 to 3 entries: [W], [W, H] or [W, H, D]",
+                    ));
+                }
+                let mut dims = [1u64; 3];
+                for (k, v) in items.iter().enumerate() {
+                    dims[k] = self.ranged(v, 1, i64::MAX)? as u64;
+                }
+                (dims, items.len() as u8, d)
+            }
+        };
+        let texels = dims.iter().fold(1u64, |a, &d| a.saturating_mul(d));
+        let len = texels.saturating_mul(channels as u64);
+        if len.saturating_mul(elem.size() as u64) > MAX_BUFFER_BYTES {
+            return Err(self.error(
+                shape_v.span(),
+                &format!("{texels} texels of {texel} exceed {MAX_BUFFER_BYTES} bytes"),
+            ));
+        }
+        let normalized_coords = match t.get("normalized_coords") {
+            Some(v) => self.boolean(v)?,
+            None => false,
+        };
+        let (address, address_at) = self.choice(
+            t,
+            "address",
+            AddressMode::Border,
+            &[
+                ("border", AddressMode::Border),
+                ("clamp", AddressMode::Clamp),
+                ("wrap", AddressMode::Wrap),
+                ("mirror", AddressMode::Mirror),
+            ],
+        )?;
+        if matches!(address, AddressMode::Wrap | AddressMode::Mirror) && !normalized_coords {
+            return Err(self.error(
+                address_at,
+                "address = \"wrap\" and \"mirror\" need normalized_coords = true, as in CUDA",
+            ));
+        }
+        let (filter, filter_at) = self.choice(
+            t,
+            "filter",
+            FilterMode::Point,
+            &[("point", FilterMode::Point), ("linear", FilterMode::Linear)],
+        )?;
+        if filter == FilterMode::Linear && !(elem.is_float() || normalized) {
+            return Err(self.error(
+                filter_at,
+                &format!("filter = \"linear\" needs texels read as floats: {elem} channels need read = \"normalized\" (8- and 16-bit) or a float format, as in CUDA"),
+            ));
+        }
+        Ok(BufferSpec {
+            name,
+            elem,
+            len,
+            init: self.init(t.get("init"), dir)?,
+            order_dependent: false,
+            host_mapped: false,
+            texture: Some(TextureView {
+                channels,
+                normalized,
+                dims,
+                rank,
+                address,
+                filter,
+                normalized_coords,
+            }),
+        })
     }
 
     /// A struct passed by value: `fields = [{ type = "f32", value = 1.5 },
@@ -597,14 +786,11 @@ impl Ctx<'_> {
         at: Range<usize>,
         dir: &Path,
     ) -> Result<StructSpec, SpecError> {
-        for key in ["value", "len", "init", "order_dependent", "host_mapped"] {
-            if let Some(v) = t.get(key) {
-                return Err(self.error(
-                    v.span(),
-                    &format!("a struct argument takes fields (and align), not {key}"),
-                ));
-            }
-        }
+        self.refuse_keys(
+            t,
+            &["value", "len", "init", "order_dependent", "host_mapped"],
+            |key| format!("a struct argument takes fields (and align), not {key}"),
+        )?;
         let fields_v = self.required(t, "fields", at)?;
         let items = self.array(fields_v)?;
         if items.is_empty() {
@@ -633,6 +819,7 @@ impl Ctx<'_> {
                     init: self.init(ft.get("init"), dir)?,
                     order_dependent: false,
                     host_mapped: false,
+                    texture: None,
                 }));
                 continue;
             }

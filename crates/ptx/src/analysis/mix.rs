@@ -224,6 +224,8 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Ldmatrix => C::LdShared,
         Stmatrix => C::StShared,
         Ld | Ldu => load_class(space(inst.mods.space)),
+        // A texture fetch reads global memory through the texture path.
+        Tex1d | Tex2d | Tex3d => C::LdGlobal,
         St => store_class(space(inst.mods.space)),
         Atom | Red => match space(inst.mods.space) {
             Space::Global => C::AtomGlobal,

@@ -26,7 +26,7 @@ pub use flowgraph::PostDom;
 pub use kernel::{KernelLookup, SelectError, find_kernel, select_function};
 pub use mix::{ConvertKind, InstClass, InstMix, class_of, convert_kind};
 pub use resources::{RegisterUsage, SharedUsage, declared_registers, shared_memory};
-pub use source::{SourceLine, SourceLines, source_line};
+pub use source::{SourceLine, SourceLines, source_line, user_position};
 
 #[cfg(test)]
 mod tests;

@@ -5,9 +5,10 @@
 //! never changes it. `.loc` line 0 (code the compiler made up, e.g. a loop
 //! preheader) maps to no line, like a position before any `.loc`. With
 //! inlining, the `.loc` names the callee's line; that is the line shown
-//! (the `inlined_at` call site stays in the IR).
+//! (the `inlined_at` call site stays in the IR), except for NVRTC's
+//! built-in header, whose lines are given to their call site.
 
-use crate::ir::{Function, Instruction, Module};
+use crate::ir::{Function, Instruction, Module, SourceLoc};
 
 /// A CUDA source position: a file of [`SourceLines::files`] and a 1-based line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -64,17 +65,44 @@ impl SourceLines {
 
 /// The CUDA line of one instruction: its `.loc`, resolved against the
 /// module's `.file` table (None without `.loc`, for line 0, or for a file
-/// number the table lacks).
+/// number the table lacks), at [`user_position`].
 pub fn source_line(module: &Module, inst: &Instruction) -> Option<SourceLine> {
-    let loc = inst.loc.as_ref()?;
-    if loc.line == 0 {
+    let (file, line) = user_position(module, inst.loc.as_ref()?);
+    if line == 0 {
         return None;
     }
-    let file = module.files.iter().position(|f| f.index == loc.file)?;
+    let file = module.files.iter().position(|f| f.index == file)?;
     Some(SourceLine {
         file: file as u32,
-        line: loc.line,
+        line,
     })
+}
+
+/// The position (`.file` number, line) a `.loc` stands for: its own, except
+/// in code inlined from NVRTC's built-in header (`tex1Dfetch`'s body, say),
+/// a file no user can open, which is given its first call site outside
+/// that header.
+pub fn user_position(module: &Module, loc: &SourceLoc) -> (u32, u32) {
+    let builtin = |number: u32| {
+        module
+            .files
+            .iter()
+            .find(|f| f.index == number)
+            .is_some_and(|f| is_builtin_header(&f.name))
+    };
+    if builtin(loc.file) {
+        loc.call_chain()
+            .find(|&(f, _)| !builtin(f))
+            .unwrap_or((loc.file, loc.line))
+    } else {
+        (loc.file, loc.line)
+    }
+}
+
+/// NVRTC's built-in header, which its `-lineinfo` names for the bodies of
+/// built-in functions it inlines.
+fn is_builtin_header(name: &str) -> bool {
+    name.rsplit(['/', '\\']).next() == Some("__nv_nvrtc_builtin_header.h")
 }
 
 fn function_lines(module: &Module, f: &Function) -> Vec<Option<SourceLine>> {

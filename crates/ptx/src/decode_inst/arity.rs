@@ -10,7 +10,7 @@ pub(super) fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
     match op {
         // `cvt.pack.sat.u8.s32.b32` names the type of c as well.
         O::Cvt if m.pack => (2, 3),
-        O::Cvt | O::Set | O::Slct | O::Dp4a | O::Dp2a => (2, 2),
+        O::Cvt | O::Set | O::Slct | O::Dp4a | O::Dp2a | O::Tex1d | O::Tex2d | O::Tex3d => (2, 2),
         // `vset2.atype.btype.cmp`: the result is unsigned and has no type.
         O::Vset2 | O::Vset4 => (2, 2),
         _ if is_video(op) => (3, 3),
@@ -176,6 +176,9 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
             }
         }
         O::Ld | O::Ldu | O::St => (2, 3),
+        // `d, [t, {x}]`: the parser splits the bracket into the handle and
+        // the coordinate vector.
+        O::Tex1d | O::Tex2d | O::Tex3d => (3, 3),
         O::Prefetch | O::Prefetchu => (1, 1),
         // `createpolicy.fractional ... d{, fraction}`, `createpolicy.range
         // ... d, [a], primary_size, total_size`, `createpolicy.cvt.L2 d, a`.

@@ -47,6 +47,12 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
             (Opcode::BarWarpSync, &m[2..])
         }
         "brx" if word(0) == Some("idx") => (Opcode::BrxIdx, &m[1..]),
+        "tex" => match word(0) {
+            Some("1d") => (Opcode::Tex1d, &m[1..]),
+            Some("2d") => (Opcode::Tex2d, &m[1..]),
+            Some("3d") => (Opcode::Tex3d, &m[1..]),
+            _ => return None,
+        },
         "griddepcontrol" => match word(0) {
             Some("wait") => (Opcode::GriddepcontrolWait, &m[1..]),
             Some("launch_dependents") => (Opcode::GriddepcontrolLaunchDependents, &m[1..]),
@@ -58,6 +64,9 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
                 Opcode::CpAsync
                 | Opcode::BarWarpSync
                 | Opcode::BrxIdx
+                | Opcode::Tex1d
+                | Opcode::Tex2d
+                | Opcode::Tex3d
                 | Opcode::CpAsyncCommitGroup
                 | Opcode::CpAsyncWaitGroup
                 | Opcode::CpAsyncWaitAll
@@ -101,11 +110,35 @@ fn not_yet_supported(i: &ast::Instr<'_>) -> Option<&'static str> {
         "cp" if word(0) == Some("reduce") => "a bulk asynchronous reduction (TMA, sm_90)",
         "tcgen05" => "a fifth-generation tensor core instruction (sm_100a)",
         "setmaxnreg" => "register reallocation between warpgroups (sm_90a)",
+        // Fetches from a texture object of one to three dimensions run
+        // (`tex.{1d,2d,3d}.v4.{f32,s32,u32}.{s32,f32}`); layered and cube
+        // textures, mipmap levels, gradients, offsets, depth compares and
+        // separate samplers do not.
+        "tex" if !is_plain_fetch(i) => {
+            "a texture fetch other than `tex1Dfetch`, `tex1D`, `tex2D` or `tex3D` on a texture object (`tex.{1d,2d,3d}.v4` with `.s32` or `.f32` coordinates)"
+        }
+        "tex" => return None,
         op if crate::parser::TEXTURE_OPCODES.contains(&op) => "a texture or surface instruction",
         "multimem" => "a multimem (NVLink multicast) instruction",
         "clusterlaunchcontrol" => "cluster launch control (sm_100)",
         _ => return None,
     })
+}
+
+/// `tex.GEOM.v4.DTYPE.CTYPE d, [t, {x, ...}]`: a fetch from a texture object
+/// of one to three dimensions, what `tex1Dfetch<T>(obj, x)` (`.1d` with
+/// `.s32`) and `tex1D`, `tex2D`, `tex3D` (`.f32`) compile to.
+fn is_plain_fetch(i: &ast::Instr<'_>) -> bool {
+    let words: Vec<&str> = i.mods.iter().map(|w| w.text).collect();
+    matches!(
+        words.as_slice(),
+        [
+            ".1d" | ".2d" | ".3d",
+            ".v4",
+            ".f32" | ".s32" | ".u32",
+            ".s32" | ".f32"
+        ]
+    ) && i.operands.len() == 3
 }
 
 pub(crate) fn decode<'a>(
@@ -351,7 +384,16 @@ pub(crate) fn decode<'a>(
         return None;
     }
     if let Some(v) = mods.vec
-        && matches!(op, Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Mov)
+        && matches!(
+            op,
+            Opcode::Ld
+                | Opcode::Ldu
+                | Opcode::St
+                | Opcode::Mov
+                | Opcode::Tex1d
+                | Opcode::Tex2d
+                | Opcode::Tex3d
+        )
     {
         // A vector register stands for its elements (ISA 6.4.2); mov.vN
         // checks both operands.

@@ -118,6 +118,7 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         O::Prmt => &[Type, PrmtMode],
         O::Ld => &[Type, Space, Sem, Scope, Cache, Hint, Vec, Nc],
         O::Ldu => &[Type, Space, Vec],
+        O::Tex1d | O::Tex2d | O::Tex3d => &[Vec, Type],
         O::St => &[Type, Space, Sem, Scope, Cache, Hint, Vec],
         O::Cvt => &[Type, Rounding, Ftz, Sat, Satfinite, Relu, Pack],
         O::Cvta => &[Type, Space, CvtaTo],

@@ -24,6 +24,9 @@ spelled_enum! {
         Shl = "shl", Shr = "shr", Shf = "shf", Prmt = "prmt",
         // data movement and conversion
         Mov = "mov", Ld = "ld", Ldu = "ldu", St = "st", Cvt = "cvt", Cvta = "cvta", Isspacep = "isspacep",
+        // texture fetches from a texture object (`tex1Dfetch`, `tex1D`,
+        // `tex2D`, `tex3D`), the forms ptxperf runs
+        Tex1d = "tex.1d", Tex2d = "tex.2d", Tex3d = "tex.3d",
         Prefetch = "prefetch", Prefetchu = "prefetchu", Createpolicy = "createpolicy",
         // warp-level
         Shfl = "shfl", Vote = "vote", Match = "match", Redux = "redux", Activemask = "activemask",
@@ -54,6 +57,13 @@ spelled_enum! {
         // programmatic dependent launch (sm_90)
         GriddepcontrolWait = "griddepcontrol.wait",
         GriddepcontrolLaunchDependents = "griddepcontrol.launch_dependents",
+    }
+}
+
+impl Opcode {
+    /// `tex.1d`, `tex.2d`, `tex.3d`: a fetch from a texture object.
+    pub fn is_texture_fetch(self) -> bool {
+        matches!(self, Opcode::Tex1d | Opcode::Tex2d | Opcode::Tex3d)
     }
 }
 
@@ -297,6 +307,39 @@ pub struct InlinedAt {
     pub file: u32,
     pub line: u32,
     pub col: u32,
+    /// The `.loc` at this position among the directives just before, where
+    /// it was itself inlined (`.loc 2 4590 1, ..., inlined_at 1 3 5` before
+    /// `.loc 2 4584 1, ..., inlined_at 2 4590 1`): the rest of the chain
+    /// of call sites out to the kernel's own line.
+    pub outer: Option<Box<SourceLoc>>,
+}
+
+impl SourceLoc {
+    /// How many inlined call sites this `.loc` chains to.
+    pub fn inline_depth(&self) -> usize {
+        let mut depth = 0;
+        let mut at = self.inlined_at.as_deref();
+        while let Some(ia) = at {
+            depth += 1;
+            at = ia.outer.as_deref().and_then(|o| o.inlined_at.as_deref());
+        }
+        depth
+    }
+
+    /// The positions (file, line) from this `.loc` out through its call
+    /// sites: the callee's line first, the outermost caller's last.
+    pub fn call_chain(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut next = Some((self.file, self.line));
+        let mut at = self.inlined_at.as_deref();
+        std::iter::from_fn(move || {
+            let here = next.take()?;
+            if let Some(ia) = at {
+                next = Some((ia.file, ia.line));
+                at = ia.outer.as_deref().and_then(|o| o.inlined_at.as_deref());
+            }
+            Some(here)
+        })
+    }
 }
 
 /// One instruction of a function's flat instruction list.
@@ -327,7 +370,9 @@ impl Instruction {
     /// A load on the read-only path (`ld.global.nc`: `__ldg`, or a pointer
     /// the compiler proved read-only), which Kepler serves from its read-only
     /// data cache and Maxwell on from the L1/texture cache.
+    /// A texture fetch takes the same path.
     pub fn is_read_only_load(&self) -> bool {
-        self.opcode == Opcode::Ld && self.mods.nc && self.mods.space == Some(StateSpace::Global)
+        (self.opcode == Opcode::Ld && self.mods.nc && self.mods.space == Some(StateSpace::Global))
+            || self.opcode.is_texture_fetch()
     }
 }

@@ -496,14 +496,7 @@ impl Cx<'_> {
             },
             O::Ld | O::Ldu => {
                 let (addr, space) = self.addr(get(1)?, mem_space(m.space)?)?;
-                let d = self
-                    .vector_items(get(0)?)
-                    .iter()
-                    .map(|o| match o {
-                        Operand::Sink => Ok(None),
-                        o => self.dreg(o).map(Some),
-                    })
-                    .collect::<D<Vec<_>>>()?;
+                let d = self.dest_items(get(0)?)?;
                 if ty == Type::B128 || ty.bytes() as usize * d.len() > 64 {
                     return Err("load wider than 64 bytes".into());
                 }
@@ -814,6 +807,47 @@ impl Cx<'_> {
                 d: self.dreg(get(0)?)?,
                 a: self.src(get(1)?)?,
             },
+            O::Tex1d | O::Tex2d | O::Tex3d => {
+                let d = self.dest_items(get(0)?)?;
+                let rank: u8 = match inst.opcode {
+                    O::Tex1d => 1,
+                    O::Tex2d => 2,
+                    _ => 3,
+                };
+                // A 3D fetch's coordinates are a vector of four, the last unused.
+                let want = if rank == 3 { 4 } else { rank as usize };
+                let items = self.vector_items(get(2)?);
+                if items.len() != want {
+                    return Err(format!(
+                        "{} with {} coordinates (it takes {want})",
+                        inst.opcode.name(),
+                        items.len()
+                    )
+                    .into());
+                }
+                let coords = items
+                    .iter()
+                    .take(rank as usize)
+                    .map(|o| self.src(o))
+                    .collect::<D<Vec<_>>>()?;
+                Op::Tex {
+                    rank,
+                    float_coords: inst.types.get(1) == Some(&Type::F32),
+                    out: match ty {
+                        Type::F32 => TexOut::F32,
+                        Type::S32 => TexOut::S32,
+                        Type::U32 => TexOut::U32,
+                        other => {
+                            return Err(
+                                format!("{} into .{}", inst.opcode.name(), other.name()).into()
+                            );
+                        }
+                    },
+                    d,
+                    handle: self.src(get(1)?)?,
+                    coords,
+                }
+            }
             other => return Err(format!("`{}` is not executed yet", other.name()).into()),
         })
     }

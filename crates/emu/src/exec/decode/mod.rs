@@ -359,6 +359,18 @@ impl Cx<'_> {
         }
     }
 
+    /// The destination registers of a vector operand (`{%f1, _, %f3}`), a
+    /// sink `None`.
+    fn dest_items(&self, o: &Operand) -> D<Vec<Option<R>>> {
+        self.vector_items(o)
+            .iter()
+            .map(|o| match o {
+                Operand::Sink => Ok(None),
+                o => self.dreg(o).map(Some),
+            })
+            .collect()
+    }
+
     fn dreg(&self, o: &Operand) -> D<R> {
         match o {
             Operand::VecElem(r, i) => self.elem_slot(*r, *i),

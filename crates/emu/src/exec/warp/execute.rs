@@ -317,6 +317,21 @@ impl Warp {
                     .fold(0, |m, (l, &a)| m | (width.is_space(*space, a) as u32) << l);
                 self.set_pred(*d, v, exec);
             }
+            Op::Tex {
+                rank,
+                float_coords,
+                out,
+                d,
+                handle,
+                coords,
+            } => {
+                let fetch = super::texture::Fetch {
+                    rank: *rank,
+                    float_coords: *float_coords,
+                    out: *out,
+                };
+                self.texture_fetch(lx, cta, obs, site, exec, fetch, d, *handle, coords)?;
+            }
             Op::Ld {
                 space,
                 bytes,

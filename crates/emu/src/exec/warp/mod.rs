@@ -25,6 +25,7 @@ mod memory_ops;
 mod tensor;
 mod tensor_int;
 mod tensor_wmma;
+mod texture;
 
 /// Warp instructions a warp runs before the scheduler moves to the next
 /// ready warp of its CTA (a fixed number: scheduling stays deterministic).
@@ -46,6 +47,21 @@ pub struct LaunchCtx<'a> {
     pub shared_total: u64,
     /// The device heap's (base, bytes), where the kernel calls malloc.
     pub heap: Option<(u64, u64)>,
+    /// The texture objects of the launch; object `k`'s handle is `k + 1`.
+    pub textures: &'a [Texture],
+}
+
+/// A texture object: a global buffer of texels (row after row, x fastest)
+/// and how fetches read it.
+#[derive(Debug, Clone)]
+pub struct Texture {
+    /// The argument's name, for messages.
+    pub name: String,
+    /// The buffer's global address.
+    pub base: u64,
+    /// The channel type.
+    pub elem: crate::spec::ScalarType,
+    pub view: crate::spec::TextureView,
 }
 
 /// State of the CTA the warp belongs to.
