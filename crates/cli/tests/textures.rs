@@ -223,3 +223,60 @@ extern "C" __global__ void k(cudaTextureObject_t tex, float *out, int w) {
         "{err}"
     );
 }
+
+const SURFACES: &str = r#"
+extern "C" __global__ void twice(cudaSurfaceObject_t in, cudaSurfaceObject_t out, int w, int h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) {
+        float v = surf2Dread<float>(in, x * 4, y);
+        surf2Dwrite(v * 2.0f, out, x * 4, y);
+    }
+}
+extern "C" __global__ void reverse(cudaSurfaceObject_t in, cudaSurfaceObject_t out, int w, int h) {
+    int x = threadIdx.x;
+    uchar4 v = surf1Dread<uchar4>(in, (x + 1) * 4, cudaBoundaryModeClamp);
+    surf1Dwrite(make_uchar4(v.w, v.z, v.y, v.x), out, x * 4);
+}
+"#;
+
+#[test]
+fn surf2dread_and_surf2dwrite_copy_bytes_of_rows() {
+    if !nvrtc_available() {
+        return;
+    }
+    let launch = |kernel: &str, block: &str, texel: &str, shape: &str| {
+        spec(
+            &format!(r#"kernel = "{kernel}"; arch = "sm_80"; grid = [1]; block = {block}"#),
+            &[
+                (
+                    "in",
+                    "surface",
+                    &format!(r#"texel = "{texel}"; {shape}; init = "iota""#),
+                ),
+                ("out", "surface", &format!(r#"texel = "{texel}"; {shape}"#)),
+                ("w", "i32", "value = 4"),
+                ("h", "i32", "value = 3"),
+            ],
+        )
+    };
+    let (dir, _) = run_kernel(
+        "surf-2d",
+        SURFACES,
+        &launch("twice", "[4, 3]", "f32", "dims = [4, 3]"),
+    );
+    let out = dumped(&dir, "out", f32::from_le_bytes);
+    assert_eq!(out, (0..12).map(|i| 2.0 * i as f32).collect::<Vec<_>>());
+    // Each thread reads the next uchar4 (the last one clamped to the edge)
+    // and writes it reversed.
+    let (dir, _) = run_kernel(
+        "surf-1d",
+        SURFACES,
+        &launch("reverse", "[4]", "u8x4", "len = 4"),
+    );
+    let out = std::fs::read(dir.join("out").join("out.bin")).expect("out.bin");
+    assert_eq!(
+        out,
+        [7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 15, 14, 13, 12]
+    );
+}

@@ -32,7 +32,7 @@ fn ptx(dtype: &str, shift: i32) -> String {
 }
 
 /// A launch of 4 threads whose texture argument has the keys `texture`.
-fn spec(texture: &str) -> String {
+fn spec_of(texture: &str) -> String {
     format!(
         "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [4]\n\
          [[arg]]\nname = \"tex\"\ntype = \"texture\"\n{texture}\n\
@@ -43,12 +43,12 @@ fn spec(texture: &str) -> String {
 
 /// The 16 words the kernel wrote, as floats or integers.
 fn floats(dtype: &str, shift: i32, texture: &str) -> Result<Vec<f32>, String> {
-    let r = run_text(&ptx(dtype, shift), &spec(texture))?;
+    let r = run_text(&ptx(dtype, shift), &spec_of(texture))?;
     Ok(f32s(buffer(&r, "out")))
 }
 
 fn ints(dtype: &str, shift: i32, texture: &str) -> Result<Vec<i32>, String> {
-    let r = run_text(&ptx(dtype, shift), &spec(texture))?;
+    let r = run_text(&ptx(dtype, shift), &spec_of(texture))?;
     Ok(i32s(buffer(&r, "out")))
 }
 
@@ -174,6 +174,13 @@ fn a_handle_that_is_no_texture_is_a_fault() {
             && e.contains("type = \"texture\""),
         "{e}"
     );
+    // A surface where the kernel fetches a texture.
+    let spec = spec_of("texel = \"f32\"\nlen = 4").replacen("\"texture\"", "\"surface\"", 1);
+    let e = run_text(&ptx("f32", 0), &spec).expect_err("surface as texture");
+    assert!(
+        e.contains("`tex` is a surface object, but the instruction reads a texture"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -231,7 +238,7 @@ fn texture_specs_that_make_no_sense_are_refused() {
          [[arg]]\nname = \"tex\"\ntype = \"f32*\"\nlen = 4\ntexel = \"f32\"\n";
     let e = run_text(&ptx("f32", 0), spec).expect_err("texel on a pointer");
     assert!(
-        e.contains("only a `type = \"texture\"` argument takes texel"),
+        e.contains("only a `type = \"texture\"` or `\"surface\"` argument takes texel"),
         "{e}"
     );
 }
@@ -251,6 +258,16 @@ const PTX_2D: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
     cvta.to.global.u64 %rd3, %rd2;\nmul.wide.u32 %rd4, %r4, 4;\nadd.s64 %rd5, %rd3, %rd4;\n\
     st.global.f32 [%rd5], %f8;\nret;\n}\n";
 
+/// `v` as a TOML float.
+fn toml_float(v: f32) -> String {
+    match v {
+        v if v.is_nan() => "nan".into(),
+        f32::INFINITY => "inf".into(),
+        f32::NEG_INFINITY => "-inf".into(),
+        v => format!("{v:?}"),
+    }
+}
+
 /// What a `block` of threads fetching at (a + x s, b + y s) from the
 /// texture with keys `texture` stores.
 fn fetch_2d(texture: &str, block: [u32; 2], a: f32, b: f32, s: f32) -> Result<Vec<f32>, String> {
@@ -258,12 +275,15 @@ fn fetch_2d(texture: &str, block: [u32; 2], a: f32, b: f32, s: f32) -> Result<Ve
         "source = \"k.ptx\"\nkernel = \"k\"\ngrid = [1]\nblock = [{}, {}]\n\
          [[arg]]\nname = \"tex\"\ntype = \"texture\"\n{texture}\n\
          [[arg]]\nname = \"out\"\ntype = \"f32*\"\nlen = {}\n\
-         [[arg]]\nname = \"a\"\ntype = \"f32\"\nvalue = {a:?}\n\
-         [[arg]]\nname = \"b\"\ntype = \"f32\"\nvalue = {b:?}\n\
-         [[arg]]\nname = \"s\"\ntype = \"f32\"\nvalue = {s:?}\n",
+         [[arg]]\nname = \"a\"\ntype = \"f32\"\nvalue = {}\n\
+         [[arg]]\nname = \"b\"\ntype = \"f32\"\nvalue = {}\n\
+         [[arg]]\nname = \"s\"\ntype = \"f32\"\nvalue = {}\n",
         block[0],
         block[1],
-        block[0] * block[1]
+        block[0] * block[1],
+        toml_float(a),
+        toml_float(b),
+        toml_float(s)
     );
     let r = run_text(PTX_2D, &spec)?;
     Ok(f32s(buffer(&r, "out")))
@@ -347,10 +367,28 @@ fn address_modes_say_what_lies_outside() {
 }
 
 #[test]
+fn coordinates_at_infinity_or_nan_read_without_a_fault() {
+    for mode in ["border", "clamp"] {
+        for filter in ["point", "linear"] {
+            let texture = format!("{GRID}\naddress = \"{mode}\"\nfilter = \"{filter}\"");
+            for (a, b) in [
+                (f32::INFINITY, 0.5),
+                (f32::NEG_INFINITY, f32::INFINITY),
+                (f32::NAN, 0.5),
+                (f32::MAX, -f32::MAX),
+            ] {
+                let got = fetch_2d(&texture, [1, 1], a, b, 0.0);
+                assert!(got.is_ok(), "{texture} at ({a}, {b}): {got:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_fetch_of_another_rank_than_the_texture_is_a_fault() {
     let e = fetch_2d("texel = \"f32\"\nlen = 12", [1, 1], 0.5, 0.5, 0.0).expect_err("1D as 2D");
     assert!(
-        e.contains("texture `tex` has 1 dimension(s), but the fetch is tex.2d")
+        e.contains("`tex` has 1 dimension(s), but the access is tex.2d")
             && e.contains("dims = [W, H]"),
         "{e}"
     );
@@ -396,7 +434,7 @@ fn a_linear_fetch_loads_each_texel_it_weighs() {
 
 #[test]
 fn the_gpu_launcher_says_it_takes_no_texture_yet() {
-    let text = spec("texel = \"f32\"\nlen = 4");
+    let text = spec_of("texel = \"f32\"\nlen = 4");
     let spec = emu::spec::parse(&text, std::path::Path::new("/k.toml"), &[]).expect("parses");
     let module = ptx::parse("k.ptx", &ptx("f32", 0)).expect("PTX");
     let Err(e) = emu::exec::host_launch(&module, "k.ptx", &spec) else {
@@ -404,7 +442,7 @@ fn the_gpu_launcher_says_it_takes_no_texture_yet() {
     };
     assert!(
         e.to_string().contains(
-            "argument `tex`: a texture object runs on the emulator but cannot be launched on a GPU yet"
+            "argument `tex`: a texture or surface object runs on the emulator but cannot be launched on a GPU yet"
         ),
         "{e}"
     );

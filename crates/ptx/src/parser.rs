@@ -879,11 +879,11 @@ impl<'a> Parser<'a> {
         let tensor_copy = matches!(&self.src[op.span.range()], "cp" | "prefetch")
             && mods.iter().any(|m| m.text == ".tensor");
         let opname = &self.src[op.span.range()];
-        if opname == "tex" && !self.at(K::Semi) {
-            // `tex d, [t, {x}]`: the destination, then the texture handle and
-            // the coordinate vector as operands of their own; the decoder
-            // says which forms run.
-            operands = self.texture_operands()?;
+        if matches!(opname, "tex" | "suld" | "sust") && !self.at(K::Semi) {
+            // `tex d, [t, {x}]`, `suld d, [s, {x}]`, `sust [s, {x}], a`: the
+            // handle and the coordinate vector become operands of their
+            // own; the decoder says which forms run.
+            operands = self.texture_operands(opname == "sust")?;
         } else if tensor_copy || TEXTURE_OPCODES.contains(&opname) {
             while !self.at(K::Semi) && !self.at(K::Eof) {
                 self.bump();
@@ -940,30 +940,35 @@ impl<'a> Parser<'a> {
         Ok(w)
     }
 
-    /// The operands of `tex`: `d, [t, {x, ...}]` as `d`, `t`, `{x, ...}`; a
-    /// separate sampler (`[t, s, {x}]`) adds `s` before the vector, and
-    /// anything after the bracket (an offset, a depth) follows it.
-    fn texture_operands(&mut self) -> PResult<Vec<Op<'a>>> {
-        let mut ops = vec![self.operand()?];
-        if self.at(K::Pipe) {
-            let t = self.peek();
-            self.diags.push(Diagnostic::error(
-                t.span,
-                "`tex` with a predicate destination (`d|p`) is not supported by ptxperf yet",
-            ));
-            return Err(Fail);
+    /// The operands of `tex` and `suld`: `d, [t, {x, ...}]` as `d`, `t`,
+    /// `{x, ...}`; a separate sampler (`[t, s, {x}]`) adds `s` before the
+    /// vector, and anything after the bracket (an offset, a depth) follows
+    /// it. Those of `sust` (`store`): `[s, {x, ...}], a` as `s`, `{x, ...}`,
+    /// `a`.
+    fn texture_operands(&mut self, store: bool) -> PResult<Vec<Op<'a>>> {
+        let mut ops = Vec::new();
+        if !store {
+            ops.push(self.operand()?);
+            if self.at(K::Pipe) {
+                let t = self.peek();
+                self.diags.push(Diagnostic::error(
+                    t.span,
+                    "`tex` with a predicate destination (`d|p`) is not supported by ptxperf yet",
+                ));
+                return Err(Fail);
+            }
+            self.expect(K::Comma, "`,` after the destination")?;
         }
-        self.expect(K::Comma, "`,` after the destination of `tex`")?;
-        self.expect(K::LBracket, "`[` before the texture of `tex`")?;
+        self.expect(K::LBracket, "`[` before the texture or surface")?;
         loop {
             if self.at(K::LBrace) {
                 ops.push(self.operand()?);
                 break;
             }
             ops.push(Op::Name(self.name()?));
-            self.expect(K::Comma, "`,` after the texture of `tex`")?;
+            self.expect(K::Comma, "`,` after the texture or surface")?;
         }
-        self.expect(K::RBracket, "`]` after the coordinates of `tex`")?;
+        self.expect(K::RBracket, "`]` after the coordinates")?;
         while self.eat(K::Comma) {
             ops.push(self.operand()?);
         }

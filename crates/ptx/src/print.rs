@@ -487,15 +487,26 @@ pub fn instruction(
     }
     f.write_str(inst.opcode.name())?;
     mods(f, inst)?;
-    if let (true, [d, t, x]) = (inst.opcode.is_texture_fetch(), inst.operands.as_slice()) {
-        // `tex.2d.v4.f32.f32 d, [t, {x, y}]`: handle and coordinates in brackets.
-        f.write_str(" ")?;
-        operand(f, m, func, d)?;
-        f.write_str(", [")?;
-        operand(f, m, func, t)?;
-        f.write_str(", ")?;
-        operand(f, m, func, x)?;
-        return f.write_str("];");
+    let op = inst.opcode;
+    match inst.operands.as_slice() {
+        // `tex.2d.v4.f32.f32 d, [t, {x, y}]`, `suld.b.2d.b32.trap d, [s, {x, y}]`:
+        // handle and coordinates in brackets.
+        [d, t, x] if op.is_texture_fetch() || op.is_surface_load() => {
+            f.write_str(" ")?;
+            operand(f, m, func, d)?;
+            f.write_str(", ")?;
+            bracketed(f, m, func, t, x)?;
+            return f.write_str(";");
+        }
+        // `sust.b.2d.b32.trap [s, {x, y}], a`.
+        [t, x, a] if op.is_surface_store() => {
+            f.write_str(" ")?;
+            bracketed(f, m, func, t, x)?;
+            f.write_str(", ")?;
+            operand(f, m, func, a)?;
+            return f.write_str(";");
+        }
+        _ => {}
     }
     for (k, o) in inst.operands.iter().enumerate() {
         f.write_str(if k == 0 { " " } else { ", " })?;
@@ -511,6 +522,21 @@ pub fn instruction(
         }
     }
     f.write_str(";")
+}
+
+/// `[t, {x, ...}]`: the handle and coordinates of a texture or surface access.
+fn bracketed(
+    f: &mut impl Write,
+    m: &Module,
+    func: &Function,
+    t: &Operand,
+    x: &Operand,
+) -> fmt::Result {
+    f.write_str("[")?;
+    operand(f, m, func, t)?;
+    f.write_str(", ")?;
+    operand(f, m, func, x)?;
+    f.write_str("]")
 }
 
 fn operand(f: &mut impl Write, m: &Module, func: &Function, o: &Operand) -> fmt::Result {
@@ -795,6 +821,9 @@ fn mods(f: &mut impl Write, inst: &Instruction) -> fmt::Result {
         w("po")?;
     }
     if let Some(x) = m.video_scale {
+        w(x.name())?;
+    }
+    if let Some(x) = m.surface_clamp {
         w(x.name())?;
     }
     Ok(())

@@ -464,8 +464,33 @@ fn features_not_supported_yet_say_so() {
         "`tex` with a predicate destination (`d|p`) is not supported by ptxperf yet",
     );
     reject(
-        "suld.b.1d.v4.b32.trap {%r1, %r2, %r3, %r4}, [%rd1, {%r5}];",
+        "suq.width.b32 %r1, [%rd1];",
         "a texture or surface instruction is not supported",
+    );
+    reject(
+        "sured.b.add.2d.u32.trap [%rd1, {%r1, %r2}], %r3;",
+        "a texture or surface instruction is not supported",
+    );
+    // Unformatted surface reads and writes of 1 to 3 dimensions run.
+    for inst in [
+        "suld.b.2d.b32.trap {%r1}, [%rd1, {%r2, %r3}];",
+        "suld.b.1d.v4.b8.clamp {%rs0, %rs1, %rs2, %rs3}, [%rd1, {%r6}];",
+        "sust.b.3d.v4.b32.zero [%rd2, {%r7, %r6, %r5, %r5}], {%r1, %r2, %r3, %r4};",
+        "sust.b.2d.b64.trap [%rd2, {%r1, %r2}], {%rd3};",
+    ] {
+        check(inst, inst);
+    }
+    reject(
+        "sust.p.2d.v4.b32.trap [%rd2, {%r1, %r2}], {%r3, %r4, %r5, %r6};",
+        "a surface access other than `surf1Dread` ... `surf3Dwrite`",
+    );
+    reject(
+        "suld.b.a2d.b32.trap {%r1}, [%rd1, {%r2, %r3, %r4, %r4}];",
+        "a surface access other than `surf1Dread`",
+    );
+    reject(
+        "suld.b.2d.b32 {%r1}, [%rd1, {%r2, %r3}];",
+        "a surface access other than `surf1Dread`",
     );
     check(
         "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];",

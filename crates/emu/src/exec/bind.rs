@@ -120,7 +120,7 @@ pub fn host_launch(
         )
     }) {
         return Err(launch_err(format!(
-            "argument `{}`: a texture object runs on the emulator but cannot be launched on a GPU yet",
+            "argument `{}`: a texture or surface object runs on the emulator but cannot be launched on a GPU yet",
             b.arg.name()
         )));
     }
@@ -252,10 +252,10 @@ pub(super) fn bind_args(
                     )));
                 }
                 if size != want {
-                    let what = if bs.texture.is_some() {
-                        "texture argument"
-                    } else {
-                        "pointer argument"
+                    let what = match bs.texture {
+                        Some(v) if v.surface => "surface argument",
+                        Some(_) => "texture argument",
+                        None => "pointer argument",
                     };
                     return Err(launch_err(format!(
                         "{what} `{}` needs a {}-bit parameter; `{pname}` has {size} bytes",

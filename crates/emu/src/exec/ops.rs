@@ -424,6 +424,22 @@ pub enum Op {
         /// One per dimension.
         coords: Vec<Src>,
     },
+    /// `suld.b.{1d,2d,3d}{.v2,.v4}.bN.MODE d, [s, {x, ...}]`: `d.len()`
+    /// elements of `bytes` at byte `x` of row `y` (and slice `z`) of
+    /// surface object `s`.
+    Suld {
+        access: SurfaceAccess,
+        d: Vec<Option<R>>,
+        handle: Src,
+        coords: Vec<Src>,
+    },
+    /// `sust.b...MODE [s, {x, ...}], a`: the elements of `src` there.
+    Sust {
+        access: SurfaceAccess,
+        src: Vec<Src>,
+        handle: Src,
+        coords: Vec<Src>,
+    },
     Ld {
         space: MemSpace,
         bytes: u8,
@@ -978,4 +994,14 @@ pub enum TexOut {
     F32,
     S32,
     U32,
+}
+
+/// The form of a surface access: dimensions, element size and what an
+/// access outside the surface does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SurfaceAccess {
+    pub rank: u8,
+    /// Bytes of one element (`.b8` ... `.b64`).
+    pub bytes: u8,
+    pub clamp: ptx::ir::SurfaceClamp,
 }

@@ -234,6 +234,10 @@ pub struct TextureView {
     pub filter: FilterMode,
     /// `normalizedCoords`: float coordinates in [0, 1) span the texture.
     pub normalized_coords: bool,
+    /// A surface object (`type = "surface"`, `cudaSurfaceObject_t`): read
+    /// and written by `surf2Dread` and `surf2Dwrite`, x in bytes; the
+    /// read mode, address mode, filter and coordinates above do not apply.
+    pub surface: bool,
 }
 
 /// `cudaTextureAddressMode`, applied to texel indices.

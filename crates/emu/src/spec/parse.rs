@@ -597,13 +597,14 @@ impl Ctx<'_> {
         self.refuse_keys(t, &["fields", "align"], |key| {
             format!("only a `type = \"struct\"` argument takes {key}")
         })?;
-        if self.string(type_v)? == "texture" {
+        let kind = self.string(type_v)?;
+        if kind == "texture" || kind == "surface" {
             return self
-                .texture_arg(t, name, item.span(), dir)
+                .texture_arg(t, name, item.span(), dir, kind == "surface")
                 .map(ArgSpec::Buffer);
         }
         self.refuse_keys(t, TEXTURE_KEYS, |key| {
-            format!("only a `type = \"texture\"` argument takes {key}")
+            format!("only a `type = \"texture\"` or `\"surface\"` argument takes {key}")
         })?;
         let (ty, pointer) = self.type_of(type_v)?;
         if pointer {
@@ -648,14 +649,32 @@ impl Ctx<'_> {
     /// A texture object: `texel = "f32"` (or `"u8x4"`, `"f32x2"` ...), `len`
     /// texels or `dims = [W, H(, D)]`, `init` per channel, `read`,
     /// `address`, `filter` and `normalized_coords` as `cudaTextureDesc`.
+    /// A surface object (`surface`) takes the first four.
     fn texture_arg(
         &self,
         t: &DeTable<'_>,
         name: String,
         at: Range<usize>,
         dir: &Path,
+        surface: bool,
     ) -> Result<BufferSpec, SpecError> {
-        self.refuse_keys(t, &["value", "order_dependent", "host_mapped", "fields", "align"], |key| format!("a texture argument takes texel, len or dims, init, read, address, filter and normalized_coords, not {key}"))?;
+        if surface {
+            self.refuse_keys(
+                t,
+                &["read", "address", "filter", "normalized_coords"],
+                |key| format!("a surface argument takes texel, len or dims and init, not {key} (a surface reads bytes as they are; `surf2Dread` names its boundary mode)"),
+            )?;
+        }
+        let takes = if surface {
+            "a surface argument takes texel, len or dims and init"
+        } else {
+            "a texture argument takes texel, len or dims, init, read, address, filter and normalized_coords"
+        };
+        self.refuse_keys(
+            t,
+            &["value", "order_dependent", "host_mapped", "fields", "align"],
+            |key| format!("{takes}, not {key}"),
+        )?;
         let texel_v = self.required(t, "texel", at.clone())?;
         let texel = self.string(texel_v)?;
         let (base, channels) = match texel.split_once('x') {
@@ -772,6 +791,7 @@ impl Ctx<'_> {
                 address,
                 filter,
                 normalized_coords,
+                surface,
             }),
         })
     }

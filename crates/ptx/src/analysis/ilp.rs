@@ -364,6 +364,9 @@ pub(crate) fn defs_and_uses(inst: &Instruction) -> (Vec<Reg>, Vec<Reg>) {
             | GriddepcontrolWait
             | GriddepcontrolLaunchDependents
             | Stmatrix
+            | Sust1d
+            | Sust2d
+            | Sust3d
     );
     for (i, op) in inst.operands.iter().enumerate() {
         if !no_dest && i == 0 {

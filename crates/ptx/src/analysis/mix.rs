@@ -226,6 +226,9 @@ pub fn class_of(inst: &Instruction) -> InstClass {
         Ld | Ldu => load_class(space(inst.mods.space)),
         // A texture fetch reads global memory through the texture path.
         Tex1d | Tex2d | Tex3d => C::LdGlobal,
+        // A surface is a CUDA array in global memory.
+        Suld1d | Suld2d | Suld3d => C::LdGlobal,
+        Sust1d | Sust2d | Sust3d => C::StGlobal,
         St => store_class(space(inst.mods.space)),
         Atom | Red => match space(inst.mods.space) {
             Space::Global => C::AtomGlobal,

@@ -11,6 +11,7 @@ pub(super) fn type_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         // `cvt.pack.sat.u8.s32.b32` names the type of c as well.
         O::Cvt if m.pack => (2, 3),
         O::Cvt | O::Set | O::Slct | O::Dp4a | O::Dp2a | O::Tex1d | O::Tex2d | O::Tex3d => (2, 2),
+        _ if op.is_surface_load() || op.is_surface_store() => (1, 1),
         // `vset2.atype.btype.cmp`: the result is unsigned and has no type.
         O::Vset2 | O::Vset4 => (2, 2),
         _ if is_video(op) => (3, 3),
@@ -179,6 +180,8 @@ pub(super) fn operand_arity(op: Opcode, m: &Modifiers) -> (usize, usize) {
         // `d, [t, {x}]`: the parser splits the bracket into the handle and
         // the coordinate vector.
         O::Tex1d | O::Tex2d | O::Tex3d => (3, 3),
+        // `d, [s, {x, ...}]` and `[s, {x, ...}], a`, the bracket split.
+        _ if op.is_surface_load() || op.is_surface_store() => (3, 3),
         O::Prefetch | O::Prefetchu => (1, 1),
         // `createpolicy.fractional ... d{, fraction}`, `createpolicy.range
         // ... d, [a], primary_size, total_size`, `createpolicy.cvt.L2 d, a`.
@@ -295,6 +298,7 @@ pub(super) fn slots(op: Opcode, m: &Modifiers, n: usize) -> Vec<Slot> {
         },
         O::Bra => v[0] = Label,
         O::Call | O::BrxIdx => v.iter_mut().for_each(|s| *s = Any),
+        _ if op.is_surface_store() => {}
         O::Bar
         | O::Barrier
         | O::BarWarpSync

@@ -41,6 +41,10 @@ pub(super) fn classify(op: Opcode, t: &str, m: &mut Modifiers, types: &mut Vec<T
                 None
             }
         }
+        _ if op.is_surface_load() || op.is_surface_store() => SurfaceClamp::from_name(t).map(|c| {
+            m.surface_clamp = Some(c);
+            F::SurfaceClamp
+        }),
         O::Vote => VoteMode::from_name(t).map(|v| {
             m.vote_mode = Some(v);
             F::VoteMode

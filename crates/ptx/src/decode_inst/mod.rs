@@ -47,6 +47,19 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
             (Opcode::BarWarpSync, &m[2..])
         }
         "brx" if word(0) == Some("idx") => (Opcode::BrxIdx, &m[1..]),
+        "suld" | "sust" if word(0) == Some("b") => {
+            let load = i.opcode.text == "suld";
+            let op = match (word(1), load) {
+                (Some("1d"), true) => Opcode::Suld1d,
+                (Some("2d"), true) => Opcode::Suld2d,
+                (Some("3d"), true) => Opcode::Suld3d,
+                (Some("1d"), false) => Opcode::Sust1d,
+                (Some("2d"), false) => Opcode::Sust2d,
+                (Some("3d"), false) => Opcode::Sust3d,
+                _ => return None,
+            };
+            (op, &m[2..])
+        }
         "tex" => match word(0) {
             Some("1d") => (Opcode::Tex1d, &m[1..]),
             Some("2d") => (Opcode::Tex2d, &m[1..]),
@@ -64,9 +77,6 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
                 Opcode::CpAsync
                 | Opcode::BarWarpSync
                 | Opcode::BrxIdx
-                | Opcode::Tex1d
-                | Opcode::Tex2d
-                | Opcode::Tex3d
                 | Opcode::CpAsyncCommitGroup
                 | Opcode::CpAsyncWaitGroup
                 | Opcode::CpAsyncWaitAll
@@ -79,6 +89,8 @@ fn opcode<'a, 'b>(i: &'b ast::Instr<'a>) -> Option<(Opcode, &'b [Word<'a>])> {
                 | Opcode::GriddepcontrolLaunchDependents,
             )
             | None => return None,
+            // Texture and surface stems (`tex.2d`, `suld.b.2d`) likewise.
+            Some(op) if op.texture_rank() > 0 => return None,
             Some(op) => (op, &m[..]),
         },
     })
@@ -117,7 +129,10 @@ fn not_yet_supported(i: &ast::Instr<'_>) -> Option<&'static str> {
         "tex" if !is_plain_fetch(i) => {
             "a texture fetch other than `tex1Dfetch`, `tex1D`, `tex2D` or `tex3D` on a texture object (`tex.{1d,2d,3d}.v4` with `.s32` or `.f32` coordinates)"
         }
-        "tex" => return None,
+        "suld" | "sust" if !is_plain_surface_access(i) => {
+            "a surface access other than `surf1Dread` ... `surf3Dwrite` (`suld.b`/`sust.b` on a 1D, 2D or 3D surface object)"
+        }
+        "tex" | "suld" | "sust" => return None,
         op if crate::parser::TEXTURE_OPCODES.contains(&op) => "a texture or surface instruction",
         "multimem" => "a multimem (NVLink multicast) instruction",
         "clusterlaunchcontrol" => "cluster launch control (sm_100)",
@@ -139,6 +154,22 @@ fn is_plain_fetch(i: &ast::Instr<'_>) -> bool {
             ".s32" | ".f32"
         ]
     ) && i.operands.len() == 3
+}
+
+/// `suld.b.GEOM{.v2,.v4}.bN.MODE d, [s, {x, ...}]` and `sust.b...
+/// [s, {x, ...}], a`: an unformatted read or write of a surface object of
+/// one to three dimensions, what `surf2Dread` and `surf2Dwrite` compile to.
+fn is_plain_surface_access(i: &ast::Instr<'_>) -> bool {
+    let words: Vec<&str> = i.mods.iter().map(|w| w.text).collect();
+    let shape = match words.as_slice() {
+        [".b", geom, ".v2" | ".v4", ty, mode] | [".b", geom, ty, mode] => {
+            matches!(*geom, ".1d" | ".2d" | ".3d")
+                && matches!(*ty, ".b8" | ".b16" | ".b32" | ".b64")
+                && matches!(*mode, ".trap" | ".clamp" | ".zero")
+        }
+        _ => false,
+    };
+    shape && i.operands.len() == 3
 }
 
 pub(crate) fn decode<'a>(
@@ -384,21 +415,14 @@ pub(crate) fn decode<'a>(
         return None;
     }
     if let Some(v) = mods.vec
-        && matches!(
-            op,
-            Opcode::Ld
-                | Opcode::Ldu
-                | Opcode::St
-                | Opcode::Mov
-                | Opcode::Tex1d
-                | Opcode::Tex2d
-                | Opcode::Tex3d
-        )
+        && (matches!(op, Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Mov)
+            || op.texture_rank() > 0)
     {
         // A vector register stands for its elements (ISA 6.4.2); mov.vN
         // checks both operands.
         let data: &[usize] = match op {
             Opcode::St => &[1],
+            _ if op.is_surface_store() => &[2],
             Opcode::Mov => &[0, 1],
             _ => &[0],
         };

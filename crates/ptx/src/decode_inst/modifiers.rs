@@ -59,6 +59,7 @@ pub(super) enum F {
     VideoAdd,
     VideoOp2,
     VideoMad,
+    SurfaceClamp,
 }
 
 /// The scalar video instructions (`vadd` ... `vset`), which take operand
@@ -119,6 +120,9 @@ pub(super) fn allowed(op: Opcode) -> &'static [F] {
         O::Ld => &[Type, Space, Sem, Scope, Cache, Hint, Vec, Nc],
         O::Ldu => &[Type, Space, Vec],
         O::Tex1d | O::Tex2d | O::Tex3d => &[Vec, Type],
+        O::Suld1d | O::Suld2d | O::Suld3d | O::Sust1d | O::Sust2d | O::Sust3d => {
+            &[Vec, Type, SurfaceClamp]
+        }
         O::St => &[Type, Space, Sem, Scope, Cache, Hint, Vec],
         O::Cvt => &[Type, Rounding, Ftz, Sat, Satfinite, Relu, Pack],
         O::Cvta => &[Type, Space, CvtaTo],

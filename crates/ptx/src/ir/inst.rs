@@ -27,6 +27,9 @@ spelled_enum! {
         // texture fetches from a texture object (`tex1Dfetch`, `tex1D`,
         // `tex2D`, `tex3D`), the forms ptxperf runs
         Tex1d = "tex.1d", Tex2d = "tex.2d", Tex3d = "tex.3d",
+        // surface reads and writes of unformatted bytes (`surf2Dread` ...)
+        Suld1d = "suld.b.1d", Suld2d = "suld.b.2d", Suld3d = "suld.b.3d",
+        Sust1d = "sust.b.1d", Sust2d = "sust.b.2d", Sust3d = "sust.b.3d",
         Prefetch = "prefetch", Prefetchu = "prefetchu", Createpolicy = "createpolicy",
         // warp-level
         Shfl = "shfl", Vote = "vote", Match = "match", Redux = "redux", Activemask = "activemask",
@@ -64,6 +67,27 @@ impl Opcode {
     /// `tex.1d`, `tex.2d`, `tex.3d`: a fetch from a texture object.
     pub fn is_texture_fetch(self) -> bool {
         matches!(self, Opcode::Tex1d | Opcode::Tex2d | Opcode::Tex3d)
+    }
+
+    /// `suld.b.{1d,2d,3d}`: a read from a surface object.
+    pub fn is_surface_load(self) -> bool {
+        matches!(self, Opcode::Suld1d | Opcode::Suld2d | Opcode::Suld3d)
+    }
+
+    /// `sust.b.{1d,2d,3d}`: a write to a surface object.
+    pub fn is_surface_store(self) -> bool {
+        matches!(self, Opcode::Sust1d | Opcode::Sust2d | Opcode::Sust3d)
+    }
+
+    /// The dimensions of a texture fetch or surface access (1 to 3), else 0.
+    pub fn texture_rank(self) -> u8 {
+        use Opcode::*;
+        match self {
+            Tex1d | Suld1d | Sust1d => 1,
+            Tex2d | Suld2d | Sust2d => 2,
+            Tex3d | Suld3d | Sust3d => 3,
+            _ => 0,
+        }
     }
 }
 
@@ -204,6 +228,8 @@ pub struct Modifiers {
     pub video_po: bool,
     /// `.shr7` / `.shr15` result scaling of vmad.
     pub video_scale: Option<VideoScale>,
+    /// `.trap` / `.clamp` / `.zero` of suld and sust.
+    pub surface_clamp: Option<SurfaceClamp>,
 }
 
 /// A guard predicate `@%p` or `@!%p`.

@@ -360,6 +360,12 @@ spelled_enum! {
 }
 
 spelled_enum! {
+    /// What a surface access outside the surface does (`suld`, `sust`):
+    /// stop the kernel, clamp to the edge, or read zeros and drop stores.
+    pub enum SurfaceClamp { Trap = "trap", Clamp = "clamp", Zero = "zero", }
+}
+
+spelled_enum! {
     /// What bar / barrier does.
     pub enum BarMode { Sync = "sync", Arrive = "arrive", Red = "red", }
 }

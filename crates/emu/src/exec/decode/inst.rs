@@ -807,29 +807,47 @@ impl Cx<'_> {
                 d: self.dreg(get(0)?)?,
                 a: self.src(get(1)?)?,
             },
+            op if op.is_surface_load() || op.is_surface_store() => {
+                let rank = op.texture_rank();
+                let load = op.is_surface_load();
+                let (handle, coords) = if load { (1, 2) } else { (0, 1) };
+                let coords = self.texture_coords(op, get(coords)?)?;
+                let access = SurfaceAccess {
+                    rank,
+                    bytes: ty.bytes() as u8,
+                    clamp: m
+                        .surface_clamp
+                        .ok_or("surface access without a boundary mode")?,
+                };
+                let handle = self.src(get(handle)?)?;
+                let data = self.vector_items(get(if load { 0 } else { 2 })?);
+                if data.is_empty() || data.len() * access.bytes as usize > 32 {
+                    return Err(format!("{} of {} elements", op.name(), data.len()).into());
+                }
+                if load {
+                    Op::Suld {
+                        access,
+                        d: self.dest_items(get(0)?)?,
+                        handle,
+                        coords,
+                    }
+                } else {
+                    Op::Sust {
+                        access,
+                        src: self
+                            .vector_items(get(2)?)
+                            .iter()
+                            .map(|o| self.src(o))
+                            .collect::<D<Vec<_>>>()?,
+                        handle,
+                        coords,
+                    }
+                }
+            }
             O::Tex1d | O::Tex2d | O::Tex3d => {
                 let d = self.dest_items(get(0)?)?;
-                let rank: u8 = match inst.opcode {
-                    O::Tex1d => 1,
-                    O::Tex2d => 2,
-                    _ => 3,
-                };
-                // A 3D fetch's coordinates are a vector of four, the last unused.
-                let want = if rank == 3 { 4 } else { rank as usize };
-                let items = self.vector_items(get(2)?);
-                if items.len() != want {
-                    return Err(format!(
-                        "{} with {} coordinates (it takes {want})",
-                        inst.opcode.name(),
-                        items.len()
-                    )
-                    .into());
-                }
-                let coords = items
-                    .iter()
-                    .take(rank as usize)
-                    .map(|o| self.src(o))
-                    .collect::<D<Vec<_>>>()?;
+                let rank = inst.opcode.texture_rank();
+                let coords = self.texture_coords(inst.opcode, get(2)?)?;
                 Op::Tex {
                     rank,
                     float_coords: inst.types.get(1) == Some(&Type::F32),

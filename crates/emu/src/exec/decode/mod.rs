@@ -359,6 +359,23 @@ impl Cx<'_> {
         }
     }
 
+    /// The coordinates of a texture fetch or surface access `op`, one per
+    /// dimension: a 3D access writes a vector of four, the last unused.
+    fn texture_coords(&self, op: ptx::Opcode, o: &Operand) -> D<Vec<Src>> {
+        let rank = op.texture_rank() as usize;
+        let want = if rank == 3 { 4 } else { rank };
+        let items = self.vector_items(o);
+        if items.len() != want {
+            return Err(format!(
+                "{} with {} coordinates (it takes {want})",
+                op.name(),
+                items.len()
+            )
+            .into());
+        }
+        items.iter().take(rank).map(|o| self.src(o)).collect()
+    }
+
     /// The destination registers of a vector operand (`{%f1, _, %f3}`), a
     /// sink `None`.
     fn dest_items(&self, o: &Operand) -> D<Vec<Option<R>>> {

@@ -332,6 +332,22 @@ impl Warp {
                 };
                 self.texture_fetch(lx, cta, obs, site, exec, fetch, d, *handle, coords)?;
             }
+            Op::Suld {
+                access,
+                d,
+                handle,
+                coords,
+            } => {
+                self.surface_load(lx, cta, obs, site, exec, *access, d, *handle, coords)?;
+            }
+            Op::Sust {
+                access,
+                src,
+                handle,
+                coords,
+            } => {
+                self.surface_store(lx, cta, obs, site, exec, *access, src, *handle, coords)?;
+            }
             Op::Ld {
                 space,
                 bytes,

@@ -22,6 +22,7 @@ mod control;
 mod execute;
 mod mbarrier;
 mod memory_ops;
+mod surface;
 mod tensor;
 mod tensor_int;
 mod tensor_wmma;

@@ -11,12 +11,12 @@
 use half::f16;
 
 use super::execute::{ExecResult, mem_err};
+use super::surface::global_access;
 use super::{CtaState, LaunchCtx, Texture, Warp};
 use crate::exec::alu::L;
 use crate::exec::ops::{MemSpace, R, Src, TexOut};
 use crate::fault::FaultKind;
-use crate::mem::Space;
-use crate::observer::{AccessKind, MemEvent, Observer, Site};
+use crate::observer::{AccessKind, Observer, Site};
 use crate::simt::{Mask, WARP_SIZE, lanes};
 use crate::spec::{AddressMode, FilterMode, ScalarType};
 
@@ -79,16 +79,14 @@ impl Warp {
                     inside |= 1 << l;
                 }
             }
-            if inside != 0 {
-                obs.memory(&MemEvent {
-                    site,
-                    space: Space::Global,
-                    kind: AccessKind::Load,
-                    size: texel_bytes as u32,
-                    active: inside,
-                    addrs: tap_addrs,
-                });
-            }
+            global_access(
+                obs,
+                site,
+                AccessKind::Load,
+                texel_bytes as usize,
+                inside,
+                tap_addrs,
+            );
         }
         let mut vals = [[0u64; WARP_SIZE]; 4];
         let mut buf = [0u8; 16];
@@ -135,7 +133,7 @@ impl Warp {
 }
 
 impl Texture {
-    fn texel_bytes(&self) -> u64 {
+    pub(super) fn texel_bytes(&self) -> u64 {
         self.elem.size() as u64 * u64::from(self.view.channels)
     }
 }
@@ -179,7 +177,8 @@ fn lane_taps(t: &Texture, fetch: Fetch, at: [u64; 3]) -> Taps {
         let mut inside = true;
         for k in 0..rank {
             let upper = corner >> k & 1 == 1;
-            let i = first[k] + i64::from(upper);
+            // Saturating: an infinite coordinate floors to i64::MAX.
+            let i = first[k].saturating_add(i64::from(upper));
             if linear {
                 weight *= if upper { alpha[k] } else { 1.0 - alpha[k] };
             }
@@ -214,14 +213,46 @@ fn address(i: i64, n: u64, mode: AddressMode) -> Option<u64> {
 
 /// The texture object of `handle` (object `k` has handle `k + 1`).
 fn texture_of(textures: &[Texture], handle: u64) -> Result<&Texture, FaultKind> {
-    handle
+    object_of(textures, handle, false)
+}
+
+/// The texture (`surface` false) or surface object of `handle`: a handle of
+/// the other kind is as wrong as none.
+pub(super) fn object_of(
+    textures: &[Texture],
+    handle: u64,
+    surface: bool,
+) -> Result<&Texture, FaultKind> {
+    let kind = if surface { "surface" } else { "texture" };
+    let t = handle
         .checked_sub(1)
         .and_then(|k| textures.get(usize::try_from(k).ok()?))
         .ok_or_else(|| {
             FaultKind::Texture(format!(
-                "handle {handle:#x} is no texture object of this launch (give the kernel's texture parameter a `type = \"texture\"` argument)"
+                "handle {handle:#x} is no {kind} object of this launch (give the kernel's {kind} parameter a `type = \"{kind}\"` argument)"
             ))
-        })
+        })?;
+    if t.view.surface != surface {
+        let other = if surface { "texture" } else { "surface" };
+        return Err(FaultKind::Texture(format!(
+            "`{}` is a {other} object, but the instruction reads a {kind} (give it `type = \"{kind}\"`)",
+            t.name
+        )));
+    }
+    Ok(t)
+}
+
+/// A fault where a fetch or access of `rank` dimensions meets `t` of another.
+pub(super) fn check_rank(t: &Texture, rank: u8, what: &str) -> Result<(), FaultKind> {
+    if rank == t.view.rank {
+        return Ok(());
+    }
+    Err(FaultKind::Texture(format!(
+        "`{}` has {} dimension(s), but the access is {what} (a {rank}D one needs dims = [{}])",
+        t.name,
+        t.view.rank,
+        ["W", "W, H", "W, H, D"][(rank as usize).clamp(1, 3) - 1]
+    )))
 }
 
 /// Whether `fetch` suits `t`: as many coordinates as it has dimensions,
@@ -229,16 +260,7 @@ fn texture_of(textures: &[Texture], handle: u64) -> Result<&Texture, FaultKind> 
 /// from integer channels read normalized, integers from integer channels
 /// read as they are (CUDA's `cudaReadModeElementType`).
 fn check_fetch(t: &Texture, fetch: Fetch) -> Result<(), FaultKind> {
-    if fetch.rank != t.view.rank {
-        return Err(FaultKind::Texture(format!(
-            "texture `{}` has {} dimension(s), but the fetch is tex.{}d (a {}D texture needs dims = [{}])",
-            t.name,
-            t.view.rank,
-            fetch.rank,
-            fetch.rank,
-            ["W", "W, H", "W, H, D"][(fetch.rank as usize).clamp(1, 3) - 1]
-        )));
-    }
+    check_rank(t, fetch.rank, &format!("tex.{}d", fetch.rank))?;
     let floats = t.elem.is_float() || t.view.normalized;
     let fine = match fetch.out {
         TexOut::F32 => floats,
