@@ -114,12 +114,7 @@ impl Warp {
         for l in lanes(exec) {
             let fault = |m: FaultKind| (m, Some(l));
             let t = object_of(lx.textures, handles[l], true).map_err(fault)?;
-            check_rank(
-                t,
-                access.rank,
-                &format!("a {}D surface access", access.rank),
-            )
-            .map_err(fault)?;
+            check_rank(t, access.rank, true).map_err(fault)?;
             let row = (t.view.dims[0] * t.texel_bytes()) as i64;
             // x in bytes, y and z in rows and slices: signed 32-bit.
             let mut at = [0i64; 3];

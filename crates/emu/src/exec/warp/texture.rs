@@ -29,14 +29,18 @@ pub(super) struct Fetch {
 }
 
 /// Texels one lane's fetch weighs: up to 8 (a trilinear filter), each a
-/// texel index (`None`: outside a border-addressed texture, reads zeros)
-/// and its weight.
+/// texel index ([`OUTSIDE`]: outside a border-addressed texture, reads
+/// zeros) and its weight. Filled in place: a warp's 32 are on the stack of
+/// every fetch.
 #[derive(Clone, Copy, Default)]
 struct Taps {
-    n: usize,
-    texel: [Option<u64>; 8],
+    n: u8,
+    texel: [u64; 8],
     weight: [f32; 8],
 }
+
+/// The texel index of a tap that reads zeros.
+const OUTSIDE: u64 = u64::MAX;
 
 impl Warp {
     #[allow(clippy::too_many_arguments)]
@@ -58,23 +62,27 @@ impl Warp {
             *c = self.fetch(lx, cta, *s);
         }
         let mut taps = [Taps::default(); WARP_SIZE];
+        // Each lane's texture, resolved once: the index of its object.
+        let mut object = [0usize; WARP_SIZE];
         let mut most = 0;
         let mut texel_bytes = 0;
         for l in lanes(exec) {
-            let t = texture_of(lx.textures, handles[l]).map_err(|m| (m, Some(l)))?;
+            let k = texture_index(lx.textures, handles[l], false).map_err(|m| (m, Some(l)))?;
+            let t = &lx.textures[k];
             check_fetch(t, fetch).map_err(|m| (m, Some(l)))?;
+            object[l] = k;
             texel_bytes = texel_bytes.max(t.texel_bytes());
             let at = [cs[0][l], cs[1][l], cs[2][l]];
-            taps[l] = lane_taps(t, fetch, at);
-            most = most.max(taps[l].n);
+            lane_taps(t, fetch, at, &mut taps[l]);
+            most = most.max(taps[l].n as usize);
         }
         // One load per tap: the lanes whose k-th texel lies inside.
         let mut addrs = [[0u64; WARP_SIZE]; 8];
         for (k, tap_addrs) in addrs.iter_mut().enumerate().take(most) {
             let mut inside: Mask = 0;
             for l in lanes(exec) {
-                if let Some(i) = taps[l].texel.get(k).copied().flatten() {
-                    let t = texture_of(lx.textures, handles[l]).map_err(|m| (m, Some(l)))?;
+                if let Some(&i) = taps[l].texel.get(k).filter(|&&i| i != OUTSIDE) {
+                    let t = &lx.textures[object[l]];
                     tap_addrs[l] = t.base + i * t.texel_bytes();
                     inside |= 1 << l;
                 }
@@ -90,22 +98,49 @@ impl Warp {
         }
         let mut vals = [[0u64; WARP_SIZE]; 4];
         let mut buf = [0u8; 16];
+        // The bytes of the last texture read, found once a warp: most warps
+        // fetch from one texture.
+        let mut region: Option<(usize, &[u8], u64)> = None;
         for l in lanes(exec) {
-            let t = texture_of(lx.textures, handles[l]).map_err(|m| (m, Some(l)))?;
+            let t = &lx.textures[object[l]];
+            if region.is_none_or(|(k, _, _)| k != object[l]) {
+                region = cta
+                    .global
+                    .locate(t.base, 1, false)
+                    .ok()
+                    .and_then(|(i, _)| cta.global.allocations().get(i))
+                    .map(|a| (object[l], a.data.as_slice(), a.base));
+            }
             let filtered = t.view.filter == FilterMode::Linear && fetch.float_coords;
             let size = t.elem.size();
             let channels = t.view.channels as usize;
             let mut sums = [0f32; 4];
             let lane = &taps[l];
-            for ((texel, weight), tap_addrs) in
-                lane.texel.iter().zip(lane.weight).zip(&addrs).take(lane.n)
+            for ((texel, weight), tap_addrs) in lane
+                .texel
+                .iter()
+                .zip(lane.weight)
+                .zip(&addrs)
+                .take(lane.n as usize)
             {
-                if texel.is_none() {
+                if *texel == OUTSIDE {
                     continue;
                 }
-                let bytes = &mut buf[..size * channels];
-                self.load_lane(lx, cta, MemSpace::Global, l, tap_addrs[l], bytes, 1)
-                    .map_err(mem_err(l))?;
+                let n = size * channels;
+                let at = tap_addrs[l];
+                let direct = region.and_then(|(_, data, base)| {
+                    let off = usize::try_from(at.checked_sub(base)?).ok()?;
+                    data.get(off..off.checked_add(n)?)
+                });
+                let bytes = match direct {
+                    Some(b) => b,
+                    None => {
+                        let b = &mut buf[..n];
+                        self.load_lane(lx, cta, MemSpace::Global, l, at, b, 1)
+                            .map_err(mem_err(l))?;
+                        &*b
+                    }
+                };
                 for (c, chunk) in bytes.chunks_exact(size).enumerate() {
                     let mut w = [0u8; 8];
                     w[..size].copy_from_slice(chunk);
@@ -138,9 +173,10 @@ impl Texture {
     }
 }
 
-/// The texels (and weights) one lane's fetch at `at` reads: one for point
-/// sampling and integer coordinates, 2^rank for a linear filter.
-fn lane_taps(t: &Texture, fetch: Fetch, at: [u64; 3]) -> Taps {
+/// The texels (and weights) one lane's fetch at `at` reads, into `taps`:
+/// one for point sampling and integer coordinates, 2^rank for a linear
+/// filter.
+fn lane_taps(t: &Texture, fetch: Fetch, at: [u64; 3], taps: &mut Taps) {
     let rank = fetch.rank as usize;
     let linear = fetch.float_coords && t.view.filter == FilterMode::Linear;
     // Per dimension: the first texel index, the weight of the second (a
@@ -168,7 +204,6 @@ fn lane_taps(t: &Texture, fetch: Fetch, at: [u64; 3]) -> Taps {
             first[k] = x.floor() as i64;
         }
     }
-    let mut taps = Taps::default();
     let corners = if linear { 1usize << rank } else { 1 };
     for corner in 0..corners {
         let mut index = 0u64;
@@ -188,11 +223,10 @@ fn lane_taps(t: &Texture, fetch: Fetch, at: [u64; 3]) -> Taps {
             }
             stride *= t.view.dims[k];
         }
-        taps.texel[corner] = inside.then_some(index);
+        taps.texel[corner] = if inside { index } else { OUTSIDE };
         taps.weight[corner] = weight;
     }
-    taps.n = corners;
-    taps
+    taps.n = corners as u8;
 }
 
 /// Texel index `i` of a dimension of `n` texels under `mode`: `None`
@@ -211,11 +245,6 @@ fn address(i: i64, n: u64, mode: AddressMode) -> Option<u64> {
     Some(i as u64)
 }
 
-/// The texture object of `handle` (object `k` has handle `k + 1`).
-fn texture_of(textures: &[Texture], handle: u64) -> Result<&Texture, FaultKind> {
-    object_of(textures, handle, false)
-}
-
 /// The texture (`surface` false) or surface object of `handle`: a handle of
 /// the other kind is as wrong as none.
 pub(super) fn object_of(
@@ -223,15 +252,23 @@ pub(super) fn object_of(
     handle: u64,
     surface: bool,
 ) -> Result<&Texture, FaultKind> {
+    texture_index(textures, handle, surface).map(|k| &textures[k])
+}
+
+/// The index in `textures` of the object of `handle` (object `k` has handle
+/// `k + 1`), checked to be a surface or a texture as `surface` says.
+fn texture_index(textures: &[Texture], handle: u64, surface: bool) -> Result<usize, FaultKind> {
     let kind = if surface { "surface" } else { "texture" };
-    let t = handle
+    let k = handle
         .checked_sub(1)
-        .and_then(|k| textures.get(usize::try_from(k).ok()?))
+        .and_then(|k| usize::try_from(k).ok())
+        .filter(|&k| k < textures.len())
         .ok_or_else(|| {
             FaultKind::Texture(format!(
                 "handle {handle:#x} is no {kind} object of this launch (give the kernel's {kind} parameter a `type = \"{kind}\"` argument)"
             ))
         })?;
+    let t = &textures[k];
     if t.view.surface != surface {
         let other = if surface { "texture" } else { "surface" };
         return Err(FaultKind::Texture(format!(
@@ -239,14 +276,21 @@ pub(super) fn object_of(
             t.name
         )));
     }
-    Ok(t)
+    Ok(k)
 }
 
-/// A fault where a fetch or access of `rank` dimensions meets `t` of another.
-pub(super) fn check_rank(t: &Texture, rank: u8, what: &str) -> Result<(), FaultKind> {
+/// A fault where a fetch or access of `rank` dimensions meets `t` of
+/// another: `tex.2d` (`surface` false) or a 2D surface access. The message
+/// is built only then: this runs for every lane of every fetch.
+pub(super) fn check_rank(t: &Texture, rank: u8, surface: bool) -> Result<(), FaultKind> {
     if rank == t.view.rank {
         return Ok(());
     }
+    let what = if surface {
+        format!("a {rank}D surface access")
+    } else {
+        format!("tex.{rank}d")
+    };
     Err(FaultKind::Texture(format!(
         "`{}` has {} dimension(s), but the access is {what} (a {rank}D one needs dims = [{}])",
         t.name,
@@ -260,7 +304,7 @@ pub(super) fn check_rank(t: &Texture, rank: u8, what: &str) -> Result<(), FaultK
 /// from integer channels read normalized, integers from integer channels
 /// read as they are (CUDA's `cudaReadModeElementType`).
 fn check_fetch(t: &Texture, fetch: Fetch) -> Result<(), FaultKind> {
-    check_rank(t, fetch.rank, &format!("tex.{}d", fetch.rank))?;
+    check_rank(t, fetch.rank, false)?;
     let floats = t.elem.is_float() || t.view.normalized;
     let fine = match fetch.out {
         TexOut::F32 => floats,
