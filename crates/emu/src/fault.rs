@@ -84,7 +84,7 @@ impl fmt::Display for FaultKind {
             }
             Self::CallStackOverflow { depth } => write!(f, "call stack overflow at depth {depth}"),
             Self::Unsupported(what) => write!(f, "unsupported: {what}"),
-            Self::Texture(what) => write!(f, "texture fetch: {what}"),
+            Self::Texture(what) => write!(f, "{what}"),
             Self::Launch(what) => write!(f, "{what}"),
             Self::Internal(what) => write!(f, "internal emulator error: {what}"),
         }

@@ -965,6 +965,14 @@ impl<'a> Parser<'a> {
                 ops.push(self.operand()?);
                 break;
             }
+            if self.peek_at(1).kind == K::RBracket {
+                let t = self.peek();
+                self.diags.push(Diagnostic::error(
+                    t.span,
+                    "the coordinates of a texture or surface access are a vector `{x, ...}`",
+                ));
+                return Err(Fail);
+            }
             ops.push(Op::Name(self.name()?));
             self.expect(K::Comma, "`,` after the texture or surface")?;
         }

@@ -492,6 +492,19 @@ fn features_not_supported_yet_say_so() {
         "suld.b.2d.b32 {%r1}, [%rd1, {%r2, %r3}];",
         "a surface access other than `surf1Dread`",
     );
+    // As many coordinates as dimensions; four for 3D.
+    reject(
+        "sust.b.3d.b32.trap [%rd2, {%r1, %r2, %r3}], {%r4};",
+        "`sust.b.3d` takes a vector of 4 coordinate(s) `{x, y, z, _}`, found 3",
+    );
+    reject(
+        "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5}];",
+        "`tex.2d` takes a vector of 2 coordinate(s) `{x, y}`, found 1",
+    );
+    reject(
+        "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, %r1];",
+        "the coordinates of a texture or surface access are a vector `{x, ...}`",
+    );
     check(
         "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];",
         "tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];",

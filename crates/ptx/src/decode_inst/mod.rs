@@ -437,6 +437,9 @@ pub(crate) fn decode<'a>(
             }
         }
     }
+    if op.texture_rank() > 0 && !check_coordinates(&mut dec.diags, op, &operands, i) {
+        return None;
+    }
     if op == Opcode::Call && !check_call(&mut dec.diags, &operands, i) {
         return None;
     }
@@ -448,6 +451,36 @@ pub(crate) fn decode<'a>(
         operands,
         loc,
     })
+}
+
+/// The coordinates of a texture fetch or surface access: a vector of one
+/// per dimension, four for 3D (`{x, y, z, _}`, the last unused).
+fn check_coordinates(
+    diags: &mut Vec<crate::diag::Diagnostic>,
+    op: Opcode,
+    ops: &[Operand],
+    i: &ast::Instr<'_>,
+) -> bool {
+    let at = if op.is_surface_store() { 1 } else { 2 };
+    let rank = op.texture_rank() as usize;
+    let want = if rank == 3 { 4 } else { rank };
+    let found = match ops.get(at) {
+        Some(Operand::Vector(items)) => items.len(),
+        _ => 0,
+    };
+    if found == want {
+        return true;
+    }
+    let shape = ["{x}", "{x, y}", "{x, y, z, _}"][rank.clamp(1, 3) - 1];
+    err(
+        diags,
+        i.operands.get(at).map_or(i.span, |o| o.span()),
+        format!(
+            "`{}` takes a vector of {want} coordinate(s) `{shape}`, found {found}",
+            op.name()
+        ),
+    );
+    false
 }
 
 /// `call (rets), f, (args) [, proto]` shapes.
