@@ -18,7 +18,7 @@ pub struct Args {
     /// The launch spec (TOML).
     #[arg(value_name = "SPEC.toml")]
     spec: PathBuf,
-    /// Write every pointer argument's buffer after the run to DIR/<arg name>.bin.
+    /// Write every buffer after the run (pointer, texture and surface arguments) to DIR/<arg name>.bin.
     #[arg(long, value_name = "DIR")]
     dump: Option<PathBuf>,
     /// Override a define of the spec: --set N=8192. Repeatable.
