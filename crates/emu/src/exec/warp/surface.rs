@@ -103,11 +103,7 @@ impl Warp {
         handle: Src,
         coords: &[Src],
     ) -> Result<(L, Mask), (FaultKind, Option<usize>)> {
-        let handles = self.fetch(lx, cta, handle);
-        let mut cs: [L; 3] = [[0; WARP_SIZE]; 3];
-        for (c, s) in cs.iter_mut().zip(coords) {
-            *c = self.fetch(lx, cta, *s);
-        }
+        let (handles, cs) = self.handle_and_coords(lx, cta, handle, coords);
         let size = i64::from(access.bytes) * n as i64;
         let mut addrs = [0u64; WARP_SIZE];
         let mut inside: Mask = 0;

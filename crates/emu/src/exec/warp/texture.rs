@@ -43,6 +43,22 @@ struct Taps {
 const OUTSIDE: u64 = u64::MAX;
 
 impl Warp {
+    /// Each lane's object handle and its (up to three) coordinates, the
+    /// missing ones zero: the operands of a texture fetch or surface access.
+    pub(super) fn handle_and_coords(
+        &self,
+        lx: &LaunchCtx<'_>,
+        cta: &CtaState<'_>,
+        handle: Src,
+        coords: &[Src],
+    ) -> (L, [L; 3]) {
+        let mut cs: [L; 3] = [[0; WARP_SIZE]; 3];
+        for (c, s) in cs.iter_mut().zip(coords) {
+            *c = self.fetch(lx, cta, *s);
+        }
+        (self.fetch(lx, cta, handle), cs)
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn texture_fetch<O: Observer>(
         &mut self,
@@ -56,11 +72,7 @@ impl Warp {
         handle: Src,
         coords: &[Src],
     ) -> ExecResult {
-        let handles = self.fetch(lx, cta, handle);
-        let mut cs: [L; 3] = [[0; WARP_SIZE]; 3];
-        for (c, s) in cs.iter_mut().zip(coords) {
-            *c = self.fetch(lx, cta, *s);
-        }
+        let (handles, cs) = self.handle_and_coords(lx, cta, handle, coords);
         let mut taps = [Taps::default(); WARP_SIZE];
         // Each lane's texture, resolved once: the index of its object.
         let mut object = [0usize; WARP_SIZE];
