@@ -670,11 +670,9 @@ impl Ctx<'_> {
         } else {
             "a texture argument takes texel, len or dims, init, read, address, filter and normalized_coords"
         };
-        self.refuse_keys(
-            t,
-            &["value", "order_dependent", "host_mapped", "fields", "align"],
-            |key| format!("{takes}, not {key}"),
-        )?;
+        self.refuse_keys(t, &["value", "order_dependent", "host_mapped"], |key| {
+            format!("{takes}, not {key}")
+        })?;
         let texel_v = self.required(t, "texel", at.clone())?;
         let texel = self.string(texel_v)?;
         let (base, channels) = match texel.split_once('x') {
