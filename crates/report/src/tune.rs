@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 use serde_json::{Value, json};
-use tune::{Bound, ModelTimes, PickMetrics, RankBy, Winners};
+use tune::{Bound, ModelTimes, Objective, PickMetrics, RankBy, Winners};
 
 use study::{Evaluation, Outcome, Status};
 
@@ -30,6 +30,9 @@ pub struct Report<'a> {
     pub models: &'a [ModelTimes],
     /// What the run asked to rank by (`--rank-by`).
     pub rank_by: RankBy,
+    /// What the models' times were ranked by, when not the time alone
+    /// (`models[..].times` then hold its costs, [`Objective::cost`]).
+    pub objective: Option<&'a Objective>,
     pub winners: &'a Winners,
     pub top: usize,
     pub measured: Option<(&'a str, &'a [PickMetrics])>,
@@ -230,6 +233,9 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
     if let Some(line) = unsettled_samples(r.evaluations) {
         out.push_str(&line);
     }
+    if let Some(o) = r.objective {
+        out.push_str(&format!("objective: {o}; each model ranks by it\n"));
+    }
     for (mi, m) in r.models.iter().enumerate() {
         let order = tune::top_k(&m.times, r.top);
         out.push_str(&format!(
@@ -248,6 +254,9 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
         let mut header = vec!["rank", "configuration", "predicted"];
         if intervals {
             header.push("interval (low - high)");
+        }
+        if let Some(o) = r.objective {
+            header.push(o.name.as_str());
         }
         header.extend(["occupancy", "bottleneck"]);
         t.set_header(header);
@@ -294,15 +303,20 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
                         .unwrap_or_default(),
                 );
             }
+            if let Some(o) = r.objective {
+                row.push(objective_cell(o, e, mi));
+            }
             row.extend([occ, bottleneck]);
             t.add_row(row);
         }
         out.push_str(&t.to_string());
         out.push('\n');
         if ties {
-            let what = match m.bound {
-                Bound::Estimate => "predicted",
-                Bound::Upper => "upper bounds",
+            let what = match (m.bound, r.objective) {
+                (Bound::Estimate, None) => "predicted",
+                (Bound::Upper, None) => "upper bounds",
+                (Bound::Estimate, Some(_)) => "objectives",
+                (Bound::Upper, Some(_)) => "objectives at the upper bounds",
             };
             out.push_str(&format!(
                 "  =: a tie, {what} within {} % of each other (or printed alike)\n",
@@ -314,6 +328,17 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
     out.push_str(&winners_line(r));
     if let Some((file, metrics)) = r.measured {
         out.push_str(&format!("\nagainst measured times ({file}):\n"));
+        if let Some(o) = r.objective {
+            let (over, under) = if o.higher_is_better {
+                ("the best's", "the pick's")
+            } else {
+                ("the pick's", "the best's")
+            };
+            out.push_str(&format!(
+                "  by the objective: a ratio is {over} {} over {under}\n",
+                o.name
+            ));
+        }
         let mut t = crate::table::new(width);
         t.set_header(vec![
             "model",
@@ -353,6 +378,37 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A configuration's objective at model `mi`'s predicted time, as the
+/// table prints it (4 significant digits).
+fn objective_cell(o: &Objective, e: &Evaluation, mi: usize) -> String {
+    e.ms(mi)
+        .and_then(|ms| o.value(&e.config, ms).ok())
+        .map(significant)
+        .unwrap_or_default()
+}
+
+/// `v` with 4 significant digits, without an exponent for everyday sizes.
+fn significant(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".to_string()
+    } else if (1e-3..1e6).contains(&a) {
+        let decimals = (3 - a.log10().floor() as i32).max(0) as usize;
+        format!("{v:.decimals$}")
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// The time a model ranked configuration `e` by (ms): its estimate, or the
+/// upper end of its interval.
+fn ranked_ms(e: &Evaluation, mi: usize, bound: Bound) -> Option<f64> {
+    match bound {
+        Bound::Estimate => e.ms(mi),
+        Bound::Upper => e.interval(mi).map(|[_, hi]| hi).or_else(|| e.ms(mi)),
+    }
 }
 
 /// What a model's table header adds about its ranking: nothing when the
@@ -499,7 +555,10 @@ pub fn json(r: &Report<'_>) -> Value {
                         "label": e.map(|e| e.config.label()),
                         "ms": e.and_then(|e| e.ms(mi)),
                         "interval_ms": e.and_then(|e| e.interval(mi)),
-                        "ranked_ms": m.times.get(i).copied().flatten(),
+                        "ranked_ms": e.and_then(|e| ranked_ms(e, mi, m.bound)),
+                        "objective": r.objective.and_then(|o| {
+                            e.and_then(|e| o.value(&e.config, ranked_ms(e, mi, m.bound)?).ok())
+                        }),
                         "rank": rank,
                     })
                 })
@@ -530,6 +589,11 @@ pub fn json(r: &Report<'_>) -> Value {
             "from_cache": c.from_cache,
         },
         "rank_by": r.rank_by,
+        "objective": r.objective.map(|o| json!({
+            "name": o.name,
+            "expression": o.text,
+            "higher_is_better": o.higher_is_better,
+        })),
         "rankings": rankings,
         "winners": r.winners,
         "measured": r.measured.map(|(file, m)| json!({"file": file, "metrics": m})),

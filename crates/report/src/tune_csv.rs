@@ -16,6 +16,8 @@ pub struct Csv {
     params: Vec<String>,
     /// Per model: whether it gives an interval (columns `_low_ms`, `_high_ms`).
     interval: Vec<bool>,
+    /// Whether the run ranks by an objective (column `_objective`).
+    objective: bool,
     text: String,
 }
 
@@ -52,12 +54,16 @@ impl Csv {
                 header.push(format!("{}_low_ms", m.model));
                 header.push(format!("{}_high_ms", m.model));
             }
+            if first.objective.is_some() {
+                header.push(format!("{}_objective", m.model));
+            }
             header.push(format!("{}_rank", m.model));
             header.push(format!("{}_bottleneck", m.model));
         }
         Self {
             params,
             interval,
+            objective: first.objective.is_some(),
             text: csv::line(&header),
         }
     }
@@ -83,6 +89,12 @@ impl Csv {
                         .map_or([None, None], |[l, h]| [Some(l), Some(h)]);
                     row.push(lo.map(number).unwrap_or_default());
                     row.push(hi.map(number).unwrap_or_default());
+                }
+                if self.objective {
+                    let value = r
+                        .objective
+                        .and_then(|o| e.ms(mi).and_then(|ms| o.value(&e.config, ms).ok()));
+                    row.push(value.map(number).unwrap_or_default());
                 }
                 let rank = ranks.get(mi).and_then(|rk| rk.get(i).copied().flatten());
                 row.push(rank.map(|k| k.to_string()).unwrap_or_default());

@@ -2,7 +2,7 @@
 //! times, the configurations the models pick, and (with measured times) how
 //! good each pick was.
 
-use tune::{ModelTimes, PickMetrics, RankBy, Winners};
+use tune::{ModelTimes, Objective, PickMetrics, RankBy, Winners};
 
 use crate::evaluate::Evaluation;
 
@@ -27,18 +27,22 @@ pub struct GpuRanking {
 /// `per_config` (one [`Evaluation`] per GPU each), with the measured times
 /// of that GPU aligned with the configurations, if any; each model ranked
 /// `by` its estimate or the pessimistic bound ([`tune::ranked_times`]),
-/// which the winners and the picks follow.
+/// which the winners and the picks follow. With an `objective`, each model
+/// ranks by the objective's cost of that time, and the measured times are
+/// turned into costs alike ([`Objective::costs`]).
 pub fn rank_on_gpu(
     per_config: &[Vec<Evaluation>],
     gpu_index: usize,
     models: &[String],
     measured: Option<&[Option<f64>]>,
     by: RankBy,
+    objective: Option<&Objective>,
 ) -> GpuRanking {
     let evaluations: Vec<Evaluation> = per_config
         .iter()
         .filter_map(|per_gpu| per_gpu.get(gpu_index).cloned())
         .collect();
+    let configs: Vec<&tune::Config> = evaluations.iter().map(|e| &e.config).collect();
     let model_times: Vec<ModelTimes> = models
         .iter()
         .enumerate()
@@ -46,15 +50,25 @@ pub fn rank_on_gpu(
             let estimates: Vec<Option<f64>> = evaluations.iter().map(|e| e.ms(mi)).collect();
             let intervals: Vec<Option<[f64; 2]>> =
                 evaluations.iter().map(|e| e.interval(mi)).collect();
-            tune::ranked_times(m, &estimates, &intervals, by)
+            let mut ranked = tune::ranked_times(m, &estimates, &intervals, by);
+            if let Some(o) = objective {
+                ranked.times = o.costs(&configs, &ranked.times);
+            }
+            ranked
         })
         .collect();
     let winners = tune::winners(&model_times);
     let metrics = match measured {
-        Some(times) => model_times
-            .iter()
-            .filter_map(|m| tune::pick_metrics(m, times, PICK_DEPTH))
-            .collect(),
+        Some(times) => {
+            let times = match objective {
+                Some(o) => o.costs(&configs, times),
+                None => times.to_vec(),
+            };
+            model_times
+                .iter()
+                .filter_map(|m| tune::pick_metrics(m, &times, PICK_DEPTH))
+                .collect()
+        }
         None => Vec::new(),
     };
     GpuRanking {

@@ -37,6 +37,10 @@ pub enum TuneError {
         config: String,
         message: String,
     },
+    /// An objective that does not parse, reads what it cannot, or has no
+    /// value on a configuration.
+    #[error("objective `{objective}`: {message}")]
+    Objective { objective: String, message: String },
     #[error("the space has {size} configurations, more than the {max} that can be enumerated")]
     TooLarge { size: String, max: u64 },
     /// The result cache's folder or one of its files.

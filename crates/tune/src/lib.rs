@@ -23,6 +23,8 @@
 //! - [`rank`]: per-model ranking, top-K, the distinct winners where models
 //!   disagree, and the ground-truth metrics (rank of the measured best in a
 //!   model's top 10, measured time of its pick over the measured best).
+//! - [`objective`]: what a run ranks by when it is not the time alone
+//!   (Kernel Tuner's `objective`, a GFLOP/s say), as a cost, lower first.
 //! - [`measured`]: a space of the configurations ground-truth files timed
 //!   ([`measured_space`], `--measured`), with their measured times;
 //!   [`selection`]: the configurations a run evaluates ([`select`]: the
@@ -37,6 +39,7 @@ pub mod error;
 pub mod launch;
 pub mod launchable;
 pub mod measured;
+pub mod objective;
 pub mod rank;
 pub mod selection;
 pub mod space;
@@ -49,6 +52,7 @@ pub use launchable::{
     Candidate, LaunchFilter, Launchable, Rejection, Resources, check_launch, filter_launchable,
 };
 pub use measured::{MeasuredError, MeasuredSpace, measured_space};
+pub use objective::{Objective, RawObjective};
 pub use rank::{
     Bound, ModelRanking, ModelTimes, PickMetrics, RankBy, TIE_RELATIVE, Winner, Winners, format_ms,
     pick_metrics, rank, rank_models, ranked_times, shared_ranks, tie, tied_best, top_k, winners,

@@ -21,7 +21,8 @@ use serde::Serialize;
 pub struct ModelTimes {
     pub model: String,
     /// What ranks each configuration: the predicted time, or with
-    /// [`Bound::Upper`] the upper end of the model's interval (ms).
+    /// [`Bound::Upper`] the upper end of the model's interval (ms); with an
+    /// objective, its cost at that time ([`crate::Objective::costs`]).
     pub times: Vec<Option<f64>>,
     /// Which of the model's figures `times` holds.
     pub bound: Bound,

@@ -17,6 +17,11 @@
 //! [launch]                          # optional, see launch::LaunchShape
 //! problem_size = [4096, 4096]
 //! grid_div = ["block_size_x", "block_size_y"]
+//!
+//! [objective]                       # optional, see objective::Objective
+//! name = "GFLOP/s"
+//! expression = "steps * 2 * 4096 * 4096 / 1e9 / (time / 1e3)"
+//! higher_is_better = true
 //! ```
 //!
 //! The configurations are the cartesian product with the first parameter
@@ -32,6 +37,7 @@ use validate::ParamValue;
 use crate::constraint::Constraint;
 use crate::error::TuneError;
 use crate::launch::{LaunchShape, RawLaunch};
+use crate::objective::{Objective, RawObjective};
 
 /// Largest space [`Space::expand`] enumerates; bigger spaces are an error
 /// (sample them instead).
@@ -150,6 +156,8 @@ pub struct Space {
     pub launch: LaunchShape,
     /// An experiment file named by the space file, resolved against it.
     pub experiment: Option<PathBuf>,
+    /// What the run ranks by when it is not the time alone (`[objective]`).
+    pub objective: Option<Objective>,
 }
 
 #[derive(Deserialize)]
@@ -163,6 +171,8 @@ struct RawSpace {
     params: toml::Table,
     #[serde(default)]
     launch: Option<RawLaunch>,
+    #[serde(default)]
+    objective: Option<RawObjective>,
 }
 
 /// What [`Space::expand`] returns.
@@ -257,6 +267,11 @@ impl Space {
         }
         if let Some(l) = raw.launch {
             space.launch = LaunchShape::from_raw(l).map_err(|(at, m)| err(at, m))?;
+        }
+        if let Some(o) = &raw.objective {
+            let objective =
+                Objective::from_raw(o).map_err(|e| err("objective".into(), e.to_string()))?;
+            space.objective = Some(objective);
         }
         Ok(space)
     }

@@ -47,11 +47,16 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
       --measured data/measured/h100-sxm5-80gb/vector_add.json
   ptxperf tune experiments/seed002/conv2d.toml --gpu geforce-rtx-3090 --param N=1024 --param BS=8,16,32 \\
       --model timing --model learned --rank-by pessimistic
+  ptxperf tune --space experiments/hotspot-milo-space.toml --gpu a100-pcie-40gb --sample 40 --model timing
+  ptxperf tune examples/saxpy.toml --gpu rtx-a4000 --param N=65536,1048576 \\
+      --objective '2 * N / 1e6 / time' --higher-is-better --model timing
 
 The grid, block and lengths of SPEC.toml must be expressions of the tuned defines (docs/launch-spec.md).
 A --param the kernel and the spec never mention is an error (--allow-unused-param accepts it).
 Configurations whose predicted times are within 0.5 % (or print alike) are reported as a tie (rank `1=`),
-not one winner. A model with an interval (`learned`: calibrated on GPUs left out of its training) shows it
+not one winner. An objective (--objective, or a space file's [objective] as hotspot-milo-space.toml's
+GFLOP/s) ranks by its value at each predicted time instead, and scores picks by it at the measured times
+(--measured); the tables show it beside the time (docs/experiments.md, \"Objectives\"). A model with an interval (`learned`: calibrated on GPUs left out of its training) shows it
 beside each time; --rank-by pessimistic ranks by its upper end (ties on that bound). `learned` keeps one
 share of its correction on the timing model for all the configurations ranked on a GPU, the mean of
 their familiarity (docs/validation/learned.md, \"One familiarity per space\"), so that one space is not
@@ -105,6 +110,17 @@ pub struct Args {
     /// ranks by its estimate, and its table's header says so).
     #[arg(long, value_name = "BOUND", value_enum, default_value_t = RankByArg::Estimate)]
     pub rank_by: RankByArg,
+    /// Rank by this expression of `time` (the kernel's time, ms) and the
+    /// integer parameters instead of the time alone, as Kernel Tuner's
+    /// `objective` (replaces a space file's `[objective]`), e.g. the work
+    /// per second of a kernel whose launch does `steps` steps:
+    /// `steps * 2 * 4096 * 4096 / 1e9 / (time / 1e3)` with
+    /// --higher-is-better. Lower is better unless --higher-is-better.
+    #[arg(long, value_name = "EXPR")]
+    pub objective: Option<String>,
+    /// The --objective is a throughput: higher values are better.
+    #[arg(long, requires = "objective")]
+    pub higher_is_better: bool,
     /// Show the best K configurations per model.
     #[arg(long, value_name = "K", default_value_t = 10)]
     pub top: usize,
@@ -282,6 +298,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let sample = args.sample.map(|n| (n, args.seed));
     let chosen =
         tune::select(&space, &measured_files, gpus.len(), sample).map_err(|e| CliError::of(&e))?;
+    let objective = match &args.objective {
+        Some(text) => Some(
+            tune::Objective::parse(text, None, args.higher_is_better)
+                .map_err(|e| CliError::usage_of(&e))?,
+        ),
+        None => space.objective.clone(),
+    };
+    if let Some(o) = &objective {
+        o.check_configs(&chosen.configs)
+            .map_err(|e| CliError::of(&e))?;
+    }
     let cache = match &cache_root {
         Some(d) => Some(ResultCache::open(&d.join("tune")).map_err(|e| CliError::of(&e))?),
         None => None,
@@ -332,6 +359,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             &models,
             measured.map(|(_, times)| times.as_slice()),
             args.rank_by.into(),
+            objective.as_ref(),
         );
         if ranking.winners.winners.is_empty() {
             unranked.push(gpu.id.clone());
@@ -356,6 +384,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             evaluations: &ranking.evaluations,
             models: &ranking.models,
             rank_by: args.rank_by.into(),
+            objective: objective.as_ref(),
             winners: &ranking.winners,
             top: args.top,
             measured: measured.map(|_| (measured_name.as_str(), ranking.metrics.as_slice())),
