@@ -100,31 +100,39 @@ pub struct BankConflicts {
 const INLINE_WORDS: usize = 512;
 /// Banks counted on the stack; more banks use the heap.
 const INLINE_BANKS: usize = 64;
-/// Bits of the word bitmap of the fast path: a group whose words span
-/// fewer than this many words (8 KiB; every access of the kernels we
-/// validate) is counted without sorting.
-const BITMAP_BITS: u64 = 2048;
+/// Rows of the fast path's word grid: a group whose words span fewer than
+/// this many rows of `banks` words (2,048 words, 8 KiB, at 16 banks; 4,096
+/// at 32: every access of the kernels we validate) is counted without
+/// sorting.
+const MAX_ROWS: usize = 128;
+/// Bits of a bank counter in the fast path: counts up to `MAX_ROWS`.
+const COUNTER_BITS: usize = 8;
 
 /// Bank conflicts of one access of `size` bytes per lane by the lanes of `active`.
 ///
-/// Every shared access of an emulated kernel comes here, twice (both
-/// layouts), so the usual case avoids sorting: the words a group touches are
-/// marked in a bitmap that starts at a multiple of the bank count, so a
-/// word's bank is its bit index modulo the banks and each set bit is one
-/// distinct word. A group spread wider than the bitmap falls back to
-/// sorting its words (the two agree: test `the_bitmap_agrees_with_sorting`).
+/// Every shared access of an emulated kernel comes here, two or three times
+/// (both layouts, and a global load's data through L1), so the usual case
+/// avoids sorting and per-word loops: the words a group touches are laid
+/// out as rows of `banks` bits from a multiple of the bank count, so a
+/// word's bank is its bit in its row and each set bit is one distinct
+/// word; the busiest bank's count is then a column sum, taken for every
+/// bank at once with bit-sliced counters. A group spread over more than
+/// [`MAX_ROWS`] rows, or a bank count that is not a power of two up to 64,
+/// falls back to sorting its words (the two agree: test
+/// `the_rows_agree_with_sorting`).
 pub fn bank_conflicts(
     layout: BankLayout,
     active: Mask,
     addrs: &[u64; WARP_SIZE],
     size: u32,
 ) -> BankConflicts {
-    if layout.banks as usize > INLINE_BANKS {
+    let banks = layout.banks;
+    if !banks.is_power_of_two() || banks as usize > INLINE_BANKS {
         return bank_conflicts_by_sorting(layout, active, addrs, size);
     }
     by_phase(layout, |start, end| {
         let lanes = Lanes::of(active, addrs, size, start..end);
-        bitmap_ways(layout.banks, lanes).unwrap_or_else(|| sorted_ways(layout.banks, lanes))
+        row_ways(banks, lanes).unwrap_or_else(|| sorted_ways(banks, lanes))
     })
 }
 
@@ -174,6 +182,21 @@ struct Lanes<'a> {
 }
 
 impl<'a> Lanes<'a> {
+    /// The active lanes of `start..end`.
+    fn active_in_range(&self) -> Mask {
+        let below_end = if self.end >= WARP_SIZE {
+            Mask::MAX
+        } else {
+            (1 << self.end) - 1
+        };
+        let below_start = if self.start >= WARP_SIZE {
+            Mask::MAX
+        } else {
+            (1 << self.start) - 1
+        };
+        self.active & below_end & !below_start
+    }
+
     fn of(
         active: Mask,
         addrs: &'a [u64; WARP_SIZE],
@@ -190,58 +213,131 @@ impl<'a> Lanes<'a> {
     }
 }
 
-/// The distinct words the busiest of `banks` banks serves to the active
-/// lanes of `start..end`, from a bitmap of the words; None when they
-/// spread wider than [`BITMAP_BITS`].
-fn bitmap_ways(banks: u32, lanes: Lanes<'_>) -> Option<u32> {
-    let (active, addrs, size) = (lanes.active, lanes.addrs, lanes.size);
-    let (start, end) = (lanes.start, lanes.end);
-    let banks = u64::from(banks.max(1));
-    let bytes = u64::from(size.max(1));
+/// The distinct words the busiest of `banks` banks (a power of two up to
+/// 64) serves to the active lanes of `start..end`; None when they spread
+/// over more than [`MAX_ROWS`] rows of `banks` words.
+///
+/// Row `r` holds the words `base + r * banks ..` as bits, bit `b` in bank
+/// `b`. The counters are bit-sliced: `counter[j]` holds bit `j` of every
+/// bank's count, and adding a row is a ripple-carry add of one bit per
+/// bank; the largest count is then read from the top bit down, keeping the
+/// banks that have each bit while any does.
+fn row_ways(banks: u32, lanes: Lanes<'_>) -> Option<u32> {
+    let shift = banks.trailing_zeros();
+    let in_row = u64::from(banks) - 1;
+    let bytes = u64::from(lanes.size.max(1));
+    let active = lanes.active_in_range();
     let (mut lo, mut hi) = (u64::MAX, 0u64);
-    for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
-        if active & (1 << lane) != 0 {
-            lo = lo.min(addr / BANK_WORD_BYTES);
-            hi = hi.max(addr.saturating_add(bytes - 1) / BANK_WORD_BYTES);
-        }
+    let mut m = active;
+    while m != 0 {
+        let addr = lanes.addrs[m.trailing_zeros() as usize];
+        m &= m - 1;
+        lo = lo.min(addr / BANK_WORD_BYTES);
+        hi = hi.max(addr.saturating_add(bytes - 1) / BANK_WORD_BYTES);
     }
     if lo == u64::MAX {
         return Some(0);
     }
-    let base = lo - lo % banks;
-    if hi - base >= BITMAP_BITS {
-        return None;
+    let base = lo & !in_row;
+    let rows_used = ((hi - base) >> shift) + 1;
+    let grid = Grid {
+        addrs: lanes.addrs,
+        active,
+        bytes,
+        base,
+        shift,
+        in_row,
+    };
+    // A small grid for the usual access, so that no more is zeroed than used.
+    if rows_used <= FEW_ROWS as u64 {
+        Some(grid.busiest::<FEW_ROWS>(rows_used as usize))
+    } else if rows_used <= MAX_ROWS as u64 {
+        Some(grid.busiest::<MAX_ROWS>(rows_used as usize))
+    } else {
+        None
     }
-    let mut bitmap = [0u64; (BITMAP_BITS / 64) as usize];
-    for (lane, &addr) in addrs.iter().enumerate().take(end).skip(start) {
-        if active & (1 << lane) == 0 {
-            continue;
+}
+
+/// Rows of the small grid most accesses fit (8 rows: 256 words at 32 banks).
+const FEW_ROWS: usize = 8;
+
+/// The words of one group's active lanes, as rows of `1 << shift` bank bits
+/// from word `base`.
+struct Grid<'a> {
+    addrs: &'a [u64; WARP_SIZE],
+    /// The group's active lanes.
+    active: Mask,
+    bytes: u64,
+    base: u64,
+    shift: u32,
+    in_row: u64,
+}
+
+impl Grid<'_> {
+    /// The distinct words of the busiest bank, the words spanning `rows_used`
+    /// rows (at most `N`).
+    fn busiest<const N: usize>(&self, rows_used: usize) -> u32 {
+        let (shift, in_row) = (self.shift, self.in_row);
+        let mut rows = [0u64; N];
+        // Neighbouring lanes mostly fill one row: its bits gather in a
+        // register (`open`) and are stored when a lane reaches another row,
+        // so the lanes do not wait on each other's read-modify-write of the
+        // same slot.
+        let (mut open_row, mut open) = (0usize, 0u64);
+        let mut m = self.active;
+        while m != 0 {
+            let addr = self.addrs[m.trailing_zeros() as usize];
+            m &= m - 1;
+            let first = addr / BANK_WORD_BYTES - self.base;
+            let last = addr.saturating_add(self.bytes - 1) / BANK_WORD_BYTES - self.base;
+            let (row, last_row) = ((first >> shift) as usize, (last >> shift) as usize);
+            let count = last - first + 1;
+            if row == last_row && count < 64 {
+                // The lane's words, all in one row.
+                if row != open_row {
+                    rows[open_row] |= open;
+                    (open_row, open) = (row, 0);
+                }
+                open |= ((1u64 << count) - 1) << (first & in_row);
+            } else {
+                let mut w = first;
+                loop {
+                    rows[(w >> shift) as usize] |= 1 << (w & in_row);
+                    if w == last {
+                        break;
+                    }
+                    w += 1;
+                }
+            }
         }
-        let first = addr / BANK_WORD_BYTES - base;
-        let last = addr.saturating_add(bytes - 1) / BANK_WORD_BYTES - base;
-        for w in first..=last {
-            bitmap[(w / 64) as usize] |= 1 << (w % 64);
+        rows[open_row] |= open;
+        let mut counter = [0u64; COUNTER_BITS];
+        for &row in &rows[..rows_used.min(N)] {
+            let mut carry = row;
+            for slice in &mut counter {
+                if carry == 0 {
+                    break;
+                }
+                let next = *slice & carry;
+                *slice ^= carry;
+                carry = next;
+            }
         }
+        let mut busiest = u64::MAX;
+        let mut ways = 0u32;
+        for (j, slice) in counter.iter().enumerate().rev() {
+            let with_bit = busiest & slice;
+            if with_bit != 0 {
+                busiest = with_bit;
+                ways |= 1 << j;
+            }
+        }
+        ways
     }
-    let mut per_bank = [0u32; INLINE_BANKS];
-    let mask = banks.is_power_of_two().then(|| banks - 1);
-    for (i, &bits) in bitmap.iter().enumerate() {
-        let mut rest = bits;
-        while rest != 0 {
-            let w = i as u64 * 64 + u64::from(rest.trailing_zeros());
-            rest &= rest - 1;
-            let bank = match mask {
-                Some(m) => w & m,
-                None => w % banks,
-            };
-            per_bank[bank as usize] += 1;
-        }
-    }
-    Some(per_bank.iter().copied().max().unwrap_or(0))
 }
 
 /// [`bank_conflicts`] by sorting each group's words: the fallback for
-/// accesses spread too wide for the bitmap, and the oracle it is tested
+/// accesses spread too wide for the rows, and the oracle they are tested
 /// against.
 fn bank_conflicts_by_sorting(
     layout: BankLayout,
@@ -255,7 +351,7 @@ fn bank_conflicts_by_sorting(
     })
 }
 
-/// [`bitmap_ways`] by sorting the words (any spread, any bank count).
+/// [`row_ways`] by sorting the words (any spread, any bank count).
 fn sorted_ways(banks: u32, lanes: Lanes<'_>) -> u32 {
     let (active, addrs, size) = (lanes.active, lanes.addrs, lanes.size);
     let (start, end) = (lanes.start, lanes.end);
@@ -334,11 +430,12 @@ mod tests {
         check(w, !0, |l| 4 * (l % 2), 4, 1, 1); // two words, two banks
     }
 
-    /// The bitmap path against the sorting oracle, on random accesses of
-    /// every width and spread (narrow spreads take the bitmap, wide ones
-    /// both paths' fallback), both layouts and an odd bank count.
+    /// The rows against the sorting oracle, on random accesses of every
+    /// width and spread (narrow spreads take the rows, wide ones both
+    /// paths' fallback), every layout, 64 banks and a bank count that is
+    /// not a power of two.
     #[test]
-    fn the_bitmap_agrees_with_sorting() {
+    fn the_rows_agree_with_sorting() {
         let mut rng = prng::Rng::new(0x9E37_79B9_7F4A_7C15u64);
         let mut next = move || rng.next_u64();
         let layouts = [
@@ -349,12 +446,18 @@ mod tests {
                 group: 32,
                 pair_phases: false,
             },
+            BankLayout {
+                banks: 64,
+                group: 32,
+                pair_phases: false,
+            },
             BankLayout::WARP32.for_width(8),
             BankLayout::WARP32.for_width(16),
+            BankLayout::WARP32.for_width(16).unpaired(),
         ];
         for case in 0..20_000 {
-            let spread = [16u64, 256, 4096, 9000, 1 << 20][case % 5];
-            let size = [1u32, 2, 4, 8, 12, 16][(case / 5) % 6];
+            let spread = [16u64, 256, 4096, 8190, 9000, 16_500, 1 << 20][case % 7];
+            let size = [1u32, 2, 4, 8, 12, 16][(case / 7) % 6];
             let active = if case % 7 == 0 { next() as Mask } else { !0 };
             let base = next() % 4096;
             let addrs: [u64; WARP_SIZE] = std::array::from_fn(|_| base + next() % spread);
