@@ -19,5 +19,6 @@ pub mod table;
 pub mod timings;
 pub mod tune;
 pub mod tune_csv;
+pub mod tune_kt_cache;
 pub mod validate;
 pub mod validate_csv;

@@ -32,6 +32,8 @@ pub fn arch_for(gpu: &arch::Gpu) -> String {
 pub enum Target {
     Spec {
         path: PathBuf,
+        /// The kernel's name as the spec gives it.
+        kernel: String,
         /// The kernel source file the spec names.
         source_path: PathBuf,
         /// The spec file's text (part of the cache key).
@@ -85,6 +87,7 @@ impl Target {
         let arch = base.arch.clone().unwrap_or_else(|| arch_for(gpu));
         Ok(Target::Spec {
             path: path.to_path_buf(),
+            kernel: base.kernel.clone(),
             source_path: base.source.clone(),
             text,
             source,
@@ -119,6 +122,23 @@ impl Target {
             Target::Experiment { experiment, .. } => {
                 experiment.restrictions().map(str::to_string).collect()
             }
+        }
+    }
+
+    /// The kernel's name as the spec or the experiment gives it (Kernel
+    /// Tuner's `kernel_name`).
+    pub fn kernel_name(&self) -> &str {
+        match self {
+            Target::Spec { kernel, .. } => kernel,
+            Target::Experiment { experiment, .. } => &experiment.kernel,
+        }
+    }
+
+    /// Kernel Tuner's `problem_size`, where the experiment fixes it.
+    pub fn problem_size(&self) -> Option<Vec<i64>> {
+        match self {
+            Target::Spec { .. } => None,
+            Target::Experiment { experiment, .. } => experiment.fixed_problem_size(),
         }
     }
 

@@ -219,7 +219,13 @@ impl Space {
             experiment: raw.experiment.map(|e| base.join(e)),
             ..Space::default()
         };
-        for (name, v) in &raw.params {
+        // `toml`'s tables iterate by name; the product's order is the
+        // file's, so the parameters are taken in the order their keys stand.
+        let mut params: Vec<(&String, &toml::Value)> = raw.params.iter().collect();
+        params.sort_by_key(|(name, _)| {
+            syntax::toml_key_offset(text, &["params", name.as_str()]).unwrap_or(usize::MAX)
+        });
+        for (name, v) in params {
             let at = format!("params.{name}");
             if name == "restrictions" {
                 return Err(err(

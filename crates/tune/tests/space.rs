@@ -184,6 +184,29 @@ variant = ["fast", "slow"]
     assert_eq!((e.total, e.kept.len()), (24, 18));
 }
 
+/// A space file's parameters keep the file's order (Kernel Tuner's
+/// `tune_params` order, which `--sample`, the labels and `--kt-cache`
+/// follow), not the alphabetical order of `toml`'s tables.
+#[test]
+fn space_files_keep_the_order_of_their_parameters() {
+    let space = parse(
+        "[params]\ngrid_width = [4096]\nzeta = [1, 2]\nblock_size_x = [32, 64]\nalpha = [\"a\", \"b\"]\n",
+    )
+    .expect("parses");
+    let names: Vec<&str> = space.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["grid_width", "zeta", "block_size_x", "alpha"]);
+    let e = space.expand().expect("expands");
+    let labels: Vec<String> = e.kept.iter().take(3).map(Config::label).collect();
+    assert_eq!(
+        labels,
+        [
+            "grid_width=4096,zeta=1,block_size_x=32,alpha=a",
+            "grid_width=4096,zeta=1,block_size_x=32,alpha=b",
+            "grid_width=4096,zeta=1,block_size_x=64,alpha=a",
+        ]
+    );
+}
+
 fn file_err(text: &str, fragment: &str) {
     let e = parse(text).expect_err(text).to_string();
     assert!(e.contains(fragment), "{text}: {e}");

@@ -240,6 +240,19 @@ fn kernel_source_hint(file: &str) -> &'static str {
 }
 
 impl Experiment {
+    /// Kernel Tuner's `problem_size` when every dimension is a number in
+    /// the file (None when one is an expression of the parameters, a
+    /// `callable` problem size to Kernel Tuner).
+    pub fn fixed_problem_size(&self) -> Option<Vec<i64>> {
+        self.problem_size
+            .iter()
+            .map(|s| match s {
+                Size::Fixed(v) => Some(*v),
+                Size::Expr(_) => None,
+            })
+            .collect()
+    }
+
     /// Reads and checks an experiment file.
     pub fn load(path: &Path) -> Result<Experiment, FileError> {
         let file = path.display().to_string();

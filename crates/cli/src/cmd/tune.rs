@@ -30,6 +30,7 @@ use crate::error::CliError;
 use crate::output::{emit, json_text, write_file};
 use report::tune as tune_report;
 use report::tune_csv as tune_report_csv;
+use report::tune_kt_cache as tune_report_kt;
 
 /// CTAs emulated per configuration unless `--sample-ctas` says otherwise.
 pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
@@ -50,6 +51,8 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
   ptxperf tune --space experiments/hotspot-milo-space.toml --gpu a100-pcie-40gb --sample 40 --model timing
   ptxperf tune examples/saxpy.toml --gpu rtx-a4000 --param N=65536,1048576 \\
       --objective '2 * N / 1e6 / time' --higher-is-better --model timing
+  ptxperf tune --space experiments/convolution-milo-space.toml --gpu rtx-a4000 --model timing \\
+      --kt-cache convolution_A4000_predicted.json
 
 The grid, block and lengths of SPEC.toml must be expressions of the tuned defines (docs/launch-spec.md).
 A --param the kernel and the spec never mention is an error (--allow-unused-param accepts it).
@@ -164,6 +167,13 @@ pub struct Args {
     /// interval (`learned`), rank and bottleneck (docs/json.md, "tune --csv").
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Also write the predictions as a Kernel Tuner cache file, for its
+    /// simulation mode (`tune_kernel(..., cache=FILE, simulation_mode=True)`)
+    /// to run its search strategies on them: one --gpu, one --model, and
+    /// every configuration of the space (no --sample). docs/experiments.md,
+    /// "Kernel Tuner's strategies on predicted times".
+    #[arg(long, value_name = "FILE")]
+    pub kt_cache: Option<PathBuf>,
     /// Also write an SVG of each model's predicted time against --plot-x.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
@@ -251,6 +261,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
         space
             .add_restriction(c)
             .map_err(|e| CliError::usage_of(&e))?;
+    }
+    if args.kt_cache.is_some() {
+        if args.gpu.len() != 1 || models.len() != 1 {
+            return Err(CliError::usage(
+                "--kt-cache writes one model's times on one GPU: give one --gpu and one --model",
+            ));
+        }
+        if args.sample.is_some() {
+            return Err(CliError::usage(
+                "--kt-cache needs every configuration of the space (Kernel Tuner's simulation \
+                 mode refuses a configuration it cannot find): drop --sample",
+            ));
+        }
     }
     let cache_root = cache_root(&args)?;
     let ptx_cache = PtxCache::open(cache_root.as_deref())?;
@@ -393,6 +416,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
             csv.get_or_insert_with(|| tune_report_csv::Csv::new(&report))
                 .push(&report);
         }
+        if let Some(path) = &args.kt_cache {
+            let kernel = tune_report_kt::KtCacheKernel {
+                kernel_name: target.kernel_name(),
+                problem_size: target.problem_size(),
+                params: kt_params(&space, &chosen.configs),
+            };
+            write_file(path, tune_report_kt::kt_cache(&report, 0, &kernel))?;
+        }
         if let Some(md) = &args.markdown {
             write_file(md, tune_report::markdown(&report))?;
         }
@@ -446,6 +477,35 @@ pub fn run(args: Args) -> Result<(), CliError> {
          cannot be launched (the reasons are listed above)",
         unranked.join(", ")
     )))
+}
+
+/// Kernel Tuner's `tune_params`: the space's parameters and values, or for
+/// a measured space (no parameters of its own) the values its
+/// configurations take, in order of first appearance.
+fn kt_params(space: &Space, configs: &[Config]) -> Vec<(String, Vec<validate::ParamValue>)> {
+    if !space.params.is_empty() {
+        return space
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.values.clone()))
+            .collect();
+    }
+    let mut out: Vec<(String, Vec<validate::ParamValue>)> = Vec::new();
+    for c in configs {
+        for (name, v) in &c.values {
+            let slot = match out.iter().position(|(n, _)| n == name) {
+                Some(i) => i,
+                None => {
+                    out.push((name.clone(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            if !out[slot].1.contains(v) {
+                out[slot].1.push(v.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Every configuration on a pool of `jobs` threads, with a progress bar.

@@ -1,8 +1,9 @@
-//! `ptxperf tune --objective` and a space file's `[objective]` end to end on
-//! a PTX kernel (no NVRTC needed): the ranking follows the objective, not
-//! the time; the JSON, the text and the CSV show its value; picks against
-//! measured times are scored by it; and a bad objective is refused before
-//! anything runs.
+//! `ptxperf tune --objective` and a space file's `[objective]`, and `tune
+//! --kt-cache`, end to end on a PTX kernel (no NVRTC needed): the ranking
+//! follows the objective, not the time; the JSON, the text and the CSV show
+//! its value; picks against measured times are scored by it; a bad
+//! objective is refused before anything runs; and the Kernel Tuner cache
+//! file holds every configuration as Kernel Tuner 1.5's reader wants it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -318,4 +319,130 @@ fn a_bad_objective_is_refused_before_anything_runs() {
         1,
         "on N=4096,BX=0: column 6: division by zero",
     );
+}
+
+/// The configurations' predicted times by label, from `tune --json`.
+fn predicted_by_label(v: &Value) -> Vec<(String, Option<f64>)> {
+    v["configurations"]
+        .as_array()
+        .expect("configurations")
+        .iter()
+        .map(|c| {
+            let ms = c["result"]["models"][0]["ms"].as_f64();
+            (c["label"].as_str().expect("label").to_string(), ms)
+        })
+        .collect()
+}
+
+#[test]
+fn a_kernel_tuner_cache_holds_every_configuration() {
+    let dir = workdir("kt-cache");
+    let file = dir.join("kt.json");
+    std::fs::write(
+        dir.join("space.toml"),
+        "[params]\nN = [4096, 65536]\nBX = [64, 2048, 128]\n\n[objective]\nname = \"elements/us\"\n\
+         expression = \"N / (time * 1e3)\"\nhigher_is_better = true\n",
+    )
+    .expect("write space");
+    let space = dir.join("space.toml");
+    let args = [
+        "--space",
+        space.to_str().expect("path"),
+        "--kt-cache",
+        file.to_str().expect("path"),
+    ];
+    let v = tune_json(&dir, &args);
+    let text = std::fs::read_to_string(&file).expect("cache written");
+    // Kernel Tuner takes a file that does not end so for one left open.
+    assert!(
+        text.trim_end().ends_with("}\n}"),
+        "{}",
+        &text[text.len() - 40..]
+    );
+    let cache: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(cache["device_name"], "NVIDIA A100 PCIe 40 GB");
+    assert_eq!(cache["kernel_name"], "double_it");
+    assert!(cache.get("problem_size").is_none(), "a spec has none");
+    assert_eq!(cache["tune_params_keys"], serde_json::json!(["N", "BX"]));
+    assert_eq!(cache["objective"], "elements/us");
+    // The file's order, not JSON's by name: Kernel Tuner compares the keys'
+    // order with the tune_params it is given.
+    let params_at = text
+        .find("\"tune_params\": {\"N\"")
+        .expect("tune_params in key order");
+    assert!(params_at < text.find("\"cache\"").expect("cache"));
+    assert_eq!(
+        cache["tune_params"]["BX"],
+        serde_json::json!([64, 2048, 128])
+    );
+    let entries = cache["cache"].as_object().expect("cache");
+    let predicted = predicted_by_label(&v);
+    assert_eq!(entries.len(), predicted.len());
+    assert_eq!(entries.len(), 6);
+    for (label, ms) in predicted {
+        let (n, bx) = {
+            let mut it = label
+                .split(',')
+                .map(|p| p.split('=').nth(1).expect("value"));
+            (it.next().expect("N"), it.next().expect("BX"))
+        };
+        let e = &entries[&format!("{n},{bx}")];
+        assert_eq!(e["N"].as_i64().map(|x| x.to_string()).as_deref(), Some(n));
+        assert_eq!(e["BX"].as_i64().map(|x| x.to_string()).as_deref(), Some(bx));
+        match ms {
+            Some(ms) => {
+                assert_eq!(number(&e["time"]), ms, "{label}");
+                assert_eq!(e["times"], serde_json::json!([ms]));
+                let expect = n.parse::<f64>().expect("N") / (ms * 1e3);
+                assert!((number(&e["elements/us"]) - expect).abs() <= 1e-9 * expect);
+            }
+            None => {
+                // 2,048 threads a block: more than any GPU launches.
+                assert_eq!(bx, "2048", "{label}");
+                assert_eq!(e["time"], "InvalidConfig");
+                assert_eq!(e["elements/us"], "InvalidConfig");
+            }
+        }
+        assert_eq!(number(&e["compile_time"]), 0.0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_kernel_tuner_cache_is_one_model_on_one_gpu_over_the_whole_space() {
+    let dir = workdir("kt-usage");
+    let file = dir.join("kt.json");
+    let file = file.to_str().expect("path");
+    for (extra, expect) in [
+        (
+            &["--model", "roofline"][..],
+            "give one --gpu and one --model",
+        ),
+        (
+            &["--gpu", "rtx-a4000"][..],
+            "give one --gpu and one --model",
+        ),
+        (&["--sample", "1"][..], "drop --sample"),
+    ] {
+        let out = tune(
+            &dir,
+            &[
+                &[
+                    "--param",
+                    "N=4096",
+                    "--param",
+                    "BX=64,128",
+                    "--kt-cache",
+                    file,
+                ][..],
+                extra,
+            ]
+            .concat(),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(expect), "{extra:?}: {err}");
+        assert!(!Path::new(file).exists(), "nothing written");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
