@@ -499,6 +499,49 @@ fn text_output_ranks_and_names_the_winner() {
     assert!(text.contains("│ 1    ┆ N=4096 "), "{text}");
     assert!(text.contains("│ 2    ┆ N=262144 "), "{text}");
     assert!(!text.contains("a tie"), "{text}");
+    // A parameter with one value is said once and left out of the labels.
+    let text = tune_text(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "N=4096,262144",
+            "--param",
+            "BY=1",
+            "--param",
+            "SH=0",
+            "--allow-unused-param",
+        ],
+    );
+    assert!(
+        text.contains(
+            "the same in every configuration evaluated (left out of the labels below): BY=1, SH=0\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("│ 1    ┆ N=4096 "), "{text}");
+    assert!(
+        text.contains("winner: every model picks N=4096\n"),
+        "{text}"
+    );
+    // One configuration keeps its whole label.
+    let text = tune_text(
+        &dir,
+        &[
+            "--gpu",
+            "a100-pcie-40gb",
+            "--param",
+            "N=4096",
+            "--param",
+            "BY=1",
+        ],
+    );
+    assert!(!text.contains("the same in every"), "{text}");
+    assert!(
+        text.contains("winner: every model picks N=4096,BY=1\n"),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

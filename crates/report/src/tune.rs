@@ -165,6 +165,65 @@ fn fmt_ms(ms: f64) -> String {
     tune::format_ms(ms)
 }
 
+/// How the text names configurations: by the parameters that differ among
+/// the evaluated ones, the others said once (`fixed`), so that a space of
+/// 17 parameters of which 3 are tuned reads as 3 values a row.
+struct Labels {
+    /// Parameters with one value in every evaluated configuration, as
+    /// `name=value`; empty when none is, or when every one is (a single
+    /// configuration keeps its whole label).
+    fixed: Vec<String>,
+}
+
+impl Labels {
+    /// Whole labels.
+    fn full() -> Labels {
+        Labels { fixed: Vec::new() }
+    }
+
+    fn of(evaluations: &[Evaluation]) -> Labels {
+        let Some(first) = evaluations.first() else {
+            return Labels::full();
+        };
+        let fixed: Vec<String> = first
+            .config
+            .values
+            .iter()
+            .filter(|(name, v)| evaluations.iter().all(|e| e.config.get(name) == Some(v)))
+            .map(|(name, v)| format!("{name}={v}"))
+            .collect();
+        if fixed.len() == first.config.values.len() {
+            return Labels::full();
+        }
+        Labels { fixed }
+    }
+
+    fn label(&self, config: &tune::Config) -> String {
+        if self.fixed.is_empty() {
+            return config.label();
+        }
+        config
+            .values
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .filter(|pair| !self.fixed.contains(pair))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The line that names the fixed parameters, if any.
+    fn line(&self) -> String {
+        if self.fixed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "the same in every configuration evaluated (left out of the labels below): {}\n",
+                self.fixed.join(", ")
+            )
+        }
+    }
+}
+
 fn rejection_of(e: &Evaluation) -> Option<String> {
     match &e.status {
         Status::RejectedEarly { reason, .. }
@@ -191,6 +250,8 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
     if let Some((n, seed)) = r.sample {
         out.push_str(&format!("sample: {n} of {} (seed {seed})\n", r.kept));
     }
+    let labels = Labels::of(r.evaluations);
+    out.push_str(&labels.line());
     let rejected: usize = c.rejected.iter().map(|(_, n)| n).sum();
     out.push_str(&format!(
         "evaluated: {} configurations: {} predicted, {rejected} not launchable, {} failed\n",
@@ -209,14 +270,14 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
         {
             out.push_str(&format!(
                 "  not launchable {}: {}\n",
-                e.config.label(),
+                labels.label(&e.config),
                 rejection_of(e).unwrap_or_default()
             ));
         }
     }
     for e in r.evaluations.iter().take(200) {
         if let Status::Failed(msg) = &e.status {
-            out.push_str(&format!("  failed {}: {msg}\n", e.config.label()));
+            out.push_str(&format!("  failed {}: {msg}\n", labels.label(&e.config)));
         }
     }
     out.push_str(&format!(
@@ -293,7 +354,7 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
             };
             let mut row = vec![
                 rank_cell,
-                e.config.label(),
+                labels.label(&e.config),
                 e.ms(mi).map(fmt_ms).unwrap_or_default(),
             ];
             if intervals {
@@ -325,7 +386,7 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
         }
     }
     out.push('\n');
-    out.push_str(&winners_line(r));
+    out.push_str(&winners_line(r, &labels));
     if let Some((file, metrics)) = r.measured {
         out.push_str(&format!("\nagainst measured times ({file}):\n"));
         if let Some(o) = r.objective {
@@ -353,7 +414,7 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
             let label = r
                 .evaluations
                 .get(p.pick)
-                .map(|e| e.config.label())
+                .map(|e| labels.label(&e.config))
                 .unwrap_or_default();
             t.add_row(vec![
                 p.model.clone(),
@@ -453,11 +514,11 @@ fn ranked_by_line(r: &Report<'_>) -> String {
     format!("ranked by the pessimistic bound: {}\n", parts.join("; "))
 }
 
-fn winners_line(r: &Report<'_>) -> String {
+fn winners_line(r: &Report<'_>, labels: &Labels) -> String {
     let label = |i: usize| {
         r.evaluations
             .get(i)
-            .map(|e| e.config.label())
+            .map(|e| labels.label(&e.config))
             .unwrap_or_default()
     };
     let pick = |w: &tune::Winner| {
@@ -660,7 +721,9 @@ pub fn markdown(r: &Report<'_>) -> String {
         out.push('\n');
     }
     out.push('\n');
-    out.push_str(&winners_line(r));
+    // The Markdown table has a column per parameter: its winner line names
+    // every one, as the table does.
+    out.push_str(&winners_line(r, &Labels::full()));
     out
 }
 
