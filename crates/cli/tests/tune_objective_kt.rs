@@ -281,6 +281,52 @@ fn picks_against_measured_times_are_scored_by_the_objective() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A configuration whose objective is 0 or less at its predicted time
+/// cannot be ranked: the text says how many each model lost.
+#[test]
+fn configurations_without_a_positive_objective_are_counted() {
+    let dir = workdir("lost");
+    // Below 10 us for the small problem, above for the large one.
+    let out = tune(
+        &dir,
+        &[
+            "--param",
+            "N=4096,16777216",
+            "--objective",
+            "time * 1e3 - 10",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(
+            "  timing: 1 predicted configurations have no positive objective at their predicted \
+             time and are not ranked\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("winner: every model picks N=16777216\n"),
+        "{text}"
+    );
+    // None left: the run says why it ranked nothing, and exits 1.
+    let out = tune(
+        &dir,
+        &["--param", "N=4096,8192", "--objective", "time * 1e3 - 999"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("has no positive objective at its predicted time"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `tune ARGS` exits with `code` and says `expect` on stderr.
 fn check_refused(args: &[&str], code: i32, expect: &str) {
     let dir = workdir("refused");

@@ -296,6 +296,23 @@ pub fn text(r: &Report<'_>, width: u16) -> String {
     }
     if let Some(o) = r.objective {
         out.push_str(&format!("objective: {o}; each model ranks by it\n"));
+        // A value of 0 or less at a predicted time (an objective such as
+        // `time - 1`) ranks nothing: say which models lost configurations.
+        for (mi, m) in r.models.iter().enumerate() {
+            let lost = r
+                .evaluations
+                .iter()
+                .enumerate()
+                .filter(|(i, e)| e.ms(mi).is_some() && m.times.get(*i).copied().flatten().is_none())
+                .count();
+            if lost > 0 {
+                out.push_str(&format!(
+                    "  {}: {lost} predicted configurations have no positive objective at their \
+                     predicted time and are not ranked\n",
+                    m.model
+                ));
+            }
+        }
     }
     for (mi, m) in r.models.iter().enumerate() {
         let order = tune::top_k(&m.times, r.top);

@@ -472,9 +472,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if unranked.len() < gpus.len() {
         return Ok(());
     }
+    let why = if objective.is_some() {
+        "every configuration failed, cannot be launched, or has no positive objective at its \
+         predicted time"
+    } else {
+        "every configuration failed or cannot be launched"
+    };
     Err(CliError::user(format!(
-        "no model predicted any configuration on {}: every configuration failed or \
-         cannot be launched (the reasons are listed above)",
+        "no model predicted any configuration on {}: {why} (the reasons are listed above)",
         unranked.join(", ")
     )))
 }
