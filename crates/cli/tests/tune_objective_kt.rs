@@ -219,6 +219,29 @@ fn a_space_files_objective_shows_in_the_text_and_the_csv() {
         rows += 1;
     }
     assert_eq!(rows, 4);
+    // The plot shows the objective.
+    let svg = dir.join("plot.svg");
+    let out = tune(
+        &dir,
+        &[
+            "--space",
+            space.to_str().expect("path"),
+            "--svg",
+            svg.to_str().expect("path"),
+            "--plot-x",
+            "BX",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(
+        svg.contains("predicted elements/us (higher is better)"),
+        "no y label"
+    );
     // --objective replaces the file's.
     let out = tune(
         &dir,

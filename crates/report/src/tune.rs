@@ -753,8 +753,9 @@ pub enum SvgError {
     Draw(String),
 }
 
-/// Each model's predicted time (log scale) against parameter `x` (its
-/// integer values), one line per model, over the configurations that have it.
+/// Each model's predicted time (log scale), or the run's objective at it,
+/// against parameter `x` (its integer values), one line per model, over the
+/// configurations that have it.
 pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, SvgError> {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (mi, m) in r.models.iter().enumerate() {
@@ -763,7 +764,12 @@ pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, SvgError> {
             .iter()
             .filter_map(|e| {
                 let xv = e.config.int(x)? as f64;
-                let y = e.ms(mi)?;
+                let ms = e.ms(mi)?;
+                // With an objective, its value (positive, for the log scale).
+                let y = match r.objective {
+                    Some(o) => o.value(&e.config, ms).ok().filter(|v| *v > 0.0)?,
+                    None => ms,
+                };
                 Some((xv, y))
             })
             .collect();
@@ -784,6 +790,11 @@ pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, SvgError> {
     });
     let (xlo, xhi) = (xlo.max(1e-9) / 1.3, xhi * 1.3);
     let (ylo, yhi) = (ylo / 1.5, yhi * 1.5);
+    let y_desc = match r.objective {
+        Some(o) if o.higher_is_better => format!("predicted {} (higher is better)", o.name),
+        Some(o) => format!("predicted {} (lower is better)", o.name),
+        None => "predicted time (ms)".to_string(),
+    };
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (760, 520)).into_drawing_area();
@@ -801,7 +812,7 @@ pub fn svg(r: &Report<'_>, x: &str, title: &str) -> Result<String, SvgError> {
             chart
                 .configure_mesh()
                 .x_desc(x)
-                .y_desc("predicted time (ms)")
+                .y_desc(y_desc.as_str())
                 .draw()
                 .map_err(|x| e(&x))?;
             for (i, (name, pts)) in series.iter().enumerate() {

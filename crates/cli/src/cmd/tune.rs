@@ -174,7 +174,8 @@ pub struct Args {
     /// "Kernel Tuner's strategies on predicted times".
     #[arg(long, value_name = "FILE")]
     pub kt_cache: Option<PathBuf>,
-    /// Also write an SVG of each model's predicted time against --plot-x.
+    /// Also write an SVG of each model's predicted time (or the objective at
+    /// it) against --plot-x.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// The parameter on the SVG's x axis (default: the first parameter).
