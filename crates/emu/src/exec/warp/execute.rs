@@ -107,9 +107,10 @@ impl Warp {
                 a,
                 b,
             } => {
-                let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-                let x = self.operand(lx, cta, *a, &mut ta);
-                let y = self.operand(lx, cta, *b, &mut tb);
+                let x_op = self.operand(lx, cta, *a);
+                let x = &*x_op;
+                let y_op = self.operand(lx, cta, *b);
+                let y = &*y_op;
                 let mut out = [0u64; WARP_SIZE];
                 alu::int2(*op, *bits, *signed, x, y, &mut out);
                 self.write(*d, &out, exec);
@@ -135,11 +136,12 @@ impl Warp {
                 b,
                 c,
             } => {
-                let (mut ta, mut tb, mut tc) =
-                    ([0u64; WARP_SIZE], [0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-                let x = self.operand(lx, cta, *a, &mut ta);
-                let y = self.operand(lx, cta, *b, &mut tb);
-                let z = self.operand(lx, cta, *c, &mut tc);
+                let x_op = self.operand(lx, cta, *a);
+                let x = &*x_op;
+                let y_op = self.operand(lx, cta, *b);
+                let y = &*y_op;
+                let z_op = self.operand(lx, cta, *c);
+                let z = &*z_op;
                 let mut out = [0u64; WARP_SIZE];
                 alu::int3(*op, *bits, *signed, x, y, z, &mut out);
                 self.write(*d, &out, exec);
@@ -159,26 +161,28 @@ impl Warp {
                 self.write(*d, &out, exec);
             }
             Op::F2 { op, ty, m, d, a, b } => {
-                let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-                let x = self.operand(lx, cta, *a, &mut ta);
-                let y = self.operand(lx, cta, *b, &mut tb);
+                let x_op = self.operand(lx, cta, *a);
+                let x = &*x_op;
+                let y_op = self.operand(lx, cta, *b);
+                let y = &*y_op;
                 let mut out = [0u64; WARP_SIZE];
                 alu::float2(*op, *ty, *m, x, y, &mut out);
                 self.write(*d, &out, exec);
             }
             Op::F1 { op, ty, m, d, a } => {
-                let mut ta = [0u64; WARP_SIZE];
-                let x = self.operand(lx, cta, *a, &mut ta);
+                let x_op = self.operand(lx, cta, *a);
+                let x = &*x_op;
                 let mut out = [0u64; WARP_SIZE];
                 alu::float1(*op, *ty, *m, x, &mut out);
                 self.write(*d, &out, exec);
             }
             Op::Fma { ty, m, d, a, b, c } => {
-                let (mut ta, mut tb, mut tc) =
-                    ([0u64; WARP_SIZE], [0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-                let x = self.operand(lx, cta, *a, &mut ta);
-                let y = self.operand(lx, cta, *b, &mut tb);
-                let z = self.operand(lx, cta, *c, &mut tc);
+                let x_op = self.operand(lx, cta, *a);
+                let x = &*x_op;
+                let y_op = self.operand(lx, cta, *b);
+                let y = &*y_op;
+                let z_op = self.operand(lx, cta, *c);
+                let z = &*z_op;
                 let mut out = [0u64; WARP_SIZE];
                 alu::fma(*ty, *m, x, y, z, &mut out);
                 self.write(*d, &out, exec);
@@ -193,9 +197,10 @@ impl Warp {
                 b,
                 comb,
             } => {
-                let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-                let x = self.operand(lx, cta, *a, &mut ta);
-                let y = self.operand(lx, cta, *b, &mut tb);
+                let x_op = self.operand(lx, cta, *a);
+                let x = &*x_op;
+                let y_op = self.operand(lx, cta, *b);
+                let y = &*y_op;
                 let t = alu::compare(*cmp, *ty, x, y, false);
                 let t2 = if *packed {
                     alu::compare(*cmp, *ty, x, y, true)
@@ -217,9 +222,10 @@ impl Warp {
                 b,
                 comb,
             } => {
-                let (mut ta, mut tb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-                let x = self.operand(lx, cta, *a, &mut ta);
-                let y = self.operand(lx, cta, *b, &mut tb);
+                let x_op = self.operand(lx, cta, *a);
+                let x = &*x_op;
+                let y_op = self.operand(lx, cta, *b);
+                let y = &*y_op;
                 let lo = self.combine(alu::compare(*cmp, *ty, x, y, false), comb);
                 let hi = if *packed {
                     self.combine(alu::compare(*cmp, *ty, x, y, true), comb)

@@ -117,8 +117,7 @@ impl Warp {
             addrs: &addrs,
         });
         if let [one] = src {
-            let mut tv = [0u64; WARP_SIZE];
-            let v = *self.operand(lx, cta, *one, &mut tv);
+            let v = *self.operand(lx, cta, *one);
             if scatter(
                 cta,
                 *space,
