@@ -107,6 +107,8 @@ impl Warp {
                 a,
                 b,
             } => {
+                // Bound one by one: `[*a, *b].map(|s| self.operand(..))` ran
+                // the emulator's integer benchmark 2.5x slower (docs/speed.md).
                 let x_op = self.operand(lx, cta, *a);
                 let x = &*x_op;
                 let y_op = self.operand(lx, cta, *b);
