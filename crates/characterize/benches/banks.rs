@@ -2,9 +2,9 @@
 //! the access shapes a GEMM and a convolution make (32-bit words by
 //! consecutive lanes, float2 and float4 by phases with and without
 //! conflicts, one word for all lanes, a strided column, a predicated half
-//! warp), through both layouts the collector counts every shared access
-//! in (`WARP32.for_width(size)` and `HALF_WARP16`) and the global loads'
-//! unpaired phases.
+//! warp, a matrix column too wide for the fast path), through both layouts
+//! the collector counts every shared access in (`WARP32.for_width(size)`
+//! and `HALF_WARP16`) and the global loads' unpaired phases.
 //!
 //! Run: `cargo bench -p characterize --bench banks` (a plain main that times
 //! and prints). Each figure is the best of `PTXPERF_BENCH_REPEATS` rounds
@@ -19,7 +19,7 @@ use emu::simt::{Mask, WARP_SIZE};
 /// (name, bytes per lane, active lanes, address of lane l).
 type Shape = (&'static str, u32, Mask, fn(u64) -> u64);
 
-const SHAPES: [Shape; 7] = [
+const SHAPES: [Shape; 8] = [
     ("32-bit, consecutive", 4, !0, |l| 0x400 + 4 * l),
     ("32-bit, one word", 4, !0, |_| 0x400),
     ("32-bit, column of 33", 4, !0, |l| 4 * 33 * l),
@@ -27,6 +27,8 @@ const SHAPES: [Shape; 7] = [
     ("float4, consecutive", 16, !0, |l| 16 * l),
     ("float4, 64 B apart (4 ways)", 16, !0, |l| 64 * (l % 8)),
     ("float4, half warp", 16, 0xFFFF, |l| 16 * l),
+    // A column of a 4096-float matrix: too wide for the rows, sorted.
+    ("32-bit, 16 KiB apart (sorted)", 4, !0, |l| 16384 * l),
 ];
 
 fn main() {

@@ -96,8 +96,12 @@ pub struct BankConflicts {
     pub passes: u32,
 }
 
-/// Words of one group held on the stack; wider accesses use the heap.
-const INLINE_WORDS: usize = 512;
+/// Words of one group held on the stack; wider accesses use the heap. 160
+/// holds a warp of 16-byte lanes, each misaligned (5 words): the widest
+/// access a kernel makes, and small enough to zero on every call (global
+/// loads whose lanes lie rows of a matrix apart come here, 512 cost a
+/// 4 KiB memset each).
+const INLINE_WORDS: usize = 160;
 /// Banks counted on the stack; more banks use the heap.
 const INLINE_BANKS: usize = 64;
 /// Rows of the fast path's word grid: a group whose words span fewer than
