@@ -83,8 +83,14 @@ pub fn kt_cache(r: &Report<'_>, model_index: usize, kernel: &KtCacheKernel<'_>) 
                 if let Some(o) = r.objective
                     && o.name != "time"
                 {
+                    // No finite value at the predicted time (a division by
+                    // zero there): an error Kernel Tuner's strategies skip,
+                    // not a null they would compare.
                     let v = o.value(&e.config, ms).ok();
-                    entry.insert(o.name.clone(), v.map_or(Value::Null, |v| json!(v)));
+                    entry.insert(
+                        o.name.clone(),
+                        v.map_or(json!("InvalidConfig"), |v| json!(v)),
+                    );
                 }
             }
             None => {
