@@ -83,14 +83,19 @@ fn tune(dir: &Path, args: &[&str]) -> Output {
         .expect("run ptxperf")
 }
 
-fn tune_json(dir: &Path, args: &[&str]) -> Value {
-    let out = tune(dir, &[args, &["--json"]].concat());
+/// `tune ARGS`, which must succeed; its stdout.
+fn tune_ok(dir: &Path, args: &[&str]) -> String {
+    let out = tune(dir, args);
     assert!(
         out.status.success(),
         "ptxperf tune failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("tune prints JSON")
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn tune_json(dir: &Path, args: &[&str]) -> Value {
+    serde_json::from_str(&tune_ok(dir, &[args, &["--json"]].concat())).expect("tune prints JSON")
 }
 
 fn number(v: &Value) -> f64 {
@@ -178,7 +183,7 @@ fn a_space_files_objective_shows_in_the_text_and_the_csv() {
     .expect("write space");
     let csv = dir.join("out.csv");
     let space = dir.join("space.toml");
-    let out = tune(
+    let text = tune_ok(
         &dir,
         &[
             "--space",
@@ -186,12 +191,6 @@ fn a_space_files_objective_shows_in_the_text_and_the_csv() {
             "--csv",
             csv.to_str().expect("path"),
         ],
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     assert!(
         text.contains(
@@ -221,7 +220,7 @@ fn a_space_files_objective_shows_in_the_text_and_the_csv() {
     assert_eq!(rows, 4);
     // The plot shows the objective.
     let svg = dir.join("plot.svg");
-    let out = tune(
+    tune_ok(
         &dir,
         &[
             "--space",
@@ -232,18 +231,13 @@ fn a_space_files_objective_shows_in_the_text_and_the_csv() {
             "BX",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let svg = std::fs::read_to_string(&svg).expect("svg written");
     assert!(
         svg.contains("predicted elements/us (higher is better)"),
         "no y label"
     );
     // --objective replaces the file's.
-    let out = tune(
+    let text = tune_ok(
         &dir,
         &[
             "--space",
@@ -252,7 +246,6 @@ fn a_space_files_objective_shows_in_the_text_and_the_csv() {
             "time * BX",
         ],
     );
-    let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("objective: time * BX (lower is better)"),
         "{text}"
@@ -310,7 +303,7 @@ fn picks_against_measured_times_are_scored_by_the_objective() {
 fn configurations_without_a_positive_objective_are_counted() {
     let dir = workdir("lost");
     // Below 10 us for the small problem, above for the large one.
-    let out = tune(
+    let text = tune_ok(
         &dir,
         &[
             "--param",
@@ -318,12 +311,6 @@ fn configurations_without_a_positive_objective_are_counted() {
             "--objective",
             "time * 1e3 - 10",
         ],
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     assert!(
         text.contains(

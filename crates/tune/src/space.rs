@@ -222,7 +222,8 @@ impl Space {
         // `toml`'s tables iterate by name; the product's order is the
         // file's, so the parameters are taken in the order their keys stand.
         let mut params: Vec<(&String, &toml::Value)> = raw.params.iter().collect();
-        params.sort_by_key(|(name, _)| {
+        // Each key's offset is looked up once (it parses the text).
+        params.sort_by_cached_key(|(name, _)| {
             syntax::toml_key_offset(text, &["params", name.as_str()]).unwrap_or(usize::MAX)
         });
         for (name, v) in params {
