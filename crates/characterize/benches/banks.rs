@@ -6,6 +6,11 @@
 //! the collector counts every shared access in (`WARP32.for_width(size)`
 //! and `HALF_WARP16`) and the global loads' unpaired phases.
 //!
+//! Then what the collector pays per shared access (the two layouts) when
+//! the access repeats moved by a row of banks, as an inner loop's do:
+//! counted each time, and through the [`BankMemo`] (a hit after the
+//! first).
+//!
 //! Run: `cargo bench -p characterize --bench banks` (a plain main that times
 //! and prints). Each figure is the best of `PTXPERF_BENCH_REPEATS` rounds
 //! (default 5) of 2,000,000 accesses, in ns per access.
@@ -13,6 +18,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use characterize::bank_memo::BankMemo;
 use characterize::{BankLayout, bank_conflicts};
 use emu::simt::{Mask, WARP_SIZE};
 
@@ -72,4 +78,37 @@ fn main() {
         println!("| {name} | {best:.1} | {passes:?} |");
     }
     println!("| mean | {:.1} | |", total / SHAPES.len() as f64);
+    println!();
+    println!("| access, moved 128 B a call | counted (ns, 2 layouts) | memo (ns) | memo hits |");
+    println!("|---|---:|---:|---:|");
+    for (name, size, active, f) in SHAPES {
+        let layouts = [BankLayout::WARP32.for_width(size), BankLayout::HALF_WARP16];
+        let at = |i: usize| -> [u64; WARP_SIZE] {
+            std::array::from_fn(|l| f(l as u64) + 128 * (i % 64) as u64)
+        };
+        let (mut counted, mut memoised, mut hits) = (f64::MAX, f64::MAX, 0);
+        for _ in 0..repeats.max(1) {
+            let t = Instant::now();
+            let mut sum = 0u64;
+            for i in 0..N {
+                let addrs = at(i);
+                for l in layouts {
+                    sum += u64::from(bank_conflicts(l, active, black_box(&addrs), size).passes);
+                }
+            }
+            black_box(sum);
+            counted = counted.min(t.elapsed().as_secs_f64() * 1e9 / N as f64);
+            let mut memo = BankMemo::<2>::default();
+            let t = Instant::now();
+            for i in 0..N {
+                let addrs = at(i);
+                let c = memo.costs(black_box(7), layouts, active, black_box(&addrs), size);
+                sum += u64::from(c[0].passes + c[1].passes);
+            }
+            black_box(sum);
+            memoised = memoised.min(t.elapsed().as_secs_f64() * 1e9 / N as f64);
+            hits = memo.hits;
+        }
+        println!("| {name} | {counted:.1} | {memoised:.1} | {hits} |");
+    }
 }

@@ -17,7 +17,8 @@ use emu::observer::{AccessKind, BarrierEvent, BranchEvent, MemEvent, Observer, S
 use emu::simt::{Mask, WARP_SIZE, lanes};
 use ptx::analysis::InstClass;
 
-use crate::banks::{BankLayout, bank_conflicts};
+use crate::bank_memo::BankMemo;
+use crate::banks::BankLayout;
 use crate::coalesce::{Coalescing, Intervals, Protocol, SECTOR_BYTES, coalesce, sector_cost};
 use crate::counters::{AccessCounters, ClassCounts, LineCounters, Totals, kind_index};
 use crate::live_cta::LiveCta;
@@ -99,6 +100,15 @@ pub struct Collector<'t> {
     /// Per warp of the running CTA, the members of merged shared accesses
     /// still to run ([`crate::wide_shared`]).
     wide_pending: Vec<Pending>,
+    /// The bank conflicts of each shared instruction's last access (warp
+    /// and half-warp layouts), and of each global load's data stage.
+    shared_banks: BankMemo<2>,
+    load_banks: BankMemo<1>,
+}
+
+/// A memo's key for the instruction at `site`.
+fn site_key(site: Site) -> u64 {
+    (u64::from(site.func) << 32) | u64::from(site.pc)
 }
 
 impl<'t> Collector<'t> {
@@ -132,6 +142,8 @@ impl<'t> Collector<'t> {
                 Pending::default();
                 threads_per_cta.div_ceil(WARP_SIZE as u32) as usize
             ],
+            shared_banks: BankMemo::default(),
+            load_banks: BankMemo::default(),
         }
     }
 
@@ -218,7 +230,10 @@ impl<'t> Collector<'t> {
             // except that every phase takes its own pass: the counters show
             // no pair of phases sharing one, as a shared load's do.
             let layout = BankLayout::WARP32.for_width(e.size).unpaired();
-            let passes = bank_conflicts(layout, e.active, e.addrs, e.size).passes;
+            let [c] = self
+                .load_banks
+                .costs(site_key(e.site), [layout], e.active, e.addrs, e.size);
+            let passes = c.passes;
             self.totals.global_load_wavefronts += u64::from(passes);
         }
         // The sectors of the merged byte intervals are those of the lanes.
@@ -302,8 +317,10 @@ impl<'t> Collector<'t> {
         s.bytes += u64::from(e.active.count_ones()) * u64::from(e.size);
         let mut passes = 0;
         if let Some((size, addrs)) = access {
-            let w32 = bank_conflicts(BankLayout::WARP32.for_width(size), e.active, addrs, size);
-            let h16 = bank_conflicts(BankLayout::HALF_WARP16, e.active, addrs, size);
+            let layouts = [BankLayout::WARP32.for_width(size), BankLayout::HALF_WARP16];
+            let [w32, h16] =
+                self.shared_banks
+                    .costs(site_key(e.site), layouts, e.active, addrs, size);
             s.requests += 1;
             // Passes, not ways: a wide access is served by phases (`for_width`).
             s.ways += u64::from(w32.passes);

@@ -4,6 +4,8 @@
 //! Tour:
 //! - [`coalesce`]: transactions of a warp-wide global access under the
 //!   compute-capability 1.2 half-warp protocol and the modern sector protocol.
+//! - [`bank_memo`]: the last cost of each instruction's access, reused when
+//!   the next has the same shape moved by whole rows of banks.
 //! - [`banks`]: shared-memory bank-conflict ways (32 banks per warp, or 16
 //!   per half-warp), with the broadcast rule; wide accesses by phase.
 //! - [`wide_shared`]: which neighbouring shared accesses ptxas issues as one
@@ -21,6 +23,7 @@
 //! - [`profile_map`]: [`Characterization::to_profile`], the models' [`profile::KernelProfile`].
 //! - [`run`]: [`characterize`], emulator plus collector for one policy.
 
+pub mod bank_memo;
 pub mod banks;
 pub mod class_counts;
 pub mod coalesce;

@@ -179,4 +179,7 @@ pub enum StudyError {
     /// newer one.
     #[error("--ptx-arch {arch}: {why}")]
     PtxArch { arch: String, why: String },
+    /// The objective cannot rank the data's configurations.
+    #[error("{0}")]
+    Objective(String),
 }

@@ -125,6 +125,15 @@ impl Target {
         }
     }
 
+    /// The experiment's `[objective]` table, as written; none for a launch
+    /// spec.
+    pub fn objective(&self) -> Option<&validate::experiment::ObjectiveTable> {
+        match self {
+            Target::Spec { .. } => None,
+            Target::Experiment { experiment, .. } => experiment.objective.as_ref(),
+        }
+    }
+
     /// The kernel's name as the spec or the experiment gives it (Kernel
     /// Tuner's `kernel_name`).
     pub fn kernel_name(&self) -> &str {

@@ -141,6 +141,7 @@ fn check(exp: &Experiment, kernel: &str, keys: &[&str], configs: &[Vec<i64>]) {
         resume: false,
         ptx_arch: None,
         terms: Vec::new(),
+        objective: None,
     };
     let study = run(exp, &dataset, &gpu, &opts, &|_| ()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(study.outcomes.len(), configs.len());

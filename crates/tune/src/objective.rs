@@ -18,7 +18,6 @@
 
 use std::fmt;
 
-use serde::Deserialize;
 use validate::expr::Expr;
 
 use crate::error::TuneError;
@@ -54,16 +53,8 @@ impl fmt::Display for Objective {
     }
 }
 
-/// A space file's `[objective]` table.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawObjective {
-    pub expression: String,
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub higher_is_better: bool,
-}
+/// A space file's or an experiment file's `[objective]` table.
+pub use validate::experiment::ObjectiveTable as RawObjective;
 
 impl Objective {
     /// Parses `text`; it must read [`TIME`] (else every configuration would

@@ -60,6 +60,8 @@ pub enum BootstrapError {
     TooFew(usize),
     #[error("no resamples asked for")]
     NoResamples,
+    #[error("{0} points but {1} ranked points: they must pair")]
+    Unpaired(usize, usize),
     #[error("confidence {0} is not in (0, 1)")]
     BadConfidence(f64),
     #[error("a value is not a positive finite time: {0}")]
@@ -103,15 +105,19 @@ impl Intervals {
     }
 }
 
-/// Every figure of one resample (`None`: undefined on it).
-fn figures(predicted: &[f64], measured: &[f64]) -> [Option<f64>; 6] {
+/// Every figure of one resample (`None`: undefined on it): the errors
+/// of the times, the rank figures of the costs (the times again without an
+/// objective).
+fn figures(times: [&[f64]; 2], costs: [&[f64]; 2]) -> [Option<f64>; 6] {
+    let [predicted, measured] = times;
+    let [p, m] = costs;
     [
         stats::mape(predicted, measured).ok(),
         stats::median_ape(predicted, measured).ok(),
         stats::median_ratio(predicted, measured).ok(),
-        stats::spearman(predicted, measured).ok(),
-        stats::kendall_tau_b(predicted, measured).ok(),
-        stats::best_config_ratio(predicted, measured).ok(),
+        stats::spearman(p, m).ok(),
+        stats::kendall_tau_b(p, m).ok(),
+        stats::best_config_ratio(p, m).ok(),
     ]
 }
 
@@ -140,6 +146,18 @@ pub fn quantile_of_sorted(sorted: &[f64], q: f64) -> Option<f64> {
 /// measured) of the scored configurations, as [`crate::score::ModelScore`]
 /// keeps them).
 pub fn intervals(points: &[(f64, f64)], how: &Bootstrap) -> Result<Intervals, BootstrapError> {
+    intervals_ranked(points, None, how)
+}
+
+/// [`intervals`], the rank figures (Spearman, Kendall, best ratio) drawn
+/// from `rank_points` where given (an objective's costs at the predicted
+/// and the measured times, one per point: [`crate::score::ModelScore::rank_points`]);
+/// each resample takes the same configurations from both.
+pub fn intervals_ranked(
+    points: &[(f64, f64)],
+    rank_points: Option<&[(f64, f64)]>,
+    how: &Bootstrap,
+) -> Result<Intervals, BootstrapError> {
     if !(how.confidence > 0.0 && how.confidence < 1.0) {
         return Err(BootstrapError::BadConfidence(how.confidence));
     }
@@ -150,18 +168,29 @@ pub fn intervals(points: &[(f64, f64)], how: &Bootstrap) -> Result<Intervals, Bo
     if n < MIN_CONFIGURATIONS {
         return Err(BootstrapError::TooFew(n));
     }
+    let ranked = rank_points.unwrap_or(points);
+    if ranked.len() != n {
+        return Err(BootstrapError::Unpaired(n, ranked.len()));
+    }
     let predicted: Vec<f64> = points.iter().map(|p| p.0).collect();
     let measured: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let predicted_rank: Vec<f64> = ranked.iter().map(|p| p.0).collect();
+    let measured_rank: Vec<f64> = ranked.iter().map(|p| p.1).collect();
     // The same checks the figures make, once, so that a resample fails only
     // where a figure is undefined on it.
     stats::mape(&predicted, &measured)?;
+    stats::mape(&predicted_rank, &measured_rank)?;
+    let pick = |v: &[f64], idx: &[usize]| -> Vec<f64> { idx.iter().map(|&i| v[i]).collect() };
     let per_resample: Vec<[Option<f64>; 6]> = (0..how.resamples)
         .into_par_iter()
         .map(|b| {
             let idx = resample_indices(n, how.seed, b);
-            let p: Vec<f64> = idx.iter().map(|&i| predicted[i]).collect();
-            let m: Vec<f64> = idx.iter().map(|&i| measured[i]).collect();
-            figures(&p, &m)
+            let (p, m) = (pick(&predicted, &idx), pick(&measured, &idx));
+            if rank_points.is_none() {
+                return figures([&p, &m], [&p, &m]);
+            }
+            let (pr, mr) = (pick(&predicted_rank, &idx), pick(&measured_rank, &idx));
+            figures([&p, &m], [&pr, &mr])
         })
         .collect();
     let tail = (1.0 - how.confidence) / 2.0;

@@ -22,6 +22,11 @@
 //! type = "f32"
 //! len = "filter_width*filter_height"
 //! init = { random = { seed = 7, lo = 0.0, hi = 1.0 } }
+//!
+//! [objective]                               # optional: what ranks configurations
+//! name = "GFLOP/s"
+//! expression = "2 * 4096 * 4096 / 1e9 / (time / 1e3)"
+//! higher_is_better = true
 //! ```
 //!
 //! Expressions (`expr`) read the configuration's integer parameters. A
@@ -78,6 +83,24 @@ struct RawExperiment {
     arg: Vec<RawArg>,
     #[serde(default)]
     constant: Vec<RawConstant>,
+    #[serde(default)]
+    objective: Option<ObjectiveTable>,
+}
+
+/// An `[objective]` table (an experiment's or a tuning space's): what
+/// ranks configurations when it is not the kernel's time alone, Kernel
+/// Tuner's `objective` (`tune::Objective` parses and checks it).
+#[derive(Debug, Deserialize, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ObjectiveTable {
+    /// An expression of `time` (ms) and the integer parameters.
+    pub expression: String,
+    /// What reports call it (`GFLOP/s`); the expression when left out.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A throughput: higher values are better.
+    #[serde(default)]
+    pub higher_is_better: bool,
 }
 
 #[derive(Deserialize, Clone)]
@@ -221,6 +244,8 @@ pub struct Experiment {
     grid_div: Vec<Size>,
     args: Vec<ArgSpec>,
     constants: Vec<ConstantSpec>,
+    /// The `[objective]` table, as written (checked where it is used).
+    pub objective: Option<ObjectiveTable>,
 }
 
 /// What to add to a TOML error when `file` names a kernel source (a common
@@ -455,6 +480,7 @@ impl Experiment {
             grid_div,
             args,
             constants,
+            objective: raw.objective,
         })
     }
 

@@ -178,16 +178,48 @@ pub struct ModelScore {
     /// (predicted, measured) milliseconds of the scored configurations, in
     /// configuration order: the scatter plot's points.
     pub points: Vec<(f64, f64)>,
+    /// With an objective ([`score_model_by`]): the objective's cost at the
+    /// predicted and at the measured time of each of [`ModelScore::points`]
+    /// (lower is better: the value, or its reciprocal for a throughput).
+    /// The rank figures (Spearman, Kendall, top-1 %, the best ratio and
+    /// the best of the fastest-ranked) come from these; the errors (MAPE,
+    /// median APE, median ratio) from the times.
+    pub rank_points: Option<Vec<(f64, f64)>>,
 }
+
+/// What ranks configurations when it is not the time alone: the cost (lower
+/// is better) of the dataset row `index` running in `ms` milliseconds;
+/// `None` where it has none (an objective that is not positive there).
+pub type RankCost<'a> = &'a dyn Fn(usize, f64) -> Option<f64>;
 
 /// Scores every model named in `models` over the outcomes. Outcomes should
 /// be sorted by index; the result is then independent of how they were run.
 pub fn score_all(outcomes: &[Outcome], models: &[String]) -> Vec<ModelScore> {
-    models.iter().map(|m| score_model(outcomes, m)).collect()
+    score_all_by(outcomes, models, None)
+}
+
+/// [`score_all`], the rank figures by `cost` when given.
+pub fn score_all_by(
+    outcomes: &[Outcome],
+    models: &[String],
+    cost: Option<RankCost<'_>>,
+) -> Vec<ModelScore> {
+    models
+        .iter()
+        .map(|m| score_model_by(outcomes, m, cost))
+        .collect()
 }
 
 /// Scores one model.
 pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
+    score_model_by(outcomes, model, None)
+}
+
+/// Scores one model, its rank figures by `cost` when given (an objective:
+/// [`ModelScore::rank_points`]). A configuration the objective has no cost
+/// for at its predicted or its measured time is left out of every figure,
+/// and a note counts them.
+pub fn score_model_by(outcomes: &[Outcome], model: &str, cost: Option<RankCost<'_>>) -> ModelScore {
     let mut s = ModelScore {
         model: model.to_string(),
         ..ModelScore::default()
@@ -195,6 +227,8 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
     let mut first_failure: Option<String> = None;
     let mut intervals: Vec<([f64; 2], f64)> = Vec::new();
     let mut blends: Vec<Blend> = Vec::new();
+    let mut rank_points: Vec<(f64, f64)> = Vec::new();
+    let mut without_cost = 0usize;
     for o in outcomes {
         let Some(measured) = o.measured_ms else {
             s.measured_failed += 1;
@@ -212,6 +246,15 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
         };
         match predicted {
             Ok(p) if measured.is_finite() && measured > 0.0 => {
+                if let Some(cost) = cost {
+                    match (cost(o.index, p.ms), cost(o.index, measured)) {
+                        (Some(a), Some(b)) if a > 0.0 && b > 0.0 => rank_points.push((a, b)),
+                        _ => {
+                            without_cost += 1;
+                            continue;
+                        }
+                    }
+                }
                 s.points.push((p.ms, measured));
                 if let Some(i) = p.interval_ms {
                     intervals.push((i, measured));
@@ -235,7 +278,19 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
     s.familiarity = shared_familiarity(&blends);
     let predicted: Vec<f64> = s.points.iter().map(|p| p.0).collect();
     let measured: Vec<f64> = s.points.iter().map(|p| p.1).collect();
+    if cost.is_some() {
+        s.rank_points = Some(rank_points);
+    }
+    let ranked = s.rank_points.as_deref().unwrap_or(&s.points);
+    let predicted_rank: Vec<f64> = ranked.iter().map(|p| p.0).collect();
+    let measured_rank: Vec<f64> = ranked.iter().map(|p| p.1).collect();
     let mut notes = Vec::new();
+    if without_cost > 0 {
+        notes.push(format!(
+            "objective: {without_cost} configuration(s) without a positive value at their \
+             predicted or measured time, left out"
+        ));
+    }
     let mut figure = |name: &str, r: Result<f64, StatsError>| match r {
         Ok(v) => Some(v),
         Err(e) => {
@@ -253,19 +308,14 @@ pub fn score_model(outcomes: &[Outcome], model: &str) -> ModelScore {
             "median predicted/measured",
             stats::median_ratio(&predicted, &measured),
         );
-        s.spearman = figure("Spearman", stats::spearman(&predicted, &measured));
-        s.kendall = figure("Kendall", stats::kendall_tau_b(&predicted, &measured));
-        s.top1_overlap = figure(
-            "top-1 %",
-            stats::top_fraction_overlap(&predicted, &measured, TOP_FRACTION),
-        );
-        s.best_ratio = figure(
-            "best ratio",
-            stats::best_config_ratio(&predicted, &measured),
-        );
+        let (p, m) = (&predicted_rank, &measured_rank);
+        s.spearman = figure("Spearman", stats::spearman(p, m));
+        s.kendall = figure("Kendall", stats::kendall_tau_b(p, m));
+        s.top1_overlap = figure("top-1 %", stats::top_fraction_overlap(p, m, TOP_FRACTION));
+        s.best_ratio = figure("best ratio", stats::best_config_ratio(p, m));
         s.best_of_top_k = figure(
             "best of the fastest-ranked",
-            stats::best_of_top_k(&predicted, &measured, stats::TOP_K_MEASURED),
+            stats::best_of_top_k(p, m, stats::TOP_K_MEASURED),
         );
     } else {
         notes.push("no configuration was both measured and predicted".to_string());
@@ -303,10 +353,12 @@ pub fn interval_figures(intervals: &[([f64; 2], f64)]) -> (Option<f64>, Option<f
 /// than three scored configurations) every interval is `None` and the note
 /// says why.
 pub fn intervals(score: &ModelScore, how: &Bootstrap) -> Intervals {
-    bootstrap::intervals(&score.points, how).unwrap_or_else(|e| Intervals {
-        notes: vec![format!("no bootstrap interval: {e}")],
-        ..Intervals::default()
-    })
+    bootstrap::intervals_ranked(&score.points, score.rank_points.as_deref(), how).unwrap_or_else(
+        |e| Intervals {
+            notes: vec![format!("no bootstrap interval: {e}")],
+            ..Intervals::default()
+        },
+    )
 }
 
 #[cfg(test)]
@@ -343,6 +395,52 @@ mod tests {
 
     fn close(a: Option<f64>, b: f64) -> bool {
         a.is_some_and(|a| (a - b).abs() < 1e-9)
+    }
+
+    /// Under an objective the rank figures compare its costs and the errors
+    /// the times. Measured 1, 2, 3 ms, "reversed" predicts 3, 2, 1: by time
+    /// Spearman -1 and a best ratio of 3. The cost `ms * w` with w = 3, 1,
+    /// 1/3 gives predicted costs 9, 2, 1/3 and measured 3, 2, 1: the same
+    /// order, so Spearman 1 and the pick (configuration 2) the best.
+    #[test]
+    fn rank_figures_follow_the_objective() {
+        let outcomes = synthetic(3);
+        let w = [3.0, 1.0, 1.0 / 3.0];
+        let cost = |i: usize, ms: f64| Some(ms * w[i]);
+        let by_time = score_model(&outcomes, "reversed");
+        assert!(close(by_time.spearman, -1.0), "{by_time:?}");
+        assert!(close(by_time.best_ratio, 3.0), "{by_time:?}");
+        let s = score_model_by(&outcomes, "reversed", Some(&cost));
+        assert!(close(s.spearman, 1.0), "{s:?}");
+        assert!(close(s.kendall, 1.0), "{s:?}");
+        assert!(close(s.best_ratio, 1.0), "{s:?}");
+        assert!(close(s.best_of_top_k, 1.0), "{s:?}");
+        assert_eq!(
+            (s.mape, s.points.clone()),
+            (by_time.mape, by_time.points.clone())
+        );
+        let ranked = s.rank_points.clone().unwrap_or_default();
+        assert_eq!(ranked.len(), 3);
+        assert!((ranked[0].0 - 9.0).abs() < 1e-12 && (ranked[2].1 - 1.0).abs() < 1e-12);
+        // The intervals resample both alike: in every resample the pick is
+        // the best by the objective, where by time it is not.
+        let i = intervals(&s, &Bootstrap::default());
+        let best = i.best_ratio.expect("a best-ratio interval");
+        assert!((best.lo, best.hi) == (1.0, 1.0), "{i:?}");
+        let t = intervals(&by_time, &Bootstrap::default());
+        assert!(t.best_ratio.is_some_and(|b| b.hi > 1.0), "{t:?}");
+        // A configuration without a cost is left out of every figure.
+        let partial = |i: usize, ms: f64| (i != 1).then_some(ms * w[i]);
+        let s = score_model_by(&outcomes, "reversed", Some(&partial));
+        assert_eq!(s.scored, 2);
+        assert_eq!(s.rank_points.as_ref().map(Vec::len), Some(2));
+        assert!(
+            s.notes
+                .iter()
+                .any(|n| n.starts_with("objective: 1 configuration(s)")),
+            "{:?}",
+            s.notes
+        );
     }
 
     /// Measured times 1..=n ms; "exact" predicts them, "double" twice them,

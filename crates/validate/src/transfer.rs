@@ -70,10 +70,13 @@ pub struct Transfer {
     pub passed_over: PassedOver,
     /// Its measured time here, ms.
     pub measured_ms: f64,
-    /// The fastest measured time here within the set, ms, and its row.
+    /// The fastest measured time here within the set, ms, and its row
+    /// (with an objective: the time of the set's best by the objective).
     pub best_ms: f64,
     pub best_row: usize,
-    /// `measured_ms / best_ms`, at least 1.
+    /// `measured_ms / best_ms`, at least 1 (with an objective: the best's
+    /// objective over the transferred configuration's, the ratio of their
+    /// costs).
     pub ratio: f64,
     /// Configurations of the set with a measured time here.
     pub set_measured: usize,
@@ -126,7 +129,32 @@ pub fn transferred_best(
     set: &[usize],
     other: &Dataset,
 ) -> Result<Transfer, TransferError> {
+    transferred_best_by(this, set, other, None)
+}
+
+/// The cost (lower is better) of row `row` of a dataset measured in `ms`
+/// milliseconds, when an objective ranks the configurations rather than
+/// the time ([`crate::score::RankCost`], per dataset: the two GPUs' files
+/// may order their columns differently); `None`: it has none.
+pub type DatasetCost<'a> = &'a dyn Fn(&Dataset, usize, f64) -> Option<f64>;
+
+/// [`transferred_best`], the best here and there by `cost` when given:
+/// the other GPU's best by the objective is transferred, and its ratio is
+/// the ratio of the costs (for a throughput, the best's over its own).
+pub fn transferred_best_by(
+    this: &Dataset,
+    set: &[usize],
+    other: &Dataset,
+    cost: Option<DatasetCost<'_>>,
+) -> Result<Transfer, TransferError> {
     compatible(this, other)?;
+    let cost_of = |data: &Dataset, row: usize| -> Option<f64> {
+        let t = time_of(data, row)?;
+        match cost {
+            None => Some(t),
+            Some(c) => c(data, row, t).filter(|c| c.is_finite() && *c > 0.0),
+        }
+    };
     // Column j of this GPU's rows is column `column[j]` of the other's.
     let column: Vec<usize> = this
         .params
@@ -144,14 +172,15 @@ pub fn transferred_best(
             continue;
         }
         *flag = true;
-        if let Some(t) = time_of(this, r) {
+        if let Some(t) = cost_of(this, r) {
             set_measured += 1;
             if best.is_none_or(|(b, br)| t < b || (t == b && r < br)) {
                 best = Some((t, r));
             }
         }
     }
-    let (best_ms, best_row) = best.ok_or(TransferError::NothingMeasuredHere)?;
+    let (best_cost, best_row) = best.ok_or(TransferError::NothingMeasuredHere)?;
+    let best_ms = time_of(this, best_row).unwrap_or(best_cost);
 
     let here: HashMap<&[ParamValue], usize> = this
         .rows
@@ -160,7 +189,7 @@ pub fn transferred_best(
         .map(|(i, r)| (r.values.as_slice(), i))
         .collect();
     let mut there: Vec<(f64, usize)> = (0..other.rows.len())
-        .filter_map(|r| time_of(other, r).map(|t| (t, r)))
+        .filter_map(|r| cost_of(other, r).map(|t| (t, r)))
         .collect();
     there.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
 
@@ -175,7 +204,7 @@ pub fn transferred_best(
             passed_over.missing_here += 1;
             continue;
         };
-        let Some(measured_ms) = time_of(this, row) else {
+        let (Some(measured_ms), Some(here_cost)) = (time_of(this, row), cost_of(this, row)) else {
             passed_over.failed_here += 1;
             continue;
         };
@@ -191,7 +220,7 @@ pub fn transferred_best(
             measured_ms,
             best_ms,
             best_row,
-            ratio: measured_ms / best_ms,
+            ratio: here_cost / best_cost,
             set_measured,
         });
     }

@@ -57,8 +57,8 @@ pub const DEFAULT_SAMPLE_CTAS: u64 = 8;
 The grid, block and lengths of SPEC.toml must be expressions of the tuned defines (docs/launch-spec.md).
 A --param the kernel and the spec never mention is an error (--allow-unused-param accepts it).
 Configurations whose predicted times are within 0.5 % (or print alike) are reported as a tie (rank `1=`),
-not one winner. An objective (--objective, or a space file's [objective] as hotspot-milo-space.toml's
-GFLOP/s) ranks by its value at each predicted time instead, and scores picks by it at the measured times
+not one winner. An objective (--objective, else a space file's [objective] as hotspot-milo-space.toml's
+GFLOP/s, else the experiment's) ranks by its value at each predicted time instead, and scores picks by it at the measured times
 (--measured); the tables show it beside the time (docs/experiments.md, \"Objectives\"). A model with an interval (`learned`: calibrated on GPUs left out of its training) shows it
 beside each time; --rank-by pessimistic ranks by its upper end (ties on that bound). `learned` keeps one
 share of its correction on the timing model for all the configurations ranked on a GPU, the mean of
@@ -115,7 +115,8 @@ pub struct Args {
     pub rank_by: RankByArg,
     /// Rank by this expression of `time` (the kernel's time, ms) and the
     /// integer parameters instead of the time alone, as Kernel Tuner's
-    /// `objective` (replaces a space file's `[objective]`), e.g. the work
+    /// `objective` (replaces a space file's or the experiment's
+    /// `[objective]`), e.g. the work
     /// per second of a kernel whose launch does `steps` steps:
     /// `steps * 2 * 4096 * 4096 / 1e9 / (time / 1e3)` with
     /// --higher-is-better. Lower is better unless --higher-is-better.
@@ -327,7 +328,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
             tune::Objective::parse(text, None, args.higher_is_better)
                 .map_err(|e| CliError::usage_of(&e))?,
         ),
-        None => space.objective.clone(),
+        None => match (&space.objective, target.objective()) {
+            (Some(o), _) => Some(o.clone()),
+            (None, Some(table)) => Some(tune::Objective::from_raw(table).map_err(|e| {
+                CliError::user(format!("{}: objective: {e}", target.path().display()))
+            })?),
+            (None, None) => None,
+        },
     };
     if let Some(o) = &objective {
         o.check_configs(&chosen.configs)

@@ -63,6 +63,8 @@ use report::validate as render;
 (docs/validation/by-parameter.md; `predict --json` lists each model's breakdown terms).
 
 --part: which configurations are check data: docs/validation/split.md.
+--objective (or the experiment's [objective]): the rank figures and the transfer by Kernel Tuner's
+objective, e.g. a GFLOP/s, instead of the time (docs/experiments.md, \"Objectives\").
 The experiment and data formats: docs/experiments.md.
 When no model scored any configuration of any data file (none both measured and predicted), the report
 is printed and the exit status is 1."
@@ -118,6 +120,18 @@ pub struct Args {
     /// fastest that is.
     #[arg(long, value_name = "FILE")]
     pub transfer_from: Option<PathBuf>,
+    /// Score the rankings by this expression of `time` (ms) and the
+    /// integer parameters instead of the time alone, as Kernel Tuner's
+    /// `objective` (replaces the experiment's `[objective]`): Spearman,
+    /// Kendall, top-1 %, the best ratios and the transfer compare its
+    /// values at the predicted and the measured times; MAPE and the median
+    /// figures stay those of the times. Lower is better unless
+    /// --higher-is-better. docs/experiments.md, "Objectives".
+    #[arg(long, value_name = "EXPR")]
+    pub objective: Option<String>,
+    /// The --objective is a throughput: higher values are better.
+    #[arg(long, requires = "objective")]
+    pub higher_is_better: bool,
     /// Print JSON (schema 1) with every configuration instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -512,6 +526,16 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         )));
     }
     let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
+    let objective = match (&args.objective, &experiment.objective) {
+        (Some(text), _) => Some(
+            tune::Objective::parse(text, None, args.higher_is_better)
+                .map_err(|e| CliError::usage_of(&e))?,
+        ),
+        (None, Some(table)) => Some(tune::Objective::from_raw(table).map_err(|e| {
+            CliError::user(format!("{}: objective: {e}", args.experiment.display()))
+        })?),
+        (None, None) => None,
+    };
     let mut loaded = Vec::with_capacity(args.data.len());
     for (data, gpu_id) in args.data.iter().zip(&args.gpu) {
         let mut l = load_pair(args, data, gpu_id, &experiment.kernel)?;
@@ -545,6 +569,7 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         resume: args.resume,
         ptx_arch: args.ptx_arch.clone(),
         terms: term_keys(&term_groupings),
+        objective: objective.clone(),
     };
     let pairs: Vec<validation::Pair<'_>> = loaded
         .iter()
@@ -564,7 +589,7 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
     let evaluations = loaded
         .into_iter()
         .zip(studies.studies)
-        .map(|(l, study)| finish(args, l, study, jobs))
+        .map(|(l, study)| finish(args, l, study, jobs, objective.as_ref()))
         .collect();
     Ok((evaluations, studies.shared))
 }
@@ -651,7 +676,13 @@ fn load_split(args: &Args) -> Result<Option<(PathBuf, validate::split::Split)>, 
 
 /// One GPU's study as the report shows it: bootstrap intervals, the
 /// transferred-best baseline and the header.
-fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> Evaluation {
+fn finish(
+    args: &Args,
+    l: Loaded<'_>,
+    study: validation::Study,
+    jobs: usize,
+    objective: Option<&tune::Objective>,
+) -> Evaluation {
     // Parsed before the run (`evaluate`): none fails here.
     let term_groupings = term_groupings(args).unwrap_or_default();
     let (data, dataset, gpu) = (l.data, &l.dataset, &l.gpu);
@@ -704,7 +735,20 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         file: path.display().to_string(),
         from_gpu: other.gpu.clone(),
         restricted,
-        result: validate::transfer::transferred_best(dataset, &study.indices, &other).map(|t| {
+        result: validate::transfer::transferred_best_by(
+            dataset,
+            &study.indices,
+            &other,
+            objective
+                .map(|o| {
+                    move |d: &validate::Dataset, row: usize, ms: f64| {
+                        validation::objective_cost(o, d, row, ms)
+                    }
+                })
+                .as_ref()
+                .map(|c| c as validate::transfer::DatasetCost<'_>),
+        )
+        .map(|t| {
             let label = dataset.rows.get(t.row).map_or_else(String::new, |r| {
                 dataset
                     .named_values(r)
@@ -758,6 +802,7 @@ fn finish(args: &Args, l: Loaded<'_>, study: validation::Study, jobs: usize) -> 
         timings: study.timing_totals,
         bootstrap,
         transfer,
+        objective: objective.cloned(),
     };
     // Errors by parameter are for developing a model: where the scored
     // configurations hold both parts of the split, the development part's

@@ -152,7 +152,7 @@ impl Rendered for study::StudyError {
             Self::Target(e) => e.is_diagnostic(),
             // ThreadPool: the operating system refused the threads.
             Self::ThreadPool { .. } | Self::File(_) | Self::SaveProfile(_) => true,
-            Self::NoPair | Self::PtxArch { .. } => false,
+            Self::NoPair | Self::PtxArch { .. } | Self::Objective(_) => false,
         }
     }
 }

@@ -270,6 +270,13 @@ pub(super) fn header_lines(sum: &Summary) -> Vec<String> {
     if let Some(line) = compiler_line(sum.compilers.as_ref()) {
         lines.push(line);
     }
+    if let Some(o) = &sum.objective {
+        lines.push(format!(
+            "objective: {o}; Spearman, Kendall, top-1 %, the best ratios and the transfer are \
+             by its value at the predicted and the measured times (a ratio is the best's \
+             objective over the pick's), MAPE and the median figures by the times"
+        ));
+    }
     lines
 }
 

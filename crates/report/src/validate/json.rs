@@ -203,6 +203,11 @@ pub fn json(
             "confidence": b.confidence,
         })),
         "transfer": sum.transfer.as_ref().map(transfer_json),
+        "objective": sum.objective.as_ref().map(|o| json!({
+            "name": o.name,
+            "expression": o.text,
+            "higher_is_better": o.higher_is_better,
+        })),
         "note": TIME_NOTE,
         "models": models,
         "by_parameter": crate::by_param::json(by_param),

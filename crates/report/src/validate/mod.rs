@@ -78,6 +78,9 @@ pub struct Summary {
     pub bootstrap: Option<Bootstrap>,
     /// The transferred-best baseline (`--transfer-from`), if asked for.
     pub transfer: Option<TransferOf>,
+    /// What ranks the configurations when it is not the time alone
+    /// (`--objective`, or the experiment's `[objective]`).
+    pub objective: Option<tune::Objective>,
 }
 
 /// The transferred-best baseline of a run: from which data file, and the

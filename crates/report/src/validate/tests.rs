@@ -94,6 +94,7 @@ fn summary() -> Summary {
         timings: study::Timings::default(),
         bootstrap: None,
         transfer: None,
+        objective: None,
     }
 }
 
@@ -196,6 +197,7 @@ fn score() -> ModelScore {
         familiarity: None,
         notes: vec!["a | b".to_string()],
         points: vec![],
+        rank_points: None,
     }
 }
 

@@ -198,6 +198,7 @@ fn validate_runs_end_to_end_on_convolution_configurations() {
         resume: false,
         ptx_arch: None,
         terms: Vec::new(),
+        objective: None,
     };
     let evaluate =
         |gpu: &arch::Gpu, opts: &Options| run(&experiment_file, &dataset, gpu, opts, &|_| ());

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use arch::Gpu;
-use validate::score::{ModelScore, Outcome, score_all};
+use validate::score::{ModelScore, Outcome, score_all_by};
 use validate::{Dataset, Experiment, sample::sample_indices};
 
 use crate::error::StudyError;
@@ -75,6 +75,52 @@ pub struct Options {
     /// Keys of each model's breakdown kept with its time, for
     /// `validate --by-term` (`validate::score::Predicted::terms`).
     pub terms: Vec<String>,
+    /// What ranks the configurations when it is not the time alone (an
+    /// experiment's `[objective]`, `validate --objective`): the rank
+    /// figures compare the objective at the predicted and the measured
+    /// times ([`validate::score::ModelScore::rank_points`]).
+    pub objective: Option<tune::Objective>,
+}
+
+/// The configuration of row `row` of `dataset`, as a tuning space names
+/// it (for an objective's parameters).
+pub fn config_of(dataset: &Dataset, row: usize) -> Option<tune::Config> {
+    let r = dataset.rows.get(row)?;
+    Some(tune::Config {
+        index: row as u64,
+        values: dataset
+            .params
+            .iter()
+            .cloned()
+            .zip(r.values.iter().cloned())
+            .collect(),
+    })
+}
+
+/// The cost of row `row` of `dataset` measured or predicted at `ms` under
+/// `objective` ([`tune::Objective::cost`]).
+pub fn objective_cost(
+    objective: &tune::Objective,
+    dataset: &Dataset,
+    row: usize,
+    ms: f64,
+) -> Option<f64> {
+    objective.cost(&config_of(dataset, row)?, ms)
+}
+
+/// Checks `objective` against the rows `rows` of `dataset` before they are
+/// run ([`tune::Objective::check_configs`]): an unknown or string
+/// parameter, or a value that is not positive at 1 ms, is refused with the
+/// configuration.
+pub fn check_objective(
+    objective: &tune::Objective,
+    dataset: &Dataset,
+    rows: &[usize],
+) -> Result<(), StudyError> {
+    let configs: Vec<tune::Config> = rows.iter().filter_map(|&r| config_of(dataset, r)).collect();
+    objective
+        .check_configs(&configs)
+        .map_err(|e| StudyError::Objective(e.to_string()))
 }
 
 /// Progress of a study, for a progress bar.
@@ -229,6 +275,11 @@ pub fn run_many(
         .iter()
         .map(|p| sample_of(p.dataset, p.rows.as_deref(), opts))
         .collect();
+    if let Some(o) = &opts.objective {
+        for (p, rows) in pairs.iter().zip(&sampled) {
+            check_objective(o, p.dataset, rows)?;
+        }
+    }
     let (runs, shared) = match &opts.profiles {
         Some(dir) => {
             progress(Progress::Start(sampled.iter().map(Vec::len).sum()));
@@ -309,7 +360,15 @@ pub fn run_many(
         .zip(runs)
         .map(
             |((pair, indices), (run, ptx_cache_hits, ptx_compiled, resumed, profile_rules))| {
-                let scores = score_all(&run.outcomes, &opts.models);
+                let cost = opts
+                    .objective
+                    .as_ref()
+                    .map(|o| move |row: usize, ms: f64| objective_cost(o, pair.dataset, row, ms));
+                let scores = score_all_by(
+                    &run.outcomes,
+                    &opts.models,
+                    cost.as_ref().map(|c| c as validate::score::RankCost<'_>),
+                );
                 let nvrtc_version = match pair.dataset.compiler {
                     Some(_) => engine.nvrtc_version(),
                     None => None,

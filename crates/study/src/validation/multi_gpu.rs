@@ -178,6 +178,7 @@ pub(super) fn options(sample: Option<usize>, seed: u64, jobs: usize) -> Options 
         resume: false,
         ptx_arch: None,
         terms: Vec::new(),
+        objective: None,
     }
 }
 

@@ -25,7 +25,9 @@ pub(super) fn target(space: MemSpace, addr: u64) -> (Space, u64) {
 impl Warp {
     /// Effective address of every lane.
     pub(super) fn addrs(&self, lx: &LaunchCtx<'_>, cta: &CtaState<'_>, a: &Addr) -> L {
-        let base = self.fetch(lx, cta, a.base);
+        // Borrowed, not copied: every memory instruction comes here.
+        let base_op = self.operand(lx, cta, a.base);
+        let base = &*base_op;
         let mut out = [0u64; WARP_SIZE];
         for l in 0..WARP_SIZE {
             out[l] = base[l].wrapping_add(a.offset as u64);

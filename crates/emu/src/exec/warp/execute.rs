@@ -47,8 +47,14 @@ impl Warp {
         match op {
             Op::Nop | Op::WarpSync => {}
             Op::Mov { d, a } => {
-                let v = self.fetch(lx, cta, *a);
-                self.write(*d, &v, exec);
+                let in_place = match *a {
+                    Src::Reg(s) => self.copy_reg(*d, s, exec),
+                    _ => false,
+                };
+                if !in_place {
+                    let v = self.fetch(lx, cta, *a);
+                    self.write(*d, &v, exec);
+                }
             }
             Op::MovVec { d, a } => {
                 // At most 4 elements (`.v4`): no allocation.

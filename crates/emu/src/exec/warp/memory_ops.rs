@@ -5,7 +5,7 @@
 use ptx::{AtomOp, Type};
 
 use super::execute::{ExecResult, mem_err};
-use super::{CtaState, LaunchCtx, Warp};
+use super::{CtaState, LaunchCtx, RegFault, Warp};
 use crate::exec::alu::{self, L};
 use crate::exec::ops::*;
 use crate::fault::FaultKind;
@@ -41,32 +41,23 @@ impl Warp {
             active: exec,
             addrs: &addrs,
         });
-        if let [Some(dst)] = d
-            && let Some(mut v) = gather(cta, *space, &addrs, exec, *bytes as usize)
+        if (1..=MAX_FAST_VECTOR).contains(&n)
+            && let Some((data, base)) = fast_region(cta, *space, &addrs, exec, size)
         {
-            if !sext.is_empty() {
-                for l in lanes(exec) {
-                    v[l] = ext(0, v[l]);
-                }
-            }
-            self.write(*dst, &v, exec);
-            return Ok(());
-        }
-        if (2..=MAX_FAST_VECTOR).contains(&n)
-            && let Some(vs) = gather_vector(cta, *space, &addrs, exec, *bytes as usize, n)
-        {
+            // Straight into the registers: each result used to be gathered
+            // into an array, returned and copied in (256 B a register;
+            // 1 KiB more for a `.v4`), a tenth of a GEMM's emulation.
+            let bytes = *bytes as usize;
             for (k, dst) in d.iter().enumerate() {
-                let (Some(dst), Some(v)) = (dst, vs.get(k)) else {
+                let Some(dst) = *dst else { continue };
+                let Some(r) = self.top_mut().regs.get_mut(dst as usize) else {
+                    self.bad_reg(RegFault::Write(dst), ());
                     continue;
                 };
-                if sext.is_empty() {
-                    self.write(*dst, v, exec);
-                } else {
-                    let mut v = *v;
-                    for l in lanes(exec) {
-                        v[l] = ext(k, v[l]);
-                    }
-                    self.write(*dst, &v, exec);
+                for l in lanes(exec) {
+                    let off = addrs[l].wrapping_sub(base) as usize + k * bytes;
+                    let v = read_le(data, off, bytes);
+                    r[l] = if sext.is_empty() { v } else { ext(k, v) };
                 }
             }
             return Ok(());
@@ -420,23 +411,35 @@ impl Warp {
     }
 }
 
-/// Fast path of a scalar load from global or shared memory: every lane in
-/// bounds and aligned within one allocation. `None` sends the access down
-/// the per-lane path, which also reports any fault.
+/// Where a load's fast path reads (scalar or `.v2`/`.v4`, global or
+/// shared): the data and base address of the one allocation every active
+/// lane's `size` bytes lie in, each aligned to `size` as the per-lane path
+/// requires. `None` sends the access down the per-lane path, which also
+/// reports any fault.
 #[inline]
-fn gather(cta: &CtaState<'_>, space: MemSpace, addrs: &L, exec: Mask, bytes: usize) -> Option<L> {
+fn fast_region<'c>(
+    cta: &'c CtaState<'_>,
+    space: MemSpace,
+    addrs: &L,
+    exec: Mask,
+    size: usize,
+) -> Option<(&'c [u8], u64)> {
     let first = exec.trailing_zeros() as usize;
-    let (data, base) = region_of(cta, space, *addrs.get(first)?, bytes)?;
-    let mut out = [0u64; WARP_SIZE];
-    for l in lanes(exec) {
-        let a = addrs[l];
-        let off = a.wrapping_sub(base) as usize;
-        if !a.is_multiple_of(bytes as u64) || off.checked_add(bytes)? > data.len() {
-            return None;
-        }
-        out[l] = read_le(data, off, bytes);
+    let (data, base) = region_of(cta, space, *addrs.get(first)?, size)?;
+    let (size, len) = (size as u64, data.len() as u64);
+    // Vector and scalar sizes are powers of two: alignment is a mask, not
+    // a division, and every lane is checked without a branch (this check
+    // was three quarters of a GEMM's load time with a division a lane).
+    if !size.is_power_of_two() || len < size {
+        return None;
     }
-    Some(out)
+    let last = len - size;
+    let mut bad = false;
+    for (l, &a) in addrs.iter().enumerate() {
+        let on = (exec >> l) & 1 != 0;
+        bad |= on & ((a & (size - 1) != 0) | (a.wrapping_sub(base) > last));
+    }
+    (!bad).then_some((data, base))
 }
 
 /// Widest vector (`.v2`, `.v4`) the fast paths take; wider ones use the
@@ -462,39 +465,6 @@ fn region_of<'c>(
         MemSpace::Shared => Some((cta.shared.bytes(), 0)),
         _ => None,
     }
-}
-
-/// Fast path of a vector load (`ld.v2`, `ld.v4`) from global or shared
-/// memory, as [`gather`] for scalars: every lane's `n` elements of `bytes`
-/// in bounds of one allocation and aligned to the whole vector, as the
-/// per-lane path requires. Component `k` of lane `l` is element `k` of
-/// the result. Before this path a vector load allocated its result and
-/// copied each lane through a buffer (the GEMM's 128-bit loads were a
-/// tenth of its emulation).
-#[inline]
-fn gather_vector(
-    cta: &CtaState<'_>,
-    space: MemSpace,
-    addrs: &L,
-    exec: Mask,
-    bytes: usize,
-    n: usize,
-) -> Option<[L; MAX_FAST_VECTOR]> {
-    let size = bytes * n;
-    let first = exec.trailing_zeros() as usize;
-    let (data, base) = region_of(cta, space, *addrs.get(first)?, size)?;
-    let mut out = [[0u64; WARP_SIZE]; MAX_FAST_VECTOR];
-    for l in lanes(exec) {
-        let a = addrs[l];
-        let off = a.wrapping_sub(base) as usize;
-        if !a.is_multiple_of(size as u64) || off.checked_add(size)? > data.len() {
-            return None;
-        }
-        for (k, v) in out.iter_mut().take(n).enumerate() {
-            v[l] = read_le(data, off + k * bytes, bytes);
-        }
-    }
-    Some(out)
 }
 
 /// The little-endian value of `bytes` (1 to 8) bytes at `off`; the usual

@@ -357,6 +357,26 @@ impl Warp {
         }
     }
 
+    /// `mov d, s` between registers in place (one copy, where fetching and
+    /// writing made two). False when either is out of range: the caller's
+    /// general path reports it.
+    #[inline]
+    fn copy_reg(&mut self, d: R, s: R, mask: Mask) -> bool {
+        let regs = &mut self.top_mut().regs;
+        let (d, s) = (d as usize, s as usize);
+        if d >= regs.len() || s >= regs.len() {
+            return false;
+        }
+        if mask == Mask::MAX {
+            regs.copy_within(s..=s, d);
+        } else {
+            for l in crate::simt::lanes(mask) {
+                regs[d][l] = regs[s][l];
+            }
+        }
+        true
+    }
+
     /// Note an out-of-range register (the first of the op wins) and give
     /// `stand_in` to the caller, which [`Warp::step`] then discards by faulting.
     #[cold]
