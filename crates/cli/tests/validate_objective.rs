@@ -188,7 +188,13 @@ fn the_text_says_what_ranks() {
         return;
     }
     let dir = workdir("text");
-    let out = ptxperf(&dir, &validate("costed.exp.toml", &["--model", "timing"]));
+    let out = ptxperf(
+        &dir,
+        &validate(
+            "costed.exp.toml",
+            &["--model", "timing", "--transfer-from", "other.csv"],
+        ),
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -197,6 +203,10 @@ fn the_text_says_what_ranks() {
     );
     assert!(
         text.contains("objective: cost = time * block_size_x (lower is better); Spearman"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the configuration measured best there, block_size_x=64, by cost, is 1.000x"),
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -238,5 +248,63 @@ fn bad_objectives_are_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("broken.exp.toml: objective:"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tune` on an experiment ranks by the experiment's `[objective]` unless
+/// the space file's or `--objective` replaces it.
+#[test]
+fn tune_takes_the_experiments_objective() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = workdir("tune");
+    std::fs::write(
+        dir.join("space.toml"),
+        "experiment = \"costed.exp.toml\"\n[params]\nblock_size_x = [64, 128]\n\
+         [objective]\nname = \"t\"\nexpression = \"time\"\n",
+    )
+    .expect("write space");
+    let tune_json = |args: &[&str]| -> Value {
+        let mut all = vec![
+            "tune",
+            "--gpu",
+            "rtx-a4000",
+            "--model",
+            "timing",
+            "--json",
+            "--no-cache",
+            "--quiet",
+        ];
+        all.extend_from_slice(args);
+        let out = ptxperf(&dir, &all);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "ptxperf {all:?} failed ({}):\n{}\n{stdout}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{stdout}"))
+    };
+    let params = ["--param", "block_size_x=64,128"];
+    let from_experiment = tune_json(&[&["--experiment", "costed.exp.toml"][..], &params].concat());
+    assert_eq!(from_experiment["objective"]["name"], "cost");
+    assert_eq!(
+        from_experiment["objective"]["expression"],
+        "time * block_size_x"
+    );
+    let flagged = tune_json(
+        &[
+            &["--experiment", "costed.exp.toml", "--objective", "time"][..],
+            &params,
+        ]
+        .concat(),
+    );
+    assert_eq!(flagged["objective"]["expression"], "time");
+    let from_space = tune_json(&["--space", "space.toml"]);
+    assert_eq!(from_space["objective"]["name"], "t");
+    let plain = tune_json(&[&["--experiment", "twice.exp.toml"][..], &params].concat());
+    assert!(plain["objective"].is_null(), "{}", plain["objective"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

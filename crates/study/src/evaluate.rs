@@ -246,7 +246,7 @@ impl Evaluator<'_> {
         tick: &(dyn Fn() + Sync),
     ) -> Result<Vec<Vec<Evaluation>>, StudyError> {
         let pool = crate::workers::pool(jobs)?;
-        Ok(crate::workers::map_each(&pool, configs, |c| {
+        Ok(crate::workers::map_each(pool, configs, |c| {
             let e = self.evaluate(c);
             tick();
             e

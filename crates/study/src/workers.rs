@@ -1,6 +1,8 @@
 //! The worker threads of `validate` and `tune`: one pool builder, so every
 //! pool gets the stack NVRTC needs, and one way to hand them configurations.
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::error::StudyError;
 
 /// Stack of each worker thread. The workers call NVRTC, whose optimiser
@@ -11,10 +13,36 @@ use crate::error::StudyError;
 /// Rust's message. Address space only: untouched pages cost no memory.
 pub const WORKER_STACK_BYTES: usize = 64 << 20;
 
-/// A pool of `jobs` worker threads (at least one) with [`WORKER_STACK_BYTES`].
-pub fn pool(jobs: usize) -> Result<rayon::ThreadPool, StudyError> {
+/// A pool of `jobs` worker threads (at least one) with
+/// [`WORKER_STACK_BYTES`], kept for the rest of the process: one per
+/// `jobs`, made on first use and never dropped.
+///
+/// Why never dropped: a dropped pool's threads exit on their own while the
+/// program goes on, and a thread that has run NVRTC runs NVRTC's
+/// thread-exit destructors as it exits, which unlink its state from a list
+/// NVRTC keeps; two workers exiting at once, or one exiting while the main
+/// thread's `exit` tears NVRTC down, crashed `ptxperf tune` once in some
+/// hundreds of runs on a busy machine with a SIGSEGV inside libnvrtc 12.9
+/// (a null pointer at offset 0x108 of such a list entry, `dmesg`), after
+/// its work was done. Threads that never exit run none of that: at the
+/// process's exit they are stopped where they sleep.
+pub fn pool(jobs: usize) -> Result<&'static rayon::ThreadPool, StudyError> {
+    static POOLS: Mutex<Vec<(usize, &'static rayon::ThreadPool)>> = Mutex::new(Vec::new());
+    let jobs = jobs.max(1);
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == jobs) {
+        return Ok(pool);
+    }
+    let pool: &'static rayon::ThreadPool = Box::leak(Box::new(build(jobs)?));
+    pools.push((jobs, pool));
+    Ok(pool)
+}
+
+/// A new pool of `jobs` threads with [`WORKER_STACK_BYTES`], the caller's
+/// to keep (threads that never call NVRTC may exit with it).
+fn build(jobs: usize) -> Result<rayon::ThreadPool, StudyError> {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
+        .num_threads(jobs)
         .stack_size(WORKER_STACK_BYTES)
         .build()
         .map_err(|source| StudyError::ThreadPool { jobs, source })
@@ -59,6 +87,9 @@ mod tests {
         // default. It overflows (and aborts the test binary) without the
         // pool's stack size.
         let pool = super::pool(2).expect("a pool");
+        // One pool per thread count, the same on every call.
+        assert!(std::ptr::eq(pool, super::pool(2).expect("a pool")));
+        assert_eq!(super::pool(3).expect("a pool").current_num_threads(), 3);
         let depth = 16 * 1024;
         let sum = pool.install(|| deep(depth));
         let want: u64 = (1..=depth as u64).map(|d| d % 256).sum();
@@ -74,11 +105,12 @@ mod tests {
     fn an_idle_worker_takes_the_next_item() {
         use std::sync::{Condvar, Mutex};
         use std::time::Duration;
-        let pool = super::pool(2).expect("a pool");
+        // A pool of its own: the shared one may be busy with other tests.
+        let pool = &super::build(2).expect("a pool");
         let started = Mutex::new(0usize);
         let wake = Condvar::new();
         let items: Vec<usize> = (0..8).collect();
-        let met = super::map_each(&pool, &items, |&i| {
+        let met = super::map_each(pool, &items, |&i| {
             if i < 6 {
                 return true;
             }

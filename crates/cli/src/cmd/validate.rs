@@ -735,6 +735,7 @@ fn finish(
         file: path.display().to_string(),
         from_gpu: other.gpu.clone(),
         restricted,
+        objective: objective.map(|o| o.name.clone()),
         result: validate::transfer::transferred_best_by(
             dataset,
             &study.indices,

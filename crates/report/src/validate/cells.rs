@@ -141,12 +141,17 @@ pub(super) fn transfer_lines(t: Option<&TransferOf>, scores: &[ModelScore]) -> V
         }
         Ok(ok) => ok,
     };
+    // Under an objective the best there and here are by its value.
+    let (fastest, faster, runs) = match &t.objective {
+        None => ("fastest", "faster", "runs".to_string()),
+        Some(name) => ("best", "better", format!("by {name}, is")),
+    };
     let which = if tr.rank_there == 1 {
-        "the configuration measured fastest there".to_string()
+        format!("the configuration measured {fastest} there")
     } else {
         let p = &tr.passed_over;
         format!(
-            "its {} fastest configuration (the {} faster ones are not here: {} missing from this data, {} failed here, {} outside the scored set)",
+            "its {} {fastest} configuration (the {} {faster} ones are not here: {} missing from this data, {} failed here, {} outside the scored set)",
             validate::transfer::ordinal(tr.rank_there),
             p.total(),
             p.missing_here,
@@ -163,7 +168,7 @@ pub(super) fn transfer_lines(t: Option<&TransferOf>, scores: &[ModelScore]) -> V
         format!("over all {} configurations measured here", tr.set_measured)
     };
     let mut lines = vec![format!(
-        "transferred best from {} ({}): {which}, {label}, runs {:.3}x the measured best here ({:.1} % of the optimum), {scope}",
+        "transferred best from {} ({}): {which}, {label}, {runs} {:.3}x the measured best here ({:.1} % of the optimum), {scope}",
         t.from_gpu,
         t.file,
         tr.ratio,

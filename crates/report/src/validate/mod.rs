@@ -93,6 +93,9 @@ pub struct TransferOf {
     pub from_gpu: String,
     /// Whether --sample or --part restricted the set it was taken within.
     pub restricted: bool,
+    /// The objective's name where one ranked (the best there and here are
+    /// by it, and the ratio is of its values).
+    pub objective: Option<String>,
     pub result: Result<(Transfer, String), TransferError>,
 }
 

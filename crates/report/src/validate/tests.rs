@@ -333,6 +333,7 @@ fn text_and_json_carry_the_intervals_and_how_they_were_drawn() {
 
 fn transfer(rank_there: usize, restricted: bool) -> TransferOf {
     TransferOf {
+        objective: None,
         file: "other.json.gz".to_string(),
         from_gpu: "Other GPU".to_string(),
         restricted,

@@ -52,7 +52,7 @@ pub fn run_configurations(
     let start = Instant::now();
     let pool = crate::workers::pool(jobs)?;
     let ran: Vec<Option<(Outcome, Option<Timings>)>> =
-        crate::workers::map_each(&pool, indices, |&index| {
+        crate::workers::map_each(pool, indices, |&index| {
             let row = dataset.rows.get(index)?;
             let measured_ms = row.measured.mean_ms();
             let (attempt, timings) = match measured_ms {
@@ -180,7 +180,7 @@ pub fn run_shared(
     let start = Instant::now();
     let configurations = group(members);
     let pool = crate::workers::pool(jobs)?;
-    let done: Vec<Done> = crate::workers::map_each(&pool, &configurations, |shared| {
+    let done: Vec<Done> = crate::workers::map_each(pool, &configurations, |shared| {
         let d = run_one(experiment, members, engine, shared);
         tick();
         d
