@@ -19,13 +19,15 @@ pub const WORKER_STACK_BYTES: usize = 64 << 20;
 ///
 /// Why never dropped: a dropped pool's threads exit on their own while the
 /// program goes on, and a thread that has run NVRTC runs NVRTC's
-/// thread-exit destructors as it exits, which unlink its state from a list
-/// NVRTC keeps; two workers exiting at once, or one exiting while the main
-/// thread's `exit` tears NVRTC down, crashed `ptxperf tune` once in some
-/// hundreds of runs on a busy machine with a SIGSEGV inside libnvrtc 12.9
-/// (a null pointer at offset 0x108 of such a list entry, `dmesg`), after
-/// its work was done. Threads that never exit run none of that: at the
-/// process's exit they are stopped where they sleep.
+/// thread-exit destructors as it exits, maybe while another worker does the
+/// same or while the main thread's `exit` tears NVRTC down. `ptxperf tune`
+/// on two configurations crashed once in some hundreds of runs on a busy
+/// machine with a SIGSEGV inside libnvrtc 12.9, storing through a null
+/// pointer the way code that unlinks an entry from a list does (`dmesg`; the
+/// run's stderr was empty, and 440 runs afterwards did not crash again): a
+/// race of that kind is the likely cause, not a proven one. Threads that
+/// never exit run none of those destructors: at the process's exit they are
+/// stopped where they sleep.
 pub fn pool(jobs: usize) -> Result<&'static rayon::ThreadPool, StudyError> {
     static POOLS: Mutex<Vec<(usize, &'static rayon::ThreadPool)>> = Mutex::new(Vec::new());
     let jobs = jobs.max(1);
