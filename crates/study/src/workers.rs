@@ -21,11 +21,12 @@ pub const WORKER_STACK_BYTES: usize = 64 << 20;
 /// program goes on, and a thread that has run NVRTC runs NVRTC's
 /// thread-exit destructors as it exits, maybe while another worker does the
 /// same or while the main thread's `exit` tears NVRTC down. `ptxperf tune`
-/// on two configurations crashed once in some hundreds of runs on a busy
-/// machine with a SIGSEGV inside libnvrtc 12.9, storing through a null
-/// pointer the way code that unlinks an entry from a list does (`dmesg`; the
-/// run's stderr was empty, and 440 runs afterwards did not crash again): a
-/// race of that kind is the likely cause, not a proven one. Threads that
+/// on two configurations crashed once, in a test run beside a heavy build,
+/// with a SIGSEGV inside libnvrtc 12.9, storing through a null pointer the
+/// way code that unlinks an entry from a list does (`dmesg`; the run's
+/// stderr was empty). 5,785 runs of such a command afterwards, four at a
+/// time, did not crash: a race of that kind is a guess at the cause, not a
+/// proven one, and keeping the pools costs nothing. Threads that
 /// never exit run none of those destructors: at the process's exit they are
 /// stopped where they sleep.
 pub fn pool(jobs: usize) -> Result<&'static rayon::ThreadPool, StudyError> {
