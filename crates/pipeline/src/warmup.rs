@@ -30,7 +30,9 @@
 //! push one another out of L2 before their sampled CTA reads them: on the
 //! RTX 3090 GEMM the sample kept 14 % of the reuse its x-neighbours give.
 //!
-//! Cost: the neighbours are emulated, up to four per sampled CTA in 2D. A
+//! Cost: the neighbours are emulated, up to four per sampled CTA in 2D,
+//! for their addresses only (the arithmetic whose results are only stored
+//! is skipped: `emu::exec::idle`). A
 //! neighbour that no GPU of the run would keep (`Options::warmup_l2_bytes`)
 //! is not, and under a work budget only as many as the budget has left
 //! after the sample, nearest first.
@@ -41,7 +43,7 @@
 use std::collections::BTreeMap;
 
 use cachesim::Trace;
-use emu::exec::{CtaSelection, LaunchOptions, launch_ctas};
+use emu::exec::{CtaSelection, LaunchOptions, launch_ctas_for_addresses};
 
 use crate::error::PipelineError;
 use crate::load::LoadedSpec;
@@ -187,7 +189,9 @@ pub(crate) fn record(
         ctas: CtaSelection::All,
     };
     let spec = &loaded.spec;
-    launch_ctas(
+    // Their addresses are all the cache model takes: the arithmetic that
+    // only makes stored values is skipped (`emu::exec::idle`).
+    launch_ctas_for_addresses(
         &loaded.module,
         &loaded.ptx,
         &loaded.ptx_file,

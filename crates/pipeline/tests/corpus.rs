@@ -6,7 +6,9 @@
 //! (what NVRTC made of the source with the spec's defines) so it needs no
 //! NVRTC. `nvrtc_matches_checked_in.rs` checks the compile path.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::corpus;
 
 use arch::Catalog;
 use pipeline::{LoadOptions, Options, Policy, load_spec_with, predict, profile};
@@ -17,23 +19,6 @@ const GPUS: [&str; 4] = [
     "a100-pcie-40gb",
     "h100-sxm5-80gb",
 ];
-
-fn kernels_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels")
-}
-
-fn corpus() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(kernels_dir())
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.join("spec.toml").is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    dirs.sort();
-    dirs
-}
 
 #[test]
 fn every_corpus_kernel_gets_finite_positive_times_on_four_gpus() {

@@ -43,6 +43,7 @@ pub mod objective;
 pub mod rank;
 pub mod selection;
 pub mod space;
+mod verdicts;
 
 pub use cache::{CacheKey, CacheStats, ResultCache, fnv1a64};
 pub use constraint::{Constraint, ConstraintError, Value};

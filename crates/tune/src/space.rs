@@ -38,6 +38,7 @@ use crate::constraint::Constraint;
 use crate::error::TuneError;
 use crate::launch::{LaunchShape, RawLaunch};
 use crate::objective::{Objective, RawObjective};
+use crate::verdicts::Verdicts;
 
 /// Largest space [`Space::expand`] enumerates; bigger spaces are an error
 /// (sample them instead).
@@ -389,17 +390,57 @@ impl Space {
         };
         let mut rejected = vec![0u64; self.restrictions.len()];
         let mut kept = Vec::new();
+        let verdicts: Vec<Option<Verdicts>> = self
+            .restrictions
+            .iter()
+            .map(|r| Verdicts::of(r, &self.params))
+            .collect();
+        let radix: Vec<usize> = self.params.iter().map(|p| p.values.len()).collect();
+        // The value index of each parameter at `index`, last parameter fastest.
+        let mut digits = vec![0usize; radix.len()];
         for index in 0..total {
-            let Some(config) = self.config_at(index) else {
-                break;
-            };
-            match self.first_broken(&config)? {
-                None => kept.push(config),
-                Some(i) => {
-                    if let Some(r) = rejected.get_mut(i) {
-                        *r += 1;
+            if index > 0 {
+                for (d, &n) in digits.iter_mut().zip(&radix).rev() {
+                    *d += 1;
+                    if *d < n {
+                        break;
                     }
+                    *d = 0;
                 }
+            }
+            let broken_at =
+                |i: usize, error: crate::constraint::ConstraintError| TuneError::Restriction {
+                    constraint: self.restrictions[i].text().to_string(),
+                    config: self.config_at(index).map(|c| c.label()).unwrap_or_default(),
+                    error,
+                };
+            let mut broken = None;
+            for (i, v) in verdicts.iter().enumerate() {
+                let ok = match v {
+                    Some(v) => match v.at(&digits) {
+                        Ok(ok) => *ok,
+                        Err(e) => return Err(broken_at(i, e.clone())),
+                    },
+                    None => {
+                        let Some(config) = self.config_at(index) else {
+                            break;
+                        };
+                        self.restrictions[i]
+                            .eval_params(&config.pairs())
+                            .map_err(|e| broken_at(i, e))?
+                    }
+                };
+                if !ok {
+                    broken = Some(i);
+                    break;
+                }
+            }
+            match broken {
+                None => match self.config_at(index) {
+                    Some(config) => kept.push(config),
+                    None => break,
+                },
+                Some(i) => rejected[i] += 1,
             }
         }
         Ok(Expansion {

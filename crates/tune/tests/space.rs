@@ -326,3 +326,65 @@ fn launch_shape_errors() {
         "grid_div[0]",
     );
 }
+
+/// The expansion against the plain one: every point built and each
+/// restriction evaluated on it in order (`Space::first_broken`).
+fn expand_one_by_one(space: &Space) -> Result<(Vec<Config>, Vec<u64>), TuneError> {
+    let mut kept = Vec::new();
+    let mut rejected = vec![0u64; space.restrictions.len()];
+    for index in 0..space.size().expect("size") {
+        let config = space.config_at(index).expect("in range");
+        match space.first_broken(&config)? {
+            None => kept.push(config),
+            Some(i) => rejected[i] += 1,
+        }
+    }
+    Ok((kept, rejected))
+}
+
+#[test]
+fn the_verdict_tables_agree_with_evaluating_every_point() {
+    let params = [
+        "a=1,2,3,4,6,8",
+        "b=0,1,2,3",
+        "kind=\"x\",\"y\"",
+        "c=16,32,64",
+        "d=1,2,4,8,16",
+    ];
+    let cases: [&[&str]; 6] = [
+        &["a % 2 == 0", "a * c <= 128", "b < 3 or d > 2"],
+        &["kind == \"x\" or a > 2", "c % (a * d) == 0"],
+        // Division by zero where b is 0: an error at the first such point
+        // that passes the restrictions before it, as point by point.
+        &["a > 1", "c / b > 10"],
+        &["b != 0 and c / b > 10", "d * a <= c"],
+        // Reads no parameter.
+        &["1 + 1 == 2", "a + b + c + d > 20"],
+        &["d > 100"],
+    ];
+    for restrictions in cases {
+        let space = space_of(&params, restrictions);
+        let plain = expand_one_by_one(&space);
+        let tables = space.expand();
+        match (plain, tables) {
+            (Ok((kept, rejected)), Ok(e)) => {
+                assert_eq!(e.kept, kept, "{restrictions:?}");
+                let counts: Vec<u64> = e.rejected_by.iter().map(|(_, n)| *n).collect();
+                assert_eq!(counts, rejected, "{restrictions:?}");
+                assert_eq!(e.total, 6 * 4 * 2 * 3 * 5);
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{restrictions:?}"),
+            (a, b) => panic!(
+                "{restrictions:?}: one by one {:?}, tables {:?}",
+                a.err(),
+                b.err()
+            ),
+        }
+    }
+    // The error case is an error (not a silent pass) in both.
+    assert!(
+        space_of(&params, &["a > 1", "c / b > 10"])
+            .expand()
+            .is_err()
+    );
+}

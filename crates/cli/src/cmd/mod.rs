@@ -10,6 +10,7 @@ pub mod fit;
 pub mod gpus;
 pub mod learn;
 pub mod measure;
+pub mod objective;
 pub mod petri;
 pub mod predict;
 pub mod report;

@@ -323,19 +323,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let sample = args.sample.map(|n| (n, args.seed));
     let chosen =
         tune::select(&space, &measured_files, gpus.len(), sample).map_err(|e| CliError::of(&e))?;
-    let objective = match &args.objective {
-        Some(text) => Some(
-            tune::Objective::parse(text, None, args.higher_is_better)
-                .map_err(|e| CliError::usage_of(&e))?,
-        ),
-        None => match (&space.objective, target.objective()) {
-            (Some(o), _) => Some(o.clone()),
-            (None, Some(table)) => Some(tune::Objective::from_raw(table).map_err(|e| {
-                CliError::user(format!("{}: objective: {e}", target.path().display()))
-            })?),
-            (None, None) => None,
-        },
-    };
+    let objective = super::objective::resolve(
+        args.objective.as_deref(),
+        args.higher_is_better,
+        space.objective.as_ref(),
+        target.objective(),
+        target.path(),
+    )?;
     if let Some(o) = &objective {
         o.check_configs(&chosen.configs)
             .map_err(|e| CliError::of(&e))?;

@@ -526,16 +526,13 @@ fn evaluate(args: &Args) -> Result<(Vec<Evaluation>, validation::Shared), CliErr
         )));
     }
     let experiment = Experiment::load(&args.experiment).map_err(|e| CliError::of(&e))?;
-    let objective = match (&args.objective, &experiment.objective) {
-        (Some(text), _) => Some(
-            tune::Objective::parse(text, None, args.higher_is_better)
-                .map_err(|e| CliError::usage_of(&e))?,
-        ),
-        (None, Some(table)) => Some(tune::Objective::from_raw(table).map_err(|e| {
-            CliError::user(format!("{}: objective: {e}", args.experiment.display()))
-        })?),
-        (None, None) => None,
-    };
+    let objective = super::objective::resolve(
+        args.objective.as_deref(),
+        args.higher_is_better,
+        None,
+        experiment.objective.as_ref(),
+        &args.experiment,
+    )?;
     let mut loaded = Vec::with_capacity(args.data.len());
     for (data, gpu_id) in args.data.iter().zip(&args.gpu) {
         let mut l = load_pair(args, data, gpu_id, &experiment.kernel)?;

@@ -699,6 +699,7 @@ pub(super) fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions
         shared_total: p.shared_template.len() as u64,
         heap: p.heap,
         textures: &p.textures,
+        idle: None,
     }
 }
 

@@ -4,6 +4,9 @@
 //! - [`flow`]: dominators, immediate post-dominators with a virtual exit,
 //!   loop nesting, and the reconvergence point of each branch
 //!   ([`FunctionFlow`]), on top of the `flowgraph` crate.
+//! - [`idle`]: which instructions write only registers that no address,
+//!   branch or other effect reads ([`unneeded_results`]), what a run for
+//!   addresses alone may skip.
 //! - [`mix`]: [`InstClass`], [`class_of`] and the static [`InstMix`]; the
 //!   dynamic profiler classifies executed instructions with the same function.
 //! - [`registers`]: registers per thread estimated from the PTX (register
@@ -13,6 +16,7 @@
 //! - [`kernel`]: finding a kernel by name, C++ mangled names included.
 pub mod cfg;
 pub mod flow;
+pub mod idle;
 pub mod ilp;
 pub mod kernel;
 pub mod mix;
@@ -23,6 +27,7 @@ pub mod source;
 pub use cfg::{BasicBlock, BlockId, Cfg, CfgError};
 pub use flow::{FunctionFlow, Reconvergence};
 pub use flowgraph::PostDom;
+pub use idle::unneeded_results;
 pub use kernel::{KernelLookup, SelectError, find_kernel, select_function};
 pub use mix::{ConvertKind, InstClass, InstMix, class_of, convert_kind};
 pub use resources::{RegisterUsage, SharedUsage, declared_registers, shared_memory};

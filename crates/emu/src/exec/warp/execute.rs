@@ -369,7 +369,7 @@ impl Warp {
                 d,
                 addr,
             } => {
-                self.load(lx, cta, obs, site, exec, space, bytes, sext, d, addr)?;
+                self.load(lx, cta, obs, site, exec, space, bytes, sext, d, addr, true)?;
             }
             Op::St {
                 space,

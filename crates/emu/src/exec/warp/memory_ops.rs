@@ -27,6 +27,7 @@ impl Warp {
         sext: &[u8],
         d: &[Option<R>],
         addr: &Addr,
+        read: bool,
     ) -> ExecResult {
         let addrs = self.addrs(lx, cta, addr);
         let ext = |k: usize, raw: u64| widen(raw, *bytes, sext.get(k).copied().unwrap_or(0));
@@ -44,6 +45,10 @@ impl Warp {
         if (1..=MAX_FAST_VECTOR).contains(&n)
             && let Some((data, base)) = fast_region(cta, *space, &addrs, exec, size)
         {
+            if !read {
+                // Checked and requested; nothing needed reads the data.
+                return Ok(());
+            }
             // Straight into the registers: each result used to be gathered
             // into an array, returned and copied in (256 B a register;
             // 1 KiB more for a `.v4`), a tenth of a GEMM's emulation.
@@ -81,6 +86,38 @@ impl Warp {
             }
         }
         Ok(())
+    }
+
+    /// `op` in a run for addresses, where nothing needed reads its results
+    /// ([`crate::exec::idle::Idle::Unread`]): a load makes its request and
+    /// its checks and reads no data (where its lanes stay in one region;
+    /// elsewhere it reads, as the faults are reported there).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn unread_load<O: Observer>(
+        &mut self,
+        op: &Op,
+        lx: &LaunchCtx<'_>,
+        cta: &mut CtaState<'_>,
+        obs: &mut O,
+        site: Site,
+        pc: u32,
+        active: Mask,
+        exec: Mask,
+    ) -> ExecResult {
+        match op {
+            Op::Ld {
+                space,
+                bytes,
+                sext,
+                d,
+                addr,
+            } if exec != 0 => {
+                self.load(lx, cta, obs, site, exec, space, bytes, sext, d, addr, false)?;
+                self.next(pc);
+                Ok(())
+            }
+            _ => self.exec(op, lx, cta, obs, site, pc, active, exec),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

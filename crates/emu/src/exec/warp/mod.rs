@@ -8,6 +8,7 @@ use ptx::SpecialReg;
 
 use super::alu::L;
 use super::decode::{Func, Program};
+use super::idle::Idle;
 use super::ops::*;
 use crate::fault::{CudaSite, Fault, FaultKind, FaultSite};
 use crate::mem::{GlobalMemory, Region, Space};
@@ -72,6 +73,9 @@ pub struct LaunchCtx<'a> {
     pub heap: Option<(u64, u64)>,
     /// The texture objects of the launch; object `k`'s handle is `k + 1`.
     pub textures: &'a [Texture],
+    /// Ops to skip, in a run for addresses alone
+    /// ([`crate::exec::subset::launch_ctas_for_addresses`]).
+    pub idle: Option<&'a crate::exec::idle::IdleOps>,
 }
 
 /// A texture object: a global buffer of texels (row after row, x fastest)
@@ -574,7 +578,14 @@ impl Warp {
             }
         };
         let depth_before = self.top().simt.depth();
-        let result = self.exec(op, lx, cta, obs, site, pc, active, exec);
+        let result = match lx.idle.map(|t| t.of_op(func_idx, pc)) {
+            Some(Idle::Skips) => {
+                self.next(pc);
+                Ok(())
+            }
+            Some(Idle::Unread) => self.unread_load(op, lx, cta, obs, site, pc, active, exec),
+            _ => self.exec(op, lx, cta, obs, site, pc, active, exec),
+        };
         // An out-of-range register outranks whatever the op made of the zero
         // it read instead (a memory fault at address 0, say).
         if let Some(bad) = self.reg_fault.take() {
