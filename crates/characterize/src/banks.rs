@@ -242,6 +242,12 @@ fn row_ways(banks: u32, lanes: Lanes<'_>) -> Option<u32> {
     if lo == u64::MAX {
         return Some(0);
     }
+    // Words within `banks` consecutive ones lie in distinct banks: one pass
+    // (a warp's consecutive bytes or words; the dedispersion's byte loads
+    // spent a tenth of their emulation laying such words out in rows).
+    if hi - lo < u64::from(banks) {
+        return Some(1);
+    }
     let base = lo & !in_row;
     let rows_used = ((hi - base) >> shift) + 1;
     let grid = Grid {

@@ -184,6 +184,10 @@ pub fn characterize_timed<O: Observer>(
         parallel: false,
         fuel: None,
         ctas,
+        // The collector and the trace read events, never values: what only
+        // makes stored values is skipped (`emu::exec::idle`), and the
+        // buffers are read for their places alone (`host_mapped_ranges`).
+        addresses_only: true,
     };
     let run = Run {
         module,

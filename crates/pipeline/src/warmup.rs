@@ -43,7 +43,7 @@
 use std::collections::BTreeMap;
 
 use cachesim::Trace;
-use emu::exec::{CtaSelection, LaunchOptions, launch_ctas_for_addresses};
+use emu::exec::{CtaSelection, LaunchOptions, launch_ctas};
 
 use crate::error::PipelineError;
 use crate::load::LoadedSpec;
@@ -187,11 +187,12 @@ pub(crate) fn record(
         parallel: false,
         fuel: None,
         ctas: CtaSelection::All,
+        // Their addresses are all the cache model takes: the arithmetic
+        // that only makes stored values is skipped (`emu::exec::idle`).
+        addresses_only: true,
     };
     let spec = &loaded.spec;
-    // Their addresses are all the cache model takes: the arithmetic that
-    // only makes stored values is skipped (`emu::exec::idle`).
-    launch_ctas_for_addresses(
+    launch_ctas(
         &loaded.module,
         &loaded.ptx,
         &loaded.ptx_file,

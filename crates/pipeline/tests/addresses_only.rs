@@ -1,6 +1,6 @@
-//! A run for addresses alone (`emu::exec::launch_ctas_for_addresses`, what
-//! the L2 warm-up of a sample's neighbours runs) skips the arithmetic whose
-//! results are only stored. Over every corpus kernel (kernels/*/spec.toml,
+//! A run for addresses alone (`LaunchOptions::addresses_only`, what the
+//! characterization and the L2 warm-up of a sample's neighbours run) skips
+//! the arithmetic whose results are only stored. Over every corpus kernel (kernels/*/spec.toml,
 //! the checked-in PTX of each architecture), on the first CTAs of its grid:
 //! every instruction event, memory request (addresses of every active
 //! lane), branch and barrier is the one of the full run, in the same order,
@@ -11,7 +11,7 @@ mod common;
 
 use common::corpus;
 
-use emu::exec::{LaunchOptions, LaunchResult, launch_ctas, launch_ctas_for_addresses};
+use emu::exec::{LaunchOptions, LaunchResult, launch_ctas};
 use emu::observer::{BarrierEvent, BranchEvent, MemEvent, Observer, Site};
 use emu::simt::Mask;
 use pipeline::{LoadOptions, load_spec_with};
@@ -61,17 +61,16 @@ fn every_address_branch_and_count_is_the_full_runs() {
             let ids: Vec<u32> = (0..ctas).collect();
             let run = |addresses_only: bool| -> (Result<LaunchResult, String>, Events) {
                 let mut events = Events::default();
-                let launch = if addresses_only {
-                    launch_ctas_for_addresses
-                } else {
-                    launch_ctas
+                let opts = LaunchOptions {
+                    addresses_only,
+                    ..LaunchOptions::default()
                 };
-                let r = launch(
+                let r = launch_ctas(
                     &loaded.module,
                     &loaded.ptx,
                     &loaded.ptx_file,
                     &loaded.spec,
-                    LaunchOptions::default(),
+                    opts,
                     &ids,
                     &mut events,
                 )

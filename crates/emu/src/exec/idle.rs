@@ -1,10 +1,11 @@
 //! What a run for addresses alone may leave out: pure ops whose results no
 //! address, branch or other effect reads ([`ptx::analysis::idle`]) are
 //! skipped, and loads whose results nothing needed reads check their
-//! addresses and make their request but read no data. The L2 warm-up of a
-//! sample's neighbours wants their memory requests only, and on a GEMM
-//! most of what they execute is the multiply-adds whose results are only
-//! stored, and the loads that feed them. A skipped op still counts as
+//! addresses and make their request but read no data. A profile wants
+//! events only (the characterization's collector, the L2 warm-up of a
+//! sample's neighbours: sites, masks, addresses), and on a GEMM most of
+//! what a CTA executes is the multiply-adds whose results are only stored,
+//! and the loads that feed them ([`crate::exec::LaunchOptions::addresses_only`]). A skipped op still counts as
 //! executed (fuel, instruction counts, the observer's `instruction`), so
 //! everything but those registers' values is as in a full run.
 

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::bind::{HostArg, bind_args, bind_constants};
 use super::cta::{CtaStats, run_cta};
 use super::decode::Program;
+use super::idle::IdleOps;
 use super::layout::ModuleLayout;
 use super::ops::{MemSpace, Op};
 use super::warp::{LaunchCtx, Texture};
@@ -34,6 +35,12 @@ pub struct LaunchOptions {
     /// which is what profiling wants (their events are extrapolated by the
     /// caller), not what a correctness run wants.
     pub ctas: CtaSelection,
+    /// Run for the events alone: the pure ops whose results no address,
+    /// branch or other effect reads are skipped and the loads that feed only
+    /// them read no data ([`crate::exec::idle`]). Every instruction, memory,
+    /// branch and barrier event, every count and every fault is as in a
+    /// full run; the buffers it returns are not the kernel's results.
+    pub addresses_only: bool,
 }
 
 /// The CTAs a launch runs.
@@ -174,6 +181,7 @@ impl Default for LaunchOptions {
             parallel: false,
             fuel: None,
             ctas: CtaSelection::All,
+            addresses_only: false,
         }
     }
 }
@@ -227,6 +235,9 @@ pub(super) struct Code {
     heap: Option<(u64, u64)>,
     /// The launch's texture objects; object `k`'s handle is `k + 1`.
     textures: Vec<Texture>,
+    /// What a run for addresses alone leaves out
+    /// ([`LaunchOptions::addresses_only`]).
+    pub(super) idle: Option<IdleOps>,
 }
 
 /// A launch error where a 32-bit module's global memory, after placing
@@ -257,6 +268,21 @@ pub(super) fn prepare(
 ) -> Result<Prepared, Box<Fault>> {
     let entry = resolve_entry(module, file, spec)?;
     prepare_entry(module, text, file, spec, entry)
+}
+
+/// [`prepare`], with what `opts` leaves out ([`LaunchOptions::addresses_only`]).
+pub(super) fn prepare_for(
+    module: &Module,
+    text: &str,
+    file: &str,
+    spec: &LaunchSpec,
+    opts: LaunchOptions,
+) -> Result<Prepared, Box<Fault>> {
+    let mut p = prepare(module, text, file, spec)?;
+    if opts.addresses_only {
+        p.code.idle = Some(IdleOps::of(module, &p.code.prog));
+    }
+    Ok(p)
 }
 
 /// The spec's kernel in `module`: by exact name, else by its unique nested-name match.
@@ -475,6 +501,7 @@ fn prepare_entry(
             shared_template,
             heap,
             textures,
+            idle: None,
         },
         global: layout.global,
         buffers,
@@ -613,7 +640,7 @@ pub fn launch_boxed<O: Observer>(
     opts: LaunchOptions,
     obs: &mut O,
 ) -> Result<LaunchResult, Box<Fault>> {
-    let p = prepare(module, text, file, spec)?;
+    let p = prepare_for(module, text, file, spec, opts)?;
     run_prepared(p, spec, opts, obs)
 }
 
@@ -699,7 +726,7 @@ pub(super) fn launch_ctx<'a>(p: &'a Code, spec: &LaunchSpec, opts: LaunchOptions
         shared_total: p.shared_template.len() as u64,
         heap: p.heap,
         textures: &p.textures,
-        idle: None,
+        idle: p.idle.as_ref(),
     }
 }
 
@@ -777,7 +804,7 @@ where
     O: Observer + Send,
     F: Fn() -> O + Sync,
 {
-    let mut p = prepare(module, text, file, spec)?;
+    let mut p = prepare_for(module, text, file, spec, opts)?;
     let ids: Vec<([u32; 3], u32)> = match plan.ctas {
         Some(list) => list
             .iter()

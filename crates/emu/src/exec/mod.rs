@@ -1,7 +1,7 @@
 //! Execution: decode the IR once ([`decode`]), lay out memory ([`layout`]),
 //! then run CTAs warp by warp ([`warp`], [`cta`]) for a launch ([`launch()`]).
-//! A run for addresses alone ([`launch_ctas_for_addresses`]) leaves out the
-//! work whose results no address or branch reads ([`idle`]).
+//! A run for its events alone (`LaunchOptions::addresses_only`) leaves out
+//! the work whose results no address or branch reads ([`idle`]).
 
 pub(crate) mod alu;
 pub mod bind;
@@ -21,7 +21,7 @@ pub use launch::{
     Buffer, CtaSelection, DEVICE_HEAP_BYTES, LaunchOptions, LaunchResult, LaunchStats,
     evenly_spaced, launch, launch_boxed, spread_ctas,
 };
-pub use subset::{launch_ctas, launch_ctas_for_addresses, probe_ctas};
+pub use subset::{launch_ctas, probe_ctas};
 
 use crate::fault::Fault;
 use crate::observer::Observer;

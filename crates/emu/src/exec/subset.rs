@@ -11,9 +11,9 @@
 use ptx::Module;
 
 use super::cta::{CtaStats, run_cta};
-use super::idle::IdleOps;
 use super::launch::{
     Code, LaunchOptions, LaunchResult, LaunchStats, cta_coords, fill, finish, launch_ctx, prepare,
+    prepare_for,
 };
 use super::warp::LaunchCtx;
 use crate::fault::Fault;
@@ -35,45 +35,10 @@ pub fn launch_ctas<O: Observer>(
     ids: &[u32],
     obs: &mut O,
 ) -> Result<LaunchResult, Fault> {
-    run_listed(module, text, file, spec, opts, ids, obs, false)
-}
-
-/// [`launch_ctas`] for an observer that wants the memory requests and the
-/// control flow only: the pure ops whose results no address, branch or
-/// other effect reads are skipped ([`IdleOps`]), so the registers they
-/// write, and what stores write from them, are not the kernel's values.
-/// Every address, branch, instruction count and fault is as in
-/// [`launch_ctas`]; the buffers it returns are not.
-#[allow(clippy::result_large_err)]
-pub fn launch_ctas_for_addresses<O: Observer>(
-    module: &Module,
-    text: &str,
-    file: &str,
-    spec: &LaunchSpec,
-    opts: LaunchOptions,
-    ids: &[u32],
-    obs: &mut O,
-) -> Result<LaunchResult, Fault> {
-    run_listed(module, text, file, spec, opts, ids, obs, true)
-}
-
-#[allow(clippy::result_large_err, clippy::too_many_arguments)]
-fn run_listed<O: Observer>(
-    module: &Module,
-    text: &str,
-    file: &str,
-    spec: &LaunchSpec,
-    opts: LaunchOptions,
-    ids: &[u32],
-    obs: &mut O,
-    addresses_only: bool,
-) -> Result<LaunchResult, Fault> {
-    let mut p = prepare(module, text, file, spec).map_err(|f| *f)?;
+    let mut p = prepare_for(module, text, file, spec, opts).map_err(|f| *f)?;
     let total = spec.ctas();
     let c = &p.code;
-    let idle = addresses_only.then(|| IdleOps::of(module, &c.prog));
-    let mut lx = launch_ctx(c, spec, opts);
-    lx.idle = idle.as_ref();
+    let lx = launch_ctx(c, spec, opts);
     let mut printf = String::new();
     let mut stats = LaunchStats::default();
     let mut totals = CtaStats::default();

@@ -74,7 +74,7 @@ pub struct LaunchCtx<'a> {
     /// The texture objects of the launch; object `k`'s handle is `k + 1`.
     pub textures: &'a [Texture],
     /// Ops to skip, in a run for addresses alone
-    /// ([`crate::exec::subset::launch_ctas_for_addresses`]).
+    /// ([`crate::exec::LaunchOptions::addresses_only`]).
     pub idle: Option<&'a crate::exec::idle::IdleOps>,
 }
 
