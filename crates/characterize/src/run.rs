@@ -47,6 +47,20 @@ pub struct Options {
     /// CTAs (None: rayon's pool, `RAYON_NUM_THREADS` or one per core; 1:
     /// sequentially). The numbers do not depend on it.
     pub threads: Option<usize>,
+    /// Compute every value, not only what addresses and branches need
+    /// (`emu::exec::LaunchOptions::addresses_only` off): what a run for
+    /// addresses falls back to where its analysis was wrong
+    /// ([`CharacterizeError::is_stale_read`]). The numbers are the same.
+    pub every_value: bool,
+}
+
+impl CharacterizeError {
+    /// The run for addresses alone read a value it had not computed (its
+    /// analysis of which values are needed was wrong for this launch): run
+    /// again with [`Options::every_value`].
+    pub fn is_stale_read(&self) -> bool {
+        matches!(self, CharacterizeError::Fault(f) if emu::exec::idle::is_stale_read(f))
+    }
 }
 
 impl Default for Options {
@@ -57,6 +71,7 @@ impl Default for Options {
             watch_ctas: None,
             run_ctas: None,
             threads: None,
+            every_value: false,
         }
     }
 }
@@ -187,7 +202,7 @@ pub fn characterize_timed<O: Observer>(
         // The collector and the trace read events, never values: what only
         // makes stored values is skipped (`emu::exec::idle`), and the
         // buffers are read for their places alone (`host_mapped_ranges`).
-        addresses_only: true,
+        addresses_only: !opts.every_value,
     };
     let run = Run {
         module,
@@ -210,6 +225,19 @@ pub fn characterize_timed<O: Observer>(
     };
     let counting = Instant::now();
     phases.emulation += counting.duration_since(launched);
+    let collector = match collector {
+        // Where the run for addresses read what it had not computed, it runs
+        // again whole; an `extra` that watched it has seen the events of
+        // the first run, so its caller does that.
+        Err(e) if e.is_stale_read() && !O::WATCHES && !opts.every_value => {
+            let opts = Options {
+                every_value: true,
+                ..opts
+            };
+            return characterize_timed(module, text, file, spec, opts, extra, phases);
+        }
+        c => c,
+    };
     let (mut collector, buffers) = collector?;
     collector.finish();
     collector.host_mapped = host_mapped_ranges(spec, &buffers);

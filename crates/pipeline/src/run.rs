@@ -278,7 +278,37 @@ pub(crate) fn emulate(
     let mut phases = characterize::Phases::default();
     let (m, text, file) = (&loaded.module, &loaded.ptx, &loaded.ptx_file);
     let characterization = if opts.cache {
-        characterize::characterize_timed(m, text, file, spec, copts, &mut recorder, &mut phases)
+        let watched = characterize::characterize_timed(
+            m,
+            text,
+            file,
+            spec,
+            copts.clone(),
+            &mut recorder,
+            &mut phases,
+        );
+        match watched {
+            // The run for addresses read what it had not computed: the whole
+            // launch again, every value computed, to a recorder that has not
+            // seen the first run (`characterize::Options::every_value`).
+            Err(e) if e.is_stale_read() => {
+                recorder = TraceRecorder::new(watch).with_read_only_loads(&loaded.module);
+                let copts = characterize::Options {
+                    every_value: true,
+                    ..copts
+                };
+                characterize::characterize_timed(
+                    m,
+                    text,
+                    file,
+                    spec,
+                    copts,
+                    &mut recorder,
+                    &mut phases,
+                )
+            }
+            c => c,
+        }
     } else {
         let mut none = emu::observer::NoObserver;
         characterize::characterize_timed(m, text, file, spec, copts, &mut none, &mut phases)

@@ -192,15 +192,20 @@ pub(crate) fn record(
         addresses_only: true,
     };
     let spec = &loaded.spec;
-    launch_ctas(
-        &loaded.module,
-        &loaded.ptx,
-        &loaded.ptx_file,
-        spec,
-        opts,
-        &ids,
-        &mut recorder,
-    )
+    let (m, text, file) = (&loaded.module, &loaded.ptx, &loaded.ptx_file);
+    match launch_ctas(m, text, file, spec, opts, &ids, &mut recorder) {
+        // It read what it had not computed (`emu::exec::idle::STALE_READ`):
+        // again, every value computed, to a recorder that has not seen it.
+        Err(f) if emu::exec::idle::is_stale_read(&f) => {
+            recorder = TraceRecorder::new(Some(&ids)).with_read_only_loads(m);
+            let opts = LaunchOptions {
+                addresses_only: false,
+                ..opts
+            };
+            launch_ctas(m, text, file, spec, opts, &ids, &mut recorder)
+        }
+        r => r,
+    }
     .map_err(|f| PipelineError::Emulation(loaded.annotate_fault(f).to_string()))?;
     let Ok(recorded) = recorder.finish() else {
         return Ok(None);

@@ -61,6 +61,7 @@ pub fn characterize(
             watch_ctas: None,
             run_ctas: None,
             threads: None,
+            every_value: false,
         },
     )
 }

@@ -85,6 +85,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             watch_ctas: None,
             run_ctas: None,
             threads: None,
+            every_value: false,
         };
         let mut ch = super::report::with_progress(args.quiet, || {
             characterize(

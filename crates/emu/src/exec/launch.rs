@@ -222,6 +222,10 @@ pub(super) struct Prepared {
     pub(super) code: Code,
     pub(super) global: GlobalMemory,
     buffers: Vec<(String, ScalarType, u64, usize)>,
+    /// The kernel's parameters' (offset, bytes) in `code.params`.
+    kernel_params: Vec<(u64, u64)>,
+    /// Per module variable, where the launch placed it.
+    globals: Vec<Option<super::layout::Placed>>,
 }
 
 /// The read-only part of a prepared launch.
@@ -280,7 +284,14 @@ pub(super) fn prepare_for(
 ) -> Result<Prepared, Box<Fault>> {
     let mut p = prepare(module, text, file, spec)?;
     if opts.addresses_only {
-        p.code.idle = Some(IdleOps::of(module, &p.code.prog));
+        let places = super::idle::LaunchPlaces {
+            module,
+            kernel_params: &p.kernel_params,
+            params: &p.code.params,
+            globals: &p.globals,
+            global: &p.global,
+        };
+        p.code.idle = Some(IdleOps::of(module, &p.code.prog, p.code.entry, &places));
     }
     Ok(p)
 }
@@ -505,6 +516,12 @@ fn prepare_entry(
         },
         global: layout.global,
         buffers,
+        kernel_params: layout
+            .kernel_params
+            .get(entry.index())
+            .cloned()
+            .unwrap_or_default(),
+        globals: layout.globals,
     })
 }
 

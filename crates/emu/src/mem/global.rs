@@ -26,6 +26,9 @@ pub struct Allocation {
 pub struct GlobalMemory {
     allocs: Vec<Allocation>,
     next: u64,
+    /// The places (`exec::idle`'s bits) a run for addresses alone wrote
+    /// values to that it had not computed.
+    stale: u64,
 }
 
 impl Default for GlobalMemory {
@@ -44,7 +47,19 @@ impl GlobalMemory {
         Self {
             allocs: Vec::new(),
             next: base,
+            stale: 0,
         }
+    }
+
+    /// The places written with values not computed (`exec::idle`).
+    #[inline]
+    pub(crate) fn stale(&self) -> u64 {
+        self.stale
+    }
+
+    /// Marks `places` as written with values not computed.
+    pub(crate) fn mark_stale(&mut self, places: u64) {
+        self.stale |= places;
     }
 
     /// One past the end of the last allocation.

@@ -5,7 +5,8 @@
 //!   loop nesting, and the reconvergence point of each branch
 //!   ([`FunctionFlow`]), on top of the `flowgraph` crate.
 //! - [`idle`]: which instructions write only registers that no address,
-//!   branch or other effect reads ([`unneeded_results`]), what a run for
+//!   branch or other effect reads ([`unneeded_results`], [`idle_results`]
+//!   for a launch that says where its pointers point), what a run for
 //!   addresses alone may skip.
 //! - [`mix`]: [`InstClass`], [`class_of`] and the static [`InstMix`]; the
 //!   dynamic profiler classifies executed instructions with the same function.
@@ -27,7 +28,7 @@ pub mod source;
 pub use cfg::{BasicBlock, BlockId, Cfg, CfgError};
 pub use flow::{FunctionFlow, Reconvergence};
 pub use flowgraph::PostDom;
-pub use idle::unneeded_results;
+pub use idle::{Bindings, Idleness, Places, idle_results, unneeded_results};
 pub use kernel::{KernelLookup, SelectError, find_kernel, select_function};
 pub use mix::{ConvertKind, InstClass, InstMix, class_of, convert_kind};
 pub use resources::{RegisterUsage, SharedUsage, declared_registers, shared_memory};

@@ -42,9 +42,28 @@ impl Warp {
             active: exec,
             addrs: &addrs,
         });
+        // Places written with values not computed (a run for addresses).
+        let stale = if read && lx.idle.is_some() {
+            cta.global.stale()
+        } else {
+            0
+        };
         if (1..=MAX_FAST_VECTOR).contains(&n)
             && let Some((data, base)) = fast_region(cta, *space, &addrs, exec, size)
         {
+            // Every lane lies in the region at `base`: its place alone.
+            if stale != 0 {
+                let place = match space {
+                    MemSpace::Shared => crate::exec::idle::SHARED_PLACE,
+                    _ => cta
+                        .global
+                        .locate(base, 1, false)
+                        .map_or(0, |(i, _)| crate::exec::idle::global_place(i)),
+                };
+                if place & stale != 0 {
+                    return Err(stale_read(exec));
+                }
+            }
             if !read {
                 // Checked and requested; nothing needed reads the data.
                 return Ok(());
@@ -66,6 +85,9 @@ impl Warp {
                 }
             }
             return Ok(());
+        }
+        if stale != 0 {
+            fresh(cta, *space, &addrs, exec)?;
         }
         let mut vals = vec![[0u64; WARP_SIZE]; n];
         let mut buf = [0u8; 64];
@@ -207,6 +229,9 @@ impl Warp {
             active: exec,
             addrs: &addrs,
         });
+        if d.is_some() && needs_fresh(lx, site) {
+            fresh(cta, *space, &addrs, exec)?;
+        }
         let bv = self.fetch(lx, cta, *b);
         let cv = match c {
             Some(c) => self.fetch(lx, cta, *c),
@@ -280,6 +305,9 @@ impl Warp {
     ) -> ExecResult {
         let addrs = self.addrs(lx, cta, addr);
         let size = ty.bytes() as usize;
+        if d.iter().any(Option::is_some) && needs_fresh(lx, site) {
+            fresh(cta, space, &addrs, exec)?;
+        }
         obs.memory(&MemEvent {
             site,
             space: access_space(space, &addrs, exec),
@@ -477,6 +505,95 @@ fn fast_region<'c>(
         bad |= on & ((a & (size - 1) != 0) | (a.wrapping_sub(base) > last));
     }
     (!bad).then_some((data, base))
+}
+
+/// In a run for addresses ([`crate::exec::idle`]): the fault that stops it
+/// where an access that reads data reaches a place a store wrote with
+/// values the run did not compute.
+#[inline]
+fn fresh(cta: &CtaState<'_>, space: MemSpace, addrs: &L, exec: Mask) -> ExecResult {
+    let stale = cta.global.stale();
+    if stale != 0 && places_of(cta, space, addrs, exec) & stale != 0 {
+        return Err(stale_read(exec));
+    }
+    Ok(())
+}
+
+/// The fault of [`fresh`], at the first active lane.
+#[cold]
+fn stale_read(exec: Mask) -> (FaultKind, Option<usize>) {
+    let lane = exec.trailing_zeros() as usize;
+    (
+        FaultKind::Internal(crate::exec::idle::STALE_READ.to_string()),
+        Some(lane.min(WARP_SIZE - 1)),
+    )
+}
+
+/// In a run for addresses: whether the atomic at `site` has results a
+/// needed value comes of (one whose results nothing needed reads may read
+/// a stale place: [`crate::exec::idle::Idle::Blind`]).
+fn needs_fresh(lx: &LaunchCtx<'_>, site: Site) -> bool {
+    lx.idle
+        .is_some_and(|t| t.of_op(site.func, site.pc) == crate::exec::idle::Idle::Runs)
+}
+
+/// The places ([`crate::exec::idle`]'s bits) the active lanes of an access
+/// reach: each lane's allocation (looked up again only where a lane leaves
+/// the last one found), the CTA's shared memory, the local memory.
+pub(super) fn places_of(cta: &CtaState<'_>, space: MemSpace, addrs: &L, exec: Mask) -> u64 {
+    use crate::exec::idle::{LOCAL_PLACE, SHARED_PLACE, global_place};
+    // Most accesses stay in one allocation: its bit from the lowest and
+    // highest address, without a lookup a lane.
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for (l, &a) in addrs.iter().enumerate() {
+        let on = (exec >> l) & 1 != 0;
+        lo = if on { lo.min(a) } else { lo };
+        hi = if on { hi.max(a) } else { hi };
+    }
+    if lo <= hi {
+        let ((sl, al), (sh, ah)) = (
+            super::access::target(space, lo),
+            super::access::target(space, hi),
+        );
+        match (sl, sh) {
+            (Space::Shared, Space::Shared) => return SHARED_PLACE,
+            (Space::Local, Space::Local) => return LOCAL_PLACE,
+            (Space::Global, Space::Global) => {
+                if let Ok((i, _)) = cta.global.locate(al, 1, false)
+                    && let Some(a) = cta.global.allocations().get(i)
+                    && ah >= al
+                    && ah - a.base < a.data.len() as u64
+                {
+                    return global_place(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut bits = 0;
+    let mut last: Option<(u64, u64, u64)> = None;
+    for l in lanes(exec) {
+        let (sp, a) = super::access::target(space, addrs[l]);
+        bits |= match sp {
+            Space::Global => match last {
+                Some((base, end, bit)) if (base..end).contains(&a) => bit,
+                _ => match cta.global.locate(a, 1, false) {
+                    Ok((i, _)) => {
+                        let bit = global_place(i);
+                        if let Some(al) = cta.global.allocations().get(i) {
+                            last = Some((al.base, al.base + al.data.len() as u64, bit));
+                        }
+                        bit
+                    }
+                    Err(_) => 0,
+                },
+            },
+            Space::Shared => SHARED_PLACE,
+            Space::Local => LOCAL_PLACE,
+            _ => 0,
+        };
+    }
+    bits
 }
 
 /// Widest vector (`.v2`, `.v4`) the fast paths take; wider ones use the

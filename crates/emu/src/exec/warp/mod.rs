@@ -584,6 +584,17 @@ impl Warp {
                 Ok(())
             }
             Some(Idle::Unread) => self.unread_load(op, lx, cta, obs, site, pc, active, exec),
+            Some(Idle::Stale) => {
+                let places = match op {
+                    Op::St { space, addr, .. } => {
+                        let addrs = self.addrs(lx, cta, addr);
+                        memory_ops::places_of(cta, *space, &addrs, exec)
+                    }
+                    _ => u64::MAX,
+                };
+                cta.global.mark_stale(places);
+                self.exec(op, lx, cta, obs, site, pc, active, exec)
+            }
             _ => self.exec(op, lx, cta, obs, site, pc, active, exec),
         };
         // An out-of-range register outranks whatever the op made of the zero
