@@ -539,37 +539,11 @@ fn needs_fresh(lx: &LaunchCtx<'_>, site: Site) -> bool {
 
 /// The places ([`crate::exec::idle`]'s bits) the active lanes of an access
 /// reach: each lane's allocation (looked up again only where a lane leaves
-/// the last one found), the CTA's shared memory, the local memory.
+/// the last one found), the CTA's shared memory, the local memory. Loads
+/// whose lanes stay in one region take their place from it instead
+/// ([`Warp::load`]'s fast path); this serves the rest and the stores.
 pub(super) fn places_of(cta: &CtaState<'_>, space: MemSpace, addrs: &L, exec: Mask) -> u64 {
     use crate::exec::idle::{LOCAL_PLACE, SHARED_PLACE, global_place};
-    // Most accesses stay in one allocation: its bit from the lowest and
-    // highest address, without a lookup a lane.
-    let (mut lo, mut hi) = (u64::MAX, 0);
-    for (l, &a) in addrs.iter().enumerate() {
-        let on = (exec >> l) & 1 != 0;
-        lo = if on { lo.min(a) } else { lo };
-        hi = if on { hi.max(a) } else { hi };
-    }
-    if lo <= hi {
-        let ((sl, al), (sh, ah)) = (
-            super::access::target(space, lo),
-            super::access::target(space, hi),
-        );
-        match (sl, sh) {
-            (Space::Shared, Space::Shared) => return SHARED_PLACE,
-            (Space::Local, Space::Local) => return LOCAL_PLACE,
-            (Space::Global, Space::Global) => {
-                if let Ok((i, _)) = cta.global.locate(al, 1, false)
-                    && let Some(a) = cta.global.allocations().get(i)
-                    && ah >= al
-                    && ah - a.base < a.data.len() as u64
-                {
-                    return global_place(i);
-                }
-            }
-            _ => {}
-        }
-    }
     let mut bits = 0;
     let mut last: Option<(u64, u64, u64)> = None;
     for l in lanes(exec) {
