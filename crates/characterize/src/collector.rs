@@ -19,7 +19,7 @@ use ptx::analysis::InstClass;
 
 use crate::bank_memo::BankMemo;
 use crate::banks::BankLayout;
-use crate::coalesce::{Coalescing, Intervals, Protocol, SECTOR_BYTES, coalesce, sector_cost};
+use crate::coalesce::{Coalescing, Intervals, SECTOR_BYTES, both_protocols};
 use crate::counters::{AccessCounters, ClassCounts, LineCounters, Totals, kind_index};
 use crate::live_cta::LiveCta;
 use crate::sector_set::SectorSet;
@@ -206,9 +206,7 @@ impl<'t> Collector<'t> {
     }
 
     fn global_access(&mut self, e: &MemEvent<'_>) {
-        let intervals = Intervals::of(e.active, e.addrs, e.size);
-        let cc12 = coalesce(Protocol::HalfWarpCc12, e.active, e.addrs, e.size);
-        let sectors = sector_cost(&intervals, e.active, e.size);
+        let (cc12, sectors, intervals) = both_protocols(e.active, e.addrs, e.size);
         let minimal = sectors.bytes_used.div_ceil(SECTOR_BYTES).max(1);
         let counters = &mut self.totals.global[kind_index(e.kind)];
         add_access(counters, e.active, &cc12, &sectors, minimal);
