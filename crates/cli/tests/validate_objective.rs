@@ -182,6 +182,75 @@ fn the_rank_figures_and_the_transfer_follow_the_objective() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Each configuration carries the objective's value at its measured and
+/// predicted times, in the JSON's `results[].objective` and the CSV's
+/// `measured_objective` and `MODEL_objective`; without an objective,
+/// neither.
+#[test]
+fn each_configuration_carries_the_objective() {
+    if !nvrtc_available() {
+        return;
+    }
+    let dir = workdir("values");
+    let rate = ["--objective", "block_size_x / time", "--higher-is-better"];
+    let mut extra = rate.to_vec();
+    extra.extend(["--csv", "rate.csv"]);
+    let v = validate_json(&dir, "twice.exp.toml", &extra);
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2, "{}", v["results"]);
+    for r in results {
+        let bx = r["parameters"]["block_size_x"]
+            .as_f64()
+            .expect("block_size_x");
+        let measured = r["measured_ms"].as_f64().expect("measured");
+        let predicted = r["predicted_ms"]["timing"].as_f64().expect("predicted");
+        close(r["objective"]["measured"].as_f64(), bx / measured);
+        close(
+            r["objective"]["predicted"]["timing"].as_f64(),
+            bx / predicted,
+        );
+    }
+    let csv = std::fs::read_to_string(dir.join("rate.csv")).expect("rate.csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}: {header:?}"))
+    };
+    let [bx, measured, measured_obj, predicted, predicted_obj] = [
+        "block_size_x",
+        "measured_ms",
+        "measured_objective",
+        "timing_ms",
+        "timing_objective",
+    ]
+    .map(column);
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| {
+            l.split(',')
+                .map(|c| c.parse().unwrap_or(f64::NAN))
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    for row in rows {
+        close(Some(row[measured_obj]), row[bx] / row[measured]);
+        close(Some(row[predicted_obj]), row[bx] / row[predicted]);
+    }
+
+    let plain = validate_json(&dir, "twice.exp.toml", &["--csv", "plain.csv"]);
+    let results = plain["results"].as_array().expect("results");
+    assert!(
+        results.iter().all(|r| r["objective"].is_null()),
+        "{results:?}"
+    );
+    let csv = std::fs::read_to_string(dir.join("plain.csv")).expect("plain.csv");
+    assert!(!csv.contains("objective"), "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_text_says_what_ranks() {
     if !nvrtc_available() {

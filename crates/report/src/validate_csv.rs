@@ -3,7 +3,7 @@
 //! file and GPU, the configuration's parameters, its part of the split, the
 //! measured time, and per model the predicted time (and interval), the
 //! bottleneck it names and the breakdown terms `--by-term` kept, or why
-//! there is none.
+//! there is none. Under an objective, its value beside each time.
 
 use validate::Dataset;
 use validate::score::{Attempt, ModelScore, Outcome};
@@ -22,12 +22,21 @@ pub struct Csv {
     /// Per model: the breakdown keys its predictions kept (`--by-term`), in
     /// the order first met; a column `MODEL_KEY` each.
     terms: Vec<Vec<String>>,
+    /// The run's objective: a column `measured_objective` and one
+    /// `MODEL_objective` per model, its value at each time.
+    objective: Option<tune::Objective>,
     text: String,
 }
 
 impl Csv {
-    /// The header, from the first data file's dataset, scores and outcomes.
-    pub fn new(dataset: &Dataset, scores: &[ModelScore], outcomes: &[Outcome]) -> Self {
+    /// The header, from the first data file's dataset, scores and outcomes,
+    /// and the run's objective.
+    pub fn new(
+        dataset: &Dataset,
+        scores: &[ModelScore],
+        outcomes: &[Outcome],
+        objective: Option<&tune::Objective>,
+    ) -> Self {
         let params: Vec<String> = dataset
             .rows
             .first()
@@ -75,9 +84,16 @@ impl Csv {
             .collect();
         let mut header: Vec<String> = vec!["data".into(), "gpu".into(), "index".into()];
         header.extend(params.iter().cloned());
-        header.extend(["part", "measured_ms", "status", "error"].map(String::from));
+        header.extend(["part", "measured_ms"].map(String::from));
+        if objective.is_some() {
+            header.push("measured_objective".into());
+        }
+        header.extend(["status", "error"].map(String::from));
         for ((m, has_interval), keys) in models.iter().zip(&interval).zip(&terms) {
             header.push(format!("{m}_ms"));
+            if objective.is_some() {
+                header.push(format!("{m}_objective"));
+            }
             if *has_interval {
                 header.push(format!("{m}_low_ms"));
                 header.push(format!("{m}_high_ms"));
@@ -90,6 +106,7 @@ impl Csv {
             models,
             interval,
             terms,
+            objective: objective.cloned(),
             text: csv::line(&header),
         }
     }
@@ -119,6 +136,14 @@ impl Csv {
                 .unwrap_or_default();
             row.push(part);
             row.push(o.measured_ms.map(|ms| format!("{ms}")).unwrap_or_default());
+            let objective_at = |ms: Option<f64>| -> Option<String> {
+                let obj = self.objective.as_ref()?;
+                let value = crate::validate::objective_value(obj, dataset, o.index, ms?)?;
+                Some(format!("{value}"))
+            };
+            if self.objective.is_some() {
+                row.push(objective_at(o.measured_ms).unwrap_or_default());
+            }
             let (status, error) = match &o.attempt {
                 Attempt::NotRun => ("measured_failed", String::new()),
                 Attempt::Failed(e) => ("ptxperf_failed", e.clone()),
@@ -133,11 +158,11 @@ impl Csv {
                     _ => None,
                 };
                 let time = predicted.and_then(|r| r.as_ref().ok());
-                row.push(
-                    time.filter(|t| t.ms.is_finite())
-                        .map(|t| format!("{}", t.ms))
-                        .unwrap_or_default(),
-                );
+                let ms = time.map(|t| t.ms).filter(|ms| ms.is_finite());
+                row.push(ms.map(|ms| format!("{ms}")).unwrap_or_default());
+                if self.objective.is_some() {
+                    row.push(objective_at(ms).unwrap_or_default());
+                }
                 if *has_interval {
                     let [lo, hi] = time
                         .and_then(|t| t.interval_ms)

@@ -125,8 +125,9 @@ pub struct Args {
     /// `objective` (replaces the experiment's `[objective]`): Spearman,
     /// Kendall, top-1 %, the best ratios and the transfer compare its
     /// values at the predicted and the measured times; MAPE and the median
-    /// figures stay those of the times. Lower is better unless
-    /// --higher-is-better. docs/experiments.md, "Objectives".
+    /// figures stay those of the times; the JSON and --csv give its value
+    /// at every time. Lower is better unless --higher-is-better.
+    /// docs/experiments.md, "Objectives".
     #[arg(long, value_name = "EXPR")]
     pub objective: Option<String>,
     /// The --objective is a throughput: higher values are better.
@@ -144,8 +145,9 @@ pub struct Args {
     /// Also write every sampled configuration as CSV, a row per
     /// configuration and data file: the data file, GPU, row index,
     /// parameters, part of the split, measured time, status and error, and
-    /// per model its predicted time in ms and interval (docs/json.md,
-    /// "validate --csv FILE").
+    /// per model its predicted time in ms and interval; under an
+    /// objective, its value at each time (docs/json.md, "validate --csv
+    /// FILE").
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Worker threads (default: the available cores).
@@ -284,8 +286,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
         write_file(md, sections.join("\n"))?;
     }
     if let (Some(path), Some(first)) = (&args.csv, evs.first()) {
-        let mut csv =
-            report::validate_csv::Csv::new(&first.dataset, &first.scores, &first.outcomes);
+        let mut csv = report::validate_csv::Csv::new(
+            &first.dataset,
+            &first.scores,
+            &first.outcomes,
+            first.summary.objective.as_ref(),
+        );
         for ev in &evs {
             csv.push(&ev.summary, &ev.dataset, &ev.outcomes);
         }

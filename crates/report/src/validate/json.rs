@@ -134,6 +134,24 @@ pub fn json(
                     .map(|(n, v)| (n.to_string(), crate::by_param::value_json(v)))
                     .collect::<serde_json::Map<String, Value>>()
             });
+            // Under an objective, its value at each time.
+            let objective = sum.objective.as_ref().map(|obj| {
+                let at = |ms: f64| super::objective_value(obj, dataset, o.index, ms);
+                let predicted: serde_json::Map<String, Value> = match &o.attempt {
+                    Attempt::Predicted(p) => p
+                        .iter()
+                        .filter_map(|(n, r)| {
+                            let ms = r.as_ref().ok()?.ms;
+                            Some((n.clone(), json!(at(ms.is_finite().then_some(ms)?)?)))
+                        })
+                        .collect(),
+                    _ => serde_json::Map::new(),
+                };
+                json!({
+                    "measured": o.measured_ms.and_then(at),
+                    "predicted": predicted,
+                })
+            });
             json!({
                 "index": o.index,
                 "parameters": parameters,
@@ -143,6 +161,7 @@ pub fn json(
                 "predicted_ms": predicted,
                 "interval_ms": ranges,
                 "bottleneck": limits,
+                "objective": objective,
                 "error": error,
                 "timings": timings.get(i).copied().flatten().as_ref().map(crate::timings::json),
             })
