@@ -189,12 +189,15 @@ pub fn cvt_lanes(
             let (lo, hi) = int_range(tb, to.kind() == TypeKind::Signed);
             let (lo, hi) = (lo as f64, hi as f64);
             let to_mask = mask_of(tb);
+            // `as` truncates toward zero, and clamping to integer bounds
+            // commutes with truncating, so no `trunc` (a libm call on
+            // x86-64's baseline, 1.5 % of a dedispersion configuration).
             for l in lanes(exec) {
                 let v = f32_of(x[l]) as f64;
                 out[l] = if v.is_nan() {
                     0
                 } else {
-                    (v.trunc().clamp(lo, hi) as i64 as u64) & to_mask
+                    (v.clamp(lo, hi) as i64 as u64) & to_mask
                 };
             }
             return Ok(());
