@@ -7,6 +7,7 @@
 #   emulate      each kernel's sm_80.ptx, NUL, its spec.toml (the target's
 #                input format), and the PTX alone (the target then builds a
 #                spec around its first kernel)
+#   addresses_only  the same seeds as emulate (the same input format)
 #   experiment_data  experiments/*.toml, NUL, each measured-data fixture of
 #                crates/validate/tests/fixtures (and each experiment alone)
 #   cubin        each kernel's sm_80.ptx built by ptxas (where ptxas is on
@@ -16,7 +17,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus"/{parse,launch_spec,gpu_catalog,emulate,experiment_data,cubin}
+mkdir -p "$corpus"/{parse,launch_spec,gpu_catalog,emulate,addresses_only,experiment_data,cubin}
 for dir in "$root"/kernels/*/; do
   name=$(basename "$dir")
   for ptx in "$dir"*.ptx; do
@@ -58,6 +59,9 @@ if [ -n "$ptxas" ]; then
 else
   echo "fuzz-seed: no ptxas (bash scripts/setup.sh installs it): fuzz/corpus/cubin gets no seeds" >&2
 fi
-for t in parse launch_spec gpu_catalog emulate experiment_data cubin; do
+# The run for addresses alone is checked against the full run on the
+# emulation's inputs.
+cp "$corpus"/emulate/seed-* "$corpus/addresses_only/"
+for t in parse launch_spec gpu_catalog emulate addresses_only experiment_data cubin; do
   echo "fuzz/corpus/$t: $(find "$corpus/$t" -type f | wc -l) files"
 done
