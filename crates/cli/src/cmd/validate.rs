@@ -158,9 +158,10 @@ pub struct Args {
     pub sample_ctas: u64,
     /// Bound the emulated work of a configuration whose CTA sample grows:
     /// its working CTAs may cost at most N warp instructions in all (at
-    /// least 2 of them run). Much faster on launches of long CTAs
-    /// (dedispersion: about 55 to 4 CPU s per configuration) at the cost of
-    /// a larger sampling error, which the results report. Default: no bound.
+    /// least 4 of them run). Much faster on launches of long CTAs
+    /// (dedispersion: 30 to 60 CPU s per configuration without it, about 3
+    /// with 2,000,000; docs/speed.md, "Huge grids") at the cost of a larger
+    /// sampling error, which the results report. Default: no bound.
     #[arg(long, value_name = "N")]
     pub work_budget: Option<u64>,
     /// Run only this model (repeatable); default: every model.
