@@ -128,7 +128,7 @@ pub fn both_protocols(
 /// costs less than sorting 32 (the lanes were sorted three times per
 /// access: once whole, once per half; docs/speed.md, "Coalescing").
 #[derive(Debug, Clone, Copy)]
-pub struct SortedHalves {
+struct SortedHalves {
     starts: [u64; WARP_SIZE],
     /// Lanes 0-15 are `starts[..low]`, lanes 16-31 `starts[low..len]`.
     low: usize,
@@ -138,7 +138,7 @@ pub struct SortedHalves {
 impl SortedHalves {
     /// The addresses of the lanes of `mask`.
     #[inline]
-    pub fn of(mask: Mask, addrs: &[u64; WARP_SIZE]) -> SortedHalves {
+    fn of(mask: Mask, addrs: &[u64; WARP_SIZE]) -> SortedHalves {
         let mut starts = [0u64; WARP_SIZE];
         let mut len = 0;
         for l in emu::simt::lanes(mask) {
@@ -152,7 +152,7 @@ impl SortedHalves {
     }
 
     /// The sorted starts of half-warp `half` (0: lanes 0-15, 1: lanes 16-31).
-    pub fn half(&self, half: u32) -> &[u64] {
+    fn half(&self, half: u32) -> &[u64] {
         if half == 0 {
             &self.starts[..self.low]
         } else {
@@ -162,7 +162,7 @@ impl SortedHalves {
 
     /// The whole warp's intervals, `size` bytes per lane.
     #[inline]
-    pub fn merged(&self, size: u32) -> Intervals {
+    fn merged(&self, size: u32) -> Intervals {
         let (lo, hi) = (self.half(0), self.half(1));
         // Ascending lanes (the common case) need no merge at all.
         if lo.last().zip(hi.first()).is_none_or(|(a, b)| a <= b) {
@@ -240,7 +240,7 @@ impl Intervals {
     /// start orders the intervals: the starts alone are sorted (plain
     /// integers sort several times faster than pairs).
     #[inline]
-    pub fn of_sorted(starts: &[u64], size: u32) -> Intervals {
+    fn of_sorted(starts: &[u64], size: u32) -> Intervals {
         let mut spans = [(0u64, 0u64); WARP_SIZE];
         let mut len = 0;
         for span in merged_spans(starts, size) {
@@ -295,7 +295,7 @@ impl Intervals {
 /// The CC 1.2 protocol's cost of an access whose lanes' starts are
 /// `halves`, `size` bytes each (a caller that also needs the whole warp's
 /// intervals sorts the lanes once).
-pub fn cc12_cost(halves: &SortedHalves, size: u32) -> Coalescing {
+fn cc12_cost(halves: &SortedHalves, size: u32) -> Coalescing {
     let mut total = half_warp(halves.half(0), size);
     total.add(&half_warp(halves.half(1), size));
     total

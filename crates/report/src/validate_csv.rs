@@ -138,7 +138,7 @@ impl Csv {
             row.push(o.measured_ms.map(|ms| format!("{ms}")).unwrap_or_default());
             let objective_at = |ms: Option<f64>| -> Option<String> {
                 let obj = self.objective.as_ref()?;
-                let value = crate::validate::objective_value(obj, dataset, o.index, ms?)?;
+                let value = study::validation::objective_value(obj, dataset, o.index, ms?)?;
                 Some(format!("{value}"))
             };
             if self.objective.is_some() {

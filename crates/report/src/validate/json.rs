@@ -136,7 +136,7 @@ pub fn json(
             });
             // Under an objective, its value at each time.
             let objective = sum.objective.as_ref().map(|obj| {
-                let at = |ms: f64| super::objective_value(obj, dataset, o.index, ms);
+                let at = |ms: f64| study::validation::objective_value(obj, dataset, o.index, ms);
                 let predicted: serde_json::Map<String, Value> = match &o.attempt {
                     Attempt::Predicted(p) => p
                         .iter()

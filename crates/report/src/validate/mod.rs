@@ -125,18 +125,6 @@ pub struct SplitParts {
     pub of_row: std::collections::BTreeMap<usize, &'static str>,
 }
 
-/// The value of `objective` for row `row` of `dataset` at a time of `ms`
-/// (None where the expression cannot be evaluated there).
-pub(crate) fn objective_value(
-    objective: &tune::Objective,
-    dataset: &validate::Dataset,
-    row: usize,
-    ms: f64,
-) -> Option<f64> {
-    let config = study::validation::config_of(dataset, row)?;
-    objective.value(&config, ms).ok()
-}
-
 /// The terminal form: header lines, the table, the intervals' and the
 /// transfer's lines, notes.
 /// The text report; tables and wrapped lines within `width` columns.

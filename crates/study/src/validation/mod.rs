@@ -108,6 +108,18 @@ pub fn objective_cost(
     objective.cost(&config_of(dataset, row)?, ms)
 }
 
+/// The value of `objective` for row `row` of `dataset` at a time of `ms`
+/// (None where the expression cannot be evaluated there): what `validate`
+/// reports beside each time.
+pub fn objective_value(
+    objective: &tune::Objective,
+    dataset: &Dataset,
+    row: usize,
+    ms: f64,
+) -> Option<f64> {
+    objective.value(&config_of(dataset, row)?, ms).ok()
+}
+
 /// Checks `objective` against the rows `rows` of `dataset` before they are
 /// run ([`tune::Objective::check_configs`]): an unknown or string
 /// parameter, or a value that is not positive at 1 ms, is refused with the
